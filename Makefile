@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: MIT
+# memdb: build, test, demo, benchmark.
+#
+#   make            build memdb (in build/)
+#   make check      install missing Debian packages (as root), build, run
+#                   the cmocka tests, then again under ASan + UBSan
+#   make demo       ingest the bundled real capture and print a report
+#   make bench      large generated inputs, throughput figures
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# SAN=1 builds with AddressSanitizer and UndefinedBehaviorSanitizer (the
+# check target does this in build-san/ itself).
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+CC      ?= gcc
+PKG_CONFIG ?= pkg-config
+
+PKGS := sqlite3 libelf libdw libxxhash
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -pthread
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+JANSSON_LIBS := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null)
+
+WARN   := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	  -Wmissing-prototypes -Wformat=2
+CFLAGS ?= -O2 -g
+ifeq ($(SAN),1)
+CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
+	  -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+endif
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(PKG_CFLAGS) \
+	      -I$(BUILD)/gen -I.
+
+LIB_SRCS := $(wildcard common/*.c ingest/*.c db/*.c queries/*.c symbolize/*.c)
+CLI_SRCS := $(wildcard cli/*.c)
+TEST_SRCS := $(wildcard tests/test_*.c)
+TESTLIB  := $(BUILD)/obj/tests/testlib.o
+QUERIES := $(sort $(wildcard queries/*.sql))
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+TESTS    := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+TOOLS    := $(BUILD)/ktgen $(BUILD)/mkfixtures $(BUILD)/bare_insert \
+	    $(BUILD)/runstat
+
+MEMDB := $(BUILD)/memdb
+LIBMEMDB := $(BUILD)/libmemdb.a
+
+.PHONY: all check test demo bench install clean deps fixtures
+.DEFAULT_GOAL := all
+
+all: $(MEMDB) $(TOOLS)
+
+$(BUILD)/gen/schema.inc: db/schema.sql tools/embed.sh
+	@mkdir -p $(@D)
+	sh tools/embed.sh schema_sql $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/queries.inc: $(QUERIES) tools/embed.sh
+	@mkdir -p $(@D)
+	sh tools/embed.sh --queries $(QUERIES) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/db/db.o: $(BUILD)/gen/schema.inc
+$(BUILD)/obj/queries/queries.o: $(BUILD)/gen/queries.inc
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIBMEMDB): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(MEMDB): $(CLI_OBJS) $(LIBMEMDB)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIBMEMDB) $(PKG_LIBS)
+
+$(BUILD)/ktgen: $(BUILD)/obj/tests/ktgen.o
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/mkfixtures: $(BUILD)/obj/tests/mkfixtures.o
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/runstat: $(BUILD)/obj/bench/runstat.o
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/bare_insert: $(BUILD)/obj/bench/bare_insert.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# Rewrite the small committed fixtures of testdata/ (then commit them).
+fixtures: $(BUILD)/mkfixtures
+	$(BUILD)/mkfixtures testdata
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TESTLIB) $(LIBMEMDB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(TESTLIB) $(LIBMEMDB) $(CMOCKA_LIBS) \
+		$(JANSSON_LIBS) $(PKG_LIBS)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+deps:
+	@sh tools/deps.sh
+
+# The test suite: every tests/test_*.c is a cmocka program.  They find the
+# binaries and data through the environment.
+test: all $(TESTS)
+	@set -e; fail=0; \
+	for t in $(TESTS); do \
+		echo "== $$t"; \
+		MEMDB=$(abspath $(MEMDB)) KTGEN=$(abspath $(BUILD)/ktgen) \
+		TESTDATA=$(abspath testdata) TESTS_DIR=$(abspath tests) \
+		TEST_TMP=$(abspath $(BUILD)/tmp) \
+		$$t || fail=1; \
+	done; \
+	exit $$fail
+
+check: deps
+	$(MAKE) test
+	$(MAKE) BUILD=build-san SAN=1 test
+
+demo: deps
+	$(MAKE) all
+	sh tools/demo.sh $(MEMDB)
+
+bench: deps
+	$(MAKE) all
+	sh bench/bench.sh $(BUILD)
+
+install: $(MEMDB)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/memdb/queries
+	install -m 755 $(MEMDB) $(DESTDIR)$(PREFIX)/bin/memdb
+	install -m 644 $(QUERIES) $(DESTDIR)$(PREFIX)/share/memdb/queries/
+
+clean:
+	rm -rf build build-san
+.SECONDARY:

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared by the memdb commands: exit codes, messages, option helpers.
+ * cli/ is the only layer that prints or exits.
+ */
+#ifndef MDB_CLI_H
+#define MDB_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../common/error.h"
+
+#define MEMDB_VERSION "0.1.0"
+
+/* Exit codes, named so every command means the same by them. */
+enum memdb_exit {
+	MEMDB_EXIT_OK = 0,       /* done */
+	MEMDB_EXIT_FAIL = 1,     /* an input was rejected, or a failure */
+	MEMDB_EXIT_USAGE = 2,    /* bad command line */
+	MEMDB_EXIT_UNCLEAN = 3,  /* memdb check: the capture has problems */
+};
+
+struct memdb_cmd {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+int cmd_ingest(int argc, char **argv);
+int cmd_sources(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_sql(int argc, char **argv);
+
+/* "memdb: <error>" and, when there is one, "memdb: hint: <hint>". */
+void cli_error(const struct mdb_error *e);
+
+/* "memdb: <message>" on stderr. */
+void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "memdb: warning: <message>" on stderr. */
+void cli_warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Report a usage error for @cmd and return MEMDB_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Print @text (a usage text) to stdout and return MEMDB_EXIT_OK. */
+int cli_help(const char *text);
+
+/*
+ * Flush and close stdout; a report counts as written only when this
+ * succeeds (a full disk is an error).  Returns @status, or FAIL.
+ */
+int cli_finish(int status);
+
+/* The database path: $MEMDB_DB, else memdb.db in the current directory. */
+const char *cli_default_db(void);
+
+/* Parse a whole decimal (or 0x hex) integer; 0 on success. */
+int cli_parse_i64(const char *s, int64_t *v);
+
+/* 1 when stderr is a terminal and progress lines make sense. */
+int cli_show_progress(void);
+
+/* Group digits: 1234567 -> "1,234,567" in @buf. */
+const char *cli_num(char *buf, size_t len, uint64_t v);
+
+#endif

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+/* memdb ingest: read inputs into the database, one source per path. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../db/db.h"
+#include "../ingest/ingest.h"
+#include "cli.h"
+
+static const char usage[] =
+"usage: memdb ingest [-d DB] [--endian little|big] [--abi N] [--cpu N]\n"
+"                    [--label NAME] [--force] [-q] PATH...\n"
+"\n"
+"Read kernel allocation traces into the memdb database.  Each PATH is one\n"
+"source, written in one transaction: an input that is rejected leaves the\n"
+"database exactly as it was, and the other PATHs are still ingested.\n"
+"\n"
+"PATH is a kmemtrace relay capture: a directory holding one file per CPU\n"
+"(cpu0, cpu1, ... as in debugfs, or cpu0.out, cpu1.out, ... as the\n"
+"kmemtrace logger saved them) and, when present, abi_version and\n"
+"total_overruns; or a single per-CPU file.  Empty per-CPU files (idle\n"
+"CPUs) are normal.  The byte order is detected from the data.\n"
+"\n"
+"Allocations are paired with their frees while reading, in the global\n"
+"order of the trace (seq_num for kmemtrace).  Frees that match nothing\n"
+"(unknown, duplicate, NULL) are kept with their class.\n"
+"\n"
+"Data already in the database (same content hash) is not read again\n"
+"unless --force is given, which replaces the earlier source.\n"
+"\n"
+"Options:\n"
+"  -d, --db DB         database file (default: $MEMDB_DB, else memdb.db);\n"
+"                      created when missing\n"
+"      --endian ORDER  byte order of binary input, little or big, for data\n"
+"                      too short to tell (default: detected)\n"
+"      --abi N         read the capture as kmemtrace ABI version N whatever\n"
+"                      its abi_version file says (memdb knows version 1)\n"
+"      --cpu N         CPU of a lone per-CPU file not named cpuN (default 0)\n"
+"      --label NAME    name of the traced machine, kept with the source\n"
+"      --force         ingest data that is already in the database again\n"
+"  -q, --quiet         print nothing but errors\n"
+"  -h, --help          show this help\n"
+"\n"
+"Exit status: 0 when every PATH is in the database, 1 when any was\n"
+"rejected (the message names the file, byte offset and reason), 2 for a\n"
+"bad command line.\n"
+"\n"
+"Examples:\n"
+"  memdb ingest /tmp/kmemtrace/            # cpu0.out, cpu1.out, ...\n"
+"  memdb ingest -d box1.db --label box1 capture-2008-08-10/\n"
+"  memdb ingest --endian big cpu3.out     # one CPU of an s390x capture\n";
+
+enum { OPT_ENDIAN = 256, OPT_ABI, OPT_CPU, OPT_LABEL, OPT_FORCE };
+
+static const struct option longopts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "endian", required_argument, NULL, OPT_ENDIAN },
+	{ "abi", required_argument, NULL, OPT_ABI },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct progress {
+	const char *path;
+	struct timespec start;
+	int shown;
+};
+
+static void show_progress(void *ctx, uint64_t events)
+{
+	struct progress *p = ctx;
+	struct timespec now;
+	double secs;
+	char n[32];
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	secs = (double)(now.tv_sec - p->start.tv_sec) +
+	       (double)(now.tv_nsec - p->start.tv_nsec) / 1e9;
+	fprintf(stderr, "\rmemdb: ingesting '%s': %s events, %.1f s",
+		p->path, cli_num(n, sizeof(n), events), secs);
+	p->shown = 1;
+}
+
+static int ingest_one(struct mdb_db *db, const char *path,
+		      const struct mdb_ingest_opts *io,
+		      const struct mdb_load_opts *lo_in, int quiet)
+{
+	struct mdb_load_opts lo = *lo_in;
+	struct mdb_input *in = NULL;
+	struct mdb_load *load = NULL;
+	struct mdb_load_result res;
+	struct mdb_decode_stats st;
+	const struct mdb_source_meta *m;
+	struct progress prog = { .path = path };
+	struct mdb_error e;
+	char a[32], b[32], c[32], d[32];
+	int ret;
+
+	mdb_error_clear(&e);
+	ret = mdb_input_open(path, io, &in, &e);
+	if (ret < 0)
+		goto fail;
+	m = mdb_input_meta(in);
+	if (!quiet && cli_show_progress()) {
+		clock_gettime(CLOCK_MONOTONIC, &prog.start);
+		lo.progress = show_progress;
+		lo.progress_ctx = &prog;
+	}
+	ret = mdb_load_begin(db, path, m, &lo, &load, &res, &e);
+	if (ret < 0)
+		goto fail;
+	if (ret == 1) {
+		if (!quiet)
+			printf("source %lld: '%s' already ingested "
+			       "(identical data; --force to read it again)\n",
+			       (long long)res.source_id, path);
+		mdb_input_close(in);
+		return 0;
+	}
+	memset(&st, 0, sizeof(st));
+	ret = mdb_input_decode(in, mdb_load_sink(load), &st, &e);
+	if (prog.shown)
+		fputs("\r\033[K", stderr);
+	if (ret < 0) {
+		mdb_load_abort(load);
+		goto fail;
+	}
+	ret = mdb_load_commit(load, &st, &res, &e);
+	if (ret < 0)
+		goto fail;
+	if (!quiet) {
+		printf("source %lld: '%s' %s", (long long)res.source_id, path,
+		       m->format);
+		if (m->order != MDB_ORDER_UNKNOWN)
+			printf(", %s-endian",
+			       m->order == MDB_ORDER_BIG ? "big" : "little");
+		printf(", %d CPU%s: %s events, %s allocations (%s live at "
+		       "end), %s unmatched frees\n", m->ncpus,
+		       m->ncpus == 1 ? "" : "s",
+		       cli_num(a, sizeof(a), st.events),
+		       cli_num(b, sizeof(b), res.allocations),
+		       cli_num(c, sizeof(c), res.live),
+		       cli_num(d, sizeof(d), res.bad_frees));
+		if (st.unknown)
+			cli_warnf("'%s': %s records with unknown event or "
+				  "type ids skipped", path,
+				  cli_num(a, sizeof(a), st.unknown));
+		if (m->overruns > 0)
+			cli_warnf("'%s': total_overruns=%lld: the capture "
+				  "lost events, figures are incomplete", path,
+				  (long long)m->overruns);
+		if (m->notes[0])
+			cli_warnf("'%s': %s", path, m->notes);
+	}
+	mdb_input_close(in);
+	return 0;
+fail:
+	if (prog.shown)
+		fputs("\r\033[K", stderr);
+	cli_error(&e);
+	mdb_input_close(in);
+	return -1;
+}
+
+int cmd_ingest(int argc, char **argv)
+{
+	const char *dbpath = cli_default_db();
+	struct mdb_ingest_opts io;
+	struct mdb_load_opts lo = { 0 };
+	struct mdb_db db;
+	struct mdb_error e;
+	int quiet = 0, failed = 0, c;
+	int64_t v;
+
+	mdb_ingest_opts_init(&io);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			dbpath = optarg;
+			break;
+		case OPT_ENDIAN:
+			if (!strcmp(optarg, "little"))
+				io.order = MDB_ORDER_LITTLE;
+			else if (!strcmp(optarg, "big"))
+				io.order = MDB_ORDER_BIG;
+			else
+				return cli_usage_error("ingest",
+					"--endian takes 'little' or 'big', "
+					"not '%s'", optarg);
+			break;
+		case OPT_ABI:
+			if (cli_parse_i64(optarg, &v) || v < 1 || v > 255)
+				return cli_usage_error("ingest",
+					"--abi takes a version number, not "
+					"'%s'", optarg);
+			io.abi = (int)v;
+			break;
+		case OPT_CPU:
+			if (cli_parse_i64(optarg, &v) || v < 0 || v > 65535)
+				return cli_usage_error("ingest",
+					"--cpu takes a CPU number, not '%s'",
+					optarg);
+			io.cpu = (int)v;
+			break;
+		case OPT_LABEL:
+			lo.label = optarg;
+			break;
+		case OPT_FORCE:
+			lo.force = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			return cli_help(usage);
+		default:
+			return cli_usage_error("ingest", "unknown option");
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("ingest", "no PATH to ingest");
+
+	mdb_error_clear(&e);
+	if (mdb_db_open(&db, dbpath, 0, &e) < 0) {
+		cli_error(&e);
+		return MEMDB_EXIT_FAIL;
+	}
+	for (int i = optind; i < argc; i++)
+		if (ingest_one(&db, argv[i], &io, &lo, quiet) < 0)
+			failed = 1;
+	if (mdb_db_close(&db, &e) < 0) {
+		cli_error(&e);
+		failed = 1;
+	}
+	return cli_finish(failed ? MEMDB_EXIT_FAIL : MEMDB_EXIT_OK);
+}

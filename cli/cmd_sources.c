@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+/* memdb sources: list the sources of a database, or delete one. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../db/db.h"
+#include "cli.h"
+#include "render.h"
+
+static const char usage[] =
+"usage: memdb sources [-d DB] [--format table|csv|json]\n"
+"       memdb sources [-d DB] --delete ID\n"
+"\n"
+"List the sources (ingested inputs) of the database with what is known\n"
+"of their origin, or delete one source and all its rows in one\n"
+"transaction.\n"
+"\n"
+"Options:\n"
+"  -d, --db DB        database file (default: $MEMDB_DB, else memdb.db)\n"
+"  -f, --format FMT   table (default), csv or json\n"
+"      --delete ID    delete source ID\n"
+"  -h, --help         show this help\n"
+"\n"
+"The full record of each source is the view v_sources:\n"
+"  memdb sql 'SELECT * FROM v_sources'\n";
+
+enum { OPT_DELETE = 256 };
+
+static const struct option longopts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "delete", required_argument, NULL, OPT_DELETE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char list_sql[] =
+	"SELECT id, format, path, label, ingested_at, ncpus AS cpus, "
+	"byte_order, events, "
+	"(SELECT count(*) FROM alloc a WHERE a.id BETWEEN s.alloc_lo "
+	"AND s.alloc_hi) AS allocations, "
+	"coalesce(overruns, 0) + lost_events AS lost "
+	"FROM source s ORDER BY id";
+
+int cmd_sources(int argc, char **argv)
+{
+	const char *dbpath = cli_default_db();
+	struct mdb_report_out out = { 0 };
+	struct mdb_db db = { 0 };
+	sqlite3_stmt *st = NULL;
+	struct mdb_error e;
+	int64_t del = 0;
+	int fmt = MDB_FMT_TABLE, c, status = MEMDB_EXIT_FAIL;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:f:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			dbpath = optarg;
+			break;
+		case 'f':
+			fmt = mdb_format_parse(optarg);
+			if (fmt < 0)
+				return cli_usage_error("sources",
+					"--format takes table, csv or json, "
+					"not '%s'", optarg);
+			break;
+		case OPT_DELETE:
+			if (cli_parse_i64(optarg, &del) || del <= 0)
+				return cli_usage_error("sources",
+					"--delete takes a source id, not '%s'",
+					optarg);
+			break;
+		case 'h':
+			return cli_help(usage);
+		default:
+			return cli_usage_error("sources", "unknown option");
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("sources", "unexpected argument '%s'",
+				       argv[optind]);
+	mdb_error_clear(&e);
+	if (mdb_db_open(&db, dbpath, del ? 0 : MDB_DB_READONLY, &e) < 0)
+		goto fail;
+	if (del) {
+		if (mdb_db_delete_source(&db, del, &e) < 0)
+			goto fail;
+		printf("source %lld deleted\n", (long long)del);
+		status = MEMDB_EXIT_OK;
+		goto out;
+	}
+	if (sqlite3_prepare_v2(db.h, list_sql, -1, &st, NULL)) {
+		mdb_db_error(&db, &e, "cannot read sources");
+		goto fail;
+	}
+	out.fmt = fmt;
+	if (mdb_render(stdout, &out, st, NULL, &e) < 0)
+		goto fail;
+	status = MEMDB_EXIT_OK;
+	goto out;
+fail:
+	cli_error(&e);
+out:
+	sqlite3_finalize(st);
+	if (db.h && mdb_db_close(&db, &e) < 0) {
+		cli_error(&e);
+		status = MEMDB_EXIT_FAIL;
+	}
+	return cli_finish(status);
+}

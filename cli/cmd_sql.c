@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+/* memdb sql: run SQL against the database, opened read-only. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../db/db.h"
+#include "cli.h"
+#include "render.h"
+
+static const char usage[] =
+"usage: memdb sql [-d DB] [--format table|csv|json] SQL\n"
+"\n"
+"Run one or more SQL statements against the database and print their\n"
+"results.  The database is opened read-only: nothing can change it.\n"
+"\n"
+"The stable interface is the set of views (tables may change between\n"
+"schema versions):\n"
+"  v_sources      one row per ingested source\n"
+"  v_allocations  one row per allocation lifetime, ALLOC and what ended it\n"
+"  v_events       the plain event stream (ORDER BY source_id, seq)\n"
+"  v_bad_frees    frees that ended nothing: null, unknown, duplicate\n"
+"  v_callsites    per call site aggregates\n"
+"  v_sites        call sites with their symbols\n"
+"See the README's reference section for every column.\n"
+"\n"
+"Options:\n"
+"  -d, --db DB        database file (default: $MEMDB_DB, else memdb.db)\n"
+"  -f, --format FMT   table (default), csv, or json (an array of objects)\n"
+"  -h, --help         show this help\n"
+"\n"
+"Examples:\n"
+"  memdb sql 'SELECT cache, count(*) FROM v_allocations GROUP BY 1'\n"
+"  memdb sql -f csv 'SELECT * FROM v_events ORDER BY seq LIMIT 100'\n";
+
+static const struct option longopts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int cmd_sql(int argc, char **argv)
+{
+	const char *dbpath = cli_default_db(), *sql, *tail;
+	struct mdb_report_out out = { 0 };
+	struct mdb_db db = { 0 };
+	struct mdb_error e;
+	int fmt = MDB_FMT_TABLE, c, status = MEMDB_EXIT_FAIL, n = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:f:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			dbpath = optarg;
+			break;
+		case 'f':
+			fmt = mdb_format_parse(optarg);
+			if (fmt < 0)
+				return cli_usage_error("sql",
+					"--format takes table, csv or json, "
+					"not '%s'", optarg);
+			break;
+		case 'h':
+			return cli_help(usage);
+		default:
+			return cli_usage_error("sql", "unknown option");
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error("sql", optind >= argc ?
+				       "no SQL given" :
+				       "give the SQL as one argument");
+	sql = argv[optind];
+	mdb_error_clear(&e);
+	if (mdb_db_open(&db, dbpath, MDB_DB_READONLY, &e) < 0)
+		goto fail;
+	out.fmt = fmt;
+	while (sql && *sql) {
+		sqlite3_stmt *st = NULL;
+
+		if (sqlite3_prepare_v2(db.h, sql, -1, &st, &tail) !=
+		    SQLITE_OK) {
+			mdb_error_set(&e, MDB_E_DB, NULL, -1, -1, "%s",
+				      sqlite3_errmsg(db.h));
+			mdb_error_msg(&e, "bad SQL");
+			goto fail;
+		}
+		sql = tail;
+		if (!st)
+			continue; /* whitespace or a comment */
+		if (n++ && fmt == MDB_FMT_TABLE)
+			putchar('\n');
+		if (sqlite3_column_count(st) == 0) {
+			int rc = sqlite3_step(st);
+
+			sqlite3_finalize(st);
+			if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+				mdb_error_set(&e, MDB_E_DB, NULL, -1, -1,
+					      "%s", sqlite3_errmsg(db.h));
+				mdb_error_msg(&e, "statement failed");
+				goto fail;
+			}
+			continue;
+		}
+		if (mdb_render(stdout, &out, st, NULL, &e) < 0) {
+			sqlite3_finalize(st);
+			goto fail;
+		}
+		sqlite3_finalize(st);
+	}
+	status = MEMDB_EXIT_OK;
+	goto out;
+fail:
+	cli_error(&e);
+out:
+	if (db.h)
+		mdb_db_close(&db, NULL);
+	return cli_finish(status);
+}

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+/*
+ * memdb: offline analysis of kernel memory-allocation data.
+ * One table dispatches the subcommands; each lives in cli/cmd_<name>.c.
+ */
+#include <string.h>
+
+#include "cli.h"
+
+static const struct memdb_cmd commands[] = {
+	{ "ingest", cmd_ingest, "read traces and snapshots into the database" },
+	{ "sources", cmd_sources, "list or delete ingested sources" },
+	{ "report", cmd_report, "run a canned report (memdb report list)" },
+	{ "sql", cmd_sql, "run SQL against the database (read-only)" },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static int usage(FILE *out, int status)
+{
+	fprintf(out,
+		"usage: memdb COMMAND [OPTIONS] [ARGS]\n"
+		"\n"
+		"Offline analysis of kernel memory-allocation data: kmemtrace\n"
+		"captures go into one SQLite database (default memdb.db), and\n"
+		"canned reports or your own SQL answer questions about them.\n"
+		"\n"
+		"Commands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name,
+			commands[i].summary);
+	fprintf(out,
+		"\n"
+		"'memdb COMMAND --help' describes a command.  The database is\n"
+		"-d DB, else $MEMDB_DB, else memdb.db in the current directory.\n"
+		"\n"
+		"Example:\n"
+		"  memdb ingest capture/ && memdb report fragmentation\n");
+	return out == stdout ? cli_finish(status) : status;
+}
+
+static const struct memdb_cmd *find(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct memdb_cmd *cmd;
+
+	if (argc < 2)
+		return usage(stderr, MEMDB_EXIT_USAGE);
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
+		return usage(stdout, MEMDB_EXIT_OK);
+	if (!strcmp(argv[1], "--version")) {
+		printf("memdb %s\n", MEMDB_VERSION);
+		return cli_finish(MEMDB_EXIT_OK);
+	}
+	if (!strcmp(argv[1], "help")) {
+		char *hargv[] = { argv[2], "--help", NULL };
+
+		if (argc < 3)
+			return usage(stdout, MEMDB_EXIT_OK);
+		cmd = find(argv[2]);
+		if (!cmd) {
+			cli_errorf("no command called '%s'", argv[2]);
+			return MEMDB_EXIT_USAGE;
+		}
+		return cmd->run(2, hargv);
+	}
+	cmd = find(argv[1]);
+	if (!cmd) {
+		cli_errorf("no command called '%s' (see 'memdb --help')",
+			   argv[1]);
+		return MEMDB_EXIT_USAGE;
+	}
+	return cmd->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Rendering query results as an aligned table, CSV (RFC 4180 quoting) or
+ * JSON, following design.md's Output rules: plain integers, REAL values
+ * as percentages with 3 (table) or 6 (CSV, JSON) decimals, NULL as empty
+ * (CSV), null (JSON) or '-' (table).
+ */
+#ifndef MDB_RENDER_H
+#define MDB_RENDER_H
+
+#include <sqlite3.h>
+#include <stdio.h>
+
+#include "../common/error.h"
+
+enum mdb_format { MDB_FMT_TABLE, MDB_FMT_CSV, MDB_FMT_JSON };
+
+/* Parse "table", "csv" or "json"; -1 for anything else. */
+int mdb_format_parse(const char *s);
+
+struct mdb_report_out {
+	enum mdb_format fmt;
+	const char *report;  /* report name, NULL for plain SQL results */
+	const char *source_json; /* JSON value of "source": 3, "all", ... */
+	const char *title;   /* table header line, may be NULL */
+	const char **notes;  /* extra table header lines, NULL-terminated */
+};
+
+/*
+ * Run @rows (already bound) and, when not NULL, @total (one row whose first
+ * column is the label 'total') and print them to @out in @o->fmt.
+ * Returns 0 or a negative MDB_E_* code with @e filled.
+ */
+int mdb_render(FILE *out, const struct mdb_report_out *o, sqlite3_stmt *rows,
+	       sqlite3_stmt *total, struct mdb_error *e);
+
+#endif

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The memdb database: opening (with schema creation and forward
+ * migration), sources, and the loader that writes one source in one
+ * transaction while pairing its events.
+ */
+#ifndef MDB_DB_H
+#define MDB_DB_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "../common/error.h"
+#include "../ingest/ingest.h"
+
+#define MDB_SCHEMA_VERSION 1
+
+enum {
+	MDB_DB_READONLY = 1 << 0, /* never writes; the file must exist */
+};
+
+struct mdb_db {
+	sqlite3 *h;
+	char *path;
+	int fresh;     /* created by this open: still in rollback-journal mode */
+	int readonly;
+};
+
+int mdb_db_open(struct mdb_db *db, const char *path, unsigned flags,
+		struct mdb_error *e);
+
+/* Close; a fresh database is switched to WAL mode first. */
+int mdb_db_close(struct mdb_db *db, struct mdb_error *e);
+
+/* Record the last SQLite error of @db in @e and return -MDB_E_DB. */
+int mdb_db_error(struct mdb_db *db, struct mdb_error *e, const char *what);
+
+/* Run SQL without results. */
+int mdb_db_exec(struct mdb_db *db, const char *sql, struct mdb_error *e);
+
+/* Most recently ingested source id, 0 when there is none. */
+int mdb_db_latest_source(struct mdb_db *db, int64_t *id,
+			 struct mdb_error *e);
+
+/* Does source @id exist?  1 yes, 0 no, <0 error. */
+int mdb_db_source_exists(struct mdb_db *db, int64_t id, struct mdb_error *e);
+
+/* Delete every row of source @id inside the caller's transaction. */
+int mdb_db_delete_rows(struct mdb_db *db, int64_t id, struct mdb_error *e);
+
+/* Delete source @id and every row of it, in one transaction. */
+int mdb_db_delete_source(struct mdb_db *db, int64_t id, struct mdb_error *e);
+
+/* ---- loading one source ---------------------------------------------- */
+
+struct mdb_load;
+
+struct mdb_load_opts {
+	int force;         /* re-ingest identical data, replacing the old */
+	const char *label; /* machine label, may be NULL */
+	/* progress: called every few hundred thousand events, may be NULL */
+	void (*progress)(void *ctx, uint64_t events);
+	void *progress_ctx;
+};
+
+/* Counts of what a load wrote; for the CLI's one-line summary. */
+struct mdb_load_result {
+	int64_t source_id;
+	int duplicate_of;   /* 1 when identical data was already present */
+	uint64_t allocations;
+	uint64_t bad_frees;
+	uint64_t live;
+};
+
+/*
+ * Begin a source: BEGIN IMMEDIATE, and either find identical data already
+ * ingested (returns 1, res->source_id set, nothing written; unless
+ * opts->force, which deletes it and continues) or insert the source row
+ * (returns 0).  On 0 the caller feeds mdb_load_sink() and then calls
+ * mdb_load_commit() or mdb_load_abort().
+ */
+int mdb_load_begin(struct mdb_db *db, const char *path,
+		   const struct mdb_source_meta *meta,
+		   const struct mdb_load_opts *opts, struct mdb_load **out,
+		   struct mdb_load_result *res, struct mdb_error *e);
+
+/* The sink the decoder writes into. */
+const struct mdb_sink *mdb_load_sink(struct mdb_load *l);
+
+/* Pair what is left, write aggregates and counters, COMMIT, free @l. */
+int mdb_load_commit(struct mdb_load *l, const struct mdb_decode_stats *st,
+		    struct mdb_load_result *res, struct mdb_error *e);
+
+/* ROLLBACK and free @l: the database is as before mdb_load_begin(). */
+void mdb_load_abort(struct mdb_load *l);
+
+#endif

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Alloc/free pairing; see pair.h for the contract and design.md
+ * (Semantics, Pairing) for the rules implemented here.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/error.h"
+#include "../ingest/event.h"
+#include "pair.h"
+
+/* Map values: a pool index, or FREED | seq of the last free. */
+#define FREED (UINT64_C(1) << 63)
+
+void mdb_pair_init(struct mdb_pair *p, const struct mdb_pair_ops *ops)
+{
+	memset(p, 0, sizeof(*p));
+	p->ops = *ops;
+	u64map_init(&p->slab);
+	u64map_init(&p->page);
+}
+
+void mdb_pair_release(struct mdb_pair *p)
+{
+	u64map_release(&p->slab);
+	u64map_release(&p->page);
+	free(p->pool);
+	free(p->free_idx);
+	memset(p, 0, sizeof(*p));
+}
+
+size_t mdb_pair_live(const struct mdb_pair *p)
+{
+	return p->pool_len - p->nfree;
+}
+
+static inline struct u64map *key_space(struct mdb_pair *p, uint8_t type)
+{
+	return type == MDB_TYPE_PAGE ? &p->page : &p->slab;
+}
+
+/* Seq values are positions (>= 0) stored in 63 bits. */
+static inline uint64_t freed_val(int64_t seq)
+{
+	return FREED | ((uint64_t)seq & ~FREED);
+}
+
+static int pool_get(struct mdb_pair *p, uint32_t *idx)
+{
+	if (p->nfree) {
+		*idx = p->free_idx[--p->nfree];
+		return 0;
+	}
+	if (p->pool_len == p->pool_cap) {
+		size_t ncap = p->pool_cap ? p->pool_cap * 2 : 1024;
+		struct mdb_lifetime *np;
+		uint32_t *nf;
+
+		if (ncap > UINT32_MAX)
+			return -MDB_E_NOMEM;
+		np = realloc(p->pool, ncap * sizeof(*np));
+		if (!np)
+			return -MDB_E_NOMEM;
+		p->pool = np;
+		nf = realloc(p->free_idx, ncap * sizeof(*nf));
+		if (!nf)
+			return -MDB_E_NOMEM;
+		p->free_idx = nf;
+		p->pool_cap = ncap;
+	}
+	*idx = (uint32_t)p->pool_len++;
+	return 0;
+}
+
+static inline void pool_put(struct mdb_pair *p, uint32_t idx)
+{
+	p->free_idx[p->nfree++] = idx;
+}
+
+int mdb_pair_alloc(struct mdb_pair *p, const struct mdb_lifetime *in)
+{
+	struct mdb_lifetime lt = *in;
+	uint64_t *v;
+	uint32_t idx;
+	int added, ret;
+
+	lt.state = MDB_ST_LIVE;
+	lt.end_seq = MDB_NO_SEQ;
+	lt.end_ts = MDB_NO_TS;
+	lt.free_cpu = -1;
+	lt.free_site_id = 0;
+	lt.free_type = -1;
+
+	if (lt.ptr < MDB_MIN_ADDR) {
+		/* NULL: a failure; ZERO_SIZE_PTR: kmalloc(0).  Counted as
+		 * hits and bytes, never live. */
+		lt.state = lt.ptr ? MDB_ST_ZERO : MDB_ST_FAILED;
+		return p->ops.lifetime(p->ops.ctx, &lt);
+	}
+
+	v = u64map_put(key_space(p, lt.type), lt.ptr, FREED, &added);
+	if (!v)
+		return -MDB_E_NOMEM;
+	if (!added && !(*v & FREED)) {
+		/* the address is live: its FREE was never traced (bulk and
+		 * RCU frees); the old lifetime ends here */
+		struct mdb_lifetime *old = &p->pool[*v];
+
+		old->state = MDB_ST_NOT_TRACED;
+		old->end_seq = lt.seq;
+		old->end_ts = lt.ts;
+		ret = p->ops.lifetime(p->ops.ctx, old);
+		if (ret < 0)
+			return ret;
+		*old = lt;
+		return 0;
+	}
+	ret = pool_get(p, &idx);
+	if (ret < 0)
+		return ret;
+	p->pool[idx] = lt;
+	/* pool_get() does not touch the map, so @v is still valid */
+	*v = idx;
+	return 0;
+}
+
+int mdb_pair_free(struct mdb_pair *p, const struct mdb_free *in)
+{
+	struct mdb_free f = *in;
+	struct mdb_lifetime *lt;
+	uint64_t *v;
+	int added, ret;
+
+	f.prev_seq = MDB_NO_SEQ;
+	if (f.ptr < MDB_MIN_ADDR) {
+		f.class = MDB_FREE_NULL;
+		return p->ops.bad_free(p->ops.ctx, &f);
+	}
+	v = u64map_put(key_space(p, f.type), f.ptr, freed_val(f.seq), &added);
+	if (!v)
+		return -MDB_E_NOMEM;
+	if (added) {
+		/* never seen: allocated before the trace began, or bogus */
+		f.class = MDB_FREE_UNKNOWN;
+		return p->ops.bad_free(p->ops.ctx, &f);
+	}
+	if (*v & FREED) {
+		f.class = MDB_FREE_DUPLICATE;
+		f.prev_seq = (int64_t)(*v & ~FREED);
+		*v = freed_val(f.seq);
+		return p->ops.bad_free(p->ops.ctx, &f);
+	}
+	lt = &p->pool[*v];
+	pool_put(p, (uint32_t)*v);
+	*v = freed_val(f.seq);
+	lt->state = MDB_ST_FREED;
+	lt->end_seq = f.seq;
+	lt->end_ts = f.ts;
+	lt->free_cpu = f.cpu;
+	lt->free_site_id = f.site_id;
+	lt->free_type = (int8_t)f.type;
+	ret = p->ops.lifetime(p->ops.ctx, lt);
+	return ret;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct mdb_lifetime *const *x = a, *const *y = b;
+
+	return ((*x)->seq > (*y)->seq) - ((*x)->seq < (*y)->seq);
+}
+
+int mdb_pair_finish(struct mdb_pair *p)
+{
+	size_t n = 0, nlive = mdb_pair_live(p);
+	struct mdb_lifetime **live;
+	char *unused;
+	int ret = 0;
+
+	if (!nlive)
+		return 0;
+	live = malloc(nlive * sizeof(*live));
+	unused = calloc(p->pool_len, 1);
+	if (!live || !unused) {
+		free(live);
+		free(unused);
+		return -MDB_E_NOMEM;
+	}
+	for (size_t i = 0; i < p->nfree; i++)
+		unused[p->free_idx[i]] = 1;
+	for (size_t i = 0; i < p->pool_len; i++)
+		if (!unused[i])
+			live[n++] = &p->pool[i];
+	qsort(live, n, sizeof(*live), by_seq);
+	for (size_t i = 0; i < n && ret >= 0; i++)
+		ret = p->ops.lifetime(p->ops.ctx, live[i]);
+	free(live);
+	free(unused);
+	return ret < 0 ? ret : 0;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Alloc/free pairing (design.md, Semantics): one pass over a source's
+ * events in global order turns them into allocation lifetimes and
+ * anomalous frees.  Pure C, no SQLite: the results go to callbacks, so the
+ * rules are tested with in-memory events.
+ *
+ * Memory: live allocations, plus one map slot per distinct address freed
+ * and not allocated again (to tell duplicate frees from unknown ones).
+ */
+#ifndef MDB_PAIR_H
+#define MDB_PAIR_H
+
+#include <stdint.h>
+
+#include "../common/u64map.h"
+
+#define MDB_MIN_ADDR 4096 /* pointers below this are not addresses */
+
+enum mdb_alloc_state {
+	MDB_ST_LIVE = 0,       /* not freed by the end of the trace */
+	MDB_ST_FREED = 1,      /* ended by a FREE */
+	MDB_ST_NOT_TRACED = 2, /* its address was allocated again while live */
+	MDB_ST_FAILED = 3,     /* returned NULL */
+	MDB_ST_ZERO = 4,       /* returned ZERO_SIZE_PTR (ptr < 4096, not 0) */
+};
+
+enum mdb_free_class {
+	MDB_FREE_NULL = 1,
+	MDB_FREE_UNKNOWN = 2,
+	MDB_FREE_DUPLICATE = 3,
+};
+
+#define MDB_NO_SEQ INT64_MIN
+
+/* An allocation lifetime: the ALLOC, and what ended it. */
+struct mdb_lifetime {
+	int64_t seq;
+	int64_t ts;           /* MDB_NO_TS when none */
+	uint64_t ptr;
+	uint64_t bytes_req;
+	uint64_t bytes_alloc;
+	uint64_t gfp;         /* MDB_NO_GFP when none */
+	uint32_t site_id;
+	uint32_t cache_id;    /* 0: none */
+	uint32_t gfp_id;      /* 0: none */
+	int32_t cpu;
+	int32_t node;
+	uint8_t type;
+	uint8_t state;        /* enum mdb_alloc_state */
+	int8_t free_type;     /* -1 unless state is FREED */
+	int64_t end_seq;      /* MDB_NO_SEQ when live, failed or zero */
+	int64_t end_ts;
+	int32_t free_cpu;     /* -1 unless state is FREED */
+	uint32_t free_site_id;
+};
+
+/* A FREE event: input to the pairing, and the anomalous-free output. */
+struct mdb_free {
+	int64_t seq;
+	int64_t ts;
+	uint64_t ptr;
+	uint32_t site_id;
+	uint32_t cache_id;
+	int32_t cpu;
+	uint8_t type;
+	uint8_t class;        /* output only: enum mdb_free_class */
+	int64_t prev_seq;     /* output, duplicates: the earlier free */
+};
+
+struct mdb_pair_ops {
+	void *ctx;
+	/* a lifetime is complete (every ALLOC reaches this exactly once) */
+	int (*lifetime)(void *ctx, const struct mdb_lifetime *lt);
+	/* a FREE that ended nothing */
+	int (*bad_free)(void *ctx, const struct mdb_free *f);
+};
+
+struct mdb_pair {
+	struct mdb_pair_ops ops;
+	struct u64map slab;      /* ptr -> pool index, or FREED | free seq */
+	struct u64map page;      /* the same for page events (pfn << 12) */
+	struct mdb_lifetime *pool;
+	uint32_t *free_idx;      /* stack of unused pool slots */
+	size_t pool_len, pool_cap, nfree;
+};
+
+void mdb_pair_init(struct mdb_pair *p, const struct mdb_pair_ops *ops);
+void mdb_pair_release(struct mdb_pair *p);
+
+/* Feed an ALLOC; @lt's end fields are ignored. */
+int mdb_pair_alloc(struct mdb_pair *p, const struct mdb_lifetime *lt);
+
+/* Feed a FREE. */
+int mdb_pair_free(struct mdb_pair *p, const struct mdb_free *f);
+
+/* End of trace: hand out the allocations still live, in seq order. */
+int mdb_pair_finish(struct mdb_pair *p);
+
+/* Number of allocations live right now. */
+size_t mdb_pair_live(const struct mdb_pair *p);
+
+#endif

@@ -1,0 +1,249 @@
+-- SPDX-License-Identifier: MIT
+-- memdb database schema, version 1 (PRAGMA user_version).
+--
+-- Tables may change between schema versions; the v_* views at the end are
+-- the stable interface for ad-hoc SQL and keep their meaning.
+--
+-- Addresses (call sites, pointers) are stored as 64-bit integers: values at
+-- or above 2^63 (every kernel address) read back negative in SQLite.  The
+-- views show them as '0x...' text; printf('0x%x', col) does the same.
+--
+-- Each source's rows in alloc and bad_free are one contiguous rowid range,
+-- recorded in source.alloc_lo/alloc_hi and bad_lo/bad_hi: one source is
+-- written in one transaction, so reports read a source with a rowid range
+-- scan and no index has to be maintained on the ingest path.
+
+-- One row per ingested input (a capture directory, a file, a snapshot).
+CREATE TABLE source (
+	id             INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused
+	path           TEXT NOT NULL,
+	format         TEXT NOT NULL,   -- kmemtrace-relay, ...
+	hash           TEXT NOT NULL,   -- XXH3-128 of the event data
+	ingested_at    TEXT NOT NULL,   -- UTC, ISO 8601
+	taken_at       TEXT,            -- when the data was captured, if known
+	label          TEXT,            -- machine name given with --label
+	kernel_release TEXT,
+	abi_version    INTEGER,
+	byte_order     TEXT,            -- 'little', 'big' or NULL (text)
+	word_size      INTEGER,         -- producer's bytes per long
+	ncpus          INTEGER,
+	hashed_ptrs    INTEGER NOT NULL DEFAULT 0,
+	data_bytes     INTEGER NOT NULL DEFAULT 0,
+	records        INTEGER NOT NULL DEFAULT 0, -- records/lines read
+	events         INTEGER NOT NULL DEFAULT 0, -- events decoded
+	unknown        INTEGER NOT NULL DEFAULT 0, -- records with unknown ids
+	feature_bytes  INTEGER NOT NULL DEFAULT 0, -- unknown trailing bytes
+	malformed      INTEGER NOT NULL DEFAULT 0, -- text lines rejected
+	overruns       INTEGER,                    -- producer's overrun count
+	lost_events    INTEGER NOT NULL DEFAULT 0, -- events the producer lost
+	seq_missing    INTEGER NOT NULL DEFAULT 0, -- seq numbers never seen
+	seq_disorder   INTEGER NOT NULL DEFAULT 0, -- seq that did not rise
+	first_seq      INTEGER,
+	last_seq       INTEGER,
+	first_ts       INTEGER,                    -- ns
+	last_ts        INTEGER,
+	alloc_lo       INTEGER,                    -- rowid range in alloc
+	alloc_hi       INTEGER,
+	bad_lo         INTEGER,                    -- rowid range in bad_free
+	bad_hi         INTEGER,
+	notes          TEXT
+);
+CREATE INDEX source_hash ON source(hash);
+
+-- Call sites of a source: an address, or the symbolic text a trace
+-- printed (func+0xoff/0xsize), or both.
+CREATE TABLE site (
+	source_id INTEGER NOT NULL,
+	id        INTEGER NOT NULL,
+	addr      INTEGER,
+	text      TEXT,
+	PRIMARY KEY (source_id, id)
+) WITHOUT ROWID;
+
+-- Strings of a source: cache names, symbolic gfp flags.
+CREATE TABLE str (
+	source_id INTEGER NOT NULL,
+	id        INTEGER NOT NULL,
+	text      TEXT NOT NULL,
+	PRIMARY KEY (source_id, id)
+) WITHOUT ROWID;
+
+-- One row per allocation lifetime: the ALLOC and, when seen, what ended it.
+CREATE TABLE alloc (
+	id           INTEGER PRIMARY KEY,
+	source_id    INTEGER NOT NULL,
+	seq          INTEGER NOT NULL, -- position of the ALLOC in global order
+	ts           INTEGER,          -- ns, NULL when the format has no time
+	cpu          INTEGER NOT NULL,
+	type         INTEGER NOT NULL, -- 0 kmalloc, 1 kmem_cache, 2 page
+	site_id      INTEGER NOT NULL,
+	ptr          INTEGER NOT NULL,
+	bytes_req    INTEGER NOT NULL,
+	bytes_alloc  INTEGER NOT NULL,
+	gfp          INTEGER,          -- numeric gfp flags, when known
+	gfp_id       INTEGER,          -- str.id of symbolic gfp flags
+	node         INTEGER,
+	cache_id     INTEGER,          -- str.id of the cache name
+	state        INTEGER NOT NULL, -- see alloc_state
+	end_seq      INTEGER,          -- position of the event that ended it
+	end_ts       INTEGER,
+	free_cpu     INTEGER,          -- CPU of the FREE (state 1 only)
+	free_site_id INTEGER,
+	free_type    INTEGER
+);
+
+CREATE TABLE alloc_state (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+INSERT INTO alloc_state VALUES
+	(0, 'live'),           -- not freed by the end of the trace
+	(1, 'freed'),          -- ended by a FREE event
+	(2, 'free_not_traced'),-- its address was allocated again while live
+	(3, 'failed'),         -- the allocation returned NULL
+	(4, 'zero_size');      -- returned ZERO_SIZE_PTR (or another ptr < 4096)
+
+CREATE TABLE alloc_type (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+INSERT INTO alloc_type VALUES (0, 'kmalloc'), (1, 'kmem_cache'), (2, 'page');
+
+-- FREE events that ended no allocation.
+CREATE TABLE bad_free (
+	id        INTEGER PRIMARY KEY,
+	source_id INTEGER NOT NULL,
+	seq       INTEGER NOT NULL,
+	ts        INTEGER,
+	cpu       INTEGER NOT NULL,
+	type      INTEGER NOT NULL,
+	site_id   INTEGER NOT NULL,
+	ptr       INTEGER NOT NULL,
+	cache_id  INTEGER,
+	class     INTEGER NOT NULL, -- see free_class
+	prev_seq  INTEGER           -- duplicate: position of the earlier free
+);
+
+CREATE TABLE free_class (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+INSERT INTO free_class VALUES
+	(1, 'null_free'),      -- ptr < 4096: legal, counted apart
+	(2, 'unknown_free'),   -- address never seen: allocated before the trace, or a bad free
+	(3, 'duplicate_free'); -- address already freed and not allocated again
+
+-- Per call site aggregates, built at ingest from the alloc rows (the
+-- fragmentation and callsites reports read these instead of scanning
+-- alloc).  Key: call site, allocation type, cache.
+CREATE TABLE site_stats (
+	source_id   INTEGER NOT NULL,
+	site_id     INTEGER NOT NULL,
+	type        INTEGER NOT NULL,
+	cache_id    INTEGER NOT NULL, -- 0 when the format names no cache
+	hits        INTEGER NOT NULL, -- ALLOC events
+	bytes_req   INTEGER NOT NULL,
+	bytes_alloc INTEGER NOT NULL,
+	failed      INTEGER NOT NULL, -- state 3
+	zero_size   INTEGER NOT NULL, -- state 4
+	freed       INTEGER NOT NULL, -- state 1
+	freed_bytes INTEGER NOT NULL, -- bytes_alloc of state 1
+	pingpong    INTEGER NOT NULL, -- state 1 with free_cpu <> cpu
+	not_traced  INTEGER NOT NULL, -- state 2
+	live        INTEGER NOT NULL, -- state 0
+	live_bytes  INTEGER NOT NULL,
+	mismatched  INTEGER NOT NULL, -- state 1 with free_type <> type
+	PRIMARY KEY (source_id, site_id, type, cache_id)
+) WITHOUT ROWID;
+
+-- Resolved call sites (memdb symbolize): symbol and offset of the address
+-- itself; file, line and inline chain of address - 1.
+CREATE TABLE symbol (
+	source_id INTEGER NOT NULL,
+	addr      INTEGER NOT NULL,
+	func      TEXT,             -- NULL: unresolved ('??')
+	off       INTEGER,
+	size      INTEGER,
+	file      TEXT,
+	line      INTEGER,
+	inlines   TEXT,             -- 'func (file:line) <- ...', innermost first
+	module    TEXT,             -- NULL for the kernel image
+	resolver  TEXT NOT NULL,    -- 'vmlinux', 'module', 'kallsyms', ...
+	quality   INTEGER NOT NULL, -- higher is better: 1 kallsyms, 2 ELF, 3 DWARF
+	PRIMARY KEY (source_id, addr)
+) WITHOUT ROWID;
+
+-- ---- stable views ---------------------------------------------------
+
+CREATE VIEW v_sources AS
+SELECT s.id, s.path, s.format, s.ingested_at, s.taken_at, s.label,
+       s.kernel_release, s.abi_version, s.byte_order, s.word_size,
+       s.ncpus, s.hashed_ptrs, s.data_bytes, s.records, s.events,
+       s.unknown, s.feature_bytes, s.malformed, s.overruns, s.lost_events,
+       s.seq_missing, s.seq_disorder, s.first_seq, s.last_seq, s.first_ts,
+       s.last_ts, s.notes, s.hash
+FROM source s;
+
+-- A call site as people read it: the resolved symbol, else the text the
+-- trace printed, else '??'.
+CREATE VIEW v_sites AS
+SELECT t.source_id, t.id AS site_id, t.addr,
+       CASE WHEN t.addr IS NULL THEN NULL ELSE printf('0x%x', t.addr) END
+           AS call_site,
+       COALESCE(CASE WHEN y.func IS NULL THEN NULL
+                     ELSE y.func || printf('+0x%x', y.off) END,
+                t.text, '??') AS symbol,
+       y.file, y.line, y.inlines, y.module
+FROM site t
+LEFT JOIN symbol y ON y.source_id = t.source_id AND y.addr = t.addr;
+
+CREATE VIEW v_allocations AS
+SELECT a.source_id, a.seq, a.ts, a.cpu, ty.name AS type,
+       s.call_site, s.symbol, printf('0x%x', a.ptr) AS ptr,
+       a.bytes_req, a.bytes_alloc, a.bytes_alloc - a.bytes_req AS waste,
+       CASE WHEN a.gfp IS NOT NULL THEN printf('0x%x', a.gfp) END AS gfp,
+       g.text AS gfp_text, a.node, c.text AS cache,
+       st.name AS state, a.end_seq, a.end_ts, a.free_cpu,
+       fs.call_site AS free_call_site, fs.symbol AS free_symbol,
+       ft.name AS free_type,
+       CASE WHEN a.state = 1 AND a.type = 0 AND a.free_type = 1
+                THEN 'cache_free_of_kmalloc'
+            WHEN a.state = 1 AND a.type = 1 AND a.free_type = 0
+                THEN 'kfree_of_cache'
+       END AS mismatch
+FROM alloc a
+JOIN alloc_type ty ON ty.id = a.type
+JOIN alloc_state st ON st.id = a.state
+JOIN v_sites s ON s.source_id = a.source_id AND s.site_id = a.site_id
+LEFT JOIN v_sites fs ON fs.source_id = a.source_id
+                    AND fs.site_id = a.free_site_id
+LEFT JOIN alloc_type ft ON ft.id = a.free_type
+LEFT JOIN str c ON c.source_id = a.source_id AND c.id = a.cache_id
+LEFT JOIN str g ON g.source_id = a.source_id AND g.id = a.gfp_id;
+
+CREATE VIEW v_bad_frees AS
+SELECT b.source_id, b.seq, b.ts, b.cpu, ty.name AS type, s.call_site,
+       s.symbol, printf('0x%x', b.ptr) AS ptr, c.text AS cache,
+       fc.name AS class, b.prev_seq
+FROM bad_free b
+JOIN alloc_type ty ON ty.id = b.type
+JOIN free_class fc ON fc.id = b.class
+JOIN v_sites s ON s.source_id = b.source_id AND s.site_id = b.site_id
+LEFT JOIN str c ON c.source_id = b.source_id AND c.id = b.cache_id;
+
+-- The plain event stream: every ALLOC, every FREE that ended an
+-- allocation, every FREE that ended none.  ORDER BY source_id, seq.
+CREATE VIEW v_events AS
+SELECT source_id, seq, ts, cpu, 'alloc' AS event, type, call_site, symbol,
+       ptr, bytes_req, bytes_alloc, cache, NULL AS class
+FROM v_allocations
+UNION ALL
+SELECT source_id, end_seq, end_ts, free_cpu, 'free', free_type,
+       free_call_site, free_symbol, ptr, NULL, NULL, cache, mismatch
+FROM v_allocations WHERE state = 'freed'
+UNION ALL
+SELECT source_id, seq, ts, cpu, 'free', type, call_site, symbol, ptr,
+       NULL, NULL, cache, class
+FROM v_bad_frees;
+
+CREATE VIEW v_callsites AS
+SELECT k.source_id, s.call_site, s.symbol, ty.name AS type,
+       c.text AS cache, k.hits, k.bytes_req, k.bytes_alloc,
+       k.bytes_alloc - k.bytes_req AS waste, k.failed, k.zero_size,
+       k.freed, k.freed_bytes, k.pingpong, k.not_traced, k.live,
+       k.live_bytes, k.mismatched
+FROM site_stats k
+JOIN alloc_type ty ON ty.id = k.type
+JOIN v_sites s ON s.source_id = k.source_id AND s.site_id = k.site_id
+LEFT JOIN str c ON c.source_id = k.source_id AND c.id = k.cache_id;

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The row writer: a thread that inserts allocation and bad-free rows
+ * while the decoder and the pairing run on the caller's thread, so that
+ * ingest takes about as long as SQLite's inserts alone (two cores).
+ *
+ * Rows travel in fixed batches through a small queue; memory is bounded
+ * by the queue, not by the input.  The SQLite connection is used only by
+ * the writer thread between mdb_writer_start() and mdb_writer_finish() or
+ * mdb_writer_cancel(), never by two threads at once.
+ */
+#ifndef MDB_WRITER_H
+#define MDB_WRITER_H
+
+#include "db.h"
+#include "pair.h"
+
+struct mdb_writer;
+
+/* Rowid range of the rows written (0 when none). */
+struct mdb_writer_ranges {
+	int64_t alloc_lo, alloc_hi, bad_lo, bad_hi;
+};
+
+/*
+ * Start the thread.  @ins_alloc and @ins_bad insert one row each, with
+ * ?1 = @source_id bound already.
+ */
+int mdb_writer_start(struct mdb_writer **w, struct mdb_db *db,
+		     int64_t source_id, sqlite3_stmt *ins_alloc, sqlite3_stmt *ins_bad,
+		     struct mdb_error *e);
+
+/* Queue a row; fails only when the writer has failed (@e filled). */
+int mdb_writer_lifetime(struct mdb_writer *w, const struct mdb_lifetime *lt,
+			struct mdb_error *e);
+int mdb_writer_bad_free(struct mdb_writer *w, const struct mdb_free *f,
+			struct mdb_error *e);
+
+/* Write what is queued, stop the thread, free @w; report its first error. */
+int mdb_writer_finish(struct mdb_writer *w, struct mdb_writer_ranges *r,
+		      struct mdb_error *e);
+
+/* Stop the thread and drop what is queued; free @w. */
+void mdb_writer_cancel(struct mdb_writer *w);
+
+#endif

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kmemtrace relay ABI v1 decoder: per-CPU record streams, byte-order
+ * detection, and the seq_num merge (formats.md 1.1).
+ *
+ * Record layout (packed, producer byte order):
+ *   0 u8 event_id  1 u8 type_id  2 u16 event_size  4 s32 seq_num
+ *   8 u64 call_site  16 u64 ptr
+ * ALLOC continues:
+ *   24 u64 bytes_req  32 u64 bytes_alloc  40 u32 gfp_flags  44 s32 node
+ * Bytes past the known part ("features") are skipped as event_size says.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kmemtrace.h"
+
+#define DETECT_RECORDS 256 /* records walked per file to judge byte order */
+
+void kt_stream_init(struct kt_stream *s, const char *name, int cpu,
+		    const void *buf, size_t len, enum mdb_order order)
+{
+	memset(s, 0, sizeof(*s));
+	s->name = name;
+	s->cpu = cpu;
+	s->buf = buf;
+	s->len = len;
+	s->order = order;
+}
+
+int kt_stream_next(struct kt_stream *s, struct kt_record *r,
+		   struct mdb_error *e)
+{
+	{
+		size_t left = s->len - s->off;
+		const uint8_t *p = s->buf + s->off;
+		unsigned id, type, size, need;
+		uint32_t seq;
+
+		if (!left)
+			return 0;
+		if (left < KT_HDR_SIZE)
+			return mdb_error_set(e, MDB_E_TRUNCATED, s->name,
+					     (int64_t)s->off, -1,
+					     "need=%d have=%zu", KT_HDR_SIZE,
+					     left);
+		id = p[0];
+		type = p[1];
+		size = get_u16(p + 2, s->order);
+		seq = get_u32(p + 4, s->order);
+		if (size < KT_HDR_SIZE) {
+			mdb_error_set(e, MDB_E_CORRUPT, s->name,
+				      (int64_t)s->off, -1,
+				      "event_size=%u min=%d", size,
+				      KT_HDR_SIZE);
+			mdb_error_msg(e, "event_size smaller than the record "
+					 "header");
+			return -MDB_E_CORRUPT;
+		}
+		if (size > left)
+			return mdb_error_set(e, MDB_E_TRUNCATED, s->name,
+					     (int64_t)s->off, -1,
+					     "event_size=%u have=%zu", size,
+					     left);
+		if (id > MDB_EV_FREE || type > MDB_TYPE_PAGE) {
+			/* skipped, but its seq_num still takes its place in
+			 * the global order (it is not a lost event) */
+			s->unknown++;
+			r->raw_seq = seq;
+			r->off = s->off;
+			r->ev.cpu = s->cpu;
+			s->off += size;
+			return 2;
+		}
+		need = id == MDB_EV_ALLOC ? KT_ALLOC_SIZE : KT_HDR_SIZE;
+		if (size < need) {
+			mdb_error_set(e, MDB_E_CORRUPT, s->name,
+				      (int64_t)s->off, -1,
+				      "event_size=%u min=%u", size, need);
+			mdb_error_msg(e, "event_size smaller than an %s record",
+				      id == MDB_EV_ALLOC ? "alloc" : "free");
+			return -MDB_E_CORRUPT;
+		}
+
+		memset(&r->ev, 0, sizeof(r->ev));
+		r->ev.kind = (uint8_t)id;
+		r->ev.type = (uint8_t)type;
+		r->ev.ts = MDB_NO_TS;
+		r->ev.cpu = s->cpu;
+		r->ev.call_site = get_u64(p + 8, s->order);
+		r->ev.ptr = get_u64(p + 16, s->order);
+		r->ev.node = -1;
+		r->ev.gfp = MDB_NO_GFP;
+		if (id == MDB_EV_ALLOC) {
+			r->ev.bytes_req = get_u64(p + 24, s->order);
+			r->ev.bytes_alloc = get_u64(p + 32, s->order);
+			r->ev.gfp = get_u32(p + 40, s->order);
+			r->ev.node = (int32_t)get_u32(p + 44, s->order);
+		}
+		r->raw_seq = seq;
+		r->off = s->off;
+		s->feature_bytes += size - need;
+		if (s->have_prev && !kt_seq_after(seq, s->prev_seq))
+			s->disorder++;
+		s->have_prev = 1;
+		s->prev_seq = seq;
+		s->off += size;
+		if (s->done && s->off >= s->done_next) {
+			s->done(s->done_ctx, s->off);
+			s->done_next = s->off + s->done_step;
+		}
+		return 1;
+	}
+}
+
+/* Outcome of walking the start of one stream in one byte order. */
+struct kt_walk {
+	size_t good;      /* complete records with known ids */
+	size_t unknown;   /* complete records with unknown ids */
+	int bad;          /* stopped at a record no producer writes */
+	size_t bad_off;
+	unsigned bad_id, bad_type, bad_size;
+};
+
+/*
+ * Walk up to DETECT_RECORDS records from the start, stopping at the first
+ * record that cannot be right in this byte order.  Corruption further in
+ * is the decoder's business: the order is judged by what came before it.
+ */
+static void kt_walk(const struct kt_stream *s, enum mdb_order o,
+		    struct kt_walk *w)
+{
+	size_t off = 0, n = 0;
+	uint32_t prev = 0;
+	int have_prev = 0;
+
+	memset(w, 0, sizeof(*w));
+	while (n < DETECT_RECORDS && s->len - off >= KT_HDR_SIZE) {
+		const uint8_t *p = s->buf + off;
+		unsigned id = p[0], type = p[1];
+		unsigned size = get_u16(p + 2, o);
+		uint32_t seq = get_u32(p + 4, o);
+		int known = id <= MDB_EV_FREE && type <= MDB_TYPE_PAGE;
+
+		if (size < KT_HDR_SIZE || size > s->len - off ||
+		    (known && id == MDB_EV_ALLOC && size < KT_ALLOC_SIZE) ||
+		    (known && have_prev && !kt_seq_after(seq, prev))) {
+			w->bad = 1;
+			w->bad_off = off;
+			w->bad_id = id;
+			w->bad_type = type;
+			w->bad_size = size;
+			return;
+		}
+		if (known) {
+			w->good++;
+			prev = seq;
+			have_prev = 1;
+		} else {
+			w->unknown++;
+		}
+		off += size;
+		n++;
+	}
+}
+
+int kt_detect_order(const struct kt_stream *streams, size_t n,
+		    enum mdb_order *order, struct mdb_error *e)
+{
+	static const enum mdb_order cand[2] = { MDB_ORDER_LITTLE,
+						MDB_ORDER_BIG };
+	size_t good[2] = { 0, 0 };
+	int plausible[2] = { 1, 1 };
+	const struct kt_stream *bad_s = NULL;
+	struct kt_walk bad_w = { 0 };
+
+	for (int c = 0; c < 2; c++) {
+		size_t unknown = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			struct kt_walk w;
+
+			if (!streams[i].len)
+				continue;
+			kt_walk(&streams[i], cand[c], &w);
+			good[c] += w.good;
+			unknown += w.unknown;
+			/* a file whose first record is impossible rules the
+			 * order out */
+			if (w.bad && !w.good && !w.unknown) {
+				plausible[c] = 0;
+				if (c == 0 && !bad_s) {
+					bad_s = &streams[i];
+					bad_w = w;
+				}
+			}
+		}
+		/* most records must carry known ids, and some must exist */
+		if (!good[c] || unknown > good[c])
+			plausible[c] = 0;
+	}
+	if (plausible[0] && plausible[1] && good[0] != good[1])
+		plausible[good[0] > good[1]] = 0;
+	if (plausible[0] != plausible[1]) {
+		*order = plausible[0] ? MDB_ORDER_LITTLE : MDB_ORDER_BIG;
+		return 0;
+	}
+	if (plausible[0]) {
+		mdb_error_set(e, MDB_E_ENDIAN, n ? streams[0].name : NULL, -1,
+			      -1, "records=%zu", good[0]);
+		mdb_error_msg(e, "byte order cannot be told from the data");
+		mdb_error_hint(e, "give --endian little or --endian big");
+		return -MDB_E_ENDIAN;
+	}
+	if (!bad_s) {
+		for (size_t i = 0; i < n && !bad_s; i++)
+			if (streams[i].len)
+				bad_s = &streams[i];
+		if (bad_s)
+			kt_walk(bad_s, MDB_ORDER_LITTLE, &bad_w);
+	}
+	mdb_error_set(e, MDB_E_FORMAT, bad_s ? bad_s->name : NULL,
+		      (int64_t)bad_w.bad_off, -1,
+		      "event_id=%u type_id=%u event_size=%u", bad_w.bad_id,
+		      bad_w.bad_type, bad_w.bad_size);
+	mdb_error_msg(e, "not a kmemtrace relay stream in either byte order");
+	return -MDB_E_FORMAT;
+}
+
+/* ---- merge ---------------------------------------------------------- */
+
+struct kt_head {
+	struct kt_record rec;
+	size_t stream;
+	int skip;       /* unknown record: takes its place, is not an event */
+};
+
+/* Is head @a before head @b in global order?  Ties go to the lower CPU. */
+static inline int kt_before(const struct kt_head *a, const struct kt_head *b)
+{
+	if (a->rec.raw_seq != b->rec.raw_seq)
+		return kt_seq_after(b->rec.raw_seq, a->rec.raw_seq);
+	return a->rec.ev.cpu < b->rec.ev.cpu ||
+	       (a->rec.ev.cpu == b->rec.ev.cpu && a->stream < b->stream);
+}
+
+static void kt_sift_down(struct kt_head *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct kt_head t;
+
+		if (l < n && kt_before(&h[l], &h[m]))
+			m = l;
+		if (l + 1 < n && kt_before(&h[l + 1], &h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+int kt_merge(struct kt_stream *streams, size_t n, const struct mdb_sink *sink,
+	     struct mdb_decode_stats *st, struct mdb_error *e)
+{
+	struct kt_head *heap;
+	size_t nh = 0;
+	int64_t pos = 0;
+	uint32_t last = 0;
+	int first = 1, ret = 0;
+
+	memset(st, 0, sizeof(*st));
+	heap = calloc(n ? n : 1, sizeof(*heap));
+	if (!heap)
+		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	for (size_t i = 0; i < n; i++) {
+		ret = kt_stream_next(&streams[i], &heap[nh].rec, e);
+		if (ret < 0)
+			goto out;
+		if (ret) {
+			heap[nh].stream = i;
+			heap[nh].skip = ret == 2;
+			nh++;
+		}
+	}
+	for (size_t i = nh; i-- > 0;)
+		kt_sift_down(heap, nh, i);
+
+	while (nh) {
+		struct kt_head *h = &heap[0];
+		uint32_t raw = h->rec.raw_seq;
+
+		if (first) {
+			pos = raw; /* as unsigned: positions stay positive */
+			st->first_seq = pos;
+			first = 0;
+		} else {
+			int32_t d = (int32_t)(raw - last);
+
+			if (d <= 0) {
+				/* a repeated or backward seq (corrupt input):
+				 * keep positions unique and rising */
+				st->seq_disorder++;
+				d = 1;
+			}
+			st->seq_missing += (uint64_t)(d - 1);
+			pos += d;
+		}
+		last = raw;
+		if (!h->skip) {
+			h->rec.ev.seq = pos;
+			st->events++;
+			ret = sink->event(sink->ctx, &h->rec.ev);
+			if (ret < 0)
+				goto out;
+		}
+		ret = kt_stream_next(&streams[h->stream], &h->rec, e);
+		if (ret < 0)
+			goto out;
+		h->skip = ret == 2;
+		if (!ret)
+			heap[0] = heap[--nh];
+		kt_sift_down(heap, nh, 0);
+	}
+	st->last_seq = pos;
+	for (size_t i = 0; i < n; i++) {
+		st->unknown += streams[i].unknown;
+		st->feature_bytes += streams[i].feature_bytes;
+	}
+	st->records = st->events + st->unknown;
+	ret = 0;
+out:
+	free(heap);
+	return ret;
+}

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A kmemtrace relay capture on disk: a directory holding cpu0, cpu1, ...
+ * (or cpuN.out as the userspace logger saved them), abi_version and
+ * total_overruns, or a lone per-CPU file.  Maps the files, checks the ABI
+ * version, hashes the event data and decides the byte order; decoding is
+ * kt_merge() over the mapped streams.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <xxhash.h>
+
+#include "../common/file.h"
+#include "input.h"
+#include "kmemtrace.h"
+
+#define KT_MAX_CPUS 65536 /* more per-CPU files than any machine has CPUs */
+
+struct kt_file {
+	char *path;
+	int cpu;
+	struct mdb_map map;
+};
+
+struct kt_capture {
+	struct kt_file *files;
+	size_t nfiles;
+	struct kt_stream *streams;
+};
+
+/* "cpu12" or "cpu12.out" -> 12; -1 for any other name. */
+static int kt_cpu_from_name(const char *name)
+{
+	const char *p = name;
+	long v = 0;
+
+	if (strncmp(p, "cpu", 3))
+		return -1;
+	p += 3;
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	while (isdigit((unsigned char)*p)) {
+		v = v * 10 + (*p - '0');
+		if (v >= KT_MAX_CPUS)
+			return -1;
+		p++;
+	}
+	if (*p && strcmp(p, ".out"))
+		return -1;
+	return (int)v;
+}
+
+static const char *kt_basename(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/*
+ * Parse a one-number text file (abi_version, total_overruns).  Returns 1
+ * when the file is absent, 0 with *@v set, <0 on a malformed file.
+ */
+static int kt_read_number(const char *dir, const char *name, int64_t *v,
+			  struct mdb_error *e)
+{
+	char *path = mdb_path_join(dir, name), *buf = NULL, *end;
+	struct stat st;
+	long long n;
+	int ret;
+
+	if (!path)
+		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	if (stat(path, &st) < 0 && errno == ENOENT) {
+		free(path);
+		return 1;
+	}
+	ret = mdb_read_small(path, 64, &buf, NULL, e);
+	if (ret < 0)
+		goto out;
+	errno = 0;
+	n = strtoll(buf, &end, 10);
+	while (*end && isspace((unsigned char)*end))
+		end++;
+	if (end == buf || *end || errno || n < 0) {
+		ret = mdb_error_set(e, MDB_E_CORRUPT, path, -1, 1,
+				    "expected a decimal number");
+		mdb_error_msg(e, "malformed %s file", name);
+		goto out;
+	}
+	*v = n;
+	ret = 0;
+out:
+	free(buf);
+	free(path);
+	return ret;
+}
+
+static int kt_file_cmp(const void *a, const void *b)
+{
+	const struct kt_file *x = a, *y = b;
+
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+/* Collect cpuN / cpuN.out files of @dir into @c, sorted by CPU. */
+static int kt_scan_dir(const char *dir, struct kt_capture *c,
+		       struct mdb_error *e)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t cap = 0;
+	int ret = 0;
+
+	if (!d)
+		return mdb_error_set(e, MDB_E_IO, dir, -1, -1, "%s",
+				     strerror(errno));
+	while ((de = readdir(d))) {
+		int cpu = kt_cpu_from_name(de->d_name);
+
+		if (cpu < 0)
+			continue;
+		if (c->nfiles == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			struct kt_file *nf;
+
+			nf = realloc(c->files, ncap * sizeof(*nf));
+			if (!nf) {
+				ret = mdb_error_set(e, MDB_E_NOMEM, dir, -1,
+						    -1, NULL);
+				goto out;
+			}
+			c->files = nf;
+			cap = ncap;
+		}
+		memset(&c->files[c->nfiles], 0, sizeof(c->files[0]));
+		c->files[c->nfiles].cpu = cpu;
+		c->files[c->nfiles].path = mdb_path_join(dir, de->d_name);
+		if (!c->files[c->nfiles].path) {
+			ret = mdb_error_set(e, MDB_E_NOMEM, dir, -1, -1, NULL);
+			goto out;
+		}
+		c->nfiles++;
+	}
+	if (c->nfiles)
+		qsort(c->files, c->nfiles, sizeof(c->files[0]), kt_file_cmp);
+	for (size_t i = 1; i < c->nfiles; i++) {
+		if (c->files[i].cpu == c->files[i - 1].cpu) {
+			ret = mdb_error_set(e, MDB_E_FORMAT, dir, -1, -1,
+					    "cpu=%d files='%s','%s'",
+					    c->files[i].cpu,
+					    kt_basename(c->files[i - 1].path),
+					    kt_basename(c->files[i].path));
+			mdb_error_msg(e, "two files for one CPU");
+			goto out;
+		}
+	}
+out:
+	closedir(d);
+	return ret;
+}
+
+static void kt_capture_free(struct kt_capture *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nfiles; i++) {
+		mdb_unmap(&c->files[i].map);
+		free(c->files[i].path);
+	}
+	free(c->files);
+	free(c->streams);
+	free(c);
+}
+
+/* Bytes of each file read before its pages are released: the resident
+ * input stays near RELEASE_TOTAL however many files there are. */
+#define RELEASE_TOTAL (16u << 20)
+#define RELEASE_MIN (256u << 10)
+
+static size_t kt_release_step(size_t nfiles)
+{
+	size_t step = RELEASE_TOTAL / (nfiles ? nfiles : 1);
+
+	return step < RELEASE_MIN ? RELEASE_MIN : step;
+}
+
+static void kt_file_done(void *ctx, size_t off)
+{
+	mdb_map_done(&((struct kt_file *)ctx)->map, off);
+}
+
+static int kt_decode(struct mdb_input *in, const struct mdb_sink *sink,
+		     struct mdb_decode_stats *st, struct mdb_error *e)
+{
+	struct kt_capture *c = in->priv;
+	size_t step = kt_release_step(c->nfiles);
+
+	for (size_t i = 0; i < c->nfiles; i++) {
+		struct kt_stream *s = &c->streams[i];
+
+		kt_stream_init(s, c->files[i].path, c->files[i].cpu,
+			       c->files[i].map.data, c->files[i].map.len,
+			       in->meta.order);
+		s->done = kt_file_done;
+		s->done_ctx = &c->files[i];
+		s->done_step = step;
+		s->done_next = step;
+	}
+	return kt_merge(c->streams, c->nfiles, sink, st, e);
+}
+
+/* Hash a file in steps, releasing each step's pages once hashed. */
+static void kt_hash_file(XXH3_state_t *hs, struct kt_file *f, size_t step)
+{
+	for (size_t off = 0; off < f->map.len; off += step) {
+		size_t n = f->map.len - off < step ? f->map.len - off : step;
+
+		XXH3_128bits_update(hs, f->map.data + off, n);
+		mdb_map_done(&f->map, off + n);
+	}
+}
+
+static void kt_close(struct mdb_input *in)
+{
+	kt_capture_free(in->priv);
+	free(in);
+}
+
+static const struct mdb_input_ops kt_ops = {
+	.decode = kt_decode,
+	.close = kt_close,
+};
+
+/* Check the capture's abi_version against what memdb reads. */
+static int kt_check_abi(const char *dir, const struct mdb_ingest_opts *o,
+			struct mdb_source_meta *m, struct mdb_error *e)
+{
+	int64_t v = KT_ABI_VERSION;
+	int ret = kt_read_number(dir, "abi_version", &v, e);
+
+	if (ret < 0)
+		return ret;
+	if (o->abi && o->abi != KT_ABI_VERSION) {
+		mdb_error_set(e, MDB_E_VERSION, NULL, -1, -1, "abi=%d",
+			      o->abi);
+		mdb_error_msg(e, "unsupported kmemtrace ABI version given");
+		mdb_error_hint(e, "memdb reads kmemtrace relay ABI version %d",
+			       KT_ABI_VERSION);
+		return -MDB_E_VERSION;
+	}
+	if (v != KT_ABI_VERSION) {
+		if (!o->abi) {
+			char *path = mdb_path_join(dir, "abi_version");
+
+			mdb_error_set(e, MDB_E_VERSION, path, -1, 1,
+				      "version=%" PRId64 " supported=%d", v,
+				      KT_ABI_VERSION);
+			mdb_error_msg(e, "unsupported kmemtrace ABI version");
+			mdb_error_hint(e, "give --abi %d to read it as version "
+					  "%d anyway", KT_ABI_VERSION,
+				       KT_ABI_VERSION);
+			free(path);
+			return -MDB_E_VERSION;
+		}
+		snprintf(m->notes, sizeof(m->notes),
+			 "abi_version says %" PRId64 ", read as %d (--abi)",
+			 v, KT_ABI_VERSION);
+	}
+	m->abi_version = KT_ABI_VERSION;
+	return 0;
+}
+
+static void kt_read_release(const char *dir, struct mdb_source_meta *m)
+{
+	static const char *const names[] = { "kernel-release",
+					     "kernel_release", "osrelease" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *path = mdb_path_join(dir, names[i]), *buf = NULL;
+		struct mdb_error ign;
+		size_t n;
+
+		if (path && mdb_read_small(path, 120, &buf, &n, &ign) == 0) {
+			while (n && isspace((unsigned char)buf[n - 1]))
+				buf[--n] = '\0';
+			snprintf(m->kernel_release, sizeof(m->kernel_release),
+				 "%s", buf);
+			free(buf);
+			free(path);
+			return;
+		}
+		free(path);
+	}
+}
+
+int kt_input_open(const char *path, const struct mdb_ingest_opts *o,
+		  struct mdb_input **out, struct mdb_error *e)
+{
+	struct mdb_input *in = NULL;
+	struct kt_capture *c = NULL;
+	XXH3_state_t *hs = NULL;
+	struct stat st;
+	uint64_t total = 0;
+	int ret;
+
+	*out = NULL;
+	if (stat(path, &st) < 0)
+		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
+				     strerror(errno));
+	in = calloc(1, sizeof(*in));
+	c = calloc(1, sizeof(*c));
+	hs = XXH3_createState();
+	if (!in || !c || !hs) {
+		ret = mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
+		goto fail;
+	}
+	in->ops = &kt_ops;
+	in->priv = c;
+	in->meta.format = "kmemtrace-relay";
+	in->meta.overruns = -1;
+	in->meta.word_size = 8;
+
+	if (S_ISDIR(st.st_mode)) {
+		int64_t ov;
+
+		ret = kt_scan_dir(path, c, e);
+		if (ret < 0)
+			goto fail;
+		if (!c->nfiles) {
+			ret = 1; /* not a relay capture directory */
+			goto fail;
+		}
+		ret = kt_check_abi(path, o, &in->meta, e);
+		if (ret < 0)
+			goto fail;
+		ret = kt_read_number(path, "total_overruns", &ov, e);
+		if (ret < 0)
+			goto fail;
+		if (ret == 0)
+			in->meta.overruns = ov;
+		kt_read_release(path, &in->meta);
+	} else {
+		char *dir = strdup(path), *slash;
+
+		c->files = calloc(1, sizeof(*c->files));
+		if (!dir || !c->files) {
+			free(dir);
+			ret = mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
+			goto fail;
+		}
+		c->nfiles = 1;
+		c->files[0].path = strdup(path);
+		c->files[0].cpu = o->cpu >= 0 ? o->cpu :
+				  kt_cpu_from_name(kt_basename(path));
+		if (c->files[0].cpu < 0)
+			c->files[0].cpu = 0;
+		/* a lone file still obeys its capture's abi_version */
+		slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		else
+			strcpy(dir, ".");
+		ret = c->files[0].path ? kt_check_abi(dir, o, &in->meta, e) :
+			mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
+		free(dir);
+		if (ret < 0)
+			goto fail;
+	}
+
+	c->streams = calloc(c->nfiles, sizeof(*c->streams));
+	if (!c->streams) {
+		ret = mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
+		goto fail;
+	}
+	XXH3_128bits_reset(hs);
+	XXH3_128bits_update(hs, in->meta.format, strlen(in->meta.format));
+	for (size_t i = 0; i < c->nfiles; i++) {
+		struct kt_file *f = &c->files[i];
+		uint8_t tag[12];
+
+		ret = mdb_map_file(f->path, &f->map, e);
+		if (ret < 0)
+			goto fail;
+		put_le32(tag, (uint32_t)f->cpu);
+		put_le64(tag + 4, f->map.len);
+		XXH3_128bits_update(hs, tag, sizeof(tag));
+		kt_hash_file(hs, f, kt_release_step(c->nfiles));
+		total += f->map.len;
+		kt_stream_init(&c->streams[i], f->path, f->cpu, f->map.data,
+			       f->map.len, MDB_ORDER_UNKNOWN);
+	}
+	if (!total) {
+		int lone = !S_ISDIR(st.st_mode);
+
+		ret = mdb_error_set(e, MDB_E_EMPTY, lone ? c->files[0].path :
+				    path, lone ? 0 : -1, -1, "files=%zu",
+				    c->nfiles);
+		mdb_error_msg(e, "no kmemtrace records");
+		goto fail;
+	}
+	{
+		XXH128_hash_t h = XXH3_128bits_digest(hs);
+
+		snprintf(in->meta.hash, sizeof(in->meta.hash),
+			 "%016" PRIx64 "%016" PRIx64, (uint64_t)h.high64,
+			 (uint64_t)h.low64);
+	}
+	in->meta.data_bytes = total;
+	in->meta.ncpus = (int)c->nfiles;
+	if (o->order != MDB_ORDER_UNKNOWN) {
+		in->meta.order = o->order;
+	} else {
+		ret = kt_detect_order(c->streams, c->nfiles, &in->meta.order,
+				      e);
+		if (ret < 0)
+			goto fail;
+	}
+	XXH3_freeState(hs);
+	*out = in;
+	return 0;
+fail:
+	XXH3_freeState(hs);
+	kt_capture_free(c);
+	free(in);
+	return ret;
+}

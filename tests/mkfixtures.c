@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mkfixtures: write the small committed kmemtrace fixtures of testdata/
+ * from the event table below, byte by byte, in both byte orders.
+ *
+ *   mkfixtures TESTDATA_DIR
+ *
+ * The figures these fixtures must give are worked out by hand in
+ * tests/test_cli.c, from the table as written here, not computed from it.
+ * Run `make fixtures` after changing this file and commit the result.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../common/bytes.h"
+
+#define S1 0xffffffff81234567ULL /* kmalloc call site */
+#define S2 0xffffffff81345678ULL /* kmem_cache_alloc call site */
+#define S3 0xffffffff81456789ULL /* kmalloc call site */
+#define SP 0xffffffff81600000ULL /* page allocation call site */
+#define F1 0xffffffff81500000ULL /* free call site */
+#define P1 0xffff888100001000ULL
+#define P2 0xffff888100002000ULL
+#define P3 0xffff888100003000ULL
+#define P4 0xffff888100004000ULL
+#define PG 0x0000000001000000ULL /* pfn 0x1000 << 12 */
+
+struct rec {
+	int seq, cpu, id, type;
+	uint64_t site, ptr, req, alloc;
+	int extra; /* feature bytes after the known part */
+};
+
+/*
+ * kt-small: 16 records on 2 CPUs.  See test_cli.c for what each one does
+ * to the figures.
+ */
+static const struct rec small[] = {
+	{ 1, 0, 0, 0, S1, P1, 100, 128, 0 },  /* kmalloc                 */
+	{ 2, 0, 0, 1, S2, P2, 200, 256, 0 },  /* kmem_cache_alloc        */
+	{ 3, 1, 0, 0, S1, P3, 30, 32, 0 },    /* kmalloc                 */
+	{ 4, 1, 1, 0, F1, P1, 0, 0, 0 },      /* kfree P1 on cpu1        */
+	{ 5, 0, 1, 0, F1, P2, 0, 0, 0 },      /* kfree of a cache object */
+	{ 6, 0, 0, 0, S3, P3, 60, 64, 0 },    /* P3 again while live     */
+	{ 7, 1, 0, 0, S3, 0, 50, 64, 0 },     /* kmalloc failed: NULL    */
+	{ 8, 1, 0, 0, S1, 0x10, 0, 0, 0 },    /* kmalloc(0): ZERO_SIZE   */
+	{ 9, 0, 1, 0, F1, 0, 0, 0, 0 },       /* kfree(NULL)             */
+	{ 10, 0, 1, 0, F1, P1, 0, 0, 0 },     /* kfree P1 again          */
+	{ 11, 1, 1, 0, F1, P4, 0, 0, 0 },     /* kfree of unknown P4     */
+	{ 12, 1, 0, 2, SP, PG, 4096, 4096, 0 }, /* page alloc            */
+	{ 13, 0, 1, 2, F1, PG, 0, 0, 0 },     /* page free on cpu0       */
+	{ 14, 0, 0, 1, S2, P2, 200, 256, 8 }, /* cache alloc + features  */
+	{ 15, 1, 9, 0, 0, 0, 0, 0, 0 },       /* unknown event id 9      */
+	{ 16, 1, 1, 1, F1, P3, 0, 0, 0 },     /* kmem_cache_free of P3   */
+};
+
+static void die(const char *what)
+{
+	fprintf(stderr, "mkfixtures: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static FILE *create(const char *dir, const char *name)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f)
+		die(path);
+	return f;
+}
+
+static void mkdirs(const char *dir)
+{
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		die(dir);
+}
+
+static void text(const char *dir, const char *name, const char *s)
+{
+	FILE *f = create(dir, name);
+
+	if (fputs(s, f) < 0 || fclose(f))
+		die(name);
+}
+
+/* One record; event_size is @size_override when not 0. */
+static size_t encode(uint8_t *b, const struct rec *r, enum mdb_order o,
+		     unsigned size_override)
+{
+	size_t size = (r->id == 0 ? 48 : 24) + (size_t)r->extra;
+
+	memset(b, 0, 64);
+	b[0] = (uint8_t)r->id;
+	b[1] = (uint8_t)r->type;
+	put_u16(b + 2, (uint16_t)(size_override ? size_override : size), o);
+	put_u32(b + 4, (uint32_t)r->seq, o);
+	put_u64(b + 8, r->site, o);
+	put_u64(b + 16, r->ptr, o);
+	if (r->id == 0) {
+		put_u64(b + 24, r->req, o);
+		put_u64(b + 32, r->alloc, o);
+		put_u32(b + 40, 0xcc0, o);          /* GFP_KERNEL */
+		put_u32(b + 44, (uint32_t)-1, o);   /* node -1 */
+	}
+	if (r->extra) {
+		put_u16(b + size - (size_t)r->extra, (uint16_t)r->extra, o);
+		b[size - (size_t)r->extra + 2] = 1; /* feature id */
+	}
+	return size;
+}
+
+static void write_capture(const char *dir, const struct rec *recs, size_t n,
+			  int ncpus, enum mdb_order o, const char *suffix)
+{
+	mkdirs(dir);
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		char name[32];
+		FILE *f;
+
+		snprintf(name, sizeof(name), "cpu%d%s", cpu, suffix);
+		f = create(dir, name);
+		for (size_t i = 0; i < n; i++) {
+			uint8_t b[64];
+			size_t size;
+
+			if (recs[i].cpu != cpu)
+				continue;
+			size = encode(b, &recs[i], o, 0);
+			if (fwrite(b, 1, size, f) != size)
+				die(name);
+		}
+		if (fclose(f))
+			die(name);
+	}
+	text(dir, "abi_version", "1\n");
+	text(dir, "total_overruns", "0\n");
+}
+
+int main(int argc, char **argv)
+{
+	char d[4096];
+	uint8_t b[64];
+	size_t n;
+	FILE *f;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: mkfixtures TESTDATA_DIR\n");
+		return 2;
+	}
+	snprintf(d, sizeof(d), "%s/succeed", argv[1]);
+	mkdirs(d);
+	snprintf(d, sizeof(d), "%s/fail", argv[1]);
+	mkdirs(d);
+
+	snprintf(d, sizeof(d), "%s/succeed/kt-small-le", argv[1]);
+	write_capture(d, small, sizeof(small) / sizeof(small[0]), 2,
+		      MDB_ORDER_LITTLE, ".out");
+	snprintf(d, sizeof(d), "%s/succeed/kt-small-be", argv[1]);
+	write_capture(d, small, sizeof(small) / sizeof(small[0]), 2,
+		      MDB_ORDER_BIG, ".out");
+	/* the same, debugfs names, plus an idle CPU's empty file */
+	snprintf(d, sizeof(d), "%s/succeed/kt-small-idle-cpu", argv[1]);
+	write_capture(d, small, sizeof(small) / sizeof(small[0]), 3,
+		      MDB_ORDER_LITTLE, "");
+
+	/* wraparound: an alloc just before INT32_MAX on cpu0, its free
+	 * after the wrap on cpu1; a signed merge would put the free first */
+	{
+		static const struct rec wrap[] = {
+			{ 0x7ffffffe, 0, 0, 0, S1, P1, 100, 128, 0 },
+			{ 0x7fffffff, 0, 0, 0, S1, P2, 10, 16, 0 },
+			{ (int)0x80000000, 1, 1, 0, F1, P1, 0, 0, 0 },
+			{ (int)0x80000001, 1, 1, 0, F1, P2, 0, 0, 0 },
+		};
+
+		snprintf(d, sizeof(d), "%s/succeed/kt-wrap", argv[1]);
+		write_capture(d, wrap, 4, 2, MDB_ORDER_BIG, "");
+	}
+
+	/* ---- failures: each dir has its expected message in NAME.err */
+
+	/* a complete ALLOC, then 20 bytes of the next record */
+	snprintf(d, sizeof(d), "%s/fail/truncated-record", argv[1]);
+	mkdirs(d);
+	f = create(d, "cpu0");
+	n = encode(b, &small[0], MDB_ORDER_LITTLE, 0);
+	fwrite(b, 1, n, f);
+	encode(b, &small[1], MDB_ORDER_LITTLE, 0);
+	fwrite(b, 1, 20, f);
+	if (fclose(f))
+		die("truncated-record");
+	text(d, "abi_version", "1\n");
+
+	/* a good record, then one whose event_size (16) is below 24 */
+	snprintf(d, sizeof(d), "%s/fail/event-size-too-small", argv[1]);
+	mkdirs(d);
+	f = create(d, "cpu0");
+	n = encode(b, &small[0], MDB_ORDER_LITTLE, 0);
+	fwrite(b, 1, n, f);
+	n = encode(b, &small[3], MDB_ORDER_LITTLE, 16);
+	fwrite(b, 1, 24, f);
+	if (fclose(f))
+		die("event-size-too-small");
+
+	/* an ALLOC whose event_size (24) has no room for its fields */
+	snprintf(d, sizeof(d), "%s/fail/alloc-too-short", argv[1]);
+	mkdirs(d);
+	f = create(d, "cpu0");
+	n = encode(b, &small[0], MDB_ORDER_LITTLE, 0);
+	fwrite(b, 1, n, f);
+	encode(b, &small[1], MDB_ORDER_LITTLE, 24);
+	fwrite(b, 1, 48, f);
+	if (fclose(f))
+		die("alloc-too-short");
+
+	/* a capture from a kernel with an ABI memdb does not know */
+	snprintf(d, sizeof(d), "%s/fail/abi-version-2", argv[1]);
+	write_capture(d, small, 4, 1, MDB_ORDER_LITTLE, "");
+	text(d, "abi_version", "2\n");
+
+	/* not kmemtrace at all */
+	snprintf(d, sizeof(d), "%s/fail/not-kmemtrace", argv[1]);
+	mkdirs(d);
+	text(d, "cpu0", "This is a text file, not a kmemtrace capture.\n"
+			"It is long enough to hold a record header.\n");
+
+	/* a lone empty per-CPU file */
+	snprintf(d, sizeof(d), "%s/fail", argv[1]);
+	text(d, "empty-cpu0.out", "");
+
+	/* a capture directory whose per-CPU files are all empty */
+	snprintf(d, sizeof(d), "%s/fail/all-cpus-idle", argv[1]);
+	mkdirs(d);
+	text(d, "cpu0", "");
+	text(d, "cpu1", "");
+	text(d, "abi_version", "1\n");
+
+	/* a total_overruns that is not a number */
+	snprintf(d, sizeof(d), "%s/fail/bad-overruns", argv[1]);
+	write_capture(d, small, 4, 1, MDB_ORDER_LITTLE, "");
+	text(d, "total_overruns", "lots\n");
+	return 0;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers for the cmocka tests that drive the memdb binary: run a command
+ * and capture its output, temporary directories, scalar SQL queries.
+ * Paths come from the environment the Makefile sets: MEMDB, KTGEN,
+ * TESTDATA, TESTS_DIR, TEST_TMP.
+ */
+#ifndef MDB_TESTLIB_H
+#define MDB_TESTLIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct run {
+	int status;   /* exit status, or 128 + signal */
+	char *out;    /* stdout, NUL-terminated */
+	char *err;    /* stderr */
+};
+
+/* Run a shell command line (printf-style); output captured in @r. */
+int run(struct run *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void run_free(struct run *r);
+
+/* An environment variable, failing the test when it is not set. */
+const char *env(const char *name);
+
+/* A fresh empty directory under $TEST_TMP named after @name. */
+char *tmpdir(const char *name);
+
+/* Whole file into a NUL-terminated malloc'ed buffer (NULL on error). */
+char *slurp(const char *path, size_t *len);
+
+/* First column of the first row of @sql against database @db. */
+int64_t db_int(const char *db, const char *sql);
+
+/* Every table's row count, joined as "name=count;..." (for "unchanged"). */
+char *db_counts(const char *db);
+
+#endif

@@ -1,0 +1,24 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# make demo: ingest the bundled real capture (kmem tracepoints of a 6.18
+# x86-64 kernel, re-encoded as kmemtrace relay ABI v1) and show what memdb
+# makes of it.
+set -eu
+
+memdb=$1
+data=testdata/real-6.18-small
+out=build/demo
+rm -rf "$out"
+mkdir -p "$out/kmemtrace-v1-le"
+cp "$data/kmemtrace-v1-le/abi_version" "$data/kmemtrace-v1-le/total_overruns" \
+	"$out/kmemtrace-v1-le/"
+for f in "$data"/kmemtrace-v1-le/cpu*.out.zst; do
+	zstd -dq "$f" -o "$out/kmemtrace-v1-le/$(basename "$f" .zst)"
+done
+
+db=$out/memdb.db
+set -x
+"$memdb" ingest -d "$db" "$out/kmemtrace-v1-le"
+"$memdb" sources -d "$db"
+"$memdb" report fragmentation -d "$db" --top 15
+"$memdb" sql -d "$db" "SELECT state, count(*) AS allocations, sum(bytes_alloc) AS bytes FROM v_allocations WHERE type <> 'page' GROUP BY state ORDER BY 2 DESC"
