@@ -50,12 +50,20 @@ rm -f "$dir/bare.db"
 "$stat" "$memdb" report fragmentation -d "$dir/bench.db" > /dev/null \
 	2> "$dir/report.stat"
 t_report=$(secs "$dir/report.stat")
+mid=$((n / 2))
+reports="summary|callsites|callsites --by cache|callsites --by type|leaks|leaks --at $mid|pingpong|pingpong --by cpu|errors|timeline --buckets 100"
 
 echo "  input:          $bytes bytes, $allocs allocation rows"
 echo "  ingest:         $t_ingest s = $(rate "$n" "$t_ingest") events/s, $(rate "$bytes" "$t_ingest") bytes/s"
 echo "  bare insert:    $t_bare s for $allocs rows of 12 integers (same settings)"
 echo "  ingest / bare:  $(ratio "$t_ingest" "$t_bare")   (target <= 1.25)"
 echo "  report:         fragmentation in $t_report s   (target < 1)"
+echo "$reports" | tr '|' '\n' | while read -r r; do
+	# shellcheck disable=SC2086
+	"$stat" "$memdb" report $r -d "$dir/bench.db" > /dev/null \
+		2> "$dir/r.stat"
+	printf '  report:         %-28s %s s\n' "$r" "$(secs "$dir/r.stat")"
+done
 echo "  peak RSS:       $rss1 KiB at $n events"
 rm -rf "$dir/cap"
 

@@ -12,6 +12,7 @@ static const struct memdb_cmd commands[] = {
 	{ "sources", cmd_sources, "list or delete ingested sources" },
 	{ "report", cmd_report, "run a canned report (memdb report list)" },
 	{ "sql", cmd_sql, "run SQL against the database (read-only)" },
+	{ "check", cmd_check, "validate a capture without a database" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

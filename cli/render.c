@@ -414,14 +414,14 @@ int mdb_render(FILE *out, const struct mdb_report_out *o, sqlite3_stmt *rows,
 		return step_error(rows, e);
 	fputs(n ? "\n]" : "]", out);
 	if (o->report) {
-		if (total) {
-			rc = sqlite3_step(total);
-			if (rc == SQLITE_ROW) {
-				fputs(", \"total\": ", out);
-				json_object(out, total, 1);
-			} else if (rc != SQLITE_DONE) {
-				return step_error(total, e);
-			}
+		rc = total ? sqlite3_step(total) : SQLITE_DONE;
+		if (rc == SQLITE_ROW) {
+			fputs(", \"total\": ", out);
+			json_object(out, total, 1);
+		} else if (rc == SQLITE_DONE) {
+			fputs(", \"total\": null", out);
+		} else {
+			return step_error(total, e);
 		}
 		fputc('}', out);
 	}

@@ -280,6 +280,11 @@ int mdb_db_delete_rows(struct mdb_db *db, int64_t id, struct mdb_error *e)
 		"DELETE FROM site WHERE source_id = ?1",
 		"DELETE FROM str WHERE source_id = ?1",
 		"DELETE FROM site_stats WHERE source_id = ?1",
+		"DELETE FROM cache_stats WHERE source_id = ?1",
+		"DELETE FROM pingpong_stats WHERE source_id = ?1",
+		"DELETE FROM node_stats WHERE source_id = ?1",
+		"DELETE FROM anomaly WHERE source_id = ?1",
+		"DELETE FROM timeline WHERE source_id = ?1",
 		"DELETE FROM symbol WHERE source_id = ?1",
 		"DELETE FROM source WHERE id = ?1",
 	};

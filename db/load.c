@@ -2,9 +2,9 @@
 /*
  * The loader: writes one source in one transaction.  It is the sink a
  * decoder feeds; it turns call sites, cache names and gfp strings into
- * small per-source ids, runs the pairing (pair.c), inserts each finished
- * lifetime and anomalous free as one row, and keeps per call site
- * aggregates in memory that are written as site_stats at commit.
+ * small per-source ids, runs the pairing (pair.c), hands each finished
+ * lifetime and anomalous free to the row writer (writer.c) and to the
+ * derived figures (stats.c), which are written at commit.
  *
  * Nothing here is per-event SQL beyond one INSERT per row: dictionaries
  * and aggregates are hash maps, so ingest runs at SQLite's insert rate.
@@ -17,18 +17,10 @@
 
 #include "db.h"
 #include "pair.h"
+#include "stats.h"
 #include "writer.h"
 
 #define PROGRESS_EVERY (1u << 18)
-
-/* Per (call site, type, cache) figures; see site_stats in schema.sql. */
-struct mdb_agg {
-	uint32_t site_id, cache_id;
-	uint8_t type;
-	uint64_t hits, bytes_req, bytes_alloc, failed, zero_size, freed,
-		freed_bytes, pingpong, not_traced, live, live_bytes,
-		mismatched;
-};
 
 /* A call site: an address, a symbolic text, or both. */
 struct mdb_site {
@@ -61,9 +53,7 @@ struct mdb_load {
 	uint32_t nsites;
 	size_t site_cap;
 	struct mdb_dict strs;       /* cache names, gfp strings */
-	struct u64map agg_idx;      /* (site, type, cache) -> index */
-	struct mdb_agg *aggs;
-	size_t naggs, agg_cap;
+	struct mdb_stats *stats;    /* derived tables, see stats.h */
 	struct mdb_writer_ranges ranges;
 	int64_t first_ts, last_ts;
 	uint64_t events, rows, bad_rows, live_end;
@@ -200,69 +190,6 @@ static int str_id(struct mdb_load *l, const struct mdb_str *s, uint32_t *id)
 	return *id ? 0 : load_nomem(l);
 }
 
-/* ---- aggregates ----------------------------------------------------- */
-
-static struct mdb_agg *agg_get(struct mdb_load *l,
-			       const struct mdb_lifetime *lt)
-{
-	uint64_t key = (uint64_t)lt->site_id << 32 |
-		       (uint64_t)lt->cache_id << 2 | lt->type;
-	uint64_t *v;
-	int added;
-
-	v = u64map_put(&l->agg_idx, key, l->naggs, &added);
-	if (!v)
-		return NULL;
-	if (added) {
-		if (l->naggs == l->agg_cap) {
-			size_t ncap = l->agg_cap ? l->agg_cap * 2 : 256;
-			struct mdb_agg *na;
-
-			na = realloc(l->aggs, ncap * sizeof(*na));
-			if (!na) {
-				u64map_del(&l->agg_idx, key);
-				return NULL;
-			}
-			l->aggs = na;
-			l->agg_cap = ncap;
-		}
-		memset(&l->aggs[l->naggs], 0, sizeof(l->aggs[0]));
-		l->aggs[l->naggs].site_id = lt->site_id;
-		l->aggs[l->naggs].cache_id = lt->cache_id;
-		l->aggs[l->naggs].type = lt->type;
-		return &l->aggs[l->naggs++];
-	}
-	return &l->aggs[*v];
-}
-
-static void agg_add(struct mdb_agg *a, const struct mdb_lifetime *lt)
-{
-	a->hits++;
-	a->bytes_req += lt->bytes_req;
-	a->bytes_alloc += lt->bytes_alloc;
-	switch (lt->state) {
-	case MDB_ST_LIVE:
-		a->live++;
-		a->live_bytes += lt->bytes_alloc;
-		break;
-	case MDB_ST_FREED:
-		a->freed++;
-		a->freed_bytes += lt->bytes_alloc;
-		a->pingpong += lt->free_cpu != lt->cpu;
-		a->mismatched += lt->free_type != lt->type;
-		break;
-	case MDB_ST_NOT_TRACED:
-		a->not_traced++;
-		break;
-	case MDB_ST_FAILED:
-		a->failed++;
-		break;
-	case MDB_ST_ZERO:
-		a->zero_size++;
-		break;
-	}
-}
-
 /* ---- rows ----------------------------------------------------------- */
 
 /* Addresses and sizes are stored as their 64-bit pattern. */
@@ -282,11 +209,9 @@ static inline void bind_opt(sqlite3_stmt *st, int col, int64_t v, int none)
 static int load_lifetime(void *ctx, const struct mdb_lifetime *lt)
 {
 	struct mdb_load *l = ctx;
-	struct mdb_agg *a = agg_get(l, lt);
 
-	if (!a)
+	if (mdb_stats_lifetime(l->stats, lt) < 0)
 		return load_nomem(l);
-	agg_add(a, lt);
 	l->rows++;
 	l->live_end += lt->state == MDB_ST_LIVE;
 	return mdb_writer_lifetime(l->writer, lt, l->e);
@@ -296,6 +221,8 @@ static int load_bad_free(void *ctx, const struct mdb_free *f)
 {
 	struct mdb_load *l = ctx;
 
+	if (mdb_stats_bad_free(l->stats, f) < 0)
+		return load_nomem(l);
 	l->bad_rows++;
 	return mdb_writer_bad_free(l->writer, f, l->e);
 }
@@ -313,6 +240,7 @@ static int load_event(void *ctx, const struct mdb_event *ev)
 	}
 	if (++l->events % PROGRESS_EVERY == 0 && l->opts.progress)
 		l->opts.progress(l->opts.progress_ctx, l->events);
+	mdb_stats_event(l->stats, ev->seq, ev->ts);
 	ret = site_id(l, ev, &site);
 	if (ret < 0)
 		return ret;
@@ -368,10 +296,11 @@ static void load_free(struct mdb_load *l)
 	u64map_release(&l->site_by_addr);
 	dict_release(&l->site_text);
 	dict_release(&l->strs);
-	u64map_release(&l->agg_idx);
+	if (l->stats)
+		mdb_stats_release(l->stats);
+	free(l->stats);
 	free(l->text_site);
 	free(l->sites);
-	free(l->aggs);
 	free(l);
 }
 
@@ -457,6 +386,12 @@ int mdb_load_begin(struct mdb_db *db, const char *path,
 	l->db = db;
 	l->e = e;
 	l->opts = *opts;
+	l->stats = malloc(sizeof(*l->stats));
+	if (!l->stats) {
+		free(l);
+		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	}
+	mdb_stats_init(l->stats);
 	l->first_ts = l->last_ts = MDB_NO_TS;
 	l->sink.ctx = l;
 	l->sink.event = load_event;
@@ -591,39 +526,6 @@ out:
 	return ret;
 }
 
-static int write_aggs(struct mdb_load *l)
-{
-	sqlite3_stmt *st;
-	int ret = 0;
-
-	if (sqlite3_prepare_v2(l->db->h,
-			       "INSERT INTO site_stats VALUES (?1, ?2, ?3, ?4, "
-			       "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
-			       "?15, ?16)", -1, &st, NULL))
-		return mdb_db_error(l->db, l->e, "cannot write to database");
-	sqlite3_bind_int64(st, 1, l->source_id);
-	for (size_t i = 0; i < l->naggs && ret >= 0; i++) {
-		const struct mdb_agg *a = &l->aggs[i];
-		const uint64_t v[] = { a->hits, a->bytes_req, a->bytes_alloc,
-				       a->failed, a->zero_size, a->freed,
-				       a->freed_bytes, a->pingpong,
-				       a->not_traced, a->live, a->live_bytes,
-				       a->mismatched };
-
-		sqlite3_bind_int64(st, 2, a->site_id);
-		sqlite3_bind_int64(st, 3, a->type);
-		sqlite3_bind_int64(st, 4, a->cache_id);
-		for (int c = 0; c < (int)(sizeof(v) / sizeof(v[0])); c++)
-			bind_u64(st, 5 + c, v[c]);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			ret = mdb_db_error(l->db, l->e,
-					   "cannot write to database");
-		sqlite3_reset(st);
-	}
-	sqlite3_finalize(st);
-	return ret;
-}
-
 static int write_counts(struct mdb_load *l, const struct mdb_decode_stats *d)
 {
 	sqlite3_stmt *st;
@@ -680,7 +582,7 @@ int mdb_load_commit(struct mdb_load *l, const struct mdb_decode_stats *st,
 	if (ret >= 0)
 		ret = write_dicts(l);
 	if (ret >= 0)
-		ret = write_aggs(l);
+		ret = mdb_stats_write(l->stats, l->db->h, l->source_id, e);
 	if (ret >= 0)
 		ret = write_counts(l, st);
 	if (ret < 0) {

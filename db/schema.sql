@@ -92,6 +92,11 @@ CREATE TABLE alloc (
 	free_type    INTEGER
 );
 
+-- The allocations live at the end of a trace (the leaks report).  Live
+-- rows are written last, when the pairing finishes, so this index costs
+-- nothing on the bulk of the inserts.
+CREATE INDEX alloc_live ON alloc(source_id, site_id) WHERE state = 0;
+
 CREATE TABLE alloc_state (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
 INSERT INTO alloc_state VALUES
 	(0, 'live'),           -- not freed by the end of the trace
@@ -145,6 +150,99 @@ CREATE TABLE site_stats (
 	live_bytes  INTEGER NOT NULL,
 	mismatched  INTEGER NOT NULL, -- state 1 with free_type <> type
 	PRIMARY KEY (source_id, site_id, type, cache_id)
+) WITHOUT ROWID;
+
+-- The same figures per (type, cache, object size): `callsites --by cache`.
+-- cache_id 0 when the trace names no cache; obj_size is bytes_alloc.
+CREATE TABLE cache_stats (
+	source_id   INTEGER NOT NULL,
+	type        INTEGER NOT NULL,
+	cache_id    INTEGER NOT NULL,
+	obj_size    INTEGER NOT NULL,
+	hits        INTEGER NOT NULL,
+	bytes_req   INTEGER NOT NULL,
+	bytes_alloc INTEGER NOT NULL,
+	failed      INTEGER NOT NULL,
+	zero_size   INTEGER NOT NULL,
+	freed       INTEGER NOT NULL,
+	freed_bytes INTEGER NOT NULL,
+	pingpong    INTEGER NOT NULL,
+	not_traced  INTEGER NOT NULL,
+	live        INTEGER NOT NULL,
+	live_bytes  INTEGER NOT NULL,
+	mismatched  INTEGER NOT NULL,
+	PRIMARY KEY (source_id, type, cache_id, obj_size)
+) WITHOUT ROWID;
+
+-- Allocations freed on another CPU, per call site and CPU pair.
+CREATE TABLE pingpong_stats (
+	source_id   INTEGER NOT NULL,
+	site_id     INTEGER NOT NULL,
+	type        INTEGER NOT NULL,
+	cpu         INTEGER NOT NULL, -- allocating CPU
+	free_cpu    INTEGER NOT NULL, -- freeing CPU
+	allocations INTEGER NOT NULL,
+	bytes       INTEGER NOT NULL,
+	PRIMARY KEY (source_id, site_id, type, cpu, free_cpu)
+) WITHOUT ROWID;
+
+-- Allocations per (type, allocating CPU, requested node): with a map of
+-- the traced machine's CPUs to nodes, the cross-node allocations.
+CREATE TABLE node_stats (
+	source_id   INTEGER NOT NULL,
+	type        INTEGER NOT NULL,
+	cpu         INTEGER NOT NULL,
+	node        INTEGER NOT NULL, -- -1: no node asked for
+	allocations INTEGER NOT NULL,
+	PRIMARY KEY (source_id, type, cpu, node)
+) WITHOUT ROWID;
+
+-- Error and anomaly classes with their first positions (the errors report).
+CREATE TABLE anomaly (
+	source_id     INTEGER NOT NULL,
+	class         INTEGER NOT NULL, -- see anomaly_class
+	page          INTEGER NOT NULL, -- 0 slab, 1 page events
+	count         INTEGER NOT NULL,
+	bytes         INTEGER NOT NULL, -- bytes concerned, see anomaly_class
+	first_seq     INTEGER NOT NULL,
+	first_cpu     INTEGER NOT NULL,
+	first_site_id INTEGER NOT NULL,
+	examples      TEXT NOT NULL,    -- first positions, space-separated
+	PRIMARY KEY (source_id, class, page)
+) WITHOUT ROWID;
+
+CREATE TABLE anomaly_class (
+	id    INTEGER PRIMARY KEY,
+	name  TEXT NOT NULL,
+	error INTEGER NOT NULL, -- 1: certainly a bug or broken promise; 0: legal,
+	                        -- expected, or not decidable from the trace
+	note  TEXT NOT NULL
+);
+INSERT INTO anomaly_class VALUES
+	(1, 'null_free', 0, 'kfree(NULL) or kfree(ZERO_SIZE_PTR): legal'),
+	(2, 'unknown_free', 0, 'address never seen: allocated before the trace began, or a bad free'),
+	(3, 'duplicate_free', 1, 'address already freed and not allocated again'),
+	(4, 'cache_free_of_kmalloc', 1, 'kmem_cache_free of a kmalloc object; position, CPU and site of the free'),
+	(5, 'kfree_of_cache', 0, 'kfree of a kmem_cache object: legal since Linux 6.4, an error before'),
+	(6, 'free_not_traced', 0, 'address allocated again while live: bulk or RCU free not traced; position of the allocation'),
+	(7, 'alloc_failed', 0, 'allocation returned NULL; bytes requested'),
+	(8, 'zero_size_request', 0, 'bytes_req is 0: kmalloc(0), though the kmemtrace ABI promises it never is'),
+	(9, 'undersized', 1, 'bytes_alloc < bytes_req; bytes short');
+
+-- Live-set deltas over the trace: at most 4096 slots of equal position
+-- width; slot boundaries are where the timeline report's buckets end.
+CREATE TABLE timeline (
+	source_id INTEGER NOT NULL,
+	slot      INTEGER NOT NULL,
+	first_seq INTEGER NOT NULL,
+	last_seq  INTEGER NOT NULL,
+	first_ts  INTEGER,
+	last_ts   INTEGER,
+	allocs    INTEGER NOT NULL, -- slab allocations entering the live set
+	frees     INTEGER NOT NULL, -- slab allocations leaving it
+	bytes_in  INTEGER NOT NULL,
+	bytes_out INTEGER NOT NULL,
+	PRIMARY KEY (source_id, slot)
 ) WITHOUT ROWID;
 
 -- Resolved call sites (memdb symbolize): symbol and offset of the address
@@ -236,6 +334,16 @@ UNION ALL
 SELECT source_id, seq, ts, cpu, 'free', type, call_site, symbol, ptr,
        NULL, NULL, cache, class
 FROM v_bad_frees;
+
+CREATE VIEW v_errors AS
+SELECT a.source_id, c.name AS class,
+       CASE a.page WHEN 1 THEN 'page' ELSE 'slab' END AS allocator,
+       c.error, a.count, a.bytes, a.first_seq, a.first_cpu,
+       v.call_site AS first_call_site, v.symbol AS first_symbol,
+       a.examples, c.note
+FROM anomaly a
+JOIN anomaly_class c ON c.id = a.class
+JOIN v_sites v ON v.source_id = a.source_id AND v.site_id = a.first_site_id;
 
 CREATE VIEW v_callsites AS
 SELECT k.source_id, s.call_site, s.symbol, ty.name AS type,

@@ -310,6 +310,7 @@ int kt_merge(struct kt_stream *streams, size_t n, const struct mdb_sink *sink,
 			pos += d;
 		}
 		last = raw;
+		st->last_seq = pos;
 		if (!h->skip) {
 			h->rec.ev.seq = pos;
 			st->events++;
@@ -325,7 +326,6 @@ int kt_merge(struct kt_stream *streams, size_t n, const struct mdb_sink *sink,
 			heap[0] = heap[--nh];
 		kt_sift_down(heap, nh, 0);
 	}
-	st->last_seq = pos;
 	for (size_t i = 0; i < n; i++) {
 		st->unknown += streams[i].unknown;
 		st->feature_bytes += streams[i].feature_bytes;

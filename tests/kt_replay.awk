@@ -21,7 +21,7 @@ function small(p) { return length(p) <= 3 }   # hex below 0x1000
 		if (ptr == "0") { failed++; next }
 		if (small(ptr)) { zero++; next }
 		if (key in live) {
-			not_traced++
+			not_traced++; not_traced_bytes += lbytes[key]
 			if (type < 2) slab_live_n--
 		}
 		live[key] = 1; lcpu[key] = cpu; ltype[key] = type
@@ -39,8 +39,12 @@ function small(p) { return length(p) <= 3 }   # hex below 0x1000
 				page_freed++
 				if (cpu != lcpu[key]) page_pingpong++
 			}
-			if (ltype[key] == 0 && type == 1) cache_free_kmalloc++
-			if (ltype[key] == 1 && type == 0) kfree_cache++
+			if (ltype[key] == 0 && type == 1) {
+				cache_free_kmalloc++; cfk_bytes += lbytes[key]
+			}
+			if (ltype[key] == 1 && type == 0) {
+				kfree_cache++; kfc_bytes += lbytes[key]
+			}
 			if (ltype[key] < 2) slab_live_n--
 			delete live[key]
 			freed[key] = 1
@@ -68,6 +72,7 @@ END {
 	printf "failed %.0f\n", failed
 	printf "zero_size %.0f\n", zero
 	printf "not_traced %.0f\n", not_traced
+	printf "not_traced_bytes %.0f\n", not_traced_bytes
 	printf "freed %.0f\n", slab_freed
 	printf "freed_bytes %.0f\n", slab_freed_bytes
 	printf "pingpong %.0f\n", slab_pingpong
@@ -75,6 +80,8 @@ END {
 	printf "page_pingpong %.0f\n", page_pingpong
 	printf "cache_free_kmalloc %.0f\n", cache_free_kmalloc
 	printf "kfree_cache %.0f\n", kfree_cache
+	printf "cache_free_kmalloc_bytes %.0f\n", cfk_bytes
+	printf "kfree_cache_bytes %.0f\n", kfc_bytes
 	printf "null_frees %.0f\n", null_frees
 	printf "unknown_frees %.0f\n", unknown_frees
 	printf "dup_frees %.0f\n", dup_frees

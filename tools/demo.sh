@@ -22,3 +22,7 @@ set -x
 "$memdb" sources -d "$db"
 "$memdb" report fragmentation -d "$db" --top 15
 "$memdb" sql -d "$db" "SELECT state, count(*) AS allocations, sum(bytes_alloc) AS bytes FROM v_allocations WHERE type <> 'page' GROUP BY state ORDER BY 2 DESC"
+"$memdb" report summary -d "$db"
+"$memdb" report errors -d "$db"
+"$memdb" report leaks -d "$db" --top 10
+"$memdb" check "$out/kmemtrace-v1-le"

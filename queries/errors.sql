@@ -1,0 +1,81 @@
+-- SPDX-License-Identifier: MIT
+-- report: errors
+-- help: one row per error or anomaly class: count, bytes, first occurrences
+--
+-- The memory-error classes of kmemtrace-report and the Solaris tools
+-- (bad free, duplicate free, leaks are the leaks report), one row per
+-- class and per allocator (slab, page) where it occurred:
+--   unknown_free          FREE of an address never seen (before the trace, or bad)
+--   duplicate_free        FREE of an address already freed
+--   frees_of_non_live     the two above together
+--   cache_free_of_kmalloc kmem_cache_free of a kmalloc object (an error)
+--   kfree_of_cache        kfree of a kmem_cache object (legal since Linux 6.4)
+--   free_not_traced       address allocated again while live (bulk/RCU frees)
+--   undersized            bytes_alloc < bytes_req (bytes: how many short)
+--   zero_size_request     bytes_req of 0
+--   alloc_failed          NULL returned (bytes: requested)
+--   null_free             kfree(NULL): legal, counted apart
+--   lost_events           events the producer lost (overruns, LOST lines,
+--                         missing sequence numbers of a whole capture)
+-- error says whether the class is certainly a bug or a broken producer
+-- promise (1), or legal, expected or not decidable from the trace (0).
+-- Page events are listed, never judged: page frees pair loosely with page
+-- allocations (freed in other orders, allocated by untraced paths).  first_* name the first occurrence (position, CPU, call
+-- site; of the FREE for free classes and mismatches, of the ALLOC
+-- otherwise); examples lists the first positions.  The total row counts
+-- the occurrences of error classes only.
+--
+-- Parameters: :src_lo, :src_hi, :top.  Reads anomaly (written at ingest).
+
+WITH an AS (
+	SELECT c.id AS class_id, c.name AS class, a.page,
+	       CASE WHEN a.page = 1 THEN 0 ELSE c.error END AS error,
+	       sum(a.count) AS count, sum(a.bytes) AS bytes,
+	       min(a.first_seq) AS first_seq, c.note
+	FROM anomaly a JOIN anomaly_class c ON c.id = a.class
+	WHERE a.source_id BETWEEN :src_lo AND :src_hi
+	GROUP BY c.id, a.page
+), firsts AS (
+	SELECT a.class, a.page, a.first_seq, a.first_cpu, v.call_site,
+	       v.symbol, a.examples,
+	       row_number() OVER (PARTITION BY a.class, a.page
+	                          ORDER BY a.first_seq, a.source_id) AS rk
+	FROM anomaly a
+	JOIN v_sites v ON v.source_id = a.source_id
+	              AND v.site_id = a.first_site_id
+	WHERE a.source_id BETWEEN :src_lo AND :src_hi
+), rows AS (
+	SELECT an.class_id, an.class, an.page, an.error, an.count, an.bytes,
+	       f.first_seq, f.first_cpu, f.call_site AS first_call_site,
+	       f.symbol AS first_symbol, f.examples, an.note
+	FROM an JOIN firsts f ON f.class = an.class_id AND f.page = an.page
+	                     AND f.rk = 1
+	UNION ALL
+	SELECT 3.5, 'frees_of_non_live', an.page, NULL, sum(an.count), NULL,
+	       min(an.first_seq), NULL, NULL, NULL, NULL,
+	       'unknown_free + duplicate_free'
+	FROM an WHERE an.class_id IN (2, 3) GROUP BY an.page
+	UNION ALL
+	SELECT 10, 'lost_events', 0, 1,
+	       sum(coalesce(overruns, 0) + lost_events +
+	           CASE WHEN ncpus > 1 THEN seq_missing ELSE 0 END),
+	       NULL, NULL, NULL, NULL, NULL, NULL,
+	       'overruns, LOST lines, sequence numbers missing: figures are incomplete'
+	FROM source WHERE id BETWEEN :src_lo AND :src_hi
+	HAVING sum(coalesce(overruns, 0) + lost_events +
+	           CASE WHEN ncpus > 1 THEN seq_missing ELSE 0 END) > 0
+)
+SELECT class, CASE page WHEN 1 THEN 'page' ELSE 'slab' END AS allocator,
+       error, count, bytes, first_seq, first_cpu, first_call_site,
+       first_symbol, examples, note
+FROM rows
+ORDER BY class_id, page
+LIMIT :top;
+
+SELECT 'total' AS class, NULL AS allocator, NULL AS error,
+       coalesce(sum(a.count), 0) AS count, NULL AS bytes,
+       min(a.first_seq) AS first_seq, NULL AS first_cpu,
+       NULL AS first_call_site, NULL AS first_symbol, NULL AS examples,
+       'occurrences of error classes (slab)' AS note
+FROM anomaly a JOIN anomaly_class c ON c.id = a.class AND c.error = 1
+WHERE a.source_id BETWEEN :src_lo AND :src_hi AND a.page = 0;

@@ -1,0 +1,73 @@
+-- SPDX-License-Identifier: MIT
+-- report: leaks
+-- help: leak candidates: allocations live at the end (or at --at), per call site
+-- note: a trace cannot tell a leak from a long-lived object: these are candidates
+--
+-- Slab allocations live at the end of the trace, per call site: how many,
+-- their bytes, their share of all live bytes, average size, the oldest and
+-- youngest by position and, where the format has time, by age (seconds
+-- before the end).  --min-age AGE drops allocations younger than that (as
+-- BCC memleak --older).  --at SEQ or --at SECONDSs shows the blocks in use
+-- at that position or time instead (dbx's "biu"): allocations made at or
+-- before it and not yet ended by then; ages are then relative to --at
+-- TIME, and absent for --at SEQ.  Allocations that failed or returned
+-- ZERO_SIZE_PTR are never live.
+--
+-- Parameters: :src_lo, :src_hi, :top, :at_seq, :at_ts (ns), :min_age (ns).
+-- At the end: the partial index alloc_live (rows live at the end only);
+-- at a point: one scan of the source's alloc rows (a rowid range) into
+-- temp.leaks_live, which the rows and the total then read.
+
+CREATE TEMP TABLE leaks_live AS
+WITH src AS (
+	SELECT id, alloc_lo, alloc_hi,
+	       CASE WHEN :at_ts IS NOT NULL THEN :at_ts
+	            WHEN :at_seq IS NULL THEN last_ts END AS ref_ts
+	FROM source WHERE id BETWEEN :src_lo AND :src_hi
+), live AS (
+	-- at the end: the rows still live
+	SELECT a.source_id, a.site_id, a.seq, a.bytes_alloc,
+	       src.ref_ts - a.ts AS age
+	FROM src JOIN alloc a ON a.source_id = src.id AND a.state = 0
+	WHERE :at_seq IS NULL AND :at_ts IS NULL AND a.type < 2
+	UNION ALL
+	-- at a position: made at or before it, not ended by then
+	SELECT a.source_id, a.site_id, a.seq, a.bytes_alloc, NULL
+	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
+	WHERE :at_seq IS NOT NULL AND a.type < 2 AND a.state < 3
+	  AND a.seq <= :at_seq AND (a.end_seq IS NULL OR a.end_seq > :at_seq)
+	UNION ALL
+	-- at a time
+	SELECT a.source_id, a.site_id, a.seq, a.bytes_alloc,
+	       src.ref_ts - a.ts
+	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
+	WHERE :at_ts IS NOT NULL AND a.type < 2 AND a.state < 3
+	  AND a.ts <= :at_ts AND (a.end_seq IS NULL OR a.end_ts > :at_ts)
+)
+SELECT * FROM live WHERE :min_age IS NULL OR age >= :min_age;
+
+WITH per_site AS (
+	SELECT v.call_site, v.symbol, v.addr, count(*) AS live,
+	       sum(l.bytes_alloc) AS live_bytes, min(l.seq) AS oldest_seq,
+	       max(l.seq) AS youngest_seq, max(l.age) AS oldest_age,
+	       min(l.age) AS youngest_age
+	FROM temp.leaks_live l
+	JOIN v_sites v ON v.source_id = l.source_id AND v.site_id = l.site_id
+	GROUP BY v.call_site, v.symbol
+)
+SELECT call_site, symbol, live, live_bytes,
+       100.0 * live_bytes / sum(live_bytes) OVER () AS share_pct,
+       live_bytes / live AS avg_bytes, oldest_seq, youngest_seq,
+       oldest_age / 1e9 AS oldest_age_s, youngest_age / 1e9 AS youngest_age_s
+FROM per_site
+ORDER BY live_bytes DESC, live DESC, addr < 0, addr, symbol
+LIMIT :top;
+
+SELECT 'total' AS call_site, NULL AS symbol, count(*) AS live,
+       coalesce(sum(bytes_alloc), 0) AS live_bytes,
+       CASE WHEN count(*) THEN 100.0 ELSE 0.0 END AS share_pct,
+       CASE WHEN count(*) THEN sum(bytes_alloc) / count(*) ELSE 0 END
+           AS avg_bytes,
+       min(seq) AS oldest_seq, max(seq) AS youngest_seq,
+       max(age) / 1e9 AS oldest_age_s, min(age) / 1e9 AS youngest_age_s
+FROM temp.leaks_live;

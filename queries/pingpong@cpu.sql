@@ -1,0 +1,27 @@
+-- SPDX-License-Identifier: MIT
+-- report: pingpong --by cpu
+-- help: allocations freed on another CPU, per (allocating CPU, freeing CPU) pair
+--
+-- Slab allocations ended by a FREE on another CPU, one row per CPU pair:
+-- how many, their bytes, their share of all ping-pong.
+--
+-- Parameters: :src_lo, :src_hi, :top.  Reads pingpong_stats.
+
+WITH pp AS (
+	SELECT cpu, free_cpu, sum(allocations) AS n, sum(bytes) AS bytes
+	FROM pingpong_stats
+	WHERE source_id BETWEEN :src_lo AND :src_hi AND type < 2
+	GROUP BY cpu, free_cpu
+)
+SELECT cpu AS alloc_cpu, free_cpu, n AS pingpong, bytes,
+       100.0 * n / sum(n) OVER () AS share_pct
+FROM pp
+ORDER BY n DESC, cpu, free_cpu
+LIMIT :top;
+
+SELECT 'total' AS alloc_cpu, NULL AS free_cpu,
+       coalesce(sum(allocations), 0) AS pingpong,
+       coalesce(sum(bytes), 0) AS bytes,
+       CASE WHEN sum(allocations) THEN 100.0 ELSE 0.0 END AS share_pct
+FROM pingpong_stats
+WHERE source_id BETWEEN :src_lo AND :src_hi AND type < 2;
