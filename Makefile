@@ -12,6 +12,7 @@
 # check target does this in build-san/ itself).
 
 PREFIX  ?= /usr/local
+FUZZ_SECONDS ?= 60
 DESTDIR ?=
 BUILD   ?= build
 CC      ?= gcc
@@ -26,6 +27,10 @@ JANSSON_LIBS := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null)
 WARN   := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	  -Wmissing-prototypes -Wformat=2
 CFLAGS ?= -O2 -g
+ifeq ($(SAN),fuzz)
+CFLAGS += -O1 -fsanitize=fuzzer-no-link,address,undefined \
+	  -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
 ifeq ($(SAN),1)
 CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 	  -fno-sanitize-recover=all
@@ -49,7 +54,7 @@ TOOLS    := $(BUILD)/ktgen $(BUILD)/mkfixtures $(BUILD)/bare_insert \
 MEMDB := $(BUILD)/memdb
 LIBMEMDB := $(BUILD)/libmemdb.a
 
-.PHONY: all check test demo bench install clean deps fixtures
+.PHONY: all check test demo bench install clean deps fixtures stress fuzz check-valgrind
 .DEFAULT_GOAL := all
 
 all: $(MEMDB) $(TOOLS)
@@ -92,6 +97,20 @@ $(BUILD)/bare_insert: $(BUILD)/obj/bench/bare_insert.o
 fixtures: $(BUILD)/mkfixtures
 	$(BUILD)/mkfixtures testdata
 
+# The fuzz harnesses, renamed, replay their regressions in make check.
+FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
+FUZZ_REPLAY := $(FUZZ_SRCS:fuzz/fuzz_%.c=$(BUILD)/obj/fuzz/replay_%.o)
+
+$(BUILD)/obj/fuzz/replay_%.o: fuzz/fuzz_%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -DLLVMFuzzerTestOneInput=replay_$* -c $< -o $@
+
+$(BUILD)/tests/test_fuzz_regress: $(BUILD)/obj/tests/test_fuzz_regress.o \
+		$(FUZZ_REPLAY) $(TESTLIB) $(LIBMEMDB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(FUZZ_REPLAY) $(TESTLIB) $(LIBMEMDB) \
+		$(CMOCKA_LIBS) $(JANSSON_LIBS) $(PKG_LIBS)
+
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TESTLIB) $(LIBMEMDB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(TESTLIB) $(LIBMEMDB) $(CMOCKA_LIBS) \
@@ -126,6 +145,21 @@ demo: deps
 bench: deps
 	$(MAKE) all
 	sh bench/bench.sh $(BUILD)
+
+# The test suite under valgrind memcheck (memdb too); fails on any leak or
+# invalid access.  Not part of check: it takes minutes.
+check-valgrind:
+	@sh tools/deps.sh valgrind
+	$(MAKE) all $(TESTS)
+	sh tools/valgrind.sh $(BUILD) $(TESTS)
+
+# Not part of check: every fuzz/fuzz_*.c for FUZZ_SECONDS (default 60).
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash tools/fuzz.sh
+
+# Not part of check: SIGKILL ingests at random moments (STRESS_KILLS=200).
+stress: all
+	bash tools/stress.sh $(BUILD)
 
 install: $(MEMDB)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/memdb/queries

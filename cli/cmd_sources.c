@@ -37,9 +37,7 @@ static const struct option longopts[] = {
 
 static const char list_sql[] =
 	"SELECT id, format, path, label, ingested_at, ncpus AS cpus, "
-	"byte_order, events, "
-	"(SELECT count(*) FROM alloc a WHERE a.id BETWEEN s.alloc_lo "
-	"AND s.alloc_hi) AS allocations, "
+	"byte_order, events, allocations, "
 	"coalesce(overruns, 0) + lost_events AS lost "
 	"FROM source s ORDER BY id";
 

@@ -222,8 +222,10 @@ int mdb_db_close(struct mdb_db *db, struct mdb_error *e)
 
 	if (!db->h)
 		goto out;
+	/* best effort: the data is committed whatever the journal mode, and
+	 * a reader that arrived meanwhile may hold the file */
 	if (db->fresh && !db->readonly)
-		ret = mdb_db_exec(db, "PRAGMA journal_mode = WAL", e);
+		mdb_db_exec(db, "PRAGMA journal_mode = WAL", NULL);
 	if (sqlite3_close(db->h) != SQLITE_OK && !ret)
 		ret = mdb_db_error(db, e, "cannot close database");
 out:

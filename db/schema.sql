@@ -42,6 +42,8 @@ CREATE TABLE source (
 	last_seq       INTEGER,
 	first_ts       INTEGER,                    -- ns
 	last_ts        INTEGER,
+	allocations    INTEGER NOT NULL DEFAULT 0, -- rows in alloc
+	bad_frees      INTEGER NOT NULL DEFAULT 0, -- rows in bad_free
 	alloc_lo       INTEGER,                    -- rowid range in alloc
 	alloc_hi       INTEGER,
 	bad_lo         INTEGER,                    -- rowid range in bad_free

@@ -252,7 +252,7 @@ int mdb_stats_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 		return -MDB_E_NOMEM;
 	figs_add(&r->f, lt);
 	r = ftable_get(&s->nodes, lt->type, (uint32_t)lt->cpu,
-		       (uint32_t)(lt->node + 1), 0);
+		       (uint32_t)lt->node, 0);
 	if (!r)
 		return -MDB_E_NOMEM;
 	r->f.hits++;
@@ -428,7 +428,7 @@ int mdb_stats_write(struct mdb_stats *s, sqlite3 *db, int64_t source_id,
 		sqlite3_bind_int64(st, 1, source_id);
 		sqlite3_bind_int64(st, 2, r->a);
 		sqlite3_bind_int64(st, 3, (int32_t)r->b);
-		sqlite3_bind_int64(st, 4, (int64_t)(int32_t)r->c - 1);
+		sqlite3_bind_int64(st, 4, (int32_t)r->c);
 		sqlite3_bind_int64(st, 5, (sqlite3_int64)r->f.hits);
 		ret = step(db, st, e);
 	}

@@ -81,7 +81,7 @@ struct mdb_stats {
 	struct mdb_ftable sites;    /* a=site b=type c=cache */
 	struct mdb_ftable caches;   /* a=type b=cache c,d=object size */
 	struct mdb_ftable pingpong; /* a=site b=type c=cpu d=free cpu */
-	struct mdb_ftable nodes;    /* a=type b=cpu c=node+1 */
+	struct mdb_ftable nodes;    /* a=type b=cpu c=node (as u32) */
 	struct mdb_anom anom[MDB_AN__COUNT][2]; /* [class][slab, page] */
 	struct mdb_tl_slot tl[MDB_TL_SLOTS];
 	int64_t tl_base;            /* position of slot 0 */

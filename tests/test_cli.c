@@ -613,6 +613,49 @@ static void test_real_capture(void **state)
 	free(db);
 }
 
+/*
+ * Thousands of per-CPU files: a 64-CPU capture spread over CPU numbers up
+ * to 3780 among 4000 files, the rest empty, gives the figures of the
+ * 64-file original.
+ */
+static void test_thousands_of_cpus(void **state)
+{
+	char *orig = path_in(tmp, "cpus64"), *wide = path_in(tmp, "cpus4000");
+	char *dba = fresh_db("cpus64.db"), *dbb = fresh_db("cpus4000.db");
+	char *a, *b;
+	struct run r;
+
+	(void)state;
+	run(&r, "rm -rf '%s' '%s' && '%s' --seed 8 --events 100000 --cpus 64 "
+		"--cross-cpu 100 '%s' && mkdir '%s' && cd '%s' && "
+		"for i in $(seq 0 3999); do : > cpu$i.out; done && "
+		"for i in $(seq 0 63); do cp '%s'/cpu$i.out cpu$((i * 60)).out; "
+		"done && ls | wc -l", orig, wide, env("KTGEN"), orig, wide, wide,
+	    orig);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(atoi(r.out), 4000);
+	run_free(&r);
+	ingest_ok(dba, orig);
+	ingest_ok(dbb, wide);
+	assert_int_equal(db_int(dbb, "SELECT ncpus FROM source"), 4000);
+	a = db_text(dba, "SELECT events, allocations, bad_frees FROM source");
+	b = db_text(dbb, "SELECT events, allocations, bad_frees FROM source");
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	MEMDB(&r, dba, "report callsites --top 0 --format csv");
+	a = strdup(r.out);
+	run_free(&r);
+	MEMDB(&r, dbb, "report callsites --top 0 --format csv");
+	assert_string_equal(a, r.out);
+	run_free(&r);
+	free(a);
+	free(orig);
+	free(wide);
+	free(dba);
+	free(dbb);
+}
+
 static void test_help_and_usage(void **state)
 {
 	static const char *const cmds[] = { "ingest", "sources", "report",
@@ -662,6 +705,7 @@ int main(void)
 		cmocka_unit_test(test_reingest),
 		cmocka_unit_test(test_generated_vs_awk),
 		cmocka_unit_test(test_real_capture),
+		cmocka_unit_test(test_thousands_of_cpus),
 		cmocka_unit_test(test_help_and_usage),
 	};
 

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Concurrent use of one database: reports and `memdb sql` while an ingest
+ * writes (WAL mode) never fail and never see a partial source; two
+ * ingests into one database wait for each other instead of failing.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "testlib.h"
+
+static char *tmp;
+
+static pid_t spawn_ingest(const char *db, const char *path)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl(env("MEMDB"), "memdb", "ingest", "-q", "-d", db, path,
+		      (char *)NULL);
+		_exit(127);
+	}
+	assert_true(pid > 0);
+	return pid;
+}
+
+/* Has @pid exited?  Its exit status in *@status. */
+static int exited(pid_t pid, int *status)
+{
+	int st;
+	pid_t r = waitpid(pid, &st, WNOHANG);
+
+	if (r == 0)
+		return 0;
+	assert_int_equal(r, pid);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return 1;
+}
+
+/* Every source a reader sees is whole: its row counts match its rows. */
+static const char whole_sql[] =
+	"SELECT count(*) || ' ' || coalesce(sum(allocations = (SELECT "
+	"count(*) FROM alloc a WHERE a.id BETWEEN s.alloc_lo AND "
+	"s.alloc_hi) AND events > 0), 0) FROM source s";
+
+static void test_readers_during_ingest(void **state)
+{
+	char *db, *big, *cmd;
+	struct run r;
+	pid_t pid;
+	int status = -1, loops = 0, during = 0;
+
+	(void)state;
+	tmp = tmpdir("concurrency");
+	if (asprintf(&db, "%s/c.db", tmp) < 0 ||
+	    asprintf(&big, "%s/big", tmp) < 0)
+		fail();
+	/* an existing database (so WAL mode) with one source */
+	run(&r, "'%s' ingest -q -d '%s' '%s/succeed/kt-small-le' && "
+		"'%s' --seed 4 --events 2500000 --cpus 4 --live 20000 '%s'",
+	    env("MEMDB"), db, env("TESTDATA"), env("KTGEN"), big);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	if (asprintf(&cmd, "'%s' sql -d '%s' -f csv \"%s\" | tail -n 1",
+		     env("MEMDB"), db, whole_sql) < 0)
+		fail();
+
+	pid = spawn_ingest(db, big);
+	for (;;) {
+		int done = exited(pid, &status);
+		long n, whole;
+
+		run(&r, "%s", cmd);
+		assert_int_equal(r.status, 0);
+		assert_int_equal(sscanf(r.out, "%ld %ld", &n, &whole), 2);
+		if (n != whole)
+			fail_msg("a reader saw a partial source: %s", r.out);
+		assert_true(n == 1 || n == 2);
+		run_free(&r);
+		run(&r, "'%s' report summary -d '%s' --source 1 --format csv",
+		    env("MEMDB"), db);
+		if (r.status)
+			fail_msg("report failed during ingest: %s", r.err);
+		run_free(&r);
+		loops++;
+		if (done)
+			break;
+		during++;
+	}
+	assert_int_equal(status, 0);
+	print_message("%d reader rounds during the ingest\n", during);
+	/* the readers really ran while the ingest wrote */
+	assert_true(during >= 2);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM source"), 2);
+	free(cmd);
+	free(big);
+	free(db);
+}
+
+static void test_two_ingests(void **state)
+{
+	char *db, *a, *b;
+	struct run r;
+	pid_t pa, pb;
+	int sa = -1, sb = -1;
+
+	(void)state;
+	if (asprintf(&db, "%s/two.db", tmp) < 0 ||
+	    asprintf(&a, "%s/a", tmp) < 0 || asprintf(&b, "%s/b", tmp) < 0)
+		fail();
+	run(&r, "rm -f '%s' && '%s' --seed 1 --events 600000 '%s' && "
+		"'%s' --seed 2 --events 600000 '%s'", db, env("KTGEN"), a,
+	    env("KTGEN"), b);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	/* both start on a database that does not exist yet */
+	pa = spawn_ingest(db, a);
+	pb = spawn_ingest(db, b);
+	while (!exited(pa, &sa))
+		usleep(10000);
+	while (!exited(pb, &sb))
+		usleep(10000);
+	assert_int_equal(sa, 0);
+	assert_int_equal(sb, 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM source"), 2);
+	assert_int_equal(db_int(db, "SELECT sum(allocations) = (SELECT "
+				    "count(*) FROM alloc) FROM source"), 1);
+	assert_int_equal(db_int(db, "PRAGMA user_version"), 1);
+	run(&r, "sqlite3 '%s' 'PRAGMA integrity_check'", db);
+	assert_string_equal(r.out, "ok\n");
+	run_free(&r);
+	/* and again, into the database both created */
+	pa = spawn_ingest(db, a);
+	pb = spawn_ingest(db, b);
+	while (!exited(pa, &sa))
+		usleep(10000);
+	while (!exited(pb, &sb))
+		usleep(10000);
+	assert_int_equal(sa, 0); /* identical data: no-op, not an error */
+	assert_int_equal(sb, 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM source"), 2);
+	free(a);
+	free(b);
+	free(db);
+	free(tmp);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_readers_during_ingest),
+		cmocka_unit_test(test_two_ingests),
+	};
+
+	return cmocka_run_group_tests_name("concurrent readers and writers",
+					   tests, NULL, NULL);
+}
