@@ -103,7 +103,7 @@ FUZZ_REPLAY := $(FUZZ_SRCS:fuzz/fuzz_%.c=$(BUILD)/obj/fuzz/replay_%.o)
 
 $(BUILD)/obj/fuzz/replay_%.o: fuzz/fuzz_%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -DLLVMFuzzerTestOneInput=replay_$* -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -MMD -MP -DLLVMFuzzerTestOneInput=replay_$* -c $< -o $@
 
 $(BUILD)/tests/test_fuzz_regress: $(BUILD)/obj/tests/test_fuzz_regress.o \
 		$(FUZZ_REPLAY) $(TESTLIB) $(LIBMEMDB)
@@ -167,5 +167,5 @@ install: $(MEMDB)
 	install -m 644 $(QUERIES) $(DESTDIR)$(PREFIX)/share/memdb/queries/
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz build-clang
 .SECONDARY:

@@ -46,6 +46,8 @@ struct mdb_load {
 	struct mdb_sink sink;
 	struct mdb_pair pair;
 	struct u64map site_by_addr; /* address -> site id */
+	uint64_t hint_addr[256];    /* recent call sites: addr ... */
+	uint32_t hint_id[256];      /* ... and their site ids (0: none) */
 	struct mdb_dict site_text;  /* symbolic call sites -> text id */
 	uint32_t *text_site;        /* text id - 1 -> site id */
 	size_t text_site_cap;
@@ -166,17 +168,31 @@ static int site_id(struct mdb_load *l, const struct mdb_event *ev,
 		l->text_site[t - 1] = *id;
 		return ret;
 	}
-	v = u64map_put(&l->site_by_addr, ev->call_site, 0, &added);
-	if (!v)
-		return load_nomem(l);
-	if (added) {
-		/* site_new() does not touch the map, so @v stays valid */
-		ret = site_new(l, ev->call_site, 1, 0, id);
-		*v = *id;
-		return ret;
+	{
+		/* call sites repeat: a direct-mapped hint before the map */
+		unsigned h = (unsigned)((ev->call_site ^ ev->call_site >> 9 ^
+					 ev->call_site >> 21) & 255);
+
+		if (l->hint_id[h] && l->hint_addr[h] == ev->call_site) {
+			*id = l->hint_id[h];
+			return 0;
+		}
+		v = u64map_put(&l->site_by_addr, ev->call_site, 0, &added);
+		if (!v)
+			return load_nomem(l);
+		if (added) {
+			/* site_new() does not touch the map: @v stays valid */
+			ret = site_new(l, ev->call_site, 1, 0, id);
+			*v = *id;
+			if (ret < 0)
+				return ret;
+		} else {
+			*id = (uint32_t)*v;
+		}
+		l->hint_addr[h] = ev->call_site;
+		l->hint_id[h] = *id;
+		return 0;
 	}
-	*id = (uint32_t)*v;
-	return 0;
 }
 
 static int str_id(struct mdb_load *l, const struct mdb_str *s, uint32_t *id)

@@ -22,7 +22,16 @@ static inline uint64_t key4(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
 static struct mdb_frow *ftable_get(struct mdb_ftable *t, uint32_t a,
 				   uint32_t b, uint32_t c, uint32_t d)
 {
-	for (uint64_t k = key4(a, b, c, d);; k++) {
+	uint64_t key = key4(a, b, c, d);
+	uint32_t *hint = &t->hint[(key ^ key >> 32) & (MDB_FT_HINTS - 1)];
+
+	if (*hint) {
+		struct mdb_frow *r = &t->rows[*hint - 1];
+
+		if (r->a == a && r->b == b && r->c == c && r->d == d)
+			return r;
+	}
+	for (uint64_t k = key;; k++) {
 		int added;
 		uint64_t *v = u64map_put(&t->idx, k, t->n, &added);
 		struct mdb_frow *r;
@@ -31,8 +40,10 @@ static struct mdb_frow *ftable_get(struct mdb_ftable *t, uint32_t a,
 			return NULL;
 		if (!added) {
 			r = &t->rows[*v];
-			if (r->a == a && r->b == b && r->c == c && r->d == d)
+			if (r->a == a && r->b == b && r->c == c && r->d == d) {
+				*hint = (uint32_t)*v + 1;
 				return r;
+			}
 			continue; /* a different key hashed here: probe on */
 		}
 		if (t->n == t->cap) {
@@ -48,6 +59,7 @@ static struct mdb_frow *ftable_get(struct mdb_ftable *t, uint32_t a,
 			t->cap = ncap;
 		}
 		r = &t->rows[t->n++];
+		*hint = (uint32_t)t->n;
 		memset(r, 0, sizeof(*r));
 		r->key = k;
 		r->a = a;
@@ -149,7 +161,7 @@ static void tl_reset(struct mdb_tl_slot *t)
 /* Slot of position @seq, halving the resolution as the trace grows. */
 static size_t tl_slot(struct mdb_stats *s, int64_t seq)
 {
-	uint64_t idx = (uint64_t)(seq - s->tl_base) / s->tl_width;
+	uint64_t idx = (uint64_t)(seq - s->tl_base) >> s->tl_shift;
 
 	while (idx >= MDB_TL_SLOTS) {
 		for (size_t i = 0; i < MDB_TL_SLOTS / 2; i++) {
@@ -160,9 +172,10 @@ static size_t tl_slot(struct mdb_stats *s, int64_t seq)
 		}
 		for (size_t i = MDB_TL_SLOTS / 2; i < MDB_TL_SLOTS; i++)
 			tl_reset(&s->tl[i]);
-		s->tl_width *= 2;
+		s->tl_shift++;
+		s->tl_width = UINT64_C(1) << s->tl_shift;
 		s->tl_n = (s->tl_n + 1) / 2;
-		idx = (uint64_t)(seq - s->tl_base) / s->tl_width;
+		idx = (uint64_t)(seq - s->tl_base) >> s->tl_shift;
 	}
 	return (size_t)idx;
 }

@@ -51,11 +51,19 @@ struct mdb_figs {
 		mismatched;
 };
 
-/* A keyed table of figures: key -> row index, rows in arrival order. */
+#define MDB_FT_HINTS 1024
+
+/*
+ * A keyed table of figures: key -> row index, rows in arrival order.
+ * Lookups go first through a direct-mapped hint (row index + 1 by key
+ * hash): the keys of a trace are few and repeat, so most lookups never
+ * reach the hash map.
+ */
 struct mdb_ftable {
 	struct u64map idx;
 	struct mdb_frow *rows;
 	size_t n, cap;
+	uint32_t hint[MDB_FT_HINTS];
 };
 
 struct mdb_frow {
@@ -85,7 +93,8 @@ struct mdb_stats {
 	struct mdb_anom anom[MDB_AN__COUNT][2]; /* [class][slab, page] */
 	struct mdb_tl_slot tl[MDB_TL_SLOTS];
 	int64_t tl_base;            /* position of slot 0 */
-	uint64_t tl_width;          /* positions per slot */
+	uint64_t tl_width;          /* positions per slot: 1 << tl_shift */
+	unsigned tl_shift;
 	size_t tl_n;                /* slots in use */
 	int tl_started;
 };
