@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: MIT
 # make fuzz: build every fuzz/fuzz_*.c harness with clang and libFuzzer
 # (-fsanitize=fuzzer,address,undefined), seed it from testdata/ (see
-# fuzz/seeds.txt), run each for FUZZ_SECONDS, and print executions and
-# coverage per harness.  Crashes land in build-fuzz/findings/.
+# fuzz/seeds.txt), run each for FUZZ_SECONDS (FUZZ_JOBS at a time,
+# default 2), and print executions and coverage per harness.  Crashes,
+# leaks, timeouts and allocations over 256 MB land in build-fuzz/findings/.
 set -u
 secs=${FUZZ_SECONDS:-60}
+jobs=${FUZZ_JOBS:-2}
 out=build-fuzz
 only=${FUZZ_ONLY:-}
 
@@ -13,17 +15,15 @@ sh tools/deps.sh fuzz || exit 1
 make -s BUILD=$out CC=clang SAN=fuzz $out/libmemdb.a || exit 1
 libs="$(pkg-config --libs sqlite3 libelf libdw libxxhash jansson 2>/dev/null) -pthread"
 mkdir -p $out/findings
-status=0
-printf '%-14s %12s %10s %10s %s\n' harness executions exec/s coverage result
+names=
 for src in fuzz/fuzz_*.c; do
 	name=$(basename "$src" .c)
 	name=${name#fuzz_}
 	[ -n "$only" ] && [ "$only" != "$name" ] && continue
-	bin=$out/fuzz_$name
 	# shellcheck disable=SC2086
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -I$out/gen \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		"$src" $out/libmemdb.a $libs -o "$bin" || exit 1
+		"$src" $out/libmemdb.a $libs -o "$out/fuzz_$name" || exit 1
 	corpus=$out/corpus/$name
 	mkdir -p "$corpus"
 	while read -r h prefix globs; do
@@ -38,20 +38,35 @@ for src in fuzz/fuzz_*.c; do
 			fi
 		done
 	done < <(grep -v '^#' fuzz/seeds.txt)
+	names="$names $name"
+done
+
+run_one() {
+	local name=$1 log=$out/fuzz_$1.log
+	"$out/fuzz_$name" -max_total_time="$secs" -print_final_stats=1 \
+		-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=256 \
+		-artifact_prefix="$out/findings/$name-" "$out/corpus/$name" \
+		> "$log" 2>&1
+	echo $? > "$log.rc"
+}
+export -f run_one
+export out secs
+# shellcheck disable=SC2086
+printf '%s\n' $names | xargs -P "$jobs" -I{} bash -c 'run_one {}'
+
+status=0
+printf '%-14s %12s %10s %10s %s\n' harness executions exec/s coverage result
+for name in $names; do
 	log=$out/fuzz_$name.log
-	"$bin" -max_total_time="$secs" -print_final_stats=1 -timeout=10 \
-		-rss_limit_mb=2048 -malloc_limit_mb=256 -artifact_prefix="$out/findings/$name-" \
-		"$corpus" > "$log" 2>&1
-	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
 	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
 	result=ok
-	if [ $rc != 0 ]; then
+	if [ "$(cat "$log.rc")" != 0 ]; then
 		result="FINDING (see $log)"
 		status=1
 	fi
-	printf '%-14s %12s %10s %10s %s\n' "$name" "${execs:-?}" "${rate:-?}" \
-		"${cov:-?}" "$result"
+	printf '%-14s %12s %10s %10s %s\n' "$name" "${execs:-?}" \
+		"${rate:-?}" "${cov:-?}" "$result"
 done
 exit $status
