@@ -358,24 +358,38 @@ static int cand_cmp(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
+/* Index of @addr in the sorted candidates, or -1. */
+static long cand_find(const struct ctx *c, uint64_t addr)
+{
+	size_t a = 0, b = c->ncand;
+
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+
+		if (c->cands[mid].addr < addr)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a < c->ncand && c->cands[a].addr == addr ? (long)a : -1;
+}
+
+/*
+ * The distinct call-site addresses of the source that a run with best
+ * quality @maxq can improve: two plain scans (site, symbol) and a sort,
+ * which SQLite's DISTINCT and join over a large source are slow at.
+ */
 static int load_candidates(struct ctx *c, int maxq)
 {
 	sqlite3_stmt *st;
-	size_t cap = 0;
+	size_t cap = 0, n = 0;
 	int rc;
 
-	if (sqlite3_prepare_v2(c->db->h,
-			       "SELECT t.addr, coalesce(y.quality, 0) "
-			       "FROM (SELECT DISTINCT addr FROM site "
-			       "WHERE source_id = ?1 AND addr IS NOT NULL) t "
-			       "LEFT JOIN symbol y ON y.source_id = ?1 "
-			       "AND y.addr = t.addr "
-			       "WHERE ?2 OR coalesce(y.quality, 0) < ?3",
-			       -1, &st, NULL))
+	if (sqlite3_prepare_v2(c->db->h, "SELECT addr FROM site WHERE "
+			       "source_id = ?1 AND addr IS NOT NULL", -1, &st,
+			       NULL))
 		return mdb_db_error(c->db, c->e, "cannot read call sites");
 	sqlite3_bind_int64(st, 1, c->src);
-	sqlite3_bind_int(st, 2, c->o->force);
-	sqlite3_bind_int(st, 3, maxq);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (c->ncand == cap) {
 			size_t ncap = cap ? cap * 2 : 1024;
@@ -391,8 +405,7 @@ static int load_candidates(struct ctx *c, int maxq)
 		}
 		c->cands[c->ncand].addr =
 			(uint64_t)sqlite3_column_int64(st, 0);
-		c->cands[c->ncand].quality =
-			c->o->force ? 0 : sqlite3_column_int(st, 1);
+		c->cands[c->ncand].quality = 0;
 		c->ncand++;
 	}
 	sqlite3_finalize(st);
@@ -400,6 +413,32 @@ static int load_candidates(struct ctx *c, int maxq)
 		return mdb_db_error(c->db, c->e, "cannot read call sites");
 	if (c->ncand)
 		qsort(c->cands, c->ncand, sizeof(*c->cands), cand_cmp);
+	for (size_t i = 0; i < c->ncand; i++)
+		if (!n || c->cands[i].addr != c->cands[n - 1].addr)
+			c->cands[n++] = c->cands[i];
+	c->ncand = n;
+	c->r->sites = n;
+	c->r->zero_sites = n && c->cands[0].addr == 0;
+	if (c->o->force)
+		return 0;
+	if (sqlite3_prepare_v2(c->db->h, "SELECT addr, quality FROM symbol "
+			       "WHERE source_id = ?1", -1, &st, NULL))
+		return mdb_db_error(c->db, c->e, "cannot read symbols");
+	sqlite3_bind_int64(st, 1, c->src);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		long i = cand_find(c, (uint64_t)sqlite3_column_int64(st, 0));
+
+		if (i >= 0)
+			c->cands[i].quality = sqlite3_column_int(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return mdb_db_error(c->db, c->e, "cannot read symbols");
+	n = 0;
+	for (size_t i = 0; i < c->ncand; i++)
+		if (c->cands[i].quality < maxq)
+			c->cands[n++] = c->cands[i];
+	c->ncand = n;
 	return 0;
 }
 
@@ -889,27 +928,15 @@ static int count_rows(struct ctx *c)
 	int rc;
 
 	if (sqlite3_prepare_v2(c->db->h,
-			       "SELECT count(*), coalesce(sum(addr = 0), 0), "
-			       "NULL FROM (SELECT DISTINCT addr FROM site "
-			       "WHERE source_id = ?1 AND addr IS NOT NULL) "
-			       "UNION ALL "
-			       "SELECT count(*), 0, quality FROM symbol "
+			       "SELECT quality, count(*) FROM symbol "
 			       "WHERE source_id = ?1 AND func IS NOT NULL "
-			       "GROUP BY quality",
-			       -1, &st, NULL))
+			       "GROUP BY quality", -1, &st, NULL))
 		return mdb_db_error(c->db, c->e, "cannot count symbols");
 	sqlite3_bind_int64(st, 1, c->src);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		uint64_t n = (uint64_t)sqlite3_column_int64(st, 0);
-		int q;
+		int q = sqlite3_column_int(st, 0);
+		uint64_t n = (uint64_t)sqlite3_column_int64(st, 1);
 
-		if (sqlite3_column_type(st, 2) == SQLITE_NULL) {
-			c->r->sites = n;
-			c->r->zero_sites =
-				(uint64_t)sqlite3_column_int64(st, 1);
-			continue;
-		}
-		q = sqlite3_column_int(st, 2);
 		if (q >= 1 && q <= 3)
 			c->r->by_quality[q] += n;
 		resolved += n;

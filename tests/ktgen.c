@@ -7,8 +7,9 @@
  *   ktgen [options] OUTDIR
  *
  * The simulation keeps a live set near --live objects at --sites call
- * sites (or at the addresses of --sites-file FILE, hex, one per line:
- * the symbolize benchmark gives instruction addresses of an ELF file); addresses come from a pool, so a freed address is reused and the
+ * sites (or at the addresses of --sites-file FILE, hex, one per line,
+ * also used for the frees: the symbolize benchmark gives instruction
+ * addresses of an ELF file); addresses come from a pool, so a freed address is reused and the
  * number of distinct addresses stays bounded whatever the length.  Every
  * ordinary allocation is freed on its own CPU with its own type, and the
  * live set is drained at the end, so the only anomalies in the capture
@@ -339,7 +340,8 @@ static void release(struct gen *g, const struct obj *o)
 /* Free site: the allocation site plus a little, like a real kfree caller */
 static uint64_t free_site(const struct obj *o)
 {
-	return o->site + 0x80000;
+	/* with --sites-file the trace's call sites are the file's alone */
+	return file_sites ? o->site : o->site + 0x80000;
 }
 
 /* Kinds of planted anomaly. */
