@@ -799,12 +799,22 @@ static void rows_free(struct ctx *c)
 
 static int resolve_all(struct ctx *c)
 {
+	size_t outside = 0, nonzero = 0;
+
 	c->rows = calloc(c->ncand ? c->ncand : 1, sizeof(*c->rows));
 	if (!c->rows)
 		return nomem(c);
 	for (size_t i = 0; i < c->ncand; i++) {
 		struct row *r = &c->rows[c->nrows];
+		uint64_t x = c->cands[i].addr - c->kaslr;
 		int ret = resolve(c, c->cands[i].addr, r);
+
+		if (c->vml.ok && c->cands[i].addr) {
+			nonzero++;
+			outside += (x < c->vml.text_lo ||
+				    x >= c->vml.text_hi) &&
+				   !mr_find(c, c->cands[i].addr);
+		}
 
 		if (ret < 0)
 			return ret;
@@ -818,6 +828,12 @@ static int resolve_all(struct ctx *c)
 		c->nrows++;
 	}
 	c->r->looked_at = c->ncand;
+	if (nonzero >= 4 && outside * 2 > nonzero)
+		warn(c, "%zu of %zu call sites are outside '%s'%s", outside,
+		     nonzero, c->o->vmlinux,
+		     c->r->kaslr_from == MDB_KASLR_NONE ?
+		     ": a KASLR boot? give the kallsyms of the traced boot "
+		     "or --kaslr-offset" : "");
 	return 0;
 }
 

@@ -38,29 +38,6 @@ static int teardown_all(void **state)
 /* memdb with @db: "memdb" "ARGS" as a command line. */
 #define MEMDB(r, db, ...) run_memdb(r, db, __VA_ARGS__)
 
-static int run_memdb(struct run *r, const char *db, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int run_memdb(struct run *r, const char *db, const char *fmt, ...)
-{
-	char args[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	return run(r, "'%s' %s -d '%s'", env("MEMDB"), args, db);
-}
-
-static char *path_in(const char *dir, const char *name)
-{
-	char *p;
-
-	if (asprintf(&p, "%s/%s", dir, name) < 0)
-		fail();
-	return p;
-}
-
 /* A fresh database path (the file does not exist yet). */
 static char *fresh_db(const char *name)
 {
@@ -616,7 +593,7 @@ static void test_real_capture(void **state)
 static void test_help_and_usage(void **state)
 {
 	static const char *const cmds[] = { "ingest", "sources", "report",
-					    "sql" };
+					    "sql", "symbolize" };
 	struct run r;
 
 	(void)state;

@@ -42,15 +42,6 @@
 static char *tmp, *bin;
 static int eu_quirks, llvm_checked;
 
-static char *path_in(const char *dir, const char *name)
-{
-	char *p;
-
-	if (asprintf(&p, "%s/%s", dir, name) < 0)
-		fail();
-	return p;
-}
-
 static int have_llvm_symbolizer(void)
 {
 	struct run r;
@@ -58,20 +49,6 @@ static int have_llvm_symbolizer(void)
 
 	run_free(&r);
 	return ok;
-}
-
-static int run_memdb(struct run *r, const char *db, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int run_memdb(struct run *r, const char *db, const char *fmt, ...)
-{
-	char args[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	return run(r, "'%s' %s -d '%s'", env("MEMDB"), args, db);
 }
 
 static void memdb_ok(const char *db, const char *fmt, ...)
