@@ -829,11 +829,12 @@ static int resolve_all(struct ctx *c)
 	}
 	c->r->looked_at = c->ncand;
 	if (nonzero >= 4 && outside * 2 > nonzero)
-		warn(c, "%zu of %zu call sites are outside '%s'%s", outside,
-		     nonzero, c->o->vmlinux,
+		warn(c, "%zu of %zu call sites are outside '%s' and the "
+			"modules placed%s", outside, nonzero, c->o->vmlinux,
 		     c->r->kaslr_from == MDB_KASLR_NONE ?
 		     ": a KASLR boot? give the kallsyms of the traced boot "
-		     "or --kaslr-offset" : "");
+		     "or --kaslr-offset; module addresses need modules or "
+		     "sections snapshots and --modules" : "");
 	return 0;
 }
 

@@ -70,16 +70,6 @@ static void memdb_ok(const char *db, const char *fmt, ...)
 	run_free(&r);
 }
 
-static char *fresh_db(const char *name)
-{
-	char *p = path_in(tmp, name);
-	struct run r;
-
-	run(&r, "rm -f '%s' '%s-wal' '%s-shm'", p, p, p);
-	run_free(&r);
-	return p;
-}
-
 static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static void sh(const char *fmt, ...)
@@ -613,7 +603,7 @@ static void shifted(uint64_t shift, uint64_t *out)
 /* Acceptance 1: every instruction of the test vmlinux. */
 static void test_vmlinux(void **state)
 {
-	char *db = fresh_db("vmlinux.db"), *cap = path_in(tmp, "cap-v");
+	char *db = fresh_db(tmp, "vmlinux.db"), *cap = path_in(tmp, "cap-v");
 	char *before, *after;
 	int inl, unk;
 	struct run r;
@@ -685,7 +675,7 @@ static void write_kallsyms(const char *path, uint64_t shift)
 static void test_kaslr(void **state)
 {
 	uint64_t *moved = calloc(nvaddrs, sizeof(*moved));
-	char *db = fresh_db("kaslr-given.db"), *cap = path_in(tmp, "cap-k");
+	char *db = fresh_db(tmp, "kaslr-given.db"), *cap = path_in(tmp, "cap-k");
 	char *ks = path_in(tmp, "kallsyms-k");
 	int inl, unk, inl2, unk2;
 	struct run r;
@@ -704,7 +694,7 @@ static void test_kaslr(void **state)
 	check_all(db, 1, KASLR, 1, &inl, &unk);
 	/* derived from a kallsyms file */
 	free(db);
-	db = fresh_db("kaslr-ks.db");
+	db = fresh_db(tmp, "kaslr-ks.db");
 	memdb_ok(db, "ingest -q '%s'", cap);
 	run_memdb(&r, db, "symbolize --vmlinux '%s' --kallsyms '%s'", vmlinux,
 		  ks);
@@ -725,7 +715,7 @@ static void test_kaslr(void **state)
 	/* the capture directory holds kallsyms: kept with the source, and
 	 * used when no option names one */
 	free(db);
-	db = fresh_db("kaslr-kept.db");
+	db = fresh_db(tmp, "kaslr-kept.db");
 	sh("cp '%s' '%s/kallsyms'", ks, cap);
 	memdb_ok(db, "ingest -q '%s'", cap);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM source_file WHERE "
@@ -818,7 +808,7 @@ static void test_kallsyms(void **state)
 	};
 	size_t nks = sizeof(ks) / sizeof(ks[0]);
 	uint64_t *moved = calloc(nvaddrs + 4, sizeof(*moved));
-	char *db = fresh_db("ks.db"), *cap = path_in(tmp, "cap-ks");
+	char *db = fresh_db(tmp, "ks.db"), *cap = path_in(tmp, "cap-ks");
 	char *ksf = path_in(tmp, "kallsyms-t"), *map = path_in(tmp, "map-t");
 	char *before, *after;
 	FILE *f, *g;
@@ -850,7 +840,7 @@ static void test_kallsyms(void **state)
 	check_kallsyms(db, 1, ks, nks, moved, nvaddrs + 4, KASLR);
 	/* kallsyms of the boot (run-time addresses) */
 	free(db);
-	db = fresh_db("ks2.db");
+	db = fresh_db(tmp, "ks2.db");
 	memdb_ok(db, "ingest -q '%s'", cap);
 	memdb_ok(db, "symbolize --source 1 --kallsyms '%s'", ksf);
 	check_kallsyms(db, 1, ks, nks, moved, nvaddrs + 4, KASLR);
@@ -888,7 +878,7 @@ static void test_kallsyms(void **state)
 /* Acceptance 4: a module placed by a sections snapshot. */
 static void test_module(void **state)
 {
-	char *db = fresh_db("mod.db"), *cap = path_in(tmp, "cap-m");
+	char *db = fresh_db(tmp, "mod.db"), *cap = path_in(tmp, "cap-m");
 	char *mods = path_in(tmp, "mods"), *secs = path_in(tmp, "sections");
 	char *procm = path_in(tmp, "proc-modules"), args[2048];
 	size_t nt, nc, nsym;
@@ -1038,7 +1028,7 @@ static void refused(const char *db, const char *args, const char *msg)
 
 static void test_bad_inputs(void **state)
 {
-	char *db = fresh_db("bad.db"), *cap = path_in(tmp, "cap-b");
+	char *db = fresh_db(tmp, "bad.db"), *cap = path_in(tmp, "cap-b");
 	char *text = path_in(tmp, "not-elf"), *stripped = path_in(tmp,
 								  "stripped");
 	char *nodw = path_in(tmp, "nodwarf"), *ks = path_in(tmp, "ks-bad");
@@ -1124,7 +1114,7 @@ static void test_bad_inputs(void **state)
  */
 static void test_real_capture(void **state)
 {
-	char *db = fresh_db("real.db"), *cap = path_in(tmp, "real-kt");
+	char *db = fresh_db(tmp, "real.db"), *cap = path_in(tmp, "real-kt");
 	const char *td = env("TESTDATA");
 	struct run r;
 

@@ -175,3 +175,13 @@ char *path_in(const char *dir, const char *name)
 		fail_msg("out of memory");
 	return p;
 }
+
+char *fresh_db(const char *dir, const char *name)
+{
+	char *p = path_in(dir, name);
+	struct run r;
+
+	run(&r, "rm -f '%s' '%s-wal' '%s-shm'", p, p, p);
+	run_free(&r);
+	return p;
+}

@@ -26,6 +26,9 @@ void run_free(struct run *r);
 int run_memdb(struct run *r, const char *db, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* A database path "@dir/@name" whose file (and WAL) does not exist. */
+char *fresh_db(const char *dir, const char *name);
+
 /* "@dir/@name", malloc'ed. */
 char *path_in(const char *dir, const char *name);
 
