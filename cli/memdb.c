@@ -10,6 +10,8 @@
 static const struct memdb_cmd commands[] = {
 	{ "ingest", cmd_ingest, "read traces and snapshots into the database" },
 	{ "sources", cmd_sources, "list or delete ingested sources" },
+	{ "symbolize", cmd_symbolize,
+	  "resolve call sites to function, file:line, inlines" },
 	{ "report", cmd_report, "run a canned report (memdb report list)" },
 	{ "sql", cmd_sql, "run SQL against the database (read-only)" },
 	{ "check", cmd_check, "validate a capture without a database" },
@@ -36,7 +38,9 @@ static int usage(FILE *out, int status)
 		"-d DB, else $MEMDB_DB, else memdb.db in the current directory.\n"
 		"\n"
 		"Example:\n"
-		"  memdb ingest capture/ && memdb report fragmentation\n");
+		"  memdb ingest capture/ && memdb symbolize --kallsyms "
+		"kallsyms &&\n"
+		"  memdb report fragmentation\n");
 	return out == stdout ? cli_finish(status) : status;
 }
 

@@ -288,6 +288,7 @@ int mdb_db_delete_rows(struct mdb_db *db, int64_t id, struct mdb_error *e)
 		"DELETE FROM anomaly WHERE source_id = ?1",
 		"DELETE FROM timeline WHERE source_id = ?1",
 		"DELETE FROM symbol WHERE source_id = ?1",
+		"DELETE FROM source_file WHERE source_id = ?1",
 		"DELETE FROM source WHERE id = ?1",
 	};
 
@@ -326,4 +327,41 @@ int mdb_db_delete_source(struct mdb_db *db, int64_t id, struct mdb_error *e)
 		return ret;
 	}
 	return mdb_db_exec(db, "COMMIT", e);
+}
+
+int mdb_db_source_file(struct mdb_db *db, int64_t id, const char *name,
+		       void **data, size_t *len, struct mdb_error *e)
+{
+	sqlite3_stmt *st;
+	int rc, ret = 0;
+
+	*data = NULL;
+	*len = 0;
+	if (sqlite3_prepare_v2(db->h, "SELECT data FROM source_file WHERE "
+			       "source_id = ?1 AND name = ?2", -1, &st, NULL))
+		return mdb_db_error(db, e, "cannot read source files");
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const void *p = sqlite3_column_blob(st, 0);
+		size_t n = (size_t)sqlite3_column_bytes(st, 0);
+
+		/* one spare byte: text parsers may want a NUL */
+		*data = malloc(n + 1);
+		if (!*data) {
+			ret = mdb_error_set(e, MDB_E_NOMEM, db->path, -1, -1,
+					    NULL);
+		} else {
+			if (n)
+				memcpy(*data, p, n);
+			((char *)*data)[n] = '\0';
+			*len = n;
+			ret = 1;
+		}
+	} else if (rc != SQLITE_DONE) {
+		ret = mdb_db_error(db, e, "cannot read source files");
+	}
+	sqlite3_finalize(st);
+	return ret;
 }

@@ -48,6 +48,14 @@ int mdb_db_source_exists(struct mdb_db *db, int64_t id, struct mdb_error *e);
 /* Delete every row of source @id inside the caller's transaction. */
 int mdb_db_delete_rows(struct mdb_db *db, int64_t id, struct mdb_error *e);
 
+/*
+ * The capture file @name ("kallsyms", "modules", "sections") kept with
+ * source @id: 1 with *@data (malloc'ed, NUL-terminated) and *@len, 0 when
+ * the source has none, <0 on error.
+ */
+int mdb_db_source_file(struct mdb_db *db, int64_t id, const char *name,
+		       void **data, size_t *len, struct mdb_error *e);
+
 /* Delete source @id and every row of it, in one transaction. */
 int mdb_db_delete_source(struct mdb_db *db, int64_t id, struct mdb_error *e);
 

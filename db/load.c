@@ -15,6 +15,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "../common/file.h"
 #include "db.h"
 #include "pair.h"
 #include "stats.h"
@@ -378,6 +379,51 @@ static int find_or_drop_same(struct mdb_load *l,
 	return ret < 0 ? ret : n;
 }
 
+/* Largest capture file kept with a source (a kallsyms is ~10 MB). */
+#define MAX_ATTACH_BYTES (256u << 20)
+
+/* Keep the capture's snapshot files with the source (source_file). */
+static int write_attachments(struct mdb_load *l,
+			     const struct mdb_source_meta *m)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = 0;
+
+	if (!m->nattach)
+		return 0;
+	if (sqlite3_prepare_v2(l->db->h,
+			       "INSERT INTO source_file (source_id, name, "
+			       "data) VALUES (?1, ?2, ?3)", -1, &st, NULL))
+		return mdb_db_error(l->db, l->e, "cannot write to database");
+	for (int i = 0; i < m->nattach && ret >= 0; i++) {
+		struct mdb_map map;
+
+		ret = mdb_map_file(m->attach[i].path, &map, l->e);
+		if (ret < 0)
+			break;
+		if (map.len > MAX_ATTACH_BYTES) {
+			mdb_unmap(&map);
+			ret = mdb_error_set(l->e, MDB_E_LIMIT,
+					    m->attach[i].path, -1, -1,
+					    "size=%zu max=%u", map.len,
+					    MAX_ATTACH_BYTES);
+			mdb_error_msg(l->e, "capture file too large to keep");
+			break;
+		}
+		sqlite3_bind_int64(st, 1, l->source_id);
+		sqlite3_bind_text(st, 2, m->attach[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_blob64(st, 3, map.data ? (const void *)map.data :
+				    (const void *)"", map.len, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			ret = mdb_db_error(l->db, l->e,
+					   "cannot write to database");
+		sqlite3_reset(st);
+		mdb_unmap(&map);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
 int mdb_load_begin(struct mdb_db *db, const char *path,
 		   const struct mdb_source_meta *m,
 		   const struct mdb_load_opts *opts, struct mdb_load **out,
@@ -463,6 +509,9 @@ int mdb_load_begin(struct mdb_db *db, const char *path,
 	sqlite3_finalize(st);
 	st = NULL;
 	l->source_id = sqlite3_last_insert_rowid(db->h);
+	ret = write_attachments(l, m);
+	if (ret < 0)
+		goto fail;
 
 	if (sqlite3_prepare_v2(db->h,
 			       "INSERT INTO alloc (source_id, seq, ts, cpu, "

@@ -248,21 +248,37 @@ CREATE TABLE timeline (
 ) WITHOUT ROWID;
 
 -- Resolved call sites (memdb symbolize): symbol and offset of the address
--- itself; file, line and inline chain of address - 1.
+-- itself; file, line and inline chain of address - 1 (the call).  No row:
+-- not resolved yet ('??').  A row with func NULL: a file with function
+-- sizes (quality 2 or 3) says no function holds the address ('??'), so
+-- no kallsyms guess replaces it; file and line may still be known.
 CREATE TABLE symbol (
 	source_id INTEGER NOT NULL,
 	addr      INTEGER NOT NULL,
-	func      TEXT,             -- NULL: unresolved ('??')
-	off       INTEGER,
-	size      INTEGER,
-	file      TEXT,
+	func      TEXT,             -- NULL: in no function ('??')
+	off       INTEGER,          -- addr - start of func
+	size      INTEGER,          -- of func; NULL when unknown
+	file      TEXT,             -- NULL: no line information
 	line      INTEGER,
-	inlines   TEXT,             -- 'func (file:line) <- ...', innermost first
+	inlines   TEXT,             -- 'f (file:line) <- caller (file:line) ...',
+	                            -- innermost first; NULL when not inlined
 	module    TEXT,             -- NULL for the kernel image
-	resolver  TEXT NOT NULL,    -- 'vmlinux', 'module', 'kallsyms', ...
-	quality   INTEGER NOT NULL, -- higher is better: 1 kallsyms, 2 ELF, 3 DWARF
+	resolver  TEXT NOT NULL,    -- 'kallsyms', 'elf' (symbol table), 'dwarf'
+	quality   INTEGER NOT NULL, -- 1 kallsyms, 2 elf, 3 dwarf: only a
+	                            -- higher one replaces a row
+	origin    TEXT NOT NULL,    -- the file that resolved it
 	PRIMARY KEY (source_id, addr)
 ) WITHOUT ROWID;
+
+-- Files of a capture kept with its source (the kallsyms, modules and
+-- sections snapshots found in a capture directory), for memdb symbolize.
+CREATE TABLE source_file (
+	id        INTEGER PRIMARY KEY,
+	source_id INTEGER NOT NULL,
+	name      TEXT NOT NULL,    -- 'kallsyms', 'modules', 'sections'
+	data      BLOB NOT NULL,
+	UNIQUE (source_id, name)
+);
 
 -- ---- stable views ---------------------------------------------------
 
@@ -275,18 +291,29 @@ SELECT s.id, s.path, s.format, s.ingested_at, s.taken_at, s.label,
        s.last_ts, s.notes, s.hash
 FROM source s;
 
--- A call site as people read it: the resolved symbol, else the text the
--- trace printed, else '??'.
+-- A call site as people read it: the resolved symbol ('func+0xoff', with
+-- ' [module]' for a module), else the text the trace printed, else '??'.
 CREATE VIEW v_sites AS
 SELECT t.source_id, t.id AS site_id, t.addr,
        CASE WHEN t.addr IS NULL THEN NULL ELSE printf('0x%x', t.addr) END
            AS call_site,
-       COALESCE(CASE WHEN y.func IS NULL THEN NULL
-                     ELSE y.func || printf('+0x%x', y.off) END,
+       COALESCE(y.func || printf('+0x%x', y.off) ||
+                    CASE WHEN y.module IS NULL THEN ''
+                         ELSE ' [' || y.module || ']' END,
                 t.text, '??') AS symbol,
        y.file, y.line, y.inlines, y.module
 FROM site t
 LEFT JOIN symbol y ON y.source_id = t.source_id AND y.addr = t.addr;
+
+-- Resolved addresses with how they were resolved (memdb symbolize).
+CREATE VIEW v_symbols AS
+SELECT y.source_id, printf('0x%x', y.addr) AS addr,
+       COALESCE(y.func || printf('+0x%x', y.off) ||
+                    CASE WHEN y.module IS NULL THEN ''
+                         ELSE ' [' || y.module || ']' END, '??') AS symbol,
+       y.func, y.off, y.size, y.file, y.line, y.inlines, y.module,
+       y.resolver, y.quality, y.origin
+FROM symbol y;
 
 CREATE VIEW v_allocations AS
 SELECT a.source_id, a.seq, a.ts, a.cpu, ty.name AS type,

@@ -23,6 +23,16 @@ struct mdb_ingest_opts {
 };
 
 #define MDB_HASH_HEX 33 /* 128-bit content hash as hex, with NUL */
+#define MDB_MAX_ATTACH 4
+
+/*
+ * A file of a capture directory kept with the source (a kallsyms,
+ * /proc/modules or sections snapshot), for memdb symbolize.
+ */
+struct mdb_attach {
+	const char *name;  /* "kallsyms", "modules", "sections" */
+	char path[4096];
+};
 
 /* What is known of a source's origin; stored in the source table. */
 struct mdb_source_meta {
@@ -37,11 +47,22 @@ struct mdb_source_meta {
 	uint64_t data_bytes;    /* bytes of event data */
 	char kernel_release[128];
 	char notes[512];        /* remarks for report headers, "" if none */
+	struct mdb_attach attach[MDB_MAX_ATTACH]; /* see mdb_attach_scan() */
+	int nattach;
 };
 
 struct mdb_input;
 
 void mdb_ingest_opts_init(struct mdb_ingest_opts *o);
+
+/*
+ * Note the files of capture directory @dir that are kept with its source
+ * (whatever the event format): "kallsyms", "modules" (/proc/modules) and
+ * "sections" (MODULE SECTION ADDRESS lines), when they are regular files.
+ * The loader stores them in the source_file table.
+ */
+int mdb_attach_scan(struct mdb_source_meta *m, const char *dir,
+		    struct mdb_error *e);
 
 /* Open @path as one source; *@in is NULL on failure. */
 int mdb_input_open(const char *path, const struct mdb_ingest_opts *o,

@@ -346,6 +346,9 @@ int kt_input_open(const char *path, const struct mdb_ingest_opts *o,
 		if (ret == 0)
 			in->meta.overruns = ov;
 		kt_read_release(path, &in->meta);
+		ret = mdb_attach_scan(&in->meta, path, e);
+		if (ret < 0)
+			goto fail;
 	} else {
 		char *dir = strdup(path), *slash;
 

@@ -7,7 +7,9 @@
  *   ktgen [options] OUTDIR
  *
  * The simulation keeps a live set near --live objects at --sites call
- * sites; addresses come from a pool, so a freed address is reused and the
+ * sites (or at the addresses of --sites-file FILE, hex, one per line,
+ * also used for the frees: the symbolize benchmark gives instruction
+ * addresses of an ELF file); addresses come from a pool, so a freed address is reused and the
  * number of distinct addresses stays bounded whatever the length.  Every
  * ordinary allocation is freed on its own CPU with its own type, and the
  * live set is drained at the end, so the only anomalies in the capture
@@ -105,10 +107,41 @@ static void *xrealloc(void *p, size_t n)
 	return p;
 }
 
+/* --sites-file: ordinary call sites read from a file instead */
+static uint64_t *file_sites;
+
 /* Ordinary call sites: even ids kmalloc, odd ids kmem_cache. */
 static uint64_t site_addr(int i)
 {
+	if (file_sites)
+		return file_sites[i];
 	return 0xffffffff81100000ULL + (uint64_t)i * 0x1a0 + 0x3b;
+}
+
+/* Hex addresses, one per line (0x optional); returns how many. */
+static int read_sites(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[128];
+	int n = 0, cap = 0;
+
+	if (!f)
+		die("cannot open the sites file");
+	while (fgets(line, sizeof(line), f)) {
+		char *end;
+		uint64_t v = strtoull(line, &end, 16);
+
+		if (end == line)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			file_sites = xrealloc(file_sites,
+					      (size_t)cap * sizeof(*file_sites));
+		}
+		file_sites[n++] = v;
+	}
+	fclose(f);
+	return n;
 }
 
 static int site_type(int i)
@@ -307,7 +340,8 @@ static void release(struct gen *g, const struct obj *o)
 /* Free site: the allocation site plus a little, like a real kfree caller */
 static uint64_t free_site(const struct obj *o)
 {
-	return o->site + 0x80000;
+	/* with --sites-file the trace's call sites are the file's alone */
+	return file_sites ? o->site : o->site + 0x80000;
 }
 
 /* Kinds of planted anomaly. */
@@ -455,7 +489,8 @@ static int plant(struct gen *g, enum plant k, int nleak_sites)
 static const char usage[] =
 "usage: ktgen [--seed N] [--events N] [--cpus N] [--endian little|big]\n"
 "             [--live N] [--sites N] [--seq-start N] [--overruns N]\n"
-"             [--abi N] [--dump FILE] [--manifest FILE] [plant options]\n"
+"             [--abi N] [--dump FILE] [--manifest FILE] [--sites-file F]\n"
+"             [plant options]\n"
 "             OUTDIR\n"
 "see the comment at the top of tests/ktgen.c\n";
 
@@ -465,6 +500,7 @@ int main(int argc, char **argv)
 		{ "seed", 1, NULL, 's' },    { "events", 1, NULL, 'n' },
 		{ "cpus", 1, NULL, 'c' },    { "endian", 1, NULL, 'e' },
 		{ "live", 1, NULL, 'l' },    { "sites", 1, NULL, 'S' },
+		{ "sites-file", 1, NULL, 'f' },
 		{ "seq-start", 1, NULL, 'q' }, { "overruns", 1, NULL, 'o' },
 		{ "abi", 1, NULL, 'a' },     { "dump", 1, NULL, 'd' },
 		{ "manifest", 1, NULL, 'm' }, { "pages", 1, NULL, 'p' },
@@ -514,6 +550,7 @@ int main(int argc, char **argv)
 			break;
 		case 'l': live_target = strtoull(optarg, NULL, 0); break;
 		case 'S': g.nsites = atoi(optarg); break;
+		case 'f': g.nsites = read_sites(optarg); break;
 		case 'q': seq_start = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'o': overruns = strtoll(optarg, NULL, 0); break;
 		case 'a': abi = strtoll(optarg, NULL, 0); break;

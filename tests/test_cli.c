@@ -38,40 +38,6 @@ static int teardown_all(void **state)
 /* memdb with @db: "memdb" "ARGS" as a command line. */
 #define MEMDB(r, db, ...) run_memdb(r, db, __VA_ARGS__)
 
-static int run_memdb(struct run *r, const char *db, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int run_memdb(struct run *r, const char *db, const char *fmt, ...)
-{
-	char args[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	return run(r, "'%s' %s -d '%s'", env("MEMDB"), args, db);
-}
-
-static char *path_in(const char *dir, const char *name)
-{
-	char *p;
-
-	if (asprintf(&p, "%s/%s", dir, name) < 0)
-		fail();
-	return p;
-}
-
-/* A fresh database path (the file does not exist yet). */
-static char *fresh_db(const char *name)
-{
-	char *p = path_in(tmp, name);
-	struct run r;
-
-	run(&r, "rm -f '%s' '%s-wal' '%s-shm'", p, p, p);
-	run_free(&r);
-	return p;
-}
-
 static void ingest_ok(const char *db, const char *path)
 {
 	struct run r;
@@ -117,7 +83,7 @@ static char *db_text(const char *db, const char *sql)
 
 static void test_small_by_hand(void **state)
 {
-	char *db = fresh_db("small.db"), *dir, *t;
+	char *db = fresh_db(tmp, "small.db"), *dir, *t;
 	struct run r;
 
 	(void)state;
@@ -165,7 +131,7 @@ static void test_small_by_hand(void **state)
 
 	/* an idle CPU's empty file changes nothing */
 	free(db);
-	db = fresh_db("small-idle.db");
+	db = fresh_db(tmp, "small-idle.db");
 	free(dir);
 	dir = path_in(env("TESTDATA"), "succeed/kt-small-idle-cpu");
 	ingest_ok(db, dir);
@@ -200,7 +166,7 @@ static void reports_of(const char *capture, const char *db, char **out)
 
 static void compare_endian(const char *le, const char *be)
 {
-	char *a[3], *b[3], *dba = fresh_db("le.db"), *dbb = fresh_db("be.db");
+	char *a[3], *b[3], *dba = fresh_db(tmp, "le.db"), *dbb = fresh_db(tmp, "be.db");
 
 	reports_of(le, dba, a);
 	reports_of(be, dbb, b);
@@ -256,7 +222,7 @@ static void test_endian_identical(void **state)
 /* The FREEs after the seq_num wrap must follow their ALLOCs. */
 static void test_wraparound(void **state)
 {
-	char *db = fresh_db("wrap.db"), *t;
+	char *db = fresh_db(tmp, "wrap.db"), *t;
 	char *dir = path_in(env("TESTDATA"), "succeed/kt-wrap");
 	char *gen = path_in(tmp, "gen-wrap"), *dump = path_in(tmp, "wrap.dump");
 	char *awk;
@@ -272,7 +238,7 @@ static void test_wraparound(void **state)
 
 	/* 100k generated events starting 50k before the wrap */
 	free(db);
-	db = fresh_db("wrap-gen.db");
+	db = fresh_db(tmp, "wrap-gen.db");
 	run(&r, "'%s' --seed 3 --events 100000 --cpus 3 --seq-start %u "
 		"--dump '%s' '%s'", env("KTGEN"), 0x7fffffffu - 50000u, dump,
 	    gen);
@@ -304,7 +270,7 @@ static void test_wraparound(void **state)
 static void test_bad_inputs(void **state)
 {
 	char *failpath = path_in(env("TESTDATA"), "fail");
-	char *db = fresh_db("bad.db"), *good;
+	char *db = fresh_db(tmp, "bad.db"), *good;
 	DIR *d = opendir(failpath);
 	struct dirent *de;
 	int n = 0;
@@ -371,7 +337,7 @@ static void test_bad_inputs(void **state)
 /* Same bytes twice: a no-op; --force replaces; --delete removes. */
 static void test_reingest(void **state)
 {
-	char *db = fresh_db("re.db"), *before, *after;
+	char *db = fresh_db(tmp, "re.db"), *before, *after;
 	char *le = path_in(env("TESTDATA"), "succeed/kt-small-le");
 	char *be = path_in(env("TESTDATA"), "succeed/kt-small-be");
 	struct run r;
@@ -442,7 +408,7 @@ static long long fig(const char *text, const char *name)
  */
 static void test_generated_vs_awk(void **state)
 {
-	char *db = fresh_db("gen.db"), *cap = path_in(tmp, "gen1m");
+	char *db = fresh_db(tmp, "gen.db"), *cap = path_in(tmp, "gen1m");
 	char *dump = path_in(tmp, "gen1m.dump"), *man = path_in(tmp, "gen1m.man");
 	char *awk = path_in(env("TESTS_DIR"), "kt_replay.awk"), *figs, *t;
 	struct run r;
@@ -573,7 +539,7 @@ static void test_generated_vs_awk(void **state)
 /* The real 6.18 capture gives the figures its README states. */
 static void test_real_capture(void **state)
 {
-	char *db = fresh_db("real.db"), *cap = path_in(tmp, "real-kt"), *t;
+	char *db = fresh_db(tmp, "real.db"), *cap = path_in(tmp, "real-kt"), *t;
 	struct run r;
 
 	(void)state;
@@ -621,7 +587,7 @@ static void test_real_capture(void **state)
 static void test_thousands_of_cpus(void **state)
 {
 	char *orig = path_in(tmp, "cpus64"), *wide = path_in(tmp, "cpus4000");
-	char *dba = fresh_db("cpus64.db"), *dbb = fresh_db("cpus4000.db");
+	char *dba = fresh_db(tmp, "cpus64.db"), *dbb = fresh_db(tmp, "cpus4000.db");
 	char *a, *b;
 	struct run r;
 
@@ -659,7 +625,7 @@ static void test_thousands_of_cpus(void **state)
 static void test_help_and_usage(void **state)
 {
 	static const char *const cmds[] = { "ingest", "sources", "report",
-					    "sql" };
+					    "sql", "symbolize" };
 	struct run r;
 
 	(void)state;

@@ -22,6 +22,16 @@ int run(struct run *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void run_free(struct run *r);
 
+/* memdb with database @db: run(r, "$MEMDB ARGS -d DB"). */
+int run_memdb(struct run *r, const char *db, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* A database path "@dir/@name" whose file (and WAL) does not exist. */
+char *fresh_db(const char *dir, const char *name);
+
+/* "@dir/@name", malloc'ed. */
+char *path_in(const char *dir, const char *name);
+
 /* An environment variable, failing the test when it is not set. */
 const char *env(const char *name);
 

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: MIT
+/* memdb symbolize: resolve call sites to function, file:line, inlines. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../db/db.h"
+#include "../symbolize/symbolize.h"
+#include "cli.h"
+
+static const char usage[] =
+"usage: memdb symbolize [-d DB] [--source ID|all] --vmlinux FILE\n"
+"                       [--modules DIR] [--kallsyms FILE]\n"
+"                       [--proc-modules FILE] [--sections FILE]\n"
+"                       [--kaslr-offset HEX] [--force] [-q]\n"
+"       memdb symbolize [-d DB] [--source ID|all] --kallsyms FILE\n"
+"\n"
+"Resolve the distinct call-site addresses of a source once and store,\n"
+"for each, the function and offset, the function's size, the source\n"
+"file and line, the chain of inlined functions, the module and the file\n"
+"that resolved it.  Every report then shows 'func+0xoff' (with\n"
+"' [module]' for a module) next to the address, and the view v_sites\n"
+"has file, line and inlines.  '?\?' means no function holds the address\n"
+"in the inputs given: never the nearest function's name.\n"
+"\n"
+"A call site is a return address: the function and offset are those of\n"
+"the address itself (as %pS prints them); file, line and inline chain\n"
+"are those of the address - 1, the call instruction.\n"
+"\n"
+"Resolvers, best first: the vmlinux's (or a .ko's) DWARF, its ELF symbol\n"
+"table alone (a file without DWARF, with a warning), a kallsyms or\n"
+"System.map file.  A run resolves only addresses it can do better for,\n"
+"and a row is replaced only by a better one: running twice changes\n"
+"nothing, a vmlinux after kallsyms upgrades, kallsyms after a vmlinux\n"
+"keeps the vmlinux's rows.  The rows are written in one transaction.\n"
+"\n"
+"KASLR: the kernel ran at its link-time addresses plus an offset.  It is\n"
+"--kaslr-offset when given; else derived from the kallsyms snapshot of\n"
+"the traced boot (its _stext, else _text, minus the vmlinux's), which\n"
+"must match the vmlinux (most of its functions at the same places) or\n"
+"the run is refused; else 0.  A kallsyms snapshot whose addresses are\n"
+"all zero (read without privilege, kernel.kptr_restrict) is refused.\n"
+"With --kallsyms alone, --kaslr-offset moves the kernel's symbols (for a\n"
+"System.map, which has link-time addresses).\n"
+"\n"
+"Modules: the load address of each module comes from a /proc/modules\n"
+"snapshot ('NAME SIZE REFS DEPS STATE ADDRESS'), and the address of\n"
+"each of its sections from a sections snapshot, lines 'MODULE SECTION\n"
+"ADDRESS' as read from /sys/module/MODULE/sections/SECTION (or the\n"
+"output of 'grep -r . /sys/module/*/sections'); without one, .text is at\n"
+"the module's base and its other sections are unknown.  DWARF comes\n"
+"from MODULE.ko (also .ko.xz, .ko.zst, .ko.gz) under --modules DIR;\n"
+"'-' and '_' in module names are the same.  Addresses in modules with no\n"
+".ko fall back to the kallsyms snapshot's module symbols.\n"
+"\n"
+"Snapshots kept with the source: when the ingested capture directory\n"
+"held files named kallsyms, modules or sections, they were stored with\n"
+"the source and are used unless an option names another file.\n"
+"\n"
+"Options:\n"
+"  -d, --db DB            database file (default: $MEMDB_DB, else\n"
+"                         memdb.db)\n"
+"  -s, --source ID|all    source to symbolize (default: the latest)\n"
+"      --vmlinux FILE     the traced kernel's vmlinux, with symbols and\n"
+"                         ideally DWARF (not a vmlinuz)\n"
+"      --modules DIR      where the module .ko files are\n"
+"      --kallsyms FILE    /proc/kallsyms of the traced boot, or the\n"
+"                         kernel's System.map\n"
+"      --proc-modules FILE  /proc/modules of the traced boot\n"
+"      --sections FILE    module sections snapshot of the traced boot\n"
+"      --kaslr-offset HEX run-time minus link-time kernel address\n"
+"      --force            forget this source's symbols and resolve all\n"
+"  -q, --quiet            print nothing but errors and warnings\n"
+"  -h, --help             show this help\n"
+"\n"
+"Exit status: 0 when done, 1 when an input was refused (the database is\n"
+"unchanged), 2 for a bad command line.\n"
+"\n"
+"Examples:\n"
+"  memdb symbolize --vmlinux /usr/lib/debug/boot/vmlinux-6.1.0-13-amd64 \\\n"
+"        --modules /usr/lib/debug/lib/modules/6.1.0-13-amd64 \\\n"
+"        --kallsyms capture/kallsyms\n"
+"  memdb symbolize --kallsyms kallsyms.txt\n"
+"  memdb sql \"SELECT call_site, symbol, file, line, inlines FROM v_sites\"\n";
+
+enum {
+	OPT_VMLINUX = 256,
+	OPT_MODULES,
+	OPT_KALLSYMS,
+	OPT_PROC_MODULES,
+	OPT_SECTIONS,
+	OPT_KASLR,
+	OPT_FORCE,
+};
+
+static const struct option longopts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "source", required_argument, NULL, 's' },
+	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
+	{ "modules", required_argument, NULL, OPT_MODULES },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "proc-modules", required_argument, NULL, OPT_PROC_MODULES },
+	{ "sections", required_argument, NULL, OPT_SECTIONS },
+	{ "kaslr-offset", required_argument, NULL, OPT_KASLR },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void print_warning(void *ctx, const char *msg)
+{
+	(void)ctx;
+	cli_warnf("%s", msg);
+}
+
+/* Hex with or without 0x; the whole string. */
+static int parse_hex(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 16);
+	return *end || errno ? -1 : 0;
+}
+
+static void summary(const struct mdb_sym_result *r)
+{
+	char a[32], b[32], c[32];
+
+	printf("source %" PRId64 ": %s call sites, %s looked at, %s rows "
+	       "written\n", r->source_id, cli_num(a, sizeof(a), r->sites),
+	       cli_num(b, sizeof(b), r->looked_at),
+	       cli_num(c, sizeof(c), r->written));
+	printf("  resolved: %s with DWARF, ", cli_num(a, sizeof(a),
+						      r->by_quality[3]));
+	printf("%s from an ELF symbol table, ",
+	       cli_num(a, sizeof(a), r->by_quality[2]));
+	printf("%s from kallsyms; ", cli_num(a, sizeof(a), r->by_quality[1]));
+	printf("%s unknown (?\?)", cli_num(a, sizeof(a), r->unknown));
+	if (r->zero_sites)
+		printf(", of which %s the address 0 (no caller recorded)",
+		       cli_num(a, sizeof(a), r->zero_sites));
+	printf("\n");
+	switch (r->kaslr_from) {
+	case MDB_KASLR_GIVEN:
+		printf("  KASLR offset 0x%" PRIx64 " (given)\n", r->kaslr);
+		break;
+	case MDB_KASLR_KALLSYMS:
+		printf("  KASLR offset 0x%" PRIx64 " (from the kallsyms "
+		       "snapshot's %s)\n", r->kaslr, r->anchor);
+		break;
+	case MDB_KASLR_NONE:
+		break;
+	}
+	if (!strcmp(r->kallsyms_from, "source"))
+		printf("  kallsyms: the snapshot kept with the source\n");
+}
+
+int cmd_symbolize(int argc, char **argv)
+{
+	const char *dbpath = cli_default_db(), *source = NULL;
+	struct mdb_sym_opts o;
+	struct mdb_db db = { 0 };
+	struct mdb_error e;
+	int64_t lo = 0, hi = -1;
+	int quiet = 0, c, status = MEMDB_EXIT_FAIL;
+
+	memset(&o, 0, sizeof(o));
+	o.warn = print_warning;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:s:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			dbpath = optarg;
+			break;
+		case 's':
+			source = optarg;
+			break;
+		case OPT_VMLINUX:
+			o.vmlinux = optarg;
+			break;
+		case OPT_MODULES:
+			o.modules_dir = optarg;
+			break;
+		case OPT_KALLSYMS:
+			o.kallsyms = optarg;
+			break;
+		case OPT_PROC_MODULES:
+			o.proc_modules = optarg;
+			break;
+		case OPT_SECTIONS:
+			o.sections = optarg;
+			break;
+		case OPT_KASLR:
+			if (parse_hex(optarg, &o.kaslr))
+				return cli_usage_error("symbolize",
+					"--kaslr-offset takes a hex number, "
+					"not '%s'", optarg);
+			o.have_kaslr = 1;
+			break;
+		case OPT_FORCE:
+			o.force = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			return cli_help(usage);
+		default:
+			return cli_usage_error("symbolize", "unknown option");
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("symbolize", "unexpected argument '%s'",
+				       argv[optind]);
+	if (source && strcmp(source, "all") &&
+	    (cli_parse_i64(source, &lo) || lo <= 0))
+		return cli_usage_error("symbolize", "--source takes a source id "
+				       "or 'all', not '%s'", source);
+
+	mdb_error_clear(&e);
+	if (mdb_db_open(&db, dbpath, 0, &e) < 0)
+		goto fail;
+	if (!source) {
+		if (mdb_db_latest_source(&db, &lo, &e) < 0)
+			goto fail;
+		if (!lo) {
+			mdb_error_set(&e, MDB_E_EMPTY, dbpath, -1, -1, NULL);
+			mdb_error_msg(&e, "no source in the database");
+			mdb_error_hint(&e, "ingest a capture first");
+			goto fail;
+		}
+		hi = lo;
+	} else if (!strcmp(source, "all")) {
+		lo = 1;
+		if (mdb_db_latest_source(&db, &hi, &e) < 0)
+			goto fail;
+	} else {
+		hi = lo;
+	}
+	for (int64_t id = lo; id <= hi; id++) {
+		struct mdb_sym_result r;
+
+		if (lo != hi) {
+			int ex = mdb_db_source_exists(&db, id, &e);
+
+			if (ex < 0)
+				goto fail;
+			if (!ex)
+				continue;
+		}
+		if (mdb_symbolize(&db, id, &o, &r, &e) < 0)
+			goto fail;
+		if (!quiet)
+			summary(&r);
+	}
+	status = MEMDB_EXIT_OK;
+	goto out;
+fail:
+	cli_error(&e);
+out:
+	if (db.h && mdb_db_close(&db, &e) < 0) {
+		cli_error(&e);
+		status = MEMDB_EXIT_FAIL;
+	}
+	return cli_finish(status);
+}

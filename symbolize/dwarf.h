@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One ELF file (a vmlinux, a .ko, possibly compressed) opened offline with
+ * libdwfl, and source lookups in its DWARF: file:line from the line
+ * table (dwfl_module_getsrc) and the inline chain as eu-addr2line -f -i
+ * prints it.
+ *
+ * Addresses here are libdwfl's: the ELF address plus dw_image.bias for an
+ * executable, section address (dw_section_addr) plus offset for a
+ * relocatable object, as eu-addr2line -j SECTION places them.
+ *
+ * The inline chain is found without dwarf_getscopes, which walks its
+ * compile unit's top-level DIEs on every call: the top-level DIEs holding
+ * code are indexed once per unit (by address), and each lookup descends
+ * only the one function holding the address, choosing at every level
+ * what dwarf_getscopes would (the first DIE, in DIE order, whose ranges
+ * contain it).  A unit that imports partial units falls back to
+ * dwarf_getscopes.
+ */
+#ifndef MDB_SYM_DWARF_H
+#define MDB_SYM_DWARF_H
+
+#include <elfutils/libdwfl.h>
+#include <stdint.h>
+
+#include "../common/error.h"
+#include "../common/u64map.h"
+
+struct dw_cu;
+
+struct dw_image {
+	char *path;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Elf *elf;            /* the file's ELF, owned by libdwfl */
+	GElf_Addr bias;      /* libdwfl address - ELF address */
+	int e_type;          /* ET_EXEC, ET_DYN, ET_REL */
+	Dwarf *dw;           /* NULL: no usable DWARF */
+	char nodwarf[160];   /* why not, for the warning */
+	struct u64map cu_map; /* CU DIE offset -> index + 1 in cus */
+	struct dw_cu *cus;
+	size_t ncus, cu_cap;
+	char *buf;           /* inline chain being built */
+	size_t len, cap;
+};
+
+/* What dw_lookup() found; strings are malloc'ed (NULL when unknown). */
+struct dw_loc {
+	char *file;
+	int64_t line;      /* -1 when no line */
+	char *inlines;     /* "f (file:line) <- caller (file:line) ...", or
+			    * NULL when the address is in no inlined code */
+};
+
+/*
+ * Open @path.  Fails with a clear message when it is not an ELF file (a
+ * vmlinuz, a text file ...).  Missing DWARF is not an error: dw is NULL
+ * and nodwarf says why.
+ */
+int dw_open(struct dw_image *im, const char *path, struct mdb_error *e);
+
+void dw_close(struct dw_image *im);
+
+/* libdwfl address of section @shndx of a relocatable file; -1 if none. */
+int dw_section_addr(const struct dw_image *im, size_t shndx, uint64_t *addr);
+
+/* Source of the instruction at libdwfl address @a (0, or -MDB_E_NOMEM). */
+int dw_lookup(struct dw_image *im, uint64_t a, struct dw_loc *loc);
+
+void dw_loc_release(struct dw_loc *loc);
+
+#endif
