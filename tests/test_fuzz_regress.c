@@ -18,7 +18,7 @@
 
 #include "testlib.h"
 
-#define HARNESSES(X) X(kmemtrace) X(kallsyms)
+#define HARNESSES(X) X(kmemtrace) X(kallsyms) X(modules)
 
 #define DECL(name) int replay_##name(const uint8_t *data, size_t size);
 HARNESSES(DECL)
