@@ -38,50 +38,6 @@ static int teardown_all(void **state)
 /* memdb with @db: "memdb" "ARGS" as a command line. */
 #define MEMDB(r, db, ...) run_memdb(r, db, __VA_ARGS__)
 
-static int run_memdb(struct run *r, const char *db, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int run_memdb(struct run *r, const char *db, const char *fmt, ...)
-{
-	char args[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	return run(r, "'%s' %s -d '%s'", env("MEMDB"), args, db);
-}
-
-static char *path_in(const char *dir, const char *name)
-{
-	char *p;
-
-	if (asprintf(&p, "%s/%s", dir, name) < 0)
-		fail();
-	return p;
-}
-
-/* A fresh database path (the file does not exist yet). */
-static char *fresh_db(const char *name)
-{
-	char *p = path_in(tmp, name);
-	struct run r;
-
-	run(&r, "rm -f '%s' '%s-wal' '%s-shm'", p, p, p);
-	run_free(&r);
-	return p;
-}
-
-static void ingest_ok(const char *db, const char *path)
-{
-	struct run r;
-
-	MEMDB(&r, db, "ingest -q '%s'", path);
-	if (r.status)
-		fail_msg("ingest of %s failed: %s", path, r.err);
-	run_free(&r);
-}
-
 /*
  * kt-small (tests/mkfixtures.c) by hand.  Slab ALLOCs per call site:
  *   S1 0xffffffff81234567: seq 1 (100/128), seq 3 (30/32), seq 8 (0/0,
@@ -102,27 +58,14 @@ static const char small_csv[] =
 	"0xffffffff81456789,??,2,110,128,18,14.062500\n"
 	"total,,7,640,800,160,20.000000\n";
 
-static char *db_text(const char *db, const char *sql)
-{
-	struct run r;
-	char *s;
-
-	run(&r, "'%s' sql -d '%s' -f csv \"%s\" | tail -n +2", env("MEMDB"),
-	    db, sql);
-	assert_int_equal(r.status, 0);
-	s = strdup(r.out);
-	run_free(&r);
-	return s;
-}
-
 static void test_small_by_hand(void **state)
 {
-	char *db = fresh_db("small.db"), *dir, *t;
+	char *db = fresh_db(tmp, "small.db"), *dir, *t;
 	struct run r;
 
 	(void)state;
 	dir = path_in(env("TESTDATA"), "succeed/kt-small-le");
-	ingest_ok(db, dir);
+	ingest_ok(db, "'%s'", dir);
 
 	MEMDB(&r, db, "report fragmentation --format csv");
 	assert_int_equal(r.status, 0);
@@ -165,10 +108,10 @@ static void test_small_by_hand(void **state)
 
 	/* an idle CPU's empty file changes nothing */
 	free(db);
-	db = fresh_db("small-idle.db");
+	db = fresh_db(tmp, "small-idle.db");
 	free(dir);
 	dir = path_in(env("TESTDATA"), "succeed/kt-small-idle-cpu");
-	ingest_ok(db, dir);
+	ingest_ok(db, "'%s'", dir);
 	MEMDB(&r, db, "report fragmentation --format csv");
 	assert_string_equal(r.out, small_csv);
 	run_free(&r);
@@ -187,7 +130,7 @@ static void reports_of(const char *capture, const char *db, char **out)
 	run(&r, "rm -rf '%s' && cp -r '%s' '%s'", cap, capture, cap);
 	assert_int_equal(r.status, 0);
 	run_free(&r);
-	ingest_ok(db, cap);
+	ingest_ok(db, "'%s'", cap);
 	for (int i = 0; i < 3; i++) {
 		MEMDB(&r, db, "report fragmentation --top 0 --format %s",
 		      fmt[i]);
@@ -200,7 +143,8 @@ static void reports_of(const char *capture, const char *db, char **out)
 
 static void compare_endian(const char *le, const char *be)
 {
-	char *a[3], *b[3], *dba = fresh_db("le.db"), *dbb = fresh_db("be.db");
+	char *a[3], *b[3], *dba = fresh_db(tmp, "le.db");
+	char *dbb = fresh_db(tmp, "be.db");
 
 	reports_of(le, dba, a);
 	reports_of(be, dbb, b);
@@ -256,14 +200,14 @@ static void test_endian_identical(void **state)
 /* The FREEs after the seq_num wrap must follow their ALLOCs. */
 static void test_wraparound(void **state)
 {
-	char *db = fresh_db("wrap.db"), *t;
+	char *db = fresh_db(tmp, "wrap.db"), *t;
 	char *dir = path_in(env("TESTDATA"), "succeed/kt-wrap");
 	char *gen = path_in(tmp, "gen-wrap"), *dump = path_in(tmp, "wrap.dump");
 	char *awk;
 	struct run r;
 
 	(void)state;
-	ingest_ok(db, dir);
+	ingest_ok(db, "'%s'", dir);
 	t = db_text(db, "SELECT seq, state, end_seq FROM alloc ORDER BY seq");
 	assert_string_equal(t, "2147483646,1,2147483648\n"
 			       "2147483647,1,2147483649\n");
@@ -272,13 +216,13 @@ static void test_wraparound(void **state)
 
 	/* 100k generated events starting 50k before the wrap */
 	free(db);
-	db = fresh_db("wrap-gen.db");
+	db = fresh_db(tmp, "wrap-gen.db");
 	run(&r, "'%s' --seed 3 --events 100000 --cpus 3 --seq-start %u "
 		"--dump '%s' '%s'", env("KTGEN"), 0x7fffffffu - 50000u, dump,
 	    gen);
 	assert_int_equal(r.status, 0);
 	run_free(&r);
-	ingest_ok(db, gen);
+	ingest_ok(db, "'%s'", gen);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM bad_free"), 0);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM alloc "
 				    "WHERE state <> 1"), 0);
@@ -304,7 +248,7 @@ static void test_wraparound(void **state)
 static void test_bad_inputs(void **state)
 {
 	char *failpath = path_in(env("TESTDATA"), "fail");
-	char *db = fresh_db("bad.db"), *good;
+	char *db = fresh_db(tmp, "bad.db"), *good;
 	DIR *d = opendir(failpath);
 	struct dirent *de;
 	int n = 0;
@@ -312,7 +256,7 @@ static void test_bad_inputs(void **state)
 	(void)state;
 	assert_non_null(d);
 	good = path_in(env("TESTDATA"), "succeed/kt-small-le");
-	ingest_ok(db, good);
+	ingest_ok(db, "'%s'", good);
 	while ((de = readdir(d))) {
 		char *entry, *errfile, *expect, *before, *after, *at;
 		struct run r;
@@ -371,13 +315,13 @@ static void test_bad_inputs(void **state)
 /* Same bytes twice: a no-op; --force replaces; --delete removes. */
 static void test_reingest(void **state)
 {
-	char *db = fresh_db("re.db"), *before, *after;
+	char *db = fresh_db(tmp, "re.db"), *before, *after;
 	char *le = path_in(env("TESTDATA"), "succeed/kt-small-le");
 	char *be = path_in(env("TESTDATA"), "succeed/kt-small-be");
 	struct run r;
 
 	(void)state;
-	ingest_ok(db, le);
+	ingest_ok(db, "'%s'", le);
 	before = db_counts(db);
 	MEMDB(&r, db, "ingest '%s'", le);
 	assert_int_equal(r.status, 0);
@@ -397,7 +341,7 @@ static void test_reingest(void **state)
 	assert_int_equal(db_int(db, "SELECT group_concat(id) FROM source"), 2);
 
 	/* different bytes (big-endian) are a new source */
-	ingest_ok(db, be);
+	ingest_ok(db, "'%s'", be);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM source"), 2);
 	MEMDB(&r, db, "sources --delete 3");
 	assert_int_equal(r.status, 0);
@@ -442,7 +386,7 @@ static long long fig(const char *text, const char *name)
  */
 static void test_generated_vs_awk(void **state)
 {
-	char *db = fresh_db("gen.db"), *cap = path_in(tmp, "gen1m");
+	char *db = fresh_db(tmp, "gen.db"), *cap = path_in(tmp, "gen1m");
 	char *dump = path_in(tmp, "gen1m.dump"), *man = path_in(tmp, "gen1m.man");
 	char *awk = path_in(env("TESTS_DIR"), "kt_replay.awk"), *figs, *t;
 	struct run r;
@@ -458,7 +402,7 @@ static void test_generated_vs_awk(void **state)
 	    env("KTGEN"), dump, man, cap);
 	assert_int_equal(r.status, 0);
 	run_free(&r);
-	ingest_ok(db, cap);
+	ingest_ok(db, "'%s'", cap);
 
 	/* fragmentation rows: same set as awk's, sorted by waste */
 	run(&r, "'%s' report fragmentation -d '%s' --top 0 --format csv | "
@@ -573,7 +517,7 @@ static void test_generated_vs_awk(void **state)
 /* The real 6.18 capture gives the figures its README states. */
 static void test_real_capture(void **state)
 {
-	char *db = fresh_db("real.db"), *cap = path_in(tmp, "real-kt"), *t;
+	char *db = fresh_db(tmp, "real.db"), *cap = path_in(tmp, "real-kt"), *t;
 	struct run r;
 
 	(void)state;
@@ -588,7 +532,7 @@ static void test_real_capture(void **state)
 	if (r.status)
 		fail_msg("cannot unpack the real capture: %s", r.err);
 	run_free(&r);
-	ingest_ok(db, cap);
+	ingest_ok(db, "'%s'", cap);
 	/* README: hits, requested, allocated, waste */
 	MEMDB(&r, db, "report fragmentation --format csv --top 1");
 	assert_non_null(strstr(r.out, "\ntotal,,23355,26605594,26675464,"

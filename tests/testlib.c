@@ -155,3 +155,61 @@ char *db_counts(const char *db)
 	sqlite3_close(h);
 	return acc;
 }
+
+int run_memdb(struct run *r, const char *db, const char *fmt, ...)
+{
+	char args[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	return run(r, "'%s' %s -d '%s'", env("MEMDB"), args, db);
+}
+
+char *path_in(const char *dir, const char *name)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		fail_msg("out of memory");
+	return p;
+}
+
+char *fresh_db(const char *dir, const char *name)
+{
+	char *p = path_in(dir, name);
+	struct run r;
+
+	run(&r, "rm -f '%s' '%s-wal' '%s-shm'", p, p, p);
+	run_free(&r);
+	return p;
+}
+
+void ingest_ok(const char *db, const char *fmt, ...)
+{
+	char args[4096];
+	struct run r;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	run_memdb(&r, db, "ingest -q %s", args);
+	if (r.status)
+		fail_msg("ingest %s failed: %s", args, r.err);
+	run_free(&r);
+}
+
+char *db_text(const char *db, const char *sql)
+{
+	struct run r;
+	char *s;
+
+	run(&r, "'%s' sql -d '%s' -f csv \"%s\" | tail -n +2", env("MEMDB"),
+	    db, sql);
+	assert_int_equal(r.status, 0);
+	s = strdup(r.out);
+	run_free(&r);
+	return s;
+}
