@@ -22,3 +22,9 @@ set -x
 "$memdb" sources -d "$db"
 "$memdb" report fragmentation -d "$db" --top 15
 "$memdb" sql -d "$db" "SELECT state, count(*) AS allocations, sum(bytes_alloc) AS bytes FROM v_allocations WHERE type <> 'page' GROUP BY state ORDER BY 2 DESC"
+
+# snapshots: the same machine's /proc/slabinfo just before and after
+"$memdb" ingest -d "$db" --label demo --time 2026-11-22T10:00:00Z "$data/slabinfo.before"
+"$memdb" ingest -d "$db" --label demo --time 2026-11-22T10:00:01Z "$data/slabinfo.after"
+"$memdb" report zones -d "$db" --top 10
+"$memdb" report growth -d "$db" --top 10
