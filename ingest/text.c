@@ -17,7 +17,7 @@ static int is_digit(char c)
 void mdb_lines_init(struct mdb_lines *l, const void *buf, size_t len)
 {
 	l->p = buf;
-	l->end = l->p + len;
+	l->end = len ? l->p + len : l->p; /* an empty mapping is NULL */
 	l->no = 0;
 }
 

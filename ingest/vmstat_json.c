@@ -213,6 +213,11 @@ int mdb_vmstat_json_decode(const void *buf, size_t len, const char *name,
 	int ret = 0, found = 0;
 
 	memset(info, 0, sizeof(*info));
+	if (!len) {
+		mdb_error_set(e, MDB_E_EMPTY, name, 0, -1, NULL);
+		mdb_error_msg(e, "empty json document");
+		return -MDB_E_EMPTY;
+	}
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
 		mdb_error_set(e, MDB_E_CORRUPT, name, -1, jerr.line,

@@ -942,6 +942,8 @@ static void test_vmstat_json(void **state)
 	decode_bad(mdb_vmstat_json_decode,
 		   "{\"memory-zone-statistics\": {\"zone\": []}}",
 		   MDB_E_EMPTY, -1, "");
+	decode_bad(mdb_vmstat_json_decode, "", MDB_E_EMPTY, -1, "");
+	decode_bad(mdb_allocinfo_decode, "", MDB_E_EMPTY, -1, "lines=0");
 }
 
 /* ---- /proc/slabinfo -------------------------------------------------- */
