@@ -18,11 +18,10 @@ BUILD   ?= build
 CC      ?= gcc
 PKG_CONFIG ?= pkg-config
 
-PKGS := sqlite3 libelf libdw libxxhash
+PKGS := sqlite3 libelf libdw libxxhash jansson
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -pthread
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
-JANSSON_LIBS := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null)
 
 WARN   := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	  -Wmissing-prototypes -Wformat=2
@@ -48,8 +47,8 @@ QUERIES := $(sort $(wildcard queries/*.sql))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 TESTS    := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
-TOOLS    := $(BUILD)/ktgen $(BUILD)/mkfixtures $(BUILD)/bare_insert \
-	    $(BUILD)/runstat
+TOOLS    := $(BUILD)/ktgen $(BUILD)/mkfixtures $(BUILD)/mkmemstat \
+	    $(BUILD)/bare_insert $(BUILD)/runstat
 
 MEMDB := $(BUILD)/memdb
 LIBMEMDB := $(BUILD)/libmemdb.a
@@ -87,6 +86,9 @@ $(BUILD)/ktgen: $(BUILD)/obj/tests/ktgen.o
 $(BUILD)/mkfixtures: $(BUILD)/obj/tests/mkfixtures.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
+$(BUILD)/mkmemstat: $(BUILD)/obj/tests/mkmemstat.o
+	$(CC) $(LDFLAGS) -o $@ $^
+
 $(BUILD)/runstat: $(BUILD)/obj/bench/runstat.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
@@ -94,8 +96,9 @@ $(BUILD)/bare_insert: $(BUILD)/obj/bench/bare_insert.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # Rewrite the small committed fixtures of testdata/ (then commit them).
-fixtures: $(BUILD)/mkfixtures
+fixtures: $(BUILD)/mkfixtures $(BUILD)/mkmemstat
 	$(BUILD)/mkfixtures testdata
+	$(BUILD)/mkmemstat --fixtures testdata
 
 # The fuzz harnesses, renamed, replay their regressions in make check.
 FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
@@ -114,7 +117,7 @@ $(BUILD)/tests/test_fuzz_regress: $(BUILD)/obj/tests/test_fuzz_regress.o \
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TESTLIB) $(LIBMEMDB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(TESTLIB) $(LIBMEMDB) $(CMOCKA_LIBS) \
-		$(JANSSON_LIBS) $(PKG_LIBS)
+		$(PKG_LIBS)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
@@ -128,6 +131,7 @@ test: all $(TESTS)
 	for t in $(TESTS); do \
 		echo "== $$t"; \
 		MEMDB=$(abspath $(MEMDB)) KTGEN=$(abspath $(BUILD)/ktgen) \
+		MKMEMSTAT=$(abspath $(BUILD)/mkmemstat) \
 		TESTDATA=$(abspath testdata) TESTS_DIR=$(abspath tests) \
 		TEST_TMP=$(abspath $(BUILD)/tmp) \
 		$$t || fail=1; \

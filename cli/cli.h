@@ -62,6 +62,17 @@ const char *cli_default_db(void);
 /* Parse a whole decimal (or 0x hex) integer; 0 on success. */
 int cli_parse_i64(const char *s, int64_t *v);
 
+/*
+ * Parse a time: Unix seconds ("1732270000", "@1732270000") or ISO 8601
+ * ("2026-11-22", "2026-11-22T10:15", "2026-11-22 10:15:30Z",
+ * "2026-11-22T10:15:30+02:00"; no zone means UTC) into Unix seconds,
+ * 1970 to 9999.  0 on success.
+ */
+int cli_parse_time(const char *s, int64_t *t);
+
+/* @t (Unix seconds) as "2026-11-22T10:15:30Z" in @buf. */
+const char *cli_iso_time(char *buf, size_t len, int64_t t);
+
 /* 1 when stderr is a terminal and progress lines make sense. */
 int cli_show_progress(void);
 

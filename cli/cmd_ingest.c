@@ -7,25 +7,39 @@
 
 #include "../db/db.h"
 #include "../ingest/ingest.h"
+#include "../ingest/snapshot.h"
 #include "cli.h"
 
 static const char usage[] =
-"usage: memdb ingest [-d DB] [--endian little|big] [--abi N] [--cpu N]\n"
-"                    [--label NAME] [--force] [-q] PATH...\n"
+"usage: memdb ingest [-d DB] [--format NAME] [--time WHEN] [--label NAME]\n"
+"                    [--endian little|big] [--abi N] [--cpu N] [--force]\n"
+"                    [-q] PATH...\n"
 "\n"
-"Read kernel allocation traces into the memdb database.  Each PATH is one\n"
-"source, written in one transaction: an input that is rejected leaves the\n"
-"database exactly as it was, and the other PATHs are still ingested.\n"
+"Read kernel allocation traces and statistics snapshots into the memdb\n"
+"database.  Each PATH is one source, written in one transaction: an input\n"
+"that is rejected leaves the database exactly as it was, and the other\n"
+"PATHs are still ingested.  The format of each PATH is detected (a\n"
+"binary header, a header line, or the shape of the first row); --format\n"
+"names it when detection cannot decide.\n"
 "\n"
-"PATH is a kmemtrace relay capture: a directory holding one file per CPU\n"
-"(cpu0, cpu1, ... as in debugfs, or cpu0.out, cpu1.out, ... as the\n"
-"kmemtrace logger saved them) and, when present, abi_version and\n"
-"total_overruns; or a single per-CPU file.  Empty per-CPU files (idle\n"
-"CPUs) are normal.  The byte order is detected from the data.\n"
+"Traces (alloc/free events, paired while reading):\n"
+"  kmemtrace-relay  a kmemtrace relay capture: a directory holding one\n"
+"                   file per CPU (cpu0, cpu1, ... or cpu0.out, ...) and,\n"
+"                   when present, abi_version and total_overruns; or one\n"
+"                   per-CPU file.  Byte order detected from the data.\n"
 "\n"
-"Allocations are paired with their frees while reading, in the global\n"
-"order of the trace (seq_num for kmemtrace).  Frees that match nothing\n"
-"(unknown, duplicate, NULL) are kept with their class.\n"
+"Snapshots (counters at one moment; each keeps its time, and snapshots\n"
+"with one --label form a series for 'memdb report growth'):\n"
+"  allocinfo        Linux /proc/allocinfo, versions 1.x and 2.x, with or\n"
+"                   without its header, sizes humanized by numfmt or not\n"
+"  slabinfo         Linux /proc/slabinfo 2.x, with or without its header\n"
+"  memstat-uma      FreeBSD 'sysctl -b vm.zone_stats' (either byte order)\n"
+"  memstat-malloc   FreeBSD 'sysctl -b kern.malloc_stats'\n"
+"  vmstat-z         FreeBSD 'vmstat -z' text, live or from a core dump\n"
+"                   (vmstat -M vmcore -N kernel -z), any header variant,\n"
+"                   or a headerless excerpt\n"
+"  vmstat-m         FreeBSD 'vmstat -m' text, the same way\n"
+"  vmstat-json      'vmstat -z' or 'vmstat -m' with --libxo json\n"
 "\n"
 "Data already in the database (same content hash) is not read again\n"
 "unless --force is given, which replaces the earlier source.\n"
@@ -33,29 +47,39 @@ static const char usage[] =
 "Options:\n"
 "  -d, --db DB         database file (default: $MEMDB_DB, else memdb.db);\n"
 "                      created when missing\n"
+"  -F, --format NAME   read PATH as NAME (one of the formats above)\n"
+"                      instead of detecting it\n"
+"  -t, --time WHEN     when the data was taken: Unix seconds, or ISO 8601\n"
+"                      (2026-11-22T10:15:00Z; no zone means UTC); default:\n"
+"                      the modification time of PATH\n"
+"      --label NAME    name of the machine, kept with the source\n"
 "      --endian ORDER  byte order of binary input, little or big, for data\n"
 "                      too short to tell (default: detected)\n"
 "      --abi N         read the capture as kmemtrace ABI version N whatever\n"
 "                      its abi_version file says (memdb knows version 1)\n"
 "      --cpu N         CPU of a lone per-CPU file not named cpuN (default 0)\n"
-"      --label NAME    name of the traced machine, kept with the source\n"
 "      --force         ingest data that is already in the database again\n"
 "  -q, --quiet         print nothing but errors\n"
 "  -h, --help          show this help\n"
 "\n"
 "Exit status: 0 when every PATH is in the database, 1 when any was\n"
-"rejected (the message names the file, byte offset and reason), 2 for a\n"
-"bad command line.\n"
+"rejected (the message names the file, the byte offset or line, and the\n"
+"reason), 2 for a bad command line.\n"
 "\n"
 "Examples:\n"
 "  memdb ingest /tmp/kmemtrace/            # cpu0.out, cpu1.out, ...\n"
 "  memdb ingest -d box1.db --label box1 capture-2008-08-10/\n"
-"  memdb ingest --endian big cpu3.out     # one CPU of an s390x capture\n";
+"  memdb ingest --endian big cpu3.out     # one CPU of an s390x capture\n"
+"  memdb ingest --label web1 --time 2026-11-22T10:00Z allocinfo.1000\n"
+"  memdb ingest --label web1 allocinfo.1100 && memdb report growth\n"
+"  memdb ingest --format vmstat-z zones-excerpt.txt\n";
 
 enum { OPT_ENDIAN = 256, OPT_ABI, OPT_CPU, OPT_LABEL, OPT_FORCE };
 
 static const struct option longopts[] = {
 	{ "db", required_argument, NULL, 'd' },
+	{ "format", required_argument, NULL, 'F' },
+	{ "time", required_argument, NULL, 't' },
 	{ "endian", required_argument, NULL, OPT_ENDIAN },
 	{ "abi", required_argument, NULL, OPT_ABI },
 	{ "cpu", required_argument, NULL, OPT_CPU },
@@ -87,6 +111,116 @@ static void show_progress(void *ctx, uint64_t events)
 	p->shown = 1;
 }
 
+/* The time a source was taken: --time, else the mtime of PATH. */
+static void set_taken_at(struct mdb_load_opts *lo,
+			 const struct mdb_source_meta *m)
+{
+	if (!lo->has_taken_at) {
+		lo->taken_at = m->mtime;
+		lo->has_taken_at = 1;
+	}
+}
+
+static void print_events(const char *path, const struct mdb_source_meta *m,
+			 const struct mdb_decode_stats *st,
+			 const struct mdb_load_result *res)
+{
+	char a[32], b[32], c[32], d[32];
+
+	printf("source %lld: '%s' %s", (long long)res->source_id, path,
+	       m->format);
+	if (m->order != MDB_ORDER_UNKNOWN)
+		printf(", %s-endian",
+		       m->order == MDB_ORDER_BIG ? "big" : "little");
+	printf(", %d CPU%s: %s events, %s allocations (%s live at "
+	       "end), %s unmatched frees\n", m->ncpus,
+	       m->ncpus == 1 ? "" : "s",
+	       cli_num(a, sizeof(a), st->events),
+	       cli_num(b, sizeof(b), res->allocations),
+	       cli_num(c, sizeof(c), res->live),
+	       cli_num(d, sizeof(d), res->bad_frees));
+	if (st->unknown)
+		cli_warnf("'%s': %s records with unknown event or "
+			  "type ids skipped", path,
+			  cli_num(a, sizeof(a), st->unknown));
+	if (m->overruns > 0)
+		cli_warnf("'%s': total_overruns=%lld: the capture "
+			  "lost events, figures are incomplete", path,
+			  (long long)m->overruns);
+	if (m->notes[0])
+		cli_warnf("'%s': %s", path, m->notes);
+}
+
+static void print_snapshot(const char *path, const struct mdb_source_meta *m,
+			   const struct mdb_snap_info *info,
+			   const struct mdb_load_opts *lo,
+			   const struct mdb_load_result *res)
+{
+	char a[32], b[32], t[40];
+
+	printf("source %lld: '%s' %s%s%s", (long long)res->source_id, path,
+	       m->format, info->version[0] ? " " : "", info->version);
+	if (m->order != MDB_ORDER_UNKNOWN)
+		printf(", %s-endian",
+		       m->order == MDB_ORDER_BIG ? "big" : "little");
+	if (m->ncpus)
+		printf(", %d CPU%s", m->ncpus, m->ncpus == 1 ? "" : "s");
+	printf(", taken %s", cli_iso_time(t, sizeof(t), lo->taken_at));
+	if (lo->label)
+		printf(" on %s", lo->label);
+	if (res->tags)
+		printf(": %s tags", cli_num(a, sizeof(a), res->tags));
+	else
+		printf(": %s zones", cli_num(a, sizeof(a), res->zones));
+	if (info->approx)
+		printf(", %s with humanized or rounded figures",
+		       cli_num(b, sizeof(b), info->approx));
+	if (info->inaccurate)
+		printf(", %s marked accurate:no",
+		       cli_num(b, sizeof(b), info->inaccurate));
+	printf("\n");
+}
+
+static void print_duplicate(const char *path,
+			    const struct mdb_load_result *res)
+{
+	printf("source %lld: '%s' already ingested (identical data; "
+	       "--force to read it again)\n", (long long)res->source_id,
+	       path);
+}
+
+/* Decode a snapshot input into the snapshot loader. */
+static int load_snapshot(struct mdb_db *db, const char *path,
+			 struct mdb_input *in, const struct mdb_load_opts *lo,
+			 int quiet, struct mdb_error *e)
+{
+	const struct mdb_source_meta *m = mdb_input_meta(in);
+	struct mdb_snap_load *load;
+	struct mdb_load_result res;
+	struct mdb_snap_info info;
+	int ret;
+
+	ret = mdb_snap_begin(db, path, m, lo, &load, &res, e);
+	if (ret < 0)
+		return ret;
+	if (ret == 1) {
+		if (!quiet)
+			print_duplicate(path, &res);
+		return 0;
+	}
+	ret = mdb_input_decode_snap(in, mdb_snap_load_sink(load), &info, e);
+	if (ret < 0) {
+		mdb_snap_abort(load);
+		return ret;
+	}
+	ret = mdb_snap_commit(load, &info, &res, e);
+	if (ret < 0)
+		return ret;
+	if (!quiet)
+		print_snapshot(path, m, &info, lo, &res);
+	return 0;
+}
+
 static int ingest_one(struct mdb_db *db, const char *path,
 		      const struct mdb_ingest_opts *io,
 		      const struct mdb_load_opts *lo_in, int quiet)
@@ -99,7 +233,6 @@ static int ingest_one(struct mdb_db *db, const char *path,
 	const struct mdb_source_meta *m;
 	struct progress prog = { .path = path };
 	struct mdb_error e;
-	char a[32], b[32], c[32], d[32];
 	int ret;
 
 	mdb_error_clear(&e);
@@ -107,19 +240,27 @@ static int ingest_one(struct mdb_db *db, const char *path,
 	if (ret < 0)
 		goto fail;
 	m = mdb_input_meta(in);
+	set_taken_at(&lo, m);
 	if (!quiet && cli_show_progress()) {
 		clock_gettime(CLOCK_MONOTONIC, &prog.start);
 		lo.progress = show_progress;
 		lo.progress_ctx = &prog;
+	}
+	if (m->snapshot) {
+		ret = load_snapshot(db, path, in, &lo, quiet, &e);
+		if (prog.shown)
+			fputs("\r\033[K", stderr);
+		if (ret < 0)
+			goto fail;
+		mdb_input_close(in);
+		return 0;
 	}
 	ret = mdb_load_begin(db, path, m, &lo, &load, &res, &e);
 	if (ret < 0)
 		goto fail;
 	if (ret == 1) {
 		if (!quiet)
-			printf("source %lld: '%s' already ingested "
-			       "(identical data; --force to read it again)\n",
-			       (long long)res.source_id, path);
+			print_duplicate(path, &res);
 		mdb_input_close(in);
 		return 0;
 	}
@@ -134,30 +275,8 @@ static int ingest_one(struct mdb_db *db, const char *path,
 	ret = mdb_load_commit(load, &st, &res, &e);
 	if (ret < 0)
 		goto fail;
-	if (!quiet) {
-		printf("source %lld: '%s' %s", (long long)res.source_id, path,
-		       m->format);
-		if (m->order != MDB_ORDER_UNKNOWN)
-			printf(", %s-endian",
-			       m->order == MDB_ORDER_BIG ? "big" : "little");
-		printf(", %d CPU%s: %s events, %s allocations (%s live at "
-		       "end), %s unmatched frees\n", m->ncpus,
-		       m->ncpus == 1 ? "" : "s",
-		       cli_num(a, sizeof(a), st.events),
-		       cli_num(b, sizeof(b), res.allocations),
-		       cli_num(c, sizeof(c), res.live),
-		       cli_num(d, sizeof(d), res.bad_frees));
-		if (st.unknown)
-			cli_warnf("'%s': %s records with unknown event or "
-				  "type ids skipped", path,
-				  cli_num(a, sizeof(a), st.unknown));
-		if (m->overruns > 0)
-			cli_warnf("'%s': total_overruns=%lld: the capture "
-				  "lost events, figures are incomplete", path,
-				  (long long)m->overruns);
-		if (m->notes[0])
-			cli_warnf("'%s': %s", path, m->notes);
-	}
+	if (!quiet)
+		print_events(path, m, &st, &res);
 	mdb_input_close(in);
 	return 0;
 fail:
@@ -166,6 +285,15 @@ fail:
 	cli_error(&e);
 	mdb_input_close(in);
 	return -1;
+}
+
+/* Is @name a format --format takes? */
+static int known_format(const char *name)
+{
+	for (const char *const *f = mdb_input_formats(); *f; f++)
+		if (!strcmp(*f, name))
+			return 1;
+	return 0;
 }
 
 int cmd_ingest(int argc, char **argv)
@@ -180,10 +308,27 @@ int cmd_ingest(int argc, char **argv)
 
 	mdb_ingest_opts_init(&io);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:F:t:qh", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'd':
 			dbpath = optarg;
+			break;
+		case 'F':
+			if (!known_format(optarg))
+				return cli_usage_error("ingest",
+					"--format takes one of the formats "
+					"'memdb ingest --help' lists, not '%s'",
+					optarg);
+			io.format = optarg;
+			break;
+		case 't':
+			if (cli_parse_time(optarg, &lo.taken_at))
+				return cli_usage_error("ingest",
+					"--time takes Unix seconds or an ISO "
+					"8601 time (2026-11-22T10:15:00Z), "
+					"not '%s'", optarg);
+			lo.has_taken_at = 1;
 			break;
 		case OPT_ENDIAN:
 			if (!strcmp(optarg, "little"))

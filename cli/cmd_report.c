@@ -30,8 +30,14 @@ static const char usage[] =
 "\n"
 "A report covers the most recently ingested source unless --source says\n"
 "otherwise, and says in its header which one.  Figures follow perf kmem's\n"
-"definitions where perf has them; totals cover the whole source, not only\n"
-"the rows shown.\n"
+"and vmstat's definitions where those tools have them; totals cover the\n"
+"whole source, not only the rows shown.\n"
+"\n"
+"Reports on snapshots: 'zones' (vmstat -z, -m, slabinfo rows in snapshot\n"
+"order), 'allocinfo' (tags by bytes), and 'growth', which compares two\n"
+"snapshots of a series (same --label and format at ingest): by default\n"
+"the first and the last, by the time they were taken, of the series of\n"
+"the selected source.\n"
 "\n"
 "Options:\n"
 "  -d, --db DB          database file (default: $MEMDB_DB, else memdb.db)\n"
@@ -41,6 +47,13 @@ static const char usage[] =
 "  -f, --format FMT     table (default), csv (RFC 4180, header line, rows,\n"
 "                       then a row whose first field is 'total') or json\n"
 "                       ({\"report\", \"source\", \"rows\", \"total\"})\n"
+"      --by WHAT        allocinfo, growth: add tags up per function, file\n"
+"                       or module (default: tag, i.e. file:line)\n"
+"      --sort KEY       allocinfo, growth: order by bytes (default) or by\n"
+"                       calls (count: calls of tags, items of zones)\n"
+"      --from ID        growth: the earlier snapshot (default: the first\n"
+"                       of the series)\n"
+"      --to ID          growth: the later snapshot (default: the last)\n"
 "  -h, --help           show this help\n"
 "\n"
 "Report options (each only where the report takes it):\n"
@@ -48,7 +61,12 @@ static const char usage[] =
 "                       pingpong, live\n"
 "      --by KEY         callsites: site (default), cache, type;\n"
 "                       pingpong: site (default), cpu;\n"
-"                       timeline: seq (default), time\n"
+"                       timeline: seq (default), time;\n"
+"                       allocinfo, growth: tag (default), function, file,\n"
+"                       module\n"
+"      --sort KEY       allocinfo, growth: bytes (default), calls, count\n"
+"      --from ID --to ID  growth: the two snapshots to compare (default:\n"
+"                       the first and last of the selected source's series)\n"
 "      --at POS|TIMEs   leaks: blocks in use at a position (seq) or, with\n"
 "                       an 's' suffix, a time in seconds as the trace\n"
 "                       prints it (e.g. --at 1778.25s)\n"
@@ -68,10 +86,13 @@ static const char usage[] =
 "  memdb report callsites --sort pingpong --top 10\n"
 "  memdb report leaks --min-age 5s --format csv\n"
 "  memdb report summary --cpu-node cpu-node.txt\n"
-"  memdb report timeline --buckets 200 --format json > live.json\n";
+"  memdb report timeline --buckets 200 --format json > live.json\n"
+"  memdb report zones --source 4\n"
+"  memdb report allocinfo --by module\n"
+"  memdb report growth --from 3 --to 7 --top 10\n";
 
 enum { OPT_SORT = 256, OPT_BY, OPT_AT, OPT_MIN_AGE, OPT_BUCKETS,
-       OPT_CPU_NODE };
+       OPT_CPU_NODE, OPT_FROM, OPT_TO };
 
 static const struct option longopts[] = {
 	{ "db", required_argument, NULL, 'd' },
@@ -84,13 +105,15 @@ static const struct option longopts[] = {
 	{ "min-age", required_argument, NULL, OPT_MIN_AGE },
 	{ "buckets", required_argument, NULL, OPT_BUCKETS },
 	{ "cpu-node", required_argument, NULL, OPT_CPU_NODE },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 struct ropts {
 	const char *sort, *by, *at, *min_age, *cpu_node;
-	int64_t buckets;
+	int64_t buckets, from, to;
 };
 
 static int report_list(void)
@@ -175,9 +198,25 @@ static void bind_text(sqlite3_stmt *st, const char *name, const char *v)
 		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
 }
 
+/* "memdb report NAME: " + @t, later lines of @t indented to match. */
+static void make_title(char *buf, size_t len, const char *name,
+		       const char *t)
+{
+	size_t n = (size_t)snprintf(buf, len, "memdb report %s: ", name);
+	size_t indent = n;
+
+	for (; *t && n + 1 < len; t++) {
+		buf[n++] = *t;
+		for (size_t i = 0; *t == '\n' && i < indent && n + 1 < len; i++)
+			buf[n++] = ' ';
+	}
+	buf[n < len ? n : len - 1] = '\0';
+}
+
 /* Values bound to every statement of a report. */
 struct binds {
 	int64_t src_lo, src_hi, top, at_seq, at_ts, min_age, buckets;
+	int64_t from, to;
 	int cpu_node_map;
 	const char *by, *sort;
 };
@@ -197,6 +236,8 @@ static void bind_all(sqlite3_stmt *st, const struct binds *b)
 		bind_named(st, ":min_age", b->min_age);
 	bind_named(st, ":buckets", b->buckets > 0 ? b->buckets : 20);
 	bind_named(st, ":cpu_node_map", b->cpu_node_map);
+	bind_named(st, ":from", b->from);
+	bind_named(st, ":to", b->to);
 }
 
 /*
@@ -353,7 +394,7 @@ static int run_report(const char *name, const char *dbpath,
 	struct mdb_db db = { 0 };
 	struct mdb_error e;
 	char by[64] = "", sort[64] = "", list[256], vname[160], note[256];
-	char title[1200];
+	char title[2400];
 	const char *notes[SCOPE_MAX_NOTES + 2];
 	int64_t at_seq = -1, at_ts = -1, min_age = -1;
 	int status = MEMDB_EXIT_FAIL, nn = 0;
@@ -443,12 +484,14 @@ static int run_report(const char *name, const char *dbpath,
 			{ "--at", ":at_seq" }, { "--min-age", ":min_age" },
 			{ "--buckets", ":buckets" },
 			{ "--cpu-node", ":cpu_node_map" },
+			{ "--from", ":from" }, { "--to", ":to" },
 		};
 		const int given[] = { ro->at != NULL, ro->min_age != NULL,
-				      ro->buckets > 0, ro->cpu_node != NULL };
+				      ro->buckets > 0, ro->cpu_node != NULL,
+				      ro->from > 0, ro->to > 0 };
 
 		for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
-			if (given[i] && !strstr(q->sql, need[i].param)) {
+			if (given[i] && !mdb_query_uses(q, need[i].param)) {
 				status = cli_usage_error("report", "report "
 					"'%s' takes no %s", name, need[i].opt);
 				goto out;
@@ -465,8 +508,12 @@ static int run_report(const char *name, const char *dbpath,
 	}
 	if (ro->cpu_node && load_cpu_node(&db, ro->cpu_node, &e) < 0)
 		goto fail;
+	if ((mdb_query_uses(q, ":from") || mdb_query_uses(q, ":to")) &&
+	    cli_scope_series(&db, &scope, ro->from, ro->to, &e) < 0)
+		goto fail;
 	{
 		struct binds b = {
+			.from = scope.from, .to = scope.to,
 			.src_lo = scope.lo, .src_hi = scope.hi, .top = top,
 			.at_seq = at_seq, .at_ts = at_ts, .min_age = min_age,
 			.buckets = ro->buckets,
@@ -478,10 +525,14 @@ static int run_report(const char *name, const char *dbpath,
 			goto fail;
 	}
 
-	snprintf(title, sizeof(title), "memdb report %s%s%s%s: %s", name,
-		 ro->by ? " --by " : "", ro->by ? ro->by : "",
-		 at_seq >= 0 || at_ts >= 0 ? " (at a point)" : "",
-		 scope.title);
+	{
+		char head[200];
+
+		snprintf(head, sizeof(head), "%s%s%s%s", name,
+			 ro->by ? " --by " : "", ro->by ? ro->by : "",
+			 at_seq >= 0 || at_ts >= 0 ? " (at a point)" : "");
+		make_title(title, sizeof(title), head, scope.title);
+	}
 	if (annotation(q->sql, "note", note, sizeof(note)))
 		notes[nn++] = note;
 	for (int i = 0; i < scope.nnotes; i++)
@@ -561,6 +612,15 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_CPU_NODE:
 			ro.cpu_node = optarg;
+			break;
+		case OPT_FROM:
+		case OPT_TO:
+			if (cli_parse_i64(optarg, c == OPT_FROM ? &ro.from :
+					  &ro.to) ||
+			    (c == OPT_FROM ? ro.from : ro.to) <= 0)
+				return cli_usage_error("report", "--%s takes "
+					"a source id, not '%s'",
+					c == OPT_FROM ? "from" : "to", optarg);
 			break;
 		case 'h':
 			return cli_help(usage);

@@ -14,7 +14,9 @@ static const char usage[] =
 "\n"
 "List the sources (ingested inputs) of the database with what is known\n"
 "of their origin, or delete one source and all its rows in one\n"
-"transaction.\n"
+"transaction.  Traces count events and allocations, snapshots their\n"
+"rows (zones, malloc types, slab caches or allocation tags) and the\n"
+"time they were taken.\n"
 "\n"
 "Options:\n"
 "  -d, --db DB        database file (default: $MEMDB_DB, else memdb.db)\n"
@@ -36,8 +38,10 @@ static const struct option longopts[] = {
 };
 
 static const char list_sql[] =
-	"SELECT id, format, path, label, ingested_at, ncpus AS cpus, "
-	"byte_order, events, allocations, "
+	"SELECT id, format, path, label, ingested_at, taken_at, "
+	"ncpus AS cpus, byte_order, events, allocations, "
+	"(SELECT count(*) FROM zone z WHERE z.source_id = s.id) + "
+	"(SELECT count(*) FROM tag t WHERE t.source_id = s.id) AS snapshot_rows, "
 	"coalesce(overruns, 0) + lost_events AS lost "
 	"FROM source s ORDER BY id";
 

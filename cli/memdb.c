@@ -25,8 +25,10 @@ static int usage(FILE *out, int status)
 		"usage: memdb COMMAND [OPTIONS] [ARGS]\n"
 		"\n"
 		"Offline analysis of kernel memory-allocation data: kmemtrace\n"
-		"captures go into one SQLite database (default memdb.db), and\n"
-		"canned reports or your own SQL answer questions about them.\n"
+		"captures and statistics snapshots (/proc/allocinfo,\n"
+		"/proc/slabinfo, FreeBSD memstat and vmstat -z/-m) go into one\n"
+		"SQLite database (default memdb.db), and canned reports or your\n"
+		"own SQL answer questions about them.\n"
 		"\n"
 		"Commands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)

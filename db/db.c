@@ -289,6 +289,9 @@ int mdb_db_delete_rows(struct mdb_db *db, int64_t id, struct mdb_error *e)
 		"DELETE FROM timeline WHERE source_id = ?1",
 		"DELETE FROM symbol WHERE source_id = ?1",
 		"DELETE FROM source_file WHERE source_id = ?1",
+		"DELETE FROM zone WHERE source_id = ?1",
+		"DELETE FROM zone_cpu WHERE source_id = ?1",
+		"DELETE FROM tag WHERE source_id = ?1",
 		"DELETE FROM source WHERE id = ?1",
 	};
 

@@ -66,6 +66,8 @@ struct mdb_load;
 struct mdb_load_opts {
 	int force;         /* re-ingest identical data, replacing the old */
 	const char *label; /* machine label, may be NULL */
+	int64_t taken_at;  /* when the data was captured, Unix seconds */
+	int has_taken_at;  /* 0: not known (source.taken_at NULL) */
 	/* progress: called every few hundred thousand events, may be NULL */
 	void (*progress)(void *ctx, uint64_t events);
 	void *progress_ctx;
@@ -78,7 +80,21 @@ struct mdb_load_result {
 	uint64_t allocations;
 	uint64_t bad_frees;
 	uint64_t live;
+	uint64_t zones, zone_cpus, tags; /* snapshots */
 };
+
+/*
+ * Start writing a source (every loader begins here): clear @res, BEGIN
+ * IMMEDIATE, then either find identical data already ingested (returns 1
+ * with res->source_id the existing source and res->duplicate_of set,
+ * after ROLLBACK; unless opts->force, which deletes it and goes on) or
+ * insert the source row (returns 0 with res->source_id, the transaction
+ * open).  On error the transaction is rolled back.
+ */
+int mdb_source_begin(struct mdb_db *db, const char *path,
+		     const struct mdb_source_meta *meta,
+		     const struct mdb_load_opts *opts,
+		     struct mdb_load_result *res, struct mdb_error *e);
 
 /*
  * Begin a source: BEGIN IMMEDIATE, and either find identical data already
@@ -101,5 +117,33 @@ int mdb_load_commit(struct mdb_load *l, const struct mdb_decode_stats *st,
 
 /* ROLLBACK and free @l: the database is as before mdb_load_begin(). */
 void mdb_load_abort(struct mdb_load *l);
+
+
+/* ---- loading one snapshot -------------------------------------------- */
+
+struct mdb_snap_load;
+struct mdb_snap_sink;
+struct mdb_snap_info;
+
+/*
+ * Begin a snapshot source, as mdb_load_begin(): 1 when identical data is
+ * already present (nothing written), 0 with *@out to feed through
+ * mdb_snap_load_sink() and finish with mdb_snap_commit() or
+ * mdb_snap_abort().
+ */
+int mdb_snap_begin(struct mdb_db *db, const char *path,
+		   const struct mdb_source_meta *meta,
+		   const struct mdb_load_opts *opts, struct mdb_snap_load **out,
+		   struct mdb_load_result *res, struct mdb_error *e);
+
+/* The sink the snapshot decoder writes into. */
+const struct mdb_snap_sink *mdb_snap_load_sink(struct mdb_snap_load *l);
+
+/* Record what the decoder learnt, COMMIT, free @l. */
+int mdb_snap_commit(struct mdb_snap_load *l, const struct mdb_snap_info *info,
+		    struct mdb_load_result *res, struct mdb_error *e);
+
+/* ROLLBACK and free @l: the database is as before mdb_snap_begin(). */
+void mdb_snap_abort(struct mdb_snap_load *l);
 
 #endif

@@ -13,11 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
 #include "../common/file.h"
 #include "db.h"
+#include "dict.h"
 #include "pair.h"
+#include "sqlutil.h"
 #include "stats.h"
 #include "writer.h"
 
@@ -28,13 +29,6 @@ struct mdb_site {
 	uint64_t addr;
 	uint32_t text_id; /* 0: none */
 	uint8_t has_addr;
-};
-
-/* A string dictionary: text -> id, ids from 1, texts kept for checks. */
-struct mdb_dict {
-	struct u64map map; /* XXH3 of the text (probed on collision) -> id */
-	char **texts;      /* texts[id - 1] */
-	size_t n, cap;
 };
 
 struct mdb_load {
@@ -63,53 +57,6 @@ struct mdb_load {
 };
 
 /* ---- dictionaries --------------------------------------------------- */
-
-static void dict_release(struct mdb_dict *d)
-{
-	for (size_t i = 0; i < d->n; i++)
-		free(d->texts[i]);
-	free(d->texts);
-	u64map_release(&d->map);
-	memset(d, 0, sizeof(*d));
-}
-
-/* Id of @s in @d, adding it (*@added = 1) when new; 0 on ENOMEM. */
-static uint32_t dict_id(struct mdb_dict *d, const struct mdb_str *s,
-			int *added)
-{
-	uint64_t key = XXH3_64bits(s->p, s->len);
-
-	*added = 0;
-	for (;; key++) {
-		uint64_t *v = u64map_get(&d->map, key);
-		const char *t;
-
-		if (!v)
-			break;
-		t = d->texts[*v - 1];
-		if (strlen(t) == s->len && !memcmp(t, s->p, s->len))
-			return (uint32_t)*v;
-	}
-	if (d->n == d->cap) {
-		size_t ncap = d->cap ? d->cap * 2 : 64;
-		char **nt = realloc(d->texts, ncap * sizeof(*nt));
-
-		if (!nt)
-			return 0;
-		d->texts = nt;
-		d->cap = ncap;
-	}
-	d->texts[d->n] = strndup(s->p, s->len);
-	if (!d->texts[d->n])
-		return 0;
-	if (!u64map_put(&d->map, key, d->n + 1, NULL)) {
-		free(d->texts[d->n]);
-		return 0;
-	}
-	d->n++;
-	*added = 1;
-	return (uint32_t)d->n;
-}
 
 static int load_nomem(struct mdb_load *l)
 {
@@ -147,7 +94,7 @@ static int site_id(struct mdb_load *l, const struct mdb_event *ev,
 	int added, ret;
 
 	if (ev->site_text.len) {
-		uint32_t t = dict_id(&l->site_text, &ev->site_text, &added);
+		uint32_t t = mdb_dict_id(&l->site_text, &ev->site_text, &added);
 
 		if (!t)
 			return load_nomem(l);
@@ -203,25 +150,11 @@ static int str_id(struct mdb_load *l, const struct mdb_str *s, uint32_t *id)
 	*id = 0;
 	if (!s->len)
 		return 0;
-	*id = dict_id(&l->strs, s, &added);
+	*id = mdb_dict_id(&l->strs, s, &added);
 	return *id ? 0 : load_nomem(l);
 }
 
 /* ---- rows ----------------------------------------------------------- */
-
-/* Addresses and sizes are stored as their 64-bit pattern. */
-static inline void bind_u64(sqlite3_stmt *st, int col, uint64_t v)
-{
-	sqlite3_bind_int64(st, col, (sqlite3_int64)v);
-}
-
-static inline void bind_opt(sqlite3_stmt *st, int col, int64_t v, int none)
-{
-	if (none)
-		sqlite3_bind_null(st, col);
-	else
-		sqlite3_bind_int64(st, col, v);
-}
 
 static int load_lifetime(void *ctx, const struct mdb_lifetime *lt)
 {
@@ -311,8 +244,8 @@ static void load_free(struct mdb_load *l)
 	sqlite3_finalize(l->ins_bad);
 	mdb_pair_release(&l->pair);
 	u64map_release(&l->site_by_addr);
-	dict_release(&l->site_text);
-	dict_release(&l->strs);
+	mdb_dict_release(&l->site_text);
+	mdb_dict_release(&l->strs);
 	if (l->stats)
 		mdb_stats_release(l->stats);
 	free(l->stats);
@@ -339,91 +272,6 @@ const struct mdb_sink *mdb_load_sink(struct mdb_load *l)
 	return &l->sink;
 }
 
-static const char *order_name(enum mdb_order o)
-{
-	return o == MDB_ORDER_LITTLE ? "little" :
-	       o == MDB_ORDER_BIG ? "big" : NULL;
-}
-
-static void bind_text_or_null(sqlite3_stmt *st, int col, const char *s)
-{
-	if (s && *s)
-		sqlite3_bind_text(st, col, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, col);
-}
-
-/* Delete sources holding identical data; returns how many there were. */
-static int find_or_drop_same(struct mdb_load *l,
-			     const struct mdb_source_meta *m, int drop,
-			     int64_t *first)
-{
-	sqlite3_stmt *st;
-	int64_t ids[64];
-	int n = 0, rc, ret = 0;
-
-	if (sqlite3_prepare_v2(l->db->h,
-			       "SELECT id FROM source WHERE hash = ?1 "
-			       "ORDER BY id", -1, &st, NULL))
-		return mdb_db_error(l->db, l->e, "cannot query sources");
-	sqlite3_bind_text(st, 1, m->hash, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < 64)
-		ids[n++] = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return mdb_db_error(l->db, l->e, "cannot query sources");
-	if (n)
-		*first = ids[0];
-	for (int i = 0; drop && i < n && ret >= 0; i++)
-		ret = mdb_db_delete_rows(l->db, ids[i], l->e);
-	return ret < 0 ? ret : n;
-}
-
-/* Largest capture file kept with a source (a kallsyms is ~10 MB). */
-#define MAX_ATTACH_BYTES (256u << 20)
-
-/* Keep the capture's snapshot files with the source (source_file). */
-static int write_attachments(struct mdb_load *l,
-			     const struct mdb_source_meta *m)
-{
-	sqlite3_stmt *st = NULL;
-	int ret = 0;
-
-	if (!m->nattach)
-		return 0;
-	if (sqlite3_prepare_v2(l->db->h,
-			       "INSERT INTO source_file (source_id, name, "
-			       "data) VALUES (?1, ?2, ?3)", -1, &st, NULL))
-		return mdb_db_error(l->db, l->e, "cannot write to database");
-	for (int i = 0; i < m->nattach && ret >= 0; i++) {
-		struct mdb_map map;
-
-		ret = mdb_map_file(m->attach[i].path, &map, l->e);
-		if (ret < 0)
-			break;
-		if (map.len > MAX_ATTACH_BYTES) {
-			mdb_unmap(&map);
-			ret = mdb_error_set(l->e, MDB_E_LIMIT,
-					    m->attach[i].path, -1, -1,
-					    "size=%zu max=%u", map.len,
-					    MAX_ATTACH_BYTES);
-			mdb_error_msg(l->e, "capture file too large to keep");
-			break;
-		}
-		sqlite3_bind_int64(st, 1, l->source_id);
-		sqlite3_bind_text(st, 2, m->attach[i].name, -1, SQLITE_STATIC);
-		sqlite3_bind_blob64(st, 3, map.data ? (const void *)map.data :
-				    (const void *)"", map.len, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			ret = mdb_db_error(l->db, l->e,
-					   "cannot write to database");
-		sqlite3_reset(st);
-		mdb_unmap(&map);
-	}
-	sqlite3_finalize(st);
-	return ret;
-}
-
 int mdb_load_begin(struct mdb_db *db, const char *path,
 		   const struct mdb_source_meta *m,
 		   const struct mdb_load_opts *opts, struct mdb_load **out,
@@ -435,13 +283,9 @@ int mdb_load_begin(struct mdb_db *db, const char *path,
 	};
 	struct mdb_pair_ops ops = pops;
 	struct mdb_load *l;
-	sqlite3_stmt *st = NULL;
-	char *real = NULL;
-	int64_t same = 0;
 	int ret;
 
 	*out = NULL;
-	memset(res, 0, sizeof(*res));
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
@@ -460,58 +304,12 @@ int mdb_load_begin(struct mdb_db *db, const char *path,
 	ops.ctx = l;
 	mdb_pair_init(&l->pair, &ops);
 
-	ret = mdb_db_exec(db, "BEGIN IMMEDIATE", e);
-	if (ret < 0) {
+	ret = mdb_source_begin(db, path, m, opts, res, e);
+	if (ret != 0) {
 		load_free(l);
 		return ret;
 	}
-	ret = find_or_drop_same(l, m, opts->force, &same);
-	if (ret < 0)
-		goto fail;
-	if (ret > 0 && !opts->force) {
-		res->source_id = same;
-		res->duplicate_of = 1;
-		mdb_load_abort(l);
-		return 1;
-	}
-
-	if (sqlite3_prepare_v2(db->h,
-			       "INSERT INTO source (path, format, hash, "
-			       "ingested_at, label, kernel_release, "
-			       "abi_version, byte_order, word_size, ncpus, "
-			       "hashed_ptrs, data_bytes, overruns, notes) "
-			       "VALUES (?1, ?2, ?3, "
-			       "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?4, ?5, "
-			       "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-			       -1, &st, NULL)) {
-		ret = mdb_db_error(db, e, "cannot write to database");
-		goto fail;
-	}
-	real = realpath(path, NULL);
-	sqlite3_bind_text(st, 1, real ? real : path, -1, SQLITE_TRANSIENT);
-	free(real);
-	sqlite3_bind_text(st, 2, m->format, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, m->hash, -1, SQLITE_STATIC);
-	bind_text_or_null(st, 4, opts->label);
-	bind_text_or_null(st, 5, m->kernel_release);
-	bind_opt(st, 6, m->abi_version, m->abi_version < 0);
-	bind_text_or_null(st, 7, order_name(m->order));
-	bind_opt(st, 8, m->word_size, !m->word_size);
-	bind_opt(st, 9, m->ncpus, !m->ncpus);
-	sqlite3_bind_int(st, 10, m->hashed_ptrs);
-	sqlite3_bind_int64(st, 11, (sqlite3_int64)m->data_bytes);
-	bind_opt(st, 12, m->overruns, m->overruns < 0);
-	bind_text_or_null(st, 13, m->notes);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		ret = mdb_db_error(db, e, "cannot write to database");
-		goto fail;
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	l->source_id = sqlite3_last_insert_rowid(db->h);
-	ret = write_attachments(l, m);
-	if (ret < 0)
-		goto fail;
+	l->source_id = res->source_id;
 
 	if (sqlite3_prepare_v2(db->h,
 			       "INSERT INTO alloc (source_id, seq, ts, cpu, "
@@ -535,11 +333,9 @@ int mdb_load_begin(struct mdb_db *db, const char *path,
 			       l->ins_bad, e);
 	if (ret < 0)
 		goto fail;
-	res->source_id = l->source_id;
 	*out = l;
 	return 0;
 fail:
-	sqlite3_finalize(st);
 	mdb_load_abort(l);
 	return ret;
 }

@@ -17,11 +17,14 @@
 CREATE TABLE source (
 	id             INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused
 	path           TEXT NOT NULL,
-	format         TEXT NOT NULL,   -- kmemtrace-relay, ...
+	format         TEXT NOT NULL,   -- kmemtrace-relay, allocinfo, ...
+	format_version TEXT,            -- as the input states it: '2.0', '1'
 	hash           TEXT NOT NULL,   -- XXH3-128 of the event data
 	ingested_at    TEXT NOT NULL,   -- UTC, ISO 8601
-	taken_at       TEXT,            -- when the data was captured, if known
-	label          TEXT,            -- machine name given with --label
+	taken_at       TEXT,            -- when the data was captured (UTC,
+	                                -- ISO 8601): --time, else file mtime
+	label          TEXT,            -- machine name given with --label;
+	                                -- snapshots of one label: a series
 	kernel_release TEXT,
 	abi_version    INTEGER,
 	byte_order     TEXT,            -- 'little', 'big' or NULL (text)
@@ -280,10 +283,93 @@ CREATE TABLE source_file (
 	UNIQUE (source_id, name)
 );
 
+-- ---- statistics snapshots ---------------------------------------------
+--
+-- A snapshot source holds counters taken at one moment (source.taken_at):
+-- allocator zones (FreeBSD UMA zones and malloc(9) types, Linux slab
+-- caches) or allocation tags (/proc/allocinfo).  Rows are keyed by
+-- (source_id, pos), pos being the 1-based position in the input: zone
+-- names repeat (one UMA zone per NUMA domain), positions do not.
+-- Counters are stored as the 64-bit patterns the kernel keeps.
+
+CREATE TABLE zone_kind (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+INSERT INTO zone_kind VALUES (0, 'uma'), (1, 'malloc'), (2, 'slab');
+
+-- One row per zone, malloc type or slab cache; NULL where the input has
+-- no such figure.
+CREATE TABLE zone (
+	source_id    INTEGER NOT NULL,
+	pos          INTEGER NOT NULL,
+	kind         INTEGER NOT NULL, -- see zone_kind
+	name         TEXT NOT NULL,
+	instance     INTEGER NOT NULL, -- earlier rows of this kind and name
+	input_line   INTEGER,          -- text inputs: line of the row
+	size         INTEGER,          -- item size, bytes
+	count_limit  INTEGER,          -- vmstat LIMIT (items), 0 = none
+	used         INTEGER,          -- items in use (slab: active_objs)
+	free         INTEGER,          -- items free (UMA: caches, zone, keg
+	                               -- of a primary zone; slab: num_objs -
+	                               -- active_objs)
+	requests     INTEGER,          -- allocations since boot
+	frees        INTEGER,          -- frees since boot (binary streams)
+	fails        INTEGER,
+	sleeps       INTEGER,
+	xdomain      INTEGER,          -- UMA cross-domain frees
+	bytes        INTEGER,          -- UMA: used x size; malloc: memory in
+	                               -- use; slab: num_objs x objsize
+	keg_free     INTEGER,          -- UMA stream: uth_keg_free as read
+	zone_free    INTEGER,          -- UMA stream: uth_zone_free
+	zone_flags   INTEGER,          -- UMA stream: bit 0 = secondary zone
+	sizemask     INTEGER,          -- malloc stream: size classes used
+	sizes        TEXT,             -- malloc text/json: '16,32,64'
+	active_objs  INTEGER,          -- /proc/slabinfo columns
+	num_objs     INTEGER,
+	objsize      INTEGER,
+	objperslab   INTEGER,
+	pagesperslab INTEGER,
+	active_slabs INTEGER,
+	num_slabs    INTEGER,
+	approx       INTEGER NOT NULL, -- 1: humanized or rounded figures
+	PRIMARY KEY (source_id, pos)
+) WITHOUT ROWID;
+
+-- Per-CPU figures of memstat streams; CPUs whose figures are all zero
+-- (idle slots: malloc_stats holds MAXCPU of them) are not stored.
+CREATE TABLE zone_cpu (
+	source_id   INTEGER NOT NULL,
+	pos         INTEGER NOT NULL, -- zone.pos
+	cpu         INTEGER NOT NULL,
+	allocs      INTEGER,
+	frees       INTEGER,
+	cache_free  INTEGER,          -- UMA: items in the CPU's cache
+	mem_alloced INTEGER,          -- malloc: bytes
+	mem_freed   INTEGER,
+	sizemask    INTEGER,
+	PRIMARY KEY (source_id, pos, cpu)
+) WITHOUT ROWID;
+
+-- One row per /proc/allocinfo line (allocation tag).
+CREATE TABLE tag (
+	source_id  INTEGER NOT NULL,
+	pos        INTEGER NOT NULL,
+	input_line INTEGER NOT NULL, -- line of the input file
+	bytes      INTEGER NOT NULL, -- signed, as the kernel prints it
+	calls      INTEGER NOT NULL,
+	file       TEXT NOT NULL,
+	lineno     INTEGER NOT NULL, -- line in the source file
+	function   TEXT NOT NULL,
+	module     TEXT,             -- NULL: built into the kernel
+	extra      TEXT,             -- key:value pairs after func: (2.0)
+	accurate   INTEGER NOT NULL, -- 0: the line says accurate:no
+	approx     INTEGER NOT NULL, -- 1: humanized figures (numfmt)
+	PRIMARY KEY (source_id, pos)
+) WITHOUT ROWID;
+
 -- ---- stable views ---------------------------------------------------
 
 CREATE VIEW v_sources AS
-SELECT s.id, s.path, s.format, s.ingested_at, s.taken_at, s.label,
+SELECT s.id, s.path, s.format, s.format_version, s.ingested_at,
+       s.taken_at, s.label,
        s.kernel_release, s.abi_version, s.byte_order, s.word_size,
        s.ncpus, s.hashed_ptrs, s.data_bytes, s.records, s.events,
        s.unknown, s.feature_bytes, s.malformed, s.overruns, s.lost_events,
@@ -384,3 +470,47 @@ FROM site_stats k
 JOIN alloc_type ty ON ty.id = k.type
 JOIN v_sites s ON s.source_id = k.source_id AND s.site_id = k.site_id
 LEFT JOIN str c ON c.source_id = k.source_id AND c.id = k.cache_id;
+
+-- Snapshot sources, each with its place in its series (same label and
+-- format, ordered by taken_at).
+CREATE VIEW v_snapshots AS
+SELECT s.id AS source_id, s.format, s.format_version, s.label, s.taken_at,
+       s.path,
+       (SELECT count(*) FROM zone z WHERE z.source_id = s.id) AS zones,
+       (SELECT count(*) FROM tag t WHERE t.source_id = s.id) AS tags,
+       coalesce((SELECT sum(bytes) FROM zone z WHERE z.source_id = s.id),
+                (SELECT sum(bytes) FROM tag t WHERE t.source_id = s.id))
+           AS bytes,
+       row_number() OVER (PARTITION BY s.label, s.format
+                          ORDER BY s.taken_at, s.id) AS series_pos,
+       count(*) OVER (PARTITION BY s.label, s.format) AS series_len
+FROM source s
+WHERE s.format IN ('allocinfo', 'memstat-uma', 'memstat-malloc',
+                   'vmstat-z', 'vmstat-m', 'vmstat-json', 'slabinfo');
+
+CREATE VIEW v_zones AS
+SELECT z.source_id, z.pos, k.name AS allocator, z.name, z.instance,
+       z.input_line, z.size, z.count_limit AS "limit", z.used, z.free,
+       z.requests, z.frees, z.fails, z.sleeps, z.xdomain, z.bytes,
+       CASE WHEN z.kind <> 2 THEN NULL
+            WHEN z.num_objs > 0
+                THEN 100.0 * (z.num_objs - z.active_objs) / z.num_objs
+            ELSE 0.0 END AS unused_pct,
+       z.sizes, z.sizemask, z.keg_free, z.zone_free, z.zone_flags,
+       CASE WHEN z.zone_flags IS NOT NULL THEN z.zone_flags & 1 END
+           AS secondary,
+       z.active_objs, z.num_objs, z.objsize, z.objperslab, z.pagesperslab,
+       z.active_slabs, z.num_slabs, z.approx,
+       CASE WHEN z.approx THEN 'approx' END AS flags
+FROM zone z
+JOIN zone_kind k ON k.id = z.kind;
+
+CREATE VIEW v_tags AS
+SELECT t.source_id, t.pos, t.input_line, t.file || ':' || t.lineno AS tag,
+       t.file, t.lineno AS line, t.function, t.module, t.bytes, t.calls,
+       t.extra,
+       t.accurate, t.approx,
+       nullif(CASE WHEN NOT t.accurate THEN 'inaccurate' ELSE '' END ||
+              CASE WHEN NOT t.accurate AND t.approx THEN ',' ELSE '' END ||
+              CASE WHEN t.approx THEN 'approx' ELSE '' END, '') AS flags
+FROM tag t;

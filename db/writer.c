@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../ingest/event.h"
+#include "sqlutil.h"
 #include "writer.h"
 
 #define BATCH_ROWS 4096
@@ -45,20 +46,6 @@ struct mdb_writer {
 	struct mdb_error err;
 	struct mdb_writer_ranges r;
 };
-
-/* Addresses and sizes are stored as their 64-bit pattern. */
-static inline void bind_u64(sqlite3_stmt *st, int col, uint64_t v)
-{
-	sqlite3_bind_int64(st, col, (sqlite3_int64)v);
-}
-
-static inline void bind_opt(sqlite3_stmt *st, int col, int64_t v, int none)
-{
-	if (none)
-		sqlite3_bind_null(st, col);
-	else
-		sqlite3_bind_int64(st, col, v);
-}
 
 /*
  * Bind lifetime @lt as row @k of the alloc insert: parameter ?1 is the

@@ -20,6 +20,7 @@ struct mdb_ingest_opts {
 	enum mdb_order order; /* forced byte order; UNKNOWN = detect */
 	int abi;              /* forced ABI version; 0 = as the capture says */
 	int cpu;              /* CPU of a lone per-CPU file; -1 = from name */
+	const char *format;   /* forced input format (--format); NULL = detect */
 };
 
 #define MDB_HASH_HEX 33 /* 128-bit content hash as hex, with NUL */
@@ -49,9 +50,13 @@ struct mdb_source_meta {
 	char notes[512];        /* remarks for report headers, "" if none */
 	struct mdb_attach attach[MDB_MAX_ATTACH]; /* see mdb_attach_scan() */
 	int nattach;
+	int snapshot;           /* 1: statistics snapshot (mdb_input_decode_snap) */
+	int64_t mtime;          /* modification time of PATH, Unix seconds */
 };
 
 struct mdb_input;
+struct mdb_snap_sink;
+struct mdb_snap_info;
 
 void mdb_ingest_opts_init(struct mdb_ingest_opts *o);
 
@@ -73,6 +78,20 @@ const struct mdb_source_meta *mdb_input_meta(const struct mdb_input *in);
 /* Decode every event into @sink, in global order; fills @st. */
 int mdb_input_decode(struct mdb_input *in, const struct mdb_sink *sink,
 		     struct mdb_decode_stats *st, struct mdb_error *e);
+
+/* Decode a snapshot (meta->snapshot) into @sink; fills @info. */
+int mdb_input_decode_snap(struct mdb_input *in,
+			  const struct mdb_snap_sink *sink,
+			  struct mdb_snap_info *info, struct mdb_error *e);
+
+/*
+ * The input formats memdb reads, in detection order: their names (as
+ * --format takes them and source.format stores them), NULL-terminated.
+ */
+const char *const *mdb_input_formats(void);
+
+/* Is @format (a source.format value) a statistics snapshot? */
+int mdb_format_is_snapshot(const char *format);
 
 void mdb_input_close(struct mdb_input *in);
 

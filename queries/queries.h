@@ -21,4 +21,10 @@ const struct mdb_query *mdb_query_find(const char *name);
 /* All reports, sorted by name; *@n receives the count. */
 const struct mdb_query *mdb_query_all(size_t *n);
 
+/*
+ * Does @q's SQL use the named parameter @param (":by")?  Comments and
+ * quoted strings do not count.
+ */
+int mdb_query_uses(const struct mdb_query *q, const char *param);
+
 #endif

@@ -38,16 +38,6 @@ static int teardown_all(void **state)
 /* memdb with @db: "memdb" "ARGS" as a command line. */
 #define MEMDB(r, db, ...) run_memdb(r, db, __VA_ARGS__)
 
-static void ingest_ok(const char *db, const char *path)
-{
-	struct run r;
-
-	MEMDB(&r, db, "ingest -q '%s'", path);
-	if (r.status)
-		fail_msg("ingest of %s failed: %s", path, r.err);
-	run_free(&r);
-}
-
 /*
  * kt-small (tests/mkfixtures.c) by hand.  Slab ALLOCs per call site:
  *   S1 0xffffffff81234567: seq 1 (100/128), seq 3 (30/32), seq 8 (0/0,
@@ -68,19 +58,6 @@ static const char small_csv[] =
 	"0xffffffff81456789,??,2,110,128,18,14.062500\n"
 	"total,,7,640,800,160,20.000000\n";
 
-static char *db_text(const char *db, const char *sql)
-{
-	struct run r;
-	char *s;
-
-	run(&r, "'%s' sql -d '%s' -f csv \"%s\" | tail -n +2", env("MEMDB"),
-	    db, sql);
-	assert_int_equal(r.status, 0);
-	s = strdup(r.out);
-	run_free(&r);
-	return s;
-}
-
 static void test_small_by_hand(void **state)
 {
 	char *db = fresh_db(tmp, "small.db"), *dir, *t;
@@ -88,7 +65,7 @@ static void test_small_by_hand(void **state)
 
 	(void)state;
 	dir = path_in(env("TESTDATA"), "succeed/kt-small-le");
-	ingest_ok(db, dir);
+	ingest_ok(db, "'%s'", dir);
 
 	MEMDB(&r, db, "report fragmentation --format csv");
 	assert_int_equal(r.status, 0);
@@ -134,7 +111,7 @@ static void test_small_by_hand(void **state)
 	db = fresh_db(tmp, "small-idle.db");
 	free(dir);
 	dir = path_in(env("TESTDATA"), "succeed/kt-small-idle-cpu");
-	ingest_ok(db, dir);
+	ingest_ok(db, "'%s'", dir);
 	MEMDB(&r, db, "report fragmentation --format csv");
 	assert_string_equal(r.out, small_csv);
 	run_free(&r);
@@ -153,7 +130,7 @@ static void reports_of(const char *capture, const char *db, char **out)
 	run(&r, "rm -rf '%s' && cp -r '%s' '%s'", cap, capture, cap);
 	assert_int_equal(r.status, 0);
 	run_free(&r);
-	ingest_ok(db, cap);
+	ingest_ok(db, "'%s'", cap);
 	for (int i = 0; i < 3; i++) {
 		MEMDB(&r, db, "report fragmentation --top 0 --format %s",
 		      fmt[i]);
@@ -166,7 +143,8 @@ static void reports_of(const char *capture, const char *db, char **out)
 
 static void compare_endian(const char *le, const char *be)
 {
-	char *a[3], *b[3], *dba = fresh_db(tmp, "le.db"), *dbb = fresh_db(tmp, "be.db");
+	char *a[3], *b[3], *dba = fresh_db(tmp, "le.db");
+	char *dbb = fresh_db(tmp, "be.db");
 
 	reports_of(le, dba, a);
 	reports_of(be, dbb, b);
@@ -229,7 +207,7 @@ static void test_wraparound(void **state)
 	struct run r;
 
 	(void)state;
-	ingest_ok(db, dir);
+	ingest_ok(db, "'%s'", dir);
 	t = db_text(db, "SELECT seq, state, end_seq FROM alloc ORDER BY seq");
 	assert_string_equal(t, "2147483646,1,2147483648\n"
 			       "2147483647,1,2147483649\n");
@@ -244,7 +222,7 @@ static void test_wraparound(void **state)
 	    gen);
 	assert_int_equal(r.status, 0);
 	run_free(&r);
-	ingest_ok(db, gen);
+	ingest_ok(db, "'%s'", gen);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM bad_free"), 0);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM alloc "
 				    "WHERE state <> 1"), 0);
@@ -278,7 +256,7 @@ static void test_bad_inputs(void **state)
 	(void)state;
 	assert_non_null(d);
 	good = path_in(env("TESTDATA"), "succeed/kt-small-le");
-	ingest_ok(db, good);
+	ingest_ok(db, "'%s'", good);
 	while ((de = readdir(d))) {
 		char *entry, *errfile, *expect, *before, *after, *at;
 		struct run r;
@@ -343,7 +321,7 @@ static void test_reingest(void **state)
 	struct run r;
 
 	(void)state;
-	ingest_ok(db, le);
+	ingest_ok(db, "'%s'", le);
 	before = db_counts(db);
 	MEMDB(&r, db, "ingest '%s'", le);
 	assert_int_equal(r.status, 0);
@@ -363,7 +341,7 @@ static void test_reingest(void **state)
 	assert_int_equal(db_int(db, "SELECT group_concat(id) FROM source"), 2);
 
 	/* different bytes (big-endian) are a new source */
-	ingest_ok(db, be);
+	ingest_ok(db, "'%s'", be);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM source"), 2);
 	MEMDB(&r, db, "sources --delete 3");
 	assert_int_equal(r.status, 0);
@@ -424,7 +402,7 @@ static void test_generated_vs_awk(void **state)
 	    env("KTGEN"), dump, man, cap);
 	assert_int_equal(r.status, 0);
 	run_free(&r);
-	ingest_ok(db, cap);
+	ingest_ok(db, "'%s'", cap);
 
 	/* fragmentation rows: same set as awk's, sorted by waste */
 	run(&r, "'%s' report fragmentation -d '%s' --top 0 --format csv | "
@@ -554,7 +532,7 @@ static void test_real_capture(void **state)
 	if (r.status)
 		fail_msg("cannot unpack the real capture: %s", r.err);
 	run_free(&r);
-	ingest_ok(db, cap);
+	ingest_ok(db, "'%s'", cap);
 	/* README: hits, requested, allocated, waste */
 	MEMDB(&r, db, "report fragmentation --format csv --top 1");
 	assert_non_null(strstr(r.out, "\ntotal,,23355,26605594,26675464,"
@@ -601,8 +579,8 @@ static void test_thousands_of_cpus(void **state)
 	assert_int_equal(r.status, 0);
 	assert_int_equal(atoi(r.out), 4000);
 	run_free(&r);
-	ingest_ok(dba, orig);
-	ingest_ok(dbb, wide);
+	ingest_ok(dba, "'%s'", orig);
+	ingest_ok(dbb, "'%s'", wide);
 	assert_int_equal(db_int(dbb, "SELECT ncpus FROM source"), 4000);
 	a = db_text(dba, "SELECT events, allocations, bad_frees FROM source");
 	b = db_text(dbb, "SELECT events, allocations, bad_frees FROM source");

@@ -185,3 +185,31 @@ char *fresh_db(const char *dir, const char *name)
 	run_free(&r);
 	return p;
 }
+
+void ingest_ok(const char *db, const char *fmt, ...)
+{
+	char args[4096];
+	struct run r;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	run_memdb(&r, db, "ingest -q %s", args);
+	if (r.status)
+		fail_msg("ingest %s failed: %s", args, r.err);
+	run_free(&r);
+}
+
+char *db_text(const char *db, const char *sql)
+{
+	struct run r;
+	char *s;
+
+	run(&r, "'%s' sql -d '%s' -f csv \"%s\" | tail -n +2", env("MEMDB"),
+	    db, sql);
+	assert_int_equal(r.status, 0);
+	s = strdup(r.out);
+	run_free(&r);
+	return s;
+}

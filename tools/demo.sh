@@ -30,3 +30,9 @@ set -x
 "$memdb" report errors -d "$db"
 "$memdb" report leaks -d "$db" --top 10
 "$memdb" check "$out/kmemtrace-v1-le"
+
+# snapshots: the same machine's /proc/slabinfo just before and after
+"$memdb" ingest -d "$db" --label demo --time 2026-11-22T10:00:00Z "$data/slabinfo.before"
+"$memdb" ingest -d "$db" --label demo --time 2026-11-22T10:00:01Z "$data/slabinfo.after"
+"$memdb" report zones -d "$db" --top 10
+"$memdb" report growth -d "$db" --top 10

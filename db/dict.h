@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A string dictionary: text -> small id (from 1), texts kept so a hash
+ * collision is told apart by comparing them.  Used by the loaders for call
+ * sites, cache names and zone names.
+ */
+#ifndef MDB_DICT_H
+#define MDB_DICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/u64map.h"
+#include "../ingest/event.h"
+
+struct mdb_dict {
+	struct u64map map; /* XXH3 of the text (probed on collision) -> id */
+	char **texts;      /* texts[id - 1] */
+	size_t n, cap;
+};
+
+/* Free everything; @d is empty (and usable) afterwards. */
+void mdb_dict_release(struct mdb_dict *d);
+
+/* Id of @s in @d, adding it (*@added = 1) when new; 0 on ENOMEM. */
+uint32_t mdb_dict_id(struct mdb_dict *d, const struct mdb_str *s, int *added);
+
+#endif

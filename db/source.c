@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The source row every loader starts with: one transaction per source,
+ * opened here; identical data (same content hash) already ingested makes
+ * the load a no-op unless forced, which replaces the earlier source.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/file.h"
+#include "db.h"
+#include "sqlutil.h"
+
+#define MAX_SAME 64 /* sources with one hash (only --force makes more) */
+
+/* Sources holding identical data: how many, the first in *@first; with
+ * @drop, each is deleted (inside the caller's transaction). */
+static int find_or_drop_same(struct mdb_db *db,
+			     const struct mdb_source_meta *m, int drop,
+			     int64_t *first, struct mdb_error *e)
+{
+	sqlite3_stmt *st;
+	int64_t ids[MAX_SAME];
+	int n = 0, rc, ret = 0;
+
+	if (sqlite3_prepare_v2(db->h,
+			       "SELECT id FROM source WHERE hash = ?1 "
+			       "ORDER BY id", -1, &st, NULL))
+		return mdb_db_error(db, e, "cannot query sources");
+	sqlite3_bind_text(st, 1, m->hash, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < MAX_SAME)
+		ids[n++] = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return mdb_db_error(db, e, "cannot query sources");
+	if (n)
+		*first = ids[0];
+	for (int i = 0; drop && i < n && ret >= 0; i++)
+		ret = mdb_db_delete_rows(db, ids[i], e);
+	return ret < 0 ? ret : n;
+}
+
+static int insert_source(struct mdb_db *db, const char *path,
+			 const struct mdb_source_meta *m,
+			 const struct mdb_load_opts *opts, int64_t *id,
+			 struct mdb_error *e)
+{
+	sqlite3_stmt *st;
+	char *real;
+
+	if (sqlite3_prepare_v2(db->h,
+			       "INSERT INTO source (path, format, hash, "
+			       "ingested_at, taken_at, label, kernel_release, "
+			       "abi_version, byte_order, word_size, ncpus, "
+			       "hashed_ptrs, data_bytes, overruns, notes) "
+			       "VALUES (?1, ?2, ?3, "
+			       "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), "
+			       "strftime('%Y-%m-%dT%H:%M:%SZ', ?14, "
+			       "'unixepoch'), ?4, ?5, "
+			       "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+			       -1, &st, NULL))
+		return mdb_db_error(db, e, "cannot write to database");
+	real = realpath(path, NULL);
+	sqlite3_bind_text(st, 1, real ? real : path, -1, SQLITE_TRANSIENT);
+	free(real);
+	sqlite3_bind_text(st, 2, m->format, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, m->hash, -1, SQLITE_STATIC);
+	bind_text_or_null(st, 4, opts->label);
+	bind_text_or_null(st, 5, m->kernel_release);
+	bind_opt(st, 6, m->abi_version, m->abi_version < 0);
+	bind_text_or_null(st, 7, order_name(m->order));
+	bind_opt(st, 8, m->word_size, !m->word_size);
+	bind_opt(st, 9, m->ncpus, !m->ncpus);
+	sqlite3_bind_int(st, 10, m->hashed_ptrs);
+	sqlite3_bind_int64(st, 11, (sqlite3_int64)m->data_bytes);
+	bind_opt(st, 12, m->overruns, m->overruns < 0);
+	bind_text_or_null(st, 13, m->notes);
+	bind_opt(st, 14, opts->taken_at, !opts->has_taken_at);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		return mdb_db_error(db, e, "cannot write to database");
+	}
+	sqlite3_finalize(st);
+	*id = sqlite3_last_insert_rowid(db->h);
+	return 0;
+}
+
+/* Largest capture file kept with a source (a kallsyms is ~10 MB). */
+#define MAX_ATTACH_BYTES (256u << 20)
+
+/* Keep the capture's snapshot files with the source (source_file). */
+static int write_attachments(struct mdb_db *db, int64_t source_id,
+			     const struct mdb_source_meta *m,
+			     struct mdb_error *e)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = 0;
+
+	if (!m->nattach)
+		return 0;
+	if (sqlite3_prepare_v2(db->h,
+			       "INSERT INTO source_file (source_id, name, "
+			       "data) VALUES (?1, ?2, ?3)", -1, &st, NULL))
+		return mdb_db_error(db, e, "cannot write to database");
+	for (int i = 0; i < m->nattach && ret >= 0; i++) {
+		struct mdb_map map;
+
+		ret = mdb_map_file(m->attach[i].path, &map, e);
+		if (ret < 0)
+			break;
+		if (map.len > MAX_ATTACH_BYTES) {
+			mdb_unmap(&map);
+			ret = mdb_error_set(e, MDB_E_LIMIT,
+					    m->attach[i].path, -1, -1,
+					    "size=%zu max=%u", map.len,
+					    MAX_ATTACH_BYTES);
+			mdb_error_msg(e, "capture file too large to keep");
+			break;
+		}
+		sqlite3_bind_int64(st, 1, source_id);
+		sqlite3_bind_text(st, 2, m->attach[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_blob64(st, 3, map.data ? (const void *)map.data :
+				    (const void *)"", map.len, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			ret = mdb_db_error(db, e,
+					   "cannot write to database");
+		sqlite3_reset(st);
+		mdb_unmap(&map);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int mdb_source_begin(struct mdb_db *db, const char *path,
+		     const struct mdb_source_meta *m,
+		     const struct mdb_load_opts *opts,
+		     struct mdb_load_result *res, struct mdb_error *e)
+{
+	int64_t same = 0;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	ret = mdb_db_exec(db, "BEGIN IMMEDIATE", e);
+	if (ret < 0)
+		return ret;
+	ret = find_or_drop_same(db, m, opts->force, &same, e);
+	if (ret > 0 && !opts->force) {
+		res->source_id = same;
+		res->duplicate_of = 1;
+		mdb_db_exec(db, "ROLLBACK", NULL);
+		return 1;
+	}
+	if (ret >= 0)
+		ret = insert_source(db, path, m, opts, &res->source_id, e);
+	if (ret >= 0)
+		ret = write_attachments(db, res->source_id, m, e);
+	if (ret < 0) {
+		mdb_db_exec(db, "ROLLBACK", NULL);
+		return ret;
+	}
+	return 0;
+}

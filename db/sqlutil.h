@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to db/: binding values the way every loader stores them. */
+#ifndef MDB_SQLUTIL_H
+#define MDB_SQLUTIL_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "../common/bytes.h"
+
+/* Addresses and sizes are stored as their 64-bit pattern. */
+static inline void bind_u64(sqlite3_stmt *st, int col, uint64_t v)
+{
+	sqlite3_bind_int64(st, col, (sqlite3_int64)v);
+}
+
+static inline void bind_opt(sqlite3_stmt *st, int col, int64_t v, int none)
+{
+	if (none)
+		sqlite3_bind_null(st, col);
+	else
+		sqlite3_bind_int64(st, col, v);
+}
+
+/* @s, or NULL when @s is NULL or empty. */
+static inline void bind_text_or_null(sqlite3_stmt *st, int col,
+				     const char *s)
+{
+	if (s && *s)
+		sqlite3_bind_text(st, col, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, col);
+}
+
+static inline const char *order_name(enum mdb_order o)
+{
+	return o == MDB_ORDER_LITTLE ? "little" :
+	       o == MDB_ORDER_BIG ? "big" : NULL;
+}
+
+#endif

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+/*
+ * /proc/allocinfo (Linux memory allocation profiling), formats.md 3:
+ *
+ *   allocinfo - version: 2.0
+ *   #     <size>  <calls> <tag info>
+ *          12288        3 drivers/foo/bar.c:20 [foomod] func:foo_start
+ *          4096        1 mm/percpu.c:2976 func:pcpu_embed_first_chunk accurate:no
+ *
+ * A line is "%12lli %8llu <file>:<line>[ [<module>]] func:<function>" then,
+ * in version 2, "key:value" pairs.  The version header is optional (files
+ * from before it existed, and `sort | tail` excerpts); sizes and calls may
+ * be humanized by numfmt ("2.8M"), which marks the tag approximate.
+ * Versions 1.x and 2.x are read; another major version is refused.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "snapshot.h"
+#include "text.h"
+
+#define ALLOCINFO_HEADER "allocinfo - version:"
+
+/* "file:123" -> file, 123; 0 on success. */
+static int split_file_line(struct mdb_str t, struct mdb_str *file,
+			   int64_t *line)
+{
+	size_t i = t.len;
+
+	while (i && t.p[i - 1] != ':')
+		i--;
+	if (i < 2 || i == t.len)
+		return -1;
+	*file = mdb_str_make(t.p, i - 1);
+	return mdb_parse_u63(mdb_str_make(t.p + i, t.len - i), line);
+}
+
+static int is_key_value(struct mdb_str t)
+{
+	const char *c = memchr(t.p, ':', t.len);
+
+	return c && c != t.p;
+}
+
+struct line_error {
+	const char *expected;
+	struct mdb_str got;
+};
+
+/* The next token of @s as @what; -1 (with @le filled) when there is none. */
+static int take(struct mdb_str *s, struct mdb_str *tok, const char *what,
+		struct line_error *le)
+{
+	le->expected = what;
+	if (!mdb_tok_next(s, tok)) {
+		le->got = mdb_str_make(s->p, 0);
+		return -1;
+	}
+	le->got = *tok;
+	return 0;
+}
+
+/*
+ * Parse one data line into @t.  Returns 0, or -1 with @le saying what
+ * was expected where.
+ */
+static int parse_line(struct mdb_str s, struct mdb_tag *t,
+		      struct line_error *le)
+{
+	struct mdb_str tok;
+	int approx = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->accurate = 1;
+	if (take(&s, &tok, "size", le) ||
+	    mdb_parse_human(tok, &t->bytes, &approx) < 0)
+		return -1;
+	if (take(&s, &tok, "calls", le) ||
+	    mdb_parse_human(tok, &t->calls, &approx) < 0 || t->calls < 0)
+		return -1;
+	if (take(&s, &tok, "file:line", le) ||
+	    split_file_line(tok, &t->file, &t->src_line) < 0)
+		return -1;
+	if (take(&s, &tok, "func:NAME", le))
+		return -1;
+	if (tok.len > 2 && tok.p[0] == '[' && tok.p[tok.len - 1] == ']') {
+		t->module = mdb_str_make(tok.p + 1, tok.len - 2);
+		if (take(&s, &tok, "func:NAME", le))
+			return -1;
+	}
+	if (!mdb_str_starts(tok, "func:") || tok.len == 5)
+		return -1;
+	t->function = mdb_str_make(tok.p + 5, tok.len - 5);
+	t->extra = mdb_str_trim(s);
+	le->expected = "key:value";
+	while (mdb_tok_next(&s, &tok)) {
+		le->got = tok;
+		if (!is_key_value(tok))
+			return -1;
+		if (mdb_str_is(tok, "accurate:no"))
+			t->accurate = 0;
+	}
+	t->approx = (uint8_t)approx;
+	return 0;
+}
+
+int mdb_allocinfo_probe(const void *buf, size_t len)
+{
+	struct mdb_str row;
+	struct mdb_tag t;
+	struct line_error le;
+	int r = mdb_probe_lines(buf, len, ALLOCINFO_HEADER, &row);
+
+	/* headerless: the first data line decides */
+	return r == MDB_PROBE_HEADER ||
+	       (r == MDB_PROBE_ROW && parse_line(row, &t, &le) == 0);
+}
+
+static int bad_line(struct mdb_error *e, const char *name, int64_t no,
+		    const struct line_error *le)
+{
+	char got[64];
+
+	mdb_error_set(e, MDB_E_CORRUPT, name, -1, no, "expected=%s got='%s'",
+		      le->expected, mdb_str_show(le->got, got, sizeof(got)));
+	mdb_error_msg(e, "malformed allocinfo line");
+	return -MDB_E_CORRUPT;
+}
+
+static const struct mdb_version_rule version_rule = {
+	ALLOCINFO_HEADER, "allocinfo", 0, 1, 2, "1.x,2.x",
+};
+
+int mdb_allocinfo_decode(const void *buf, size_t len, const char *name,
+			 const struct mdb_snap_sink *sink,
+			 struct mdb_snap_info *info, struct mdb_error *e)
+{
+	struct mdb_lines l;
+	struct mdb_str s;
+	int seen_data = 0, ret;
+
+	memset(info, 0, sizeof(*info));
+	mdb_lines_init(&l, buf, len);
+	while (mdb_lines_next(&l, &s)) {
+		struct mdb_tag t;
+		struct line_error le;
+
+		info->records++;
+		if (mdb_str_has_nul(s)) {
+			le.expected = "text";
+			le.got = mdb_str_make(s.p, 0);
+			return bad_line(e, name, l.no, &le);
+		}
+		s = mdb_str_trim(s);
+		if (!s.len || s.p[0] == '#')
+			continue;
+		if (mdb_str_starts(s, ALLOCINFO_HEADER)) {
+			if (seen_data || info->version[0]) {
+				le.expected = "size";
+				le.got = s;
+				return bad_line(e, name, l.no, &le);
+			}
+			ret = mdb_version_header(s, &version_rule, name, l.no,
+						 info->version,
+						 sizeof(info->version), e);
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		seen_data = 1;
+		if (parse_line(s, &t, &le) < 0)
+			return bad_line(e, name, l.no, &le);
+		t.line = l.no;
+		info->tags++;
+		info->approx += t.approx;
+		info->inaccurate += !t.accurate;
+		ret = sink->tag(sink->ctx, &t);
+		if (ret < 0)
+			return ret;
+	}
+	return info->tags ? 0 : mdb_snap_no_rows(e, name, info, "no allocation tags");
+}

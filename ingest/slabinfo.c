@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Linux /proc/slabinfo, formats.md 4.4:
+ *
+ *   slabinfo - version: 2.1
+ *   # name <active_objs> <num_objs> <objsize> <objperslab> <pagesperslab>
+ *     : tunables <limit> <batchcount> <sharedfactor>
+ *     : slabdata <active_slabs> <num_slabs> <sharedavail>
+ *   kmalloc-64  12288 12288 64 64 1 : tunables 0 0 0 : slabdata 192 192 0
+ *
+ * Rows split on white space (a long name pushes the columns right); the
+ * ": tunables" and ": slabdata" markers anchor the numbers, so whatever
+ * precedes the five numbers before ": tunables" is the name.  Sections a
+ * debugging kernel appends (": globalstat ...") are skipped.  The header
+ * lines are optional; a major version other than 2 is refused.
+ */
+#include <string.h>
+
+#include "snapshot.h"
+#include "text.h"
+
+#define SLABINFO_HEADER "slabinfo - version:"
+#define MAX_TOKENS 64
+
+/* Parse one row; -1 with *@what and *@got on a malformed one. */
+static int parse_row(struct mdb_str s, struct mdb_zone *z, const char **what,
+		     struct mdb_str *got)
+{
+	static const enum mdb_zone_col head[5] = {
+		MDB_ZC_ACTIVE_OBJS, MDB_ZC_NUM_OBJS, MDB_ZC_OBJSIZE,
+		MDB_ZC_OBJPERSLAB, MDB_ZC_PAGESPERSLAB,
+	};
+	struct mdb_str tok[MAX_TOKENS];
+	size_t n = mdb_tok_split(s, tok, MAX_TOKENS), t;
+	int64_t v;
+
+	*what = ": tunables";
+	*got = s;
+	if (n > MAX_TOKENS)
+		return -1;
+	for (t = 7; t < n; t++)
+		if (mdb_str_is(tok[t], "tunables") &&
+		    mdb_str_is(tok[t - 1], ":"))
+			break;
+	if (t >= n)
+		return -1;
+	*what = "9 columns after ': tunables'";
+	if (n < t + 9)
+		return -1;
+	mdb_zone_init(z, MDB_ZONE_SLAB);
+	z->name = mdb_str_make(tok[0].p, (size_t)(tok[t - 7].p +
+						   tok[t - 7].len - tok[0].p));
+	*what = "number";
+	for (int i = 0; i < 5; i++) {
+		*got = tok[t - 6 + (size_t)i];
+		if (mdb_parse_u63(*got, &z->v[head[i]]) < 0)
+			return -1;
+	}
+	for (size_t i = t + 1; i < t + 4; i++) {
+		*got = tok[i];
+		if (mdb_parse_u63(*got, &v) < 0)
+			return -1;
+	}
+	*what = ": slabdata";
+	*got = tok[t + 4];
+	if (!mdb_str_is(tok[t + 4], ":") || !mdb_str_is(tok[t + 5], "slabdata"))
+		return -1;
+	*what = "number";
+	for (size_t i = t + 6; i < t + 9; i++) {
+		*got = tok[i];
+		if (mdb_parse_u63(*got, &v) < 0)
+			return -1;
+		if (i == t + 6)
+			z->v[MDB_ZC_ACTIVE_SLABS] = v;
+		else if (i == t + 7)
+			z->v[MDB_ZC_NUM_SLABS] = v;
+	}
+	*what = ": section";
+	if (t + 9 < n && !mdb_str_is(tok[t + 9], ":")) {
+		*got = tok[t + 9];
+		return -1;
+	}
+	z->v[MDB_ZC_SIZE] = z->v[MDB_ZC_OBJSIZE];
+	z->v[MDB_ZC_USED] = z->v[MDB_ZC_ACTIVE_OBJS];
+	z->v[MDB_ZC_FREE] = z->v[MDB_ZC_NUM_OBJS] - z->v[MDB_ZC_ACTIVE_OBJS];
+	if (__builtin_mul_overflow(z->v[MDB_ZC_NUM_OBJS], z->v[MDB_ZC_OBJSIZE],
+				   &z->v[MDB_ZC_BYTES]))
+		z->v[MDB_ZC_BYTES] = MDB_NA;
+	return 0;
+}
+
+int mdb_slabinfo_probe(const void *buf, size_t len)
+{
+	struct mdb_str row, got;
+	struct mdb_zone z;
+	const char *what;
+	int r = mdb_probe_lines(buf, len, SLABINFO_HEADER, &row);
+
+	return r == MDB_PROBE_HEADER ||
+	       (r == MDB_PROBE_ROW && parse_row(row, &z, &what, &got) == 0);
+}
+
+static const struct mdb_version_rule version_rule = {
+	SLABINFO_HEADER, "slabinfo", 1, 2, 2, "2.x",
+};
+
+int mdb_slabinfo_decode(const void *buf, size_t len, const char *name,
+			const struct mdb_snap_sink *sink,
+			struct mdb_snap_info *info, struct mdb_error *e)
+{
+	struct mdb_lines l;
+	struct mdb_str s, got;
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	mdb_lines_init(&l, buf, len);
+	while (mdb_lines_next(&l, &s)) {
+		const char *what = "text";
+		struct mdb_zone z;
+		char shown[64];
+
+		info->records++;
+		got = mdb_str_make(s.p, 0);
+		if (mdb_str_has_nul(s))
+			goto bad;
+		s = mdb_str_trim(s);
+		if (!s.len || s.p[0] == '#')
+			continue;
+		if (mdb_str_starts(s, SLABINFO_HEADER) && !info->zones &&
+		    !info->version[0]) {
+			ret = mdb_version_header(s, &version_rule, name, l.no,
+						 info->version,
+						 sizeof(info->version), e);
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		if (parse_row(s, &z, &what, &got) < 0)
+			goto bad;
+		z.line = l.no;
+		info->zones++;
+		ret = sink->zone(sink->ctx, &z);
+		if (ret < 0)
+			return ret;
+		continue;
+bad:
+		mdb_error_set(e, MDB_E_CORRUPT, name, -1, l.no,
+			      "expected=%s got='%s'", what,
+			      mdb_str_show(got, shown, sizeof(shown)));
+		mdb_error_msg(e, "malformed slabinfo line");
+		return -MDB_E_CORRUPT;
+	}
+	return info->zones ? 0 : mdb_snap_no_rows(e, name, info, "no slab caches");
+}

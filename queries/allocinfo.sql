@@ -1,0 +1,53 @@
+-- SPDX-License-Identifier: MIT
+-- report: allocinfo
+-- help: per allocation tag (file:line, function, module): bytes and calls, by bytes; --by function|file|module adds them up
+-- by: tag|function|file|module
+-- sort: bytes|calls|count
+--
+-- /proc/allocinfo of the selected snapshot: one row per allocation tag,
+-- or, with --by, per function, source file or module, sorted by bytes
+-- (--sort calls: by calls), largest first, ties by name.  Lines naming
+-- the same file:line, function and module are one tag (tags counts the
+-- lines added up).  module is NULL (- in tables) for code built into the
+-- kernel; a function of the same name in two modules is two rows.
+--   flags  'inaccurate' when a line said accurate:no (its absolute values
+--          are not exact; changes between snapshots are), 'approx' when
+--          its figures were humanized by numfmt (2.8M)
+-- The total row covers every tag of the selected sources.
+--
+-- Parameters (sqlite3: .param set :src_lo 1, ...):
+--   :src_lo, :src_hi   range of source ids to cover
+--   :top               rows to return, -1 for all
+--   :by                NULL or 'tag', 'function', 'file', 'module'
+--   :sort              NULL or 'bytes', 'calls' ('count' = 'calls')
+
+WITH p AS (
+	SELECT coalesce(:by, 'tag') AS by, coalesce(:sort, 'bytes') AS sort
+),
+g AS (
+	SELECT CASE p.by WHEN 'tag' THEN t.tag WHEN 'file' THEN t.file
+	       END AS tag,
+	       CASE WHEN p.by IN ('tag', 'function') THEN t.function
+	       END AS function,
+	       t.module,
+	       sum(t.bytes) AS bytes, sum(t.calls) AS calls, count(*) AS tags,
+	       max(NOT t.accurate) AS inaccurate, max(t.approx) AS approx
+	FROM v_tags t, p
+	WHERE t.source_id BETWEEN :src_lo AND :src_hi
+	GROUP BY 1, 2, 3
+)
+SELECT tag, function, module, bytes, calls, tags,
+       nullif(CASE WHEN inaccurate THEN 'inaccurate' ELSE '' END ||
+              CASE WHEN inaccurate AND approx THEN ',' ELSE '' END ||
+              CASE WHEN approx THEN 'approx' ELSE '' END, '') AS flags
+FROM g, p
+ORDER BY CASE WHEN p.sort = 'bytes' THEN bytes ELSE calls END DESC,
+         CASE WHEN p.sort = 'bytes' THEN calls ELSE bytes END DESC,
+         tag, function, module
+LIMIT :top;
+
+SELECT 'total' AS tag, NULL AS function, NULL AS module,
+       coalesce(sum(bytes), 0) AS bytes, coalesce(sum(calls), 0) AS calls,
+       count(*) AS tags, NULL AS flags
+FROM v_tags
+WHERE source_id BETWEEN :src_lo AND :src_hi;

@@ -1,0 +1,45 @@
+-- SPDX-License-Identifier: MIT
+-- report: zones
+-- help: per memstat zone, malloc type or slab cache, in snapshot order: size, limit, used, free, requests, failures, bytes, unused %
+--
+-- One row per UMA zone, malloc(9) type or slab cache of the selected
+-- snapshot, in the order the input lists them.  Names repeat (FreeBSD
+-- keeps one UMA zone per NUMA domain): pos, the position in the input,
+-- tells them apart.  Each figure is the input's own, NULL (- in tables)
+-- where the input has none:
+--   used, free  items in use and cached free (slab caches: active_objs,
+--               num_objs - active_objs); memstat streams derive them as
+--               libmemstat does
+--   requests    allocations since boot; fails, sleeps, xdomain likewise
+--   bytes       UMA zones: used x size; malloc types: memory in use
+--               (vmstat -m text and json print KiB, rounded up); slab
+--               caches: num_objs x objsize
+--   unused_pct  slab caches: 100 x (num_objs - active_objs) / num_objs
+--   flags       'approx' when a figure was humanized (12K, 3.4M) or
+--               rounded (vmstat -m KiB)
+-- The total row sums every zone of the selected sources, not only the
+-- rows shown; its unused_pct is that of all slab caches together.
+--
+-- Parameters (sqlite3: .param set :src_lo 1, ...):
+--   :src_lo, :src_hi   range of source ids to cover
+--   :top               rows to return, -1 for all
+
+SELECT name, pos, allocator, size, "limit", used, free, requests, fails,
+       sleeps, xdomain, bytes, unused_pct, flags
+FROM v_zones
+WHERE source_id BETWEEN :src_lo AND :src_hi
+ORDER BY source_id, pos
+LIMIT :top;
+
+SELECT 'total' AS name, NULL AS pos, NULL AS allocator, NULL AS size,
+       NULL AS "limit", sum(used) AS used, sum(free) AS free,
+       sum(requests) AS requests, sum(fails) AS fails,
+       sum(sleeps) AS sleeps, sum(xdomain) AS xdomain,
+       sum(bytes) AS bytes,
+       CASE WHEN sum(num_objs) > 0
+                THEN 100.0 * (sum(num_objs) - sum(active_objs)) /
+                     sum(num_objs)
+            WHEN sum(num_objs) = 0 THEN 0.0 END AS unused_pct,
+       NULL AS flags
+FROM v_zones
+WHERE source_id BETWEEN :src_lo AND :src_hi;
