@@ -85,8 +85,8 @@ static int describe(struct mdb_db *db, struct cli_scope *s, int all,
 				id, missing);
 		if (unknown > 0)
 			note(s, "note: source %" PRId64 ": %" PRId64
-				" records with unknown ids skipped", id,
-				unknown);
+				" records of unknown or other events skipped",
+				id, unknown);
 		if (malformed > 0)
 			note(s, "note: source %" PRId64 ": %" PRId64
 				" malformed lines skipped", id, malformed);

@@ -637,7 +637,8 @@ static int write_counts(struct mdb_load *l, const struct mdb_decode_stats *d)
 			       "first_seq = ?10, last_seq = ?11, "
 			       "first_ts = ?12, last_ts = ?13, "
 			       "alloc_lo = ?14, alloc_hi = ?15, "
-			       "bad_lo = ?16, bad_hi = ?17 WHERE id = ?1",
+			       "bad_lo = ?16, bad_hi = ?17, "
+			       "ncpus = coalesce(?18, ncpus) WHERE id = ?1",
 			       -1, &st, NULL))
 		return mdb_db_error(l->db, l->e, "cannot write to database");
 	sqlite3_bind_int64(st, 1, l->source_id);
@@ -657,6 +658,8 @@ static int write_counts(struct mdb_load *l, const struct mdb_decode_stats *d)
 	bind_opt(st, 15, l->ranges.alloc_hi, !l->ranges.alloc_lo);
 	bind_opt(st, 16, l->ranges.bad_lo, !l->ranges.bad_lo);
 	bind_opt(st, 17, l->ranges.bad_hi, !l->ranges.bad_lo);
+	/* formats that learn their CPUs only by reading (text) */
+	bind_opt(st, 18, d->ncpus, d->ncpus <= 0);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		ret = mdb_db_error(l->db, l->e, "cannot write to database");
 	sqlite3_finalize(st);

@@ -20,6 +20,19 @@ struct mdb_ingest_opts {
 	enum mdb_order order; /* forced byte order; UNKNOWN = detect */
 	int abi;              /* forced ABI version; 0 = as the capture says */
 	int cpu;              /* CPU of a lone per-CPU file; -1 = from name */
+	const char *format;   /* read as this format (mdb_input_formats());
+			       * NULL = detect */
+	const char *kallsyms; /* kallsyms of the traced boot, for symbolic
+			       * call sites in text; NULL = the capture's */
+	uint64_t page_size;   /* bytes per page of page events; 0 = 4096 */
+	int strict;           /* a malformed text line is an error */
+	/*
+	 * Called for what a decoder skips but the user should hear about
+	 * (the first malformed lines, call sites kallsyms cannot resolve);
+	 * @w->msg says what, file and line where.  May be NULL.
+	 */
+	void (*warn)(void *ctx, const struct mdb_error *w);
+	void *warn_ctx;
 };
 
 #define MDB_HASH_HEX 33 /* 128-bit content hash as hex, with NUL */
@@ -37,11 +50,17 @@ struct mdb_source_meta {
 	uint64_t data_bytes;    /* bytes of event data */
 	char kernel_release[128];
 	char notes[512];        /* remarks for report headers, "" if none */
+	/* what mdb_decode_stats.unknown counts, for messages; NULL =
+	 * "records with unknown event or type ids" */
+	const char *unknown_what;
 };
 
 struct mdb_input;
 
 void mdb_ingest_opts_init(struct mdb_ingest_opts *o);
+
+/* Names of the formats memdb reads, in detection order, NULL-terminated. */
+const char *const *mdb_input_formats(void);
 
 /* Open @path as one source; *@in is NULL on failure. */
 int mdb_input_open(const char *path, const struct mdb_ingest_opts *o,
