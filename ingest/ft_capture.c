@@ -53,7 +53,9 @@ static int ft_map_sniff(const char *path, struct mdb_map *m,
 
 	if (ret < 0)
 		return ret;
-	ft_sniff(m->data, m->len < SNIFF_BYTES ? m->len : SNIFF_BYTES, s);
+	if (m->len)
+		ft_sniff(m->data, m->len < SNIFF_BYTES ? m->len : SNIFF_BYTES,
+			 s);
 	if (!m->len || !s->is_trace) {
 		mdb_unmap(m);
 		return 1;
@@ -159,8 +161,7 @@ static int ft_scan_dir(const char *dir, struct ft_capture *c,
 				    "files='%s','%s'",
 				    strrchr(c->path, '/') + 1,
 				    strrchr(names[i], '/') + 1);
-		mdb_error_msg(e, "several trace text files in a capture "
-				 "directory");
+		mdb_error_msg(e, "several trace text files in one capture");
 		mdb_error_hint(e, "give the file to ingest as the PATH");
 		goto out;
 	}

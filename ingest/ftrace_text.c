@@ -79,8 +79,8 @@ static const struct ft_event_def ft_events[] = {
 #define NEVENTS (sizeof(ft_events) / sizeof(ft_events[0]))
 
 /* Why a line was rejected. */
-enum ft_bad { BAD_NOT_TRACE = 1, BAD_CUT, BAD_TS, BAD_NO_FIELD, BAD_VALUE,
-	      BAD_WIDTH, BAD_ORDER, BAD_PFN };
+enum ft_bad { BAD_NOT_TRACE = 1, BAD_NO_EVENT, BAD_CUT_NAME, BAD_TS,
+	      BAD_NO_FIELD, BAD_VALUE, BAD_WIDTH, BAD_ORDER, BAD_PFN };
 
 /* One line, split. */
 struct ft_line {
@@ -254,23 +254,31 @@ static const char *ts_start(const char *q, const char *c)
 	return d;
 }
 
-/* Nanoseconds of "<secs>[.<frac>]" in [s, c); digits past the 9th are
- * below a nanosecond and dropped. */
+/*
+ * Nanoseconds of "<secs>.<frac>" in [s, c); digits past the 9th are below
+ * a nanosecond and dropped.  A plain "<count>" is what the counter and
+ * TSC trace clocks print: kept as it is, in the clock's units.
+ */
 static int parse_ts(const char *s, const char *c, int64_t *ns)
 {
 	const char *dot = memchr(s, '.', (size_t)(c - s));
 	uint64_t secs, frac = 0;
 	size_t fl = 0;
 
-	if (parse_u64(s, (size_t)((dot ? dot : c) - s), &secs) ||
-	    secs > (uint64_t)INT64_MAX / 1000000000u - 1)
+	if (parse_u64(s, (size_t)((dot ? dot : c) - s), &secs))
 		return -1;
-	if (dot) {
-		for (const char *p = dot + 1; p < c && fl < 9; p++, fl++)
-			frac = frac * 10 + (uint64_t)(*p - '0');
-		for (; fl < 9; fl++)
-			frac *= 10;
+	if (!dot) {
+		if (secs > INT64_MAX)
+			return -1;
+		*ns = (int64_t)secs;
+		return 0;
 	}
+	if (secs > (uint64_t)INT64_MAX / 1000000000u - 1)
+		return -1;
+	for (const char *p = dot + 1; p < c && fl < 9; p++, fl++)
+		frac = frac * 10 + (uint64_t)(*p - '0');
+	for (; fl < 9; fl++)
+		frac *= 10;
 	*ns = (int64_t)(secs * 1000000000u + frac);
 	return 0;
 }
@@ -546,14 +554,14 @@ static enum ft_kind event_after(const char *n, const char *le,
 	while (ne < le && !is_space((unsigned char)*ne))
 		ne++;
 	if (ne == n) {
-		l->bad = BAD_CUT;
+		l->bad = BAD_NO_EVENT;
 		return FT_BAD;
 	}
 	if (ne[-1] != ':') {
 		/* function tracer "func <-parent", "<stack trace>", ... */
 		if (ne == le && *n != '<' &&
 		    is_cut_event(n, (size_t)(ne - n))) {
-			l->bad = BAD_CUT;
+			l->bad = BAD_CUT_NAME;
 			return FT_BAD;
 		}
 		return FT_OTHER;
@@ -954,8 +962,11 @@ static void describe_bad(const struct ft_dec *d, const struct ft_line *l,
 	case BAD_NOT_TRACE:
 		snprintf(buf, len, "not a trace line");
 		break;
-	case BAD_CUT:
-		snprintf(buf, len, "truncated line (no event name)");
+	case BAD_NO_EVENT:
+		snprintf(buf, len, "truncated line (nothing after the time)");
+		break;
+	case BAD_CUT_NAME:
+		snprintf(buf, len, "truncated line (event name cut short)");
 		break;
 	case BAD_TS:
 		snprintf(buf, len, "bad timestamp");
@@ -1101,14 +1112,15 @@ out:
 
 void ft_sniff(const void *buf, size_t len, struct ft_sniff *s)
 {
-	const char *p = buf, *end = p + len;
+	const char *p = buf, *end;
 	uint64_t w16 = 0, w8 = 0, high16 = 0, low8 = 0, n16 = 0, n8 = 0;
 	uint64_t trace_lines = 0, other_lines = 0;
 	int tracer_header = 0;
 
 	memset(s, 0, sizeof(*s));
-	if (memchr(p, '\0', len < 4096 ? len : 4096))
+	if (!len || memchr(p, '\0', len < 4096 ? len : 4096))
 		return;
+	end = p + len;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;

@@ -329,7 +329,8 @@ int ktf_input_open(const char *path, const struct mdb_ingest_opts *o,
 	ret = mdb_map_file(path, &f->map, e);
 	if (ret < 0)
 		goto fail;
-	if (ktf_detect(f->map.data, f->map.len, o->order, &f->layout)) {
+	if (!f->map.len ||
+	    ktf_detect(f->map.data, f->map.len, o->order, &f->layout)) {
 		ret = 1;
 		goto fail;
 	}
