@@ -289,14 +289,16 @@ int cmd_ingest(int argc, char **argv)
 			break;
 		case OPT_FORMAT: {
 			const char *const *f = mdb_input_formats();
+			char list[160] = "";
 
-			while (*f && strcmp(*f, optarg))
-				f++;
+			for (; *f && strcmp(*f, optarg); f++)
+				snprintf(list + strlen(list),
+					 sizeof(list) - strlen(list), "%s%s",
+					 *list ? ", " : "", *f);
 			if (!*f)
 				return cli_usage_error("ingest",
-					"--format takes ftrace-text, "
-					"kmemtrace-ftrace or kmemtrace-relay, "
-					"not '%s'", optarg);
+					"--format takes one of %s, not '%s'",
+					list, optarg);
 			io.format = *f;
 			break;
 		}
