@@ -111,7 +111,7 @@ struct ft_dec {
 	uint64_t page_size;
 	uint64_t unresolved, size_mismatch;
 	int64_t unresolved_line;
-	struct mdb_str unresolved_text;
+	char unresolved_text[128]; /* a copy: the input may be released */
 	/* call site text -> lookup: one kallsyms search per distinct site */
 	struct u64map sym_idx;  /* XXH3 of the text (probed on) -> index + 1 */
 	struct ft_sym *syms;
@@ -801,7 +801,9 @@ static void resolve_site(struct ft_dec *d, int64_t line, struct mdb_event *ev,
 	if (y->found < 0) {
 		if (!d->unresolved++) {
 			d->unresolved_line = line;
-			d->unresolved_text = ev->site_text;
+			snprintf(d->unresolved_text,
+				 sizeof(d->unresolved_text), "%.*s",
+				 (int)ev->site_text.len, ev->site_text.p);
 		}
 		return;
 	}
@@ -1096,9 +1098,9 @@ int ft_decode(const void *buf, size_t len, const struct ft_opts *o,
 	st->ncpus = maxcpu + 1 > hdr_cpus ? maxcpu + 1 : hdr_cpus;
 	if (d.unresolved)
 		warn(&d, -1, "%" PRIu64 " events have call sites the kallsyms "
-		     "does not know, kept as text (first '%.*s' at line %"
-		     PRId64 ")", d.unresolved, (int)d.unresolved_text.len,
-		     d.unresolved_text.p, d.unresolved_line);
+		     "does not know, kept as text (first '%s' at line %"
+		     PRId64 ")", d.unresolved, d.unresolved_text,
+		     d.unresolved_line);
 	if (d.size_mismatch)
 		warn(&d, -1, "%" PRIu64 " events have call sites whose "
 		     "function size differs from the kallsyms: is it of "
