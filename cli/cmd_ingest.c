@@ -12,8 +12,9 @@
 
 static const char usage[] =
 "usage: memdb ingest [-d DB] [--format NAME] [--time WHEN] [--label NAME]\n"
-"                    [--endian little|big] [--abi N] [--cpu N] [--force]\n"
-"                    [-q] PATH...\n"
+"                    [--endian little|big] [--abi N] [--cpu N]\n"
+"                    [--kallsyms FILE] [--page-size N] [--strict]\n"
+"                    [--force] [-q] PATH...\n"
 "\n"
 "Read kernel allocation traces and statistics snapshots into the memdb\n"
 "database.  Each PATH is one source, written in one transaction: an input\n"
@@ -22,11 +23,26 @@ static const char usage[] =
 "binary header, a header line, or the shape of the first row); --format\n"
 "names it when detection cannot decide.\n"
 "\n"
-"Traces (alloc/free events, paired while reading):\n"
-"  kmemtrace-relay  a kmemtrace relay capture: a directory holding one\n"
-"                   file per CPU (cpu0, cpu1, ... or cpu0.out, ...) and,\n"
-"                   when present, abi_version and total_overruns; or one\n"
-"                   per-CPU file.  Byte order detected from the data.\n"
+"Traces (alloc/free events, paired while reading, in the global order\n"
+"of the trace: seq_num for relay kmemtrace, the line order for text):\n"
+"  ftrace-text       the kmem tracepoints as text: what cat trace,\n"
+"                    trace_pipe, perf script or trace-cmd report print,\n"
+"                    from any kernel since 2.6.30; a file, or a capture\n"
+"                    directory holding one (trace, trace_pipe, *.txt,\n"
+"                    *.trace) and optionally the boot's kallsyms\n"
+"  kmemtrace-ftrace  the binary of the 2.6.30-2.6.34 kmemtrace tracer,\n"
+"                    either word size and byte order, with or without\n"
+"                    the ftrace 'bin' prefix\n"
+"  kmemtrace-relay   a kmemtrace relay capture: a directory holding one\n"
+"                    file per CPU (cpu0, cpu1, ... as in debugfs, or\n"
+"                    cpu0.out, ... as the kmemtrace logger saved them)\n"
+"                    and, when present, abi_version and total_overruns;\n"
+"                    or a single per-CPU file.  Empty per-CPU files (idle\n"
+"                    CPUs) are normal.\n"
+"Byte order and word size are detected from the data.  Frees that match\n"
+"nothing (unknown, duplicate, NULL) are kept with their class.  In text,\n"
+"malformed lines are counted, the first few reported with their line\n"
+"numbers, and skipped; other events and stack traces are skipped.\n"
 "\n"
 "Snapshots (counters at one moment; each keeps its time, and snapshots\n"
 "with one --label form a series for 'memdb report growth'):\n"
@@ -58,6 +74,13 @@ static const char usage[] =
 "      --abi N         read the capture as kmemtrace ABI version N whatever\n"
 "                      its abi_version file says (memdb knows version 1)\n"
 "      --cpu N         CPU of a lone per-CPU file not named cpuN (default 0)\n"
+"      --kallsyms FILE /proc/kallsyms of the traced boot: turns symbolic\n"
+"                      call sites of text (func+0x1c/0x90) into addresses\n"
+"                      (default: the capture directory's kallsyms)\n"
+"      --page-size N   bytes per page for page events of text (default\n"
+"                      4096)\n"
+"      --strict        a malformed text line is an error (nothing of that\n"
+"                      PATH is written)\n"
 "      --force         ingest data that is already in the database again\n"
 "  -q, --quiet         print nothing but errors\n"
 "  -h, --help          show this help\n"
@@ -72,9 +95,11 @@ static const char usage[] =
 "  memdb ingest --endian big cpu3.out     # one CPU of an s390x capture\n"
 "  memdb ingest --label web1 --time 2026-11-22T10:00Z allocinfo.1000\n"
 "  memdb ingest --label web1 allocinfo.1100 && memdb report growth\n"
-"  memdb ingest --format vmstat-z zones-excerpt.txt\n";
+"  memdb ingest --format vmstat-z zones-excerpt.txt\n"
+"  memdb ingest --kallsyms kallsyms.txt trace.txt\n";
 
-enum { OPT_ENDIAN = 256, OPT_ABI, OPT_CPU, OPT_LABEL, OPT_FORCE };
+enum { OPT_ENDIAN = 256, OPT_ABI, OPT_CPU, OPT_LABEL, OPT_FORCE,
+       OPT_KALLSYMS, OPT_PAGE_SIZE, OPT_STRICT, OPT_FORMAT };
 
 static const struct option longopts[] = {
 	{ "db", required_argument, NULL, 'd' },
@@ -85,6 +110,10 @@ static const struct option longopts[] = {
 	{ "cpu", required_argument, NULL, OPT_CPU },
 	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "page-size", required_argument, NULL, OPT_PAGE_SIZE },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -126,6 +155,8 @@ static void print_events(const char *path, const struct mdb_source_meta *m,
 			 const struct mdb_load_result *res)
 {
 	char a[32], b[32], c[32], d[32];
+	/* text formats learn their CPUs only by reading */
+	int ncpus = st->ncpus > 0 ? st->ncpus : m->ncpus;
 
 	printf("source %lld: '%s' %s", (long long)res->source_id, path,
 	       m->format);
@@ -133,16 +164,24 @@ static void print_events(const char *path, const struct mdb_source_meta *m,
 		printf(", %s-endian",
 		       m->order == MDB_ORDER_BIG ? "big" : "little");
 	printf(", %d CPU%s: %s events, %s allocations (%s live at "
-	       "end), %s unmatched frees\n", m->ncpus,
-	       m->ncpus == 1 ? "" : "s",
+	       "end), %s unmatched frees\n", ncpus,
+	       ncpus == 1 ? "" : "s",
 	       cli_num(a, sizeof(a), st->events),
 	       cli_num(b, sizeof(b), res->allocations),
 	       cli_num(c, sizeof(c), res->live),
 	       cli_num(d, sizeof(d), res->bad_frees));
 	if (st->unknown)
-		cli_warnf("'%s': %s records with unknown event or "
-			  "type ids skipped", path,
-			  cli_num(a, sizeof(a), st->unknown));
+		cli_warnf("'%s': %s %s skipped", path,
+			  cli_num(a, sizeof(a), st->unknown),
+			  m->unknown_what ? m->unknown_what :
+			  "records with unknown event or type ids");
+	if (st->malformed)
+		cli_warnf("'%s': %s malformed lines skipped", path,
+			  cli_num(a, sizeof(a), st->malformed));
+	if (st->lost_events)
+		cli_warnf("'%s': the trace lost %s events: figures are "
+			  "incomplete", path,
+			  cli_num(a, sizeof(a), st->lost_events));
 	if (m->overruns > 0)
 		cli_warnf("'%s': total_overruns=%lld: the capture "
 			  "lost events, figures are incomplete", path,
@@ -221,11 +260,29 @@ static int load_snapshot(struct mdb_db *db, const char *path,
 	return 0;
 }
 
+/* What a decoder skipped but reports (malformed lines, unresolved
+ * call sites), as warnings. */
+static void show_warning(void *ctx, const struct mdb_error *w)
+{
+	struct progress *p = ctx;
+
+	if (p->shown) {
+		fputs("\r\033[K", stderr);
+		p->shown = 0;
+	}
+	if (w->line >= 0)
+		cli_warnf("'%s': line=%lld: %s", w->file, (long long)w->line,
+			  w->msg);
+	else
+		cli_warnf("'%s': %s", w->file, w->msg);
+}
+
 static int ingest_one(struct mdb_db *db, const char *path,
-		      const struct mdb_ingest_opts *io,
+		      const struct mdb_ingest_opts *io_in,
 		      const struct mdb_load_opts *lo_in, int quiet)
 {
 	struct mdb_load_opts lo = *lo_in;
+	struct mdb_ingest_opts iopts = *io_in, *io = &iopts;
 	struct mdb_input *in = NULL;
 	struct mdb_load *load = NULL;
 	struct mdb_load_result res;
@@ -236,6 +293,10 @@ static int ingest_one(struct mdb_db *db, const char *path,
 	int ret;
 
 	mdb_error_clear(&e);
+	if (!quiet) {
+		io->warn = show_warning;
+		io->warn_ctx = &prog;
+	}
 	ret = mdb_input_open(path, io, &in, &e);
 	if (ret < 0)
 		goto fail;
@@ -357,6 +418,36 @@ int cmd_ingest(int argc, char **argv)
 		case OPT_LABEL:
 			lo.label = optarg;
 			break;
+		case OPT_KALLSYMS:
+			io.kallsyms = optarg;
+			break;
+		case OPT_PAGE_SIZE:
+			if (cli_parse_i64(optarg, &v) || v < 512 ||
+			    v > (1 << 24) || (v & (v - 1)))
+				return cli_usage_error("ingest",
+					"--page-size takes a power of two "
+					"from 512 to 16777216, not '%s'",
+					optarg);
+			io.page_size = (uint64_t)v;
+			break;
+		case OPT_STRICT:
+			io.strict = 1;
+			break;
+		case OPT_FORMAT: {
+			const char *const *f = mdb_input_formats();
+			char list[160] = "";
+
+			for (; *f && strcmp(*f, optarg); f++)
+				snprintf(list + strlen(list),
+					 sizeof(list) - strlen(list), "%s%s",
+					 *list ? ", " : "", *f);
+			if (!*f)
+				return cli_usage_error("ingest",
+					"--format takes one of %s, not '%s'",
+					list, optarg);
+			io.format = *f;
+			break;
+		}
 		case OPT_FORCE:
 			lo.force = 1;
 			break;

@@ -114,7 +114,7 @@ static void source_notes(struct cli_scope *s, sqlite3_stmt *st)
 			missing);
 	if (unknown > 0)
 		note(s, "note: source %" PRId64 ": %" PRId64
-			" records with unknown ids skipped", id, unknown);
+			" records of unknown or other events skipped", id, unknown);
 	if (malformed > 0)
 		note(s, "note: source %" PRId64 ": %" PRId64
 			" malformed lines skipped", id, malformed);

@@ -401,7 +401,8 @@ static int write_counts(struct mdb_load *l, const struct mdb_decode_stats *d)
 			       "first_ts = ?12, last_ts = ?13, "
 			       "alloc_lo = ?14, alloc_hi = ?15, "
 			       "bad_lo = ?16, bad_hi = ?17, allocations = ?18, "
-			       "bad_frees = ?19 WHERE id = ?1",
+			       "bad_frees = ?19, ncpus = coalesce(?20, ncpus) "
+			       "WHERE id = ?1",
 			       -1, &st, NULL))
 		return mdb_db_error(l->db, l->e, "cannot write to database");
 	sqlite3_bind_int64(st, 1, l->source_id);
@@ -423,6 +424,8 @@ static int write_counts(struct mdb_load *l, const struct mdb_decode_stats *d)
 	bind_opt(st, 17, l->ranges.bad_hi, !l->ranges.bad_lo);
 	bind_u64(st, 18, l->rows);
 	bind_u64(st, 19, l->bad_rows);
+	/* formats that learn their CPUs only by reading (text) */
+	bind_opt(st, 20, d->ncpus, d->ncpus <= 0);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		ret = mdb_db_error(l->db, l->e, "cannot write to database");
 	sqlite3_finalize(st);

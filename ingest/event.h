@@ -65,6 +65,8 @@ struct mdb_decode_stats {
 	uint64_t seq_missing;   /* sequence numbers absent between first and last */
 	uint64_t seq_disorder;  /* records whose seq did not rise in their file */
 	int64_t first_seq, last_seq;
+	int32_t ncpus;          /* CPUs seen, for formats that learn it only
+				 * by reading (text); 0 = as known at open */
 };
 
 #endif

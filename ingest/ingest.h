@@ -20,7 +20,19 @@ struct mdb_ingest_opts {
 	enum mdb_order order; /* forced byte order; UNKNOWN = detect */
 	int abi;              /* forced ABI version; 0 = as the capture says */
 	int cpu;              /* CPU of a lone per-CPU file; -1 = from name */
-	const char *format;   /* forced input format (--format); NULL = detect */
+	const char *format;   /* read as this format (mdb_input_formats());
+			       * NULL = detect */
+	const char *kallsyms; /* kallsyms of the traced boot, for symbolic
+			       * call sites in text; NULL = the capture's */
+	uint64_t page_size;   /* bytes per page of page events; 0 = 4096 */
+	int strict;           /* a malformed text line is an error */
+	/*
+	 * Called for what a decoder skips but the user should hear about
+	 * (the first malformed lines, call sites kallsyms cannot resolve);
+	 * @w->msg says what, file and line where.  May be NULL.
+	 */
+	void (*warn)(void *ctx, const struct mdb_error *w);
+	void *warn_ctx;
 };
 
 #define MDB_HASH_HEX 33 /* 128-bit content hash as hex, with NUL */
@@ -52,6 +64,9 @@ struct mdb_source_meta {
 	int nattach;
 	int snapshot;           /* 1: statistics snapshot (mdb_input_decode_snap) */
 	int64_t mtime;          /* modification time of PATH, Unix seconds */
+	/* what mdb_decode_stats.unknown counts, for messages; NULL =
+	 * "records with unknown event or type ids" */
+	const char *unknown_what;
 };
 
 struct mdb_input;
@@ -68,6 +83,8 @@ void mdb_ingest_opts_init(struct mdb_ingest_opts *o);
  */
 int mdb_attach_scan(struct mdb_source_meta *m, const char *dir,
 		    struct mdb_error *e);
+/* Names of the formats memdb reads, in detection order, NULL-terminated. */
+const char *const *mdb_input_formats(void);
 
 /* Open @path as one source; *@in is NULL on failure. */
 int mdb_input_open(const char *path, const struct mdb_ingest_opts *o,

@@ -9,11 +9,16 @@
  * and answer 1 when it is not theirs.  The first that claims the input
  * reads it; `--format NAME` skips the probes.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <xxhash.h>
 
+#include "../common/file.h"
 #include "input.h"
 
 #define TEXT_PROBE_BYTES 4096
@@ -69,10 +74,13 @@ static const struct mdb_format formats[] = {
 	{ "slabinfo", mdb_slabinfo_probe, mdb_slabinfo_decode, NULL, NULL },
 	{ "vmstat-z", mdb_vmstat_z_probe, mdb_vmstat_z_decode, NULL, NULL },
 	{ "vmstat-m", mdb_vmstat_m_probe, mdb_vmstat_m_decode, NULL, NULL },
-	/* (text event traces go here) */
+	/* text event traces: a trace file, or a directory holding one */
+	{ "ftrace-text", NULL, NULL, NULL, ft_input_open },
 	/* any other text file: refused here, so the binary trace reader
 	 * below does not misjudge it */
 	{ NULL, text_probe, NULL, NULL, NULL },
+	/* the ftrace-era kmemtrace tracer's binary: exact record sizes */
+	{ "kmemtrace-ftrace", NULL, NULL, NULL, ktf_input_open },
 	/* kmemtrace relay: a capture directory, or any lone binary file */
 	{ "kmemtrace-relay", NULL, NULL, NULL, kt_input_open },
 };
@@ -188,10 +196,13 @@ static int detect(const char *path, const struct mdb_ingest_opts *o,
 				return open_file_format(path, f, &map, in, e);
 			continue;
 		}
-		mdb_unmap(&map);
+		/* a path format opens the path itself; the mapping stays
+		 * for the one-file probes after it */
 		ret = f->open(path, o, in, e);
-		if (ret != 1)
+		if (ret != 1) {
+			mdb_unmap(&map);
 			return ret;
+		}
 	}
 	mdb_unmap(&map);
 	mdb_error_set(e, MDB_E_FORMAT, path, -1, -1, NULL);
@@ -217,6 +228,57 @@ int mdb_input_open(const char *path, const struct mdb_ingest_opts *o,
 	if (ret == 0)
 		(*in)->meta.mtime = (int64_t)st.st_mtime;
 	return ret;
+}
+
+void mdb_read_release(const char *dir, struct mdb_source_meta *m)
+{
+	static const char *const names[] = { "kernel-release",
+					     "kernel_release", "osrelease" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *path = mdb_path_join(dir, names[i]), *buf = NULL;
+		struct mdb_error ign;
+		size_t n;
+
+		if (path && mdb_read_small(path, 120, &buf, &n, &ign) == 0) {
+			while (n && isspace((unsigned char)buf[n - 1]))
+				buf[--n] = '\0';
+			snprintf(m->kernel_release, sizeof(m->kernel_release),
+				 "%s", buf);
+			free(buf);
+			free(path);
+			return;
+		}
+		free(path);
+	}
+}
+
+int mdb_hash_map(const char *tag, struct mdb_map *map, size_t step,
+		 struct mdb_source_meta *m, struct mdb_error *e)
+{
+	XXH3_state_t *hs = XXH3_createState();
+	XXH128_hash_t h;
+
+	if (!hs)
+		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	XXH3_128bits_reset(hs);
+	XXH3_128bits_update(hs, tag, strlen(tag));
+	for (size_t off = 0; off < map->len; off += step) {
+		size_t n = map->len - off < step ? map->len - off : step;
+
+		XXH3_128bits_update(hs, map->data + off, n);
+		mdb_map_done(map, off + n);
+	}
+	h = XXH3_128bits_digest(hs);
+	XXH3_freeState(hs);
+	snprintf(m->hash, sizeof(m->hash), "%016" PRIx64 "%016" PRIx64,
+		 (uint64_t)h.high64, (uint64_t)h.low64);
+	return 0;
+}
+
+void mdb_map_done_cb(void *map, size_t off)
+{
+	mdb_map_done(map, off);
 }
 
 const struct mdb_source_meta *mdb_input_meta(const struct mdb_input *in)

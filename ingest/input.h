@@ -46,4 +46,35 @@ int snap_input_open(const char *path, const char *format,
 		    struct mdb_map *map, struct mdb_input **in,
 		    struct mdb_error *e);
 
+/*
+ * ftrace kmem text (formats.md 2): a trace text file, or a capture
+ * directory holding one (and, optionally, the boot's kallsyms).  Returns
+ * like kt_input_open().
+ */
+int ft_input_open(const char *path, const struct mdb_ingest_opts *o,
+		  struct mdb_input **in, struct mdb_error *e);
+
+/*
+ * ftrace-era kmemtrace binary (formats.md 1.2): one file of records of
+ * either word size and byte order.  Returns like kt_input_open().
+ */
+int ktf_input_open(const char *path, const struct mdb_ingest_opts *o,
+		   struct mdb_input **in, struct mdb_error *e);
+
+/* Fill m->kernel_release from a kernel-release file in @dir, if any. */
+void mdb_read_release(const char *dir, struct mdb_source_meta *m);
+
+struct mdb_map;
+
+/*
+ * The content hash of a one-file source: XXH3-128 of @tag (the format
+ * name) and the bytes of @m, as hex in m->hash.  Reads in steps of @step
+ * bytes and releases each step's pages once hashed.
+ */
+int mdb_hash_map(const char *tag, struct mdb_map *map, size_t step,
+		 struct mdb_source_meta *m, struct mdb_error *e);
+
+/* A decoder's progress callback that releases a struct mdb_map's pages. */
+void mdb_map_done_cb(void *map, size_t off);
+
 #endif

@@ -331,8 +331,9 @@ const struct ksym *kallsyms_find(const struct kallsyms *k, uint64_t addr)
 	return s;
 }
 
-int kallsyms_addr(const struct kallsyms *k, const char *name, size_t len,
-		  const char *module, size_t mlen, uint64_t *addr)
+/* Index in by_name of the first (name, module) match, or nby_name. */
+static size_t first_by_name(const struct kallsyms *k, const char *name,
+			    size_t len, const char *module, size_t mlen)
 {
 	size_t lo = 0, hi = k->nby_name;
 
@@ -346,11 +347,39 @@ int kallsyms_addr(const struct kallsyms *k, const char *name, size_t len,
 			hi = mid;
 	}
 	if (lo < k->nby_name &&
-	    !name_cmp(k, &k->syms[k->by_name[lo]], name, len, module, mlen)) {
-		*addr = k->syms[k->by_name[lo]].addr;
-		return 0;
-	}
-	return -1;
+	    !name_cmp(k, &k->syms[k->by_name[lo]], name, len, module, mlen))
+		return lo;
+	return k->nby_name;
+}
+
+int kallsyms_addr_sized(const struct kallsyms *k, const char *name,
+			size_t len, const char *module, size_t mlen,
+			uint64_t size, uint64_t *addr)
+{
+	size_t i = first_by_name(k, name, len, module, mlen), n = 0;
+
+	if (i == k->nby_name)
+		return -1;
+	*addr = k->syms[k->by_name[i]].addr;
+	for (size_t j = i; j < k->nby_name &&
+	     !name_cmp(k, &k->syms[k->by_name[j]], name, len, module, mlen);
+	     j++, n++)
+		if (size && k->syms[k->by_name[j]].size == size) {
+			*addr = k->syms[k->by_name[j]].addr;
+			return 0;
+		}
+	return size || n > 1 ? 1 : 0;
+}
+
+int kallsyms_addr(const struct kallsyms *k, const char *name, size_t len,
+		  const char *module, size_t mlen, uint64_t *addr)
+{
+	size_t i = first_by_name(k, name, len, module, mlen);
+
+	if (i == k->nby_name)
+		return -1;
+	*addr = k->syms[k->by_name[i]].addr;
+	return 0;
 }
 
 int kallsyms_any_addr(const struct kallsyms *k, const char *name,

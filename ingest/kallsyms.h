@@ -81,6 +81,17 @@ static inline const char *kallsyms_module(const struct kallsyms *k,
 int kallsyms_addr(const struct kallsyms *k, const char *name, size_t len,
 		  const char *module, size_t mlen, uint64_t *addr);
 
+/*
+ * kallsyms_addr() for a function printed with its size, as %pS prints
+ * "func+0xoff/0xsize": of several text symbols called @name in @module
+ * (static functions), the one whose extent is @size.  Returns 0 with
+ * *@addr set, 1 with *@addr set to the first when none has that size
+ * (or @size is 0 and there are several), -1 when absent.
+ */
+int kallsyms_addr_sized(const struct kallsyms *k, const char *name,
+			size_t len, const char *module, size_t mlen,
+			uint64_t size, uint64_t *addr);
+
 /* Address of a symbol of any type called @name in the kernel image. */
 int kallsyms_any_addr(const struct kallsyms *k, const char *name,
 		      uint64_t *addr);

@@ -277,29 +277,6 @@ static int kt_check_abi(const char *dir, const struct mdb_ingest_opts *o,
 	return 0;
 }
 
-static void kt_read_release(const char *dir, struct mdb_source_meta *m)
-{
-	static const char *const names[] = { "kernel-release",
-					     "kernel_release", "osrelease" };
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		char *path = mdb_path_join(dir, names[i]), *buf = NULL;
-		struct mdb_error ign;
-		size_t n;
-
-		if (path && mdb_read_small(path, 120, &buf, &n, &ign) == 0) {
-			while (n && isspace((unsigned char)buf[n - 1]))
-				buf[--n] = '\0';
-			snprintf(m->kernel_release, sizeof(m->kernel_release),
-				 "%s", buf);
-			free(buf);
-			free(path);
-			return;
-		}
-		free(path);
-	}
-}
-
 int kt_input_open(const char *path, const struct mdb_ingest_opts *o,
 		  struct mdb_input **out, struct mdb_error *e)
 {
@@ -345,7 +322,7 @@ int kt_input_open(const char *path, const struct mdb_ingest_opts *o,
 			goto fail;
 		if (ret == 0)
 			in->meta.overruns = ov;
-		kt_read_release(path, &in->meta);
+		mdb_read_release(path, &in->meta);
 		ret = mdb_attach_scan(&in->meta, path, e);
 		if (ret < 0)
 			goto fail;

@@ -32,8 +32,28 @@
  *
  * Dump: one line per event in global order,
  *   seq cpu A|F type call_site ptr bytes_req bytes_alloc gfp node
- * (seq is the unwrapped position memdb stores; hex fields without 0x;
- * FREE lines carry '-' for the ALLOC-only fields).
+ * (seq is the unwrapped position memdb stores for relay; hex fields
+ * without 0x; FREE lines carry '-' for the ALLOC-only fields).
+ *
+ * The same seeded sequence can be written in other forms (OUT is then a
+ * file, not a directory):
+ *   --format relay            kmemtrace relay per-CPU files (default)
+ *   --format ftrace-text      ftrace text as `cat trace` prints it, call
+ *                             sites as hex (the kernels before 5.4),
+ *                             gfp_flags as %08x, _node events for nodes
+ *   --format ftrace-text-sym  the same with call sites as %pS prints them
+ *                             ("func+0xoff/0xsize", " [mod]" for module
+ *                             code), symbolic gfp, name=, node=, as 6.18;
+ *                             --kallsyms FILE writes a kallsyms whose
+ *                             functions hold every call site
+ *   --format ftrace-bin       the 2.6.30-2.6.34 kmemtrace tracer binary,
+ *                             in --endian order, --word 8 (LP64) or 4
+ *                             (ILP32), with --bin-prefix the 16-byte
+ *                             ftrace "bin" prefix before each record
+ * --word 4 makes every address 32-bit (in every form), as an ILP32
+ * kernel's.  Text forms carry no call site for page events (the
+ * tracepoints have none) and print unknown records as another event.
+ * Timestamps are 1 s + 1 us per position.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -54,12 +74,20 @@ struct obj {
 	int type, cpu, slot;
 };
 
+enum out_format { OUT_RELAY, OUT_TEXT, OUT_TEXT_SYM, OUT_BIN };
+
 struct gen {
 	uint64_t rng;
 	enum mdb_order order;
+	enum out_format fmt;
+	int word;          /* 8, or 4 for 32-bit addresses */
+	int bin_prefix;
 	int ncpus;
 	FILE **cpu;
+	FILE *out;         /* text and bin forms: the one output file */
 	FILE *dump;
+	uint64_t *blocks;  /* text-sym: 256-byte functions used, sorted */
+	size_t nblocks, blocks_cap;
 	uint32_t seq;      /* raw 32-bit seq_num of the next record */
 	int64_t pos;       /* unwrapped position of the next record */
 	uint64_t events;   /* events written (unknown records excluded) */
@@ -109,13 +137,20 @@ static void *xrealloc(void *p, size_t n)
 
 /* --sites-file: ordinary call sites read from a file instead */
 static uint64_t *file_sites;
+/* 32-bit runs (--word 4) keep the low half of every kernel address. */
+static int word_size = 8;
+
+static uint64_t kaddr(uint64_t a)
+{
+	return word_size == 4 ? (uint32_t)a : a;
+}
 
 /* Ordinary call sites: even ids kmalloc, odd ids kmem_cache. */
 static uint64_t site_addr(int i)
 {
 	if (file_sites)
 		return file_sites[i];
-	return 0xffffffff81100000ULL + (uint64_t)i * 0x1a0 + 0x3b;
+	return kaddr(0xffffffff81100000ULL + (uint64_t)i * 0x1a0 + 0x3b);
 }
 
 /* Hex addresses, one per line (0x optional); returns how many. */
@@ -151,7 +186,7 @@ static int site_type(int i)
 
 static uint64_t leak_site_addr(int i)
 {
-	return 0xffffffff82200000ULL + (uint64_t)i * 0x40 + 0x1c;
+	return kaddr(0xffffffff82200000ULL + (uint64_t)i * 0x40 + 0x1c);
 }
 
 static const uint64_t kmalloc_sizes[] = { 8, 16, 32, 64, 96, 128, 192, 256,
@@ -178,9 +213,9 @@ static void site_size(struct gen *g, int i, uint64_t *req, uint64_t *alloc)
 	*alloc = (*req + 4095) & ~4095ULL;
 }
 
-static void put_rec(struct gen *g, int cpu, int id, int type, uint64_t site,
-		    uint64_t ptr, uint64_t req, uint64_t alloc, uint32_t gfp,
-		    int32_t node, int extra)
+static void put_relay(struct gen *g, int cpu, int id, int type,
+		      uint64_t site, uint64_t ptr, uint64_t req, uint64_t alloc,
+		      uint32_t gfp, int32_t node, int extra)
 {
 	uint8_t b[64];
 	size_t size = (id == KT_ALLOC ? 48 : 24) + (size_t)extra;
@@ -205,6 +240,226 @@ static void put_rec(struct gen *g, int cpu, int id, int type, uint64_t site,
 	}
 	if (fwrite(b, 1, size, g->cpu[cpu]) != size)
 		die("write failed");
+}
+
+/* Nanoseconds of the record at position @pos: 1 s + 1 us per position. */
+static uint64_t pos_ns(int64_t pos)
+{
+	return 1000000000ULL + (uint64_t)pos * 1000;
+}
+
+/* The ftrace-era kmemtrace tracer record (formats.md 1.2). */
+static void put_bin(struct gen *g, int cpu, int id, int type, uint64_t site,
+		    uint64_t ptr, uint64_t req, uint64_t alloc, uint32_t gfp,
+		    int32_t node, int extra)
+{
+	uint8_t b[128];
+	int w8 = g->word == 8;
+	size_t pre = g->bin_prefix ? 16 : 0, hdr = w8 ? 32 : 24;
+	size_t size = (id == KT_ALLOC ? (w8 ? 56 : 40) : hdr) + (size_t)extra;
+	uint8_t *r = b + pre;
+	uint64_t ts = pos_ns(g->pos);
+
+	memset(b, 0, sizeof(b));
+	if (pre) {
+		put_u32(b, (uint32_t)(1000 + g->pos % 97), g->order);
+		put_u32(b + 4, (uint32_t)cpu, g->order);
+		put_u64(b + 8, ts, g->order);
+	}
+	r[0] = (uint8_t)id;
+	r[1] = (uint8_t)type;
+	put_u16(r + 2, (uint16_t)size, g->order);
+	put_u32(r + 4, (uint32_t)cpu, g->order);
+	put_u64(r + 8, ts, g->order);
+	if (w8) {
+		put_u64(r + 16, site, g->order);
+		put_u64(r + 24, ptr, g->order);
+	} else {
+		put_u32(r + 16, (uint32_t)site, g->order);
+		put_u32(r + 20, (uint32_t)ptr, g->order);
+	}
+	if (id == KT_ALLOC) {
+		if (w8) {
+			put_u64(r + 32, req, g->order);
+			put_u64(r + 40, alloc, g->order);
+		} else {
+			put_u32(r + 24, (uint32_t)req, g->order);
+			put_u32(r + 28, (uint32_t)alloc, g->order);
+		}
+		put_u32(r + (w8 ? 48 : 32), gfp, g->order);
+		put_u32(r + (w8 ? 52 : 36), (uint32_t)node, g->order);
+	}
+	if (fwrite(b, 1, pre + size, g->out) != pre + size)
+		die("write failed");
+}
+
+/* ---- text forms ------------------------------------------------------ */
+
+/* Record that the 256-byte function holding @a is used (text-sym). */
+static void note_block(struct gen *g, uint64_t a)
+{
+	uint64_t b = a & ~(uint64_t)0xff;
+	size_t lo = 0, hi = g->nblocks;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (g->blocks[mid] < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < g->nblocks && g->blocks[lo] == b)
+		return;
+	if (g->nblocks == g->blocks_cap) {
+		g->blocks_cap = g->blocks_cap ? g->blocks_cap * 2 : 256;
+		g->blocks = xrealloc(g->blocks, g->blocks_cap * sizeof(b));
+	}
+	memmove(g->blocks + lo + 1, g->blocks + lo,
+		(g->nblocks - lo) * sizeof(b));
+	g->blocks[lo] = b;
+	g->nblocks++;
+}
+
+/* Module code: the leak sites' range, printed with " [ktgen_mod]". */
+static int in_module(uint64_t a)
+{
+	return ((uint32_t)a & 0xff000000u) == 0x82000000u;
+}
+
+/* call_site as the form prints it: %lx, or %pS of a 256-byte function. */
+static void text_site(struct gen *g, char *buf, size_t len, uint64_t a)
+{
+	if (g->fmt != OUT_TEXT_SYM) {
+		snprintf(buf, len, "%" PRIx64, a);
+		return;
+	}
+	note_block(g, a);
+	snprintf(buf, len, "ktgen_%" PRIx64 "+0x%" PRIx64 "/0x100%s", a >> 8,
+		 a & 0xff, in_module(a) ? " [ktgen_mod]" : "");
+}
+
+static const char *const comms[] = { "kworker/u8:2", "Web Content",
+				     "gen-worker-3", "tar" };
+
+/* The line prefix of `cat trace` (6.x: tgid-less, 5 flag columns). */
+static void text_prefix(struct gen *g, int cpu)
+{
+	uint64_t ns = pos_ns(g->pos);
+
+	fprintf(g->out, "%16s-%-7d [%03d] ..... %5" PRIu64 ".%06" PRIu64 ": ",
+		comms[g->pos % 4], (int)(1000 + g->pos % 97), cpu,
+		ns / 1000000000, ns % 1000000000 / 1000);
+}
+
+static void text_gfp(struct gen *g, char *buf, size_t len, uint32_t gfp)
+{
+	if (g->fmt != OUT_TEXT_SYM)
+		snprintf(buf, len, "%08x", gfp);
+	else if (gfp == 0xcc0)
+		snprintf(buf, len, "GFP_KERNEL");
+	else
+		snprintf(buf, len, "GFP_KERNEL|0x%x", gfp & ~0xcc0u);
+}
+
+static void put_text(struct gen *g, int cpu, int id, int type, uint64_t site,
+		     uint64_t ptr, uint64_t req, uint64_t alloc, uint32_t gfp,
+		     int32_t node)
+{
+	int sym = g->fmt == OUT_TEXT_SYM, pw = g->word * 2;
+	char cs[128], gf[64];
+
+	text_prefix(g, cpu);
+	text_gfp(g, gf, sizeof(gf), gfp);
+	if (type == 2) {
+		uint64_t pfn = ptr >> 12;
+		uint64_t page = kaddr(0xffffea0000000000ULL) + pfn * 64;
+		int order = 0;
+
+		while (id == KT_ALLOC && (4096ULL << order) < alloc)
+			order++;
+		/* pfn: %lu before 5.14, 0x%lx since */
+		snprintf(cs, sizeof(cs), sym ? "0x%" PRIx64 : "%" PRIu64, pfn);
+		if (id == KT_ALLOC)
+			fprintf(g->out, "mm_page_alloc: page=%0*" PRIx64
+				" pfn=%s order=%d migratetype=0 gfp_flags=%s\n",
+				pw, page, cs, order, gf);
+		else
+			fprintf(g->out, "%s: page=%0*" PRIx64 " pfn=%s "
+				"order=0\n", sym ? "mm_page_free" :
+				"mm_page_free_direct", pw, page, cs);
+		return;
+	}
+	text_site(g, cs, sizeof(cs), site);
+	if (id == KT_FREE) {
+		fprintf(g->out, "%s: call_site=%s ptr=%0*" PRIx64 "%s\n",
+			type ? "kmem_cache_free" : "kfree", cs, pw, ptr,
+			type && sym ? " name=ktgen" : "");
+		return;
+	}
+	if (sym) {
+		char name[40] = "";
+
+		if (type)
+			snprintf(name, sizeof(name), " name=kt-%" PRIu64, alloc);
+		fprintf(g->out, "%s: call_site=%s ptr=%0*" PRIx64 "%s "
+			"bytes_req=%" PRIu64 " bytes_alloc=%" PRIu64
+			" gfp_flags=%s node=%d accounted=false\n",
+			type ? "kmem_cache_alloc" : "kmalloc", cs, pw, ptr,
+			name, req, alloc, gf, (int)node);
+		return;
+	}
+	fprintf(g->out, "%s%s: call_site=%s ptr=%0*" PRIx64 " bytes_req=%"
+		PRIu64 " bytes_alloc=%" PRIu64 " gfp_flags=%s", type ?
+		"kmem_cache_alloc" : "kmalloc", node >= 0 ? "_node" : "", cs,
+		pw, ptr, req, alloc, gf);
+	if (node >= 0)
+		fprintf(g->out, " node=%d", (int)node);
+	fputc('\n', g->out);
+}
+
+/* Write the functions the text-sym calls sites name, in address order,
+ * each 0x100 bytes long (a data symbol closes any gap). */
+static void write_kallsyms(struct gen *g, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int pw = g->word * 2;
+
+	if (!f)
+		die("cannot create the kallsyms");
+	if (g->nblocks)
+		fprintf(f, "%0*" PRIx64 " T _stext\n", pw,
+			g->blocks[0] - 0x100);
+	for (size_t i = 0; i < g->nblocks; i++) {
+		uint64_t b = g->blocks[i];
+
+		fprintf(f, "%0*" PRIx64 " t ktgen_%" PRIx64 "%s\n", pw, b,
+			b >> 8, in_module(b) ? "\t[ktgen_mod]" : "");
+		if (i + 1 == g->nblocks || g->blocks[i + 1] != b + 0x100)
+			fprintf(f, "%0*" PRIx64 " d ktgen_pad_%" PRIx64 "\n",
+				pw, b + 0x100, b >> 8);
+	}
+	if (fclose(f))
+		die("write failed");
+}
+
+static void put_rec(struct gen *g, int cpu, int id, int type, uint64_t site,
+		    uint64_t ptr, uint64_t req, uint64_t alloc, uint32_t gfp,
+		    int32_t node, int extra)
+{
+	switch (g->fmt) {
+	case OUT_RELAY:
+		put_relay(g, cpu, id, type, site, ptr, req, alloc, gfp, node,
+			  extra);
+		break;
+	case OUT_BIN:
+		put_bin(g, cpu, id, type, site, ptr, req, alloc, gfp, node,
+			extra);
+		break;
+	default:
+		put_text(g, cpu, id, type, site, ptr, req, alloc, gfp, node);
+		break;
+	}
 	g->seq++;
 	g->pos++;
 }
@@ -248,6 +503,11 @@ static void emit_free(struct gen *g, int cpu, int type, uint64_t site,
 static uint64_t slot_ptr(int slot)
 {
 	/* 8 KiB apart, so every size class fits */
+	if (word_size == 4) {
+		if (slot >= 0x1f800)
+			die("--word 4: live set too large for 32-bit addresses");
+		return 0xc1000000ULL + (uint64_t)slot * 0x2000;
+	}
 	return 0xffff888100000000ULL + (uint64_t)slot * 0x2000;
 }
 
@@ -313,9 +573,13 @@ static void do_alloc(struct gen *g, int pages_pct)
 		o.type = 2;
 		o.slot = pfn_get(g);
 		/* pfns 16 apart so orders up to 3 never overlap */
-		o.ptr = ((uint64_t)0x100000 + (uint64_t)o.slot * 16) << 12;
+		if (word_size == 4 && o.slot >= 0xf000)
+			die("--word 4: too many pages for 32-bit addresses");
+		o.ptr = ((uint64_t)(word_size == 4 ? 0x10000 : 0x100000) +
+			 (uint64_t)o.slot * 16) << 12;
 		o.req = o.alloc = 4096ULL << order;
-		o.site = 0xffffffff81300000ULL + (uint64_t)order * 0x80 + 0x11;
+		o.site = kaddr(0xffffffff81300000ULL + (uint64_t)order * 0x80 +
+			       0x11);
 	} else {
 		int s = (int)rndn(g, (uint64_t)g->nsites);
 
@@ -385,6 +649,42 @@ static long find_live(struct gen *g, int type)
 	return -1;
 }
 
+/* A record with an unknown event id; in text, another event. */
+static void put_unknown(struct gen *g, int cpu)
+{
+	uint8_t b[64] = { 0 };
+	size_t pre = g->bin_prefix ? 16 : 0, size = g->word == 4 ? 24 : 32;
+
+	switch (g->fmt) {
+	case OUT_RELAY:
+		b[0] = 7; /* no such event id */
+		put_u16(b + 2, 24, g->order);
+		put_u32(b + 4, g->seq, g->order);
+		if (fwrite(b, 1, 24, g->cpu[cpu]) != 24)
+			die("write failed");
+		break;
+	case OUT_BIN:
+		if (pre) {
+			put_u32(b + 4, (uint32_t)cpu, g->order);
+			put_u64(b + 8, pos_ns(g->pos), g->order);
+		}
+		b[pre] = 7;
+		put_u16(b + pre + 2, (uint16_t)size, g->order);
+		put_u32(b + pre + 4, (uint32_t)cpu, g->order);
+		put_u64(b + pre + 8, pos_ns(g->pos), g->order);
+		if (fwrite(b, 1, pre + size, g->out) != pre + size)
+			die("write failed");
+		break;
+	default:
+		text_prefix(g, cpu);
+		fprintf(g->out, "sched_wakeup: comm=tar pid=%d prio=120 "
+			"target_cpu=%03d\n", (int)(1000 + g->pos % 97), cpu);
+		break;
+	}
+	g->seq++;
+	g->pos++;
+}
+
 static uint64_t leak_bytes_total;
 static uint64_t *leak_count_by_site, *leak_bytes_by_site;
 
@@ -432,8 +732,8 @@ static int plant(struct gen *g, enum plant k, int nleak_sites)
 		release(g, &o);
 		return 1;
 	case P_UNKNOWN:
-		emit_free(g, cpu, 0, 0xffffffff81f00000ULL + 0x21,
-			  0xffff8881dead0000ULL + g->unknown_next++ * 64);
+		emit_free(g, cpu, 0, kaddr(0xffffffff81f00000ULL + 0x21),
+			  kaddr(0xffff8881dead0000ULL) + g->unknown_next++ * 64);
 		return 1;
 	case P_REUSE: {
 		struct obj n;
@@ -456,12 +756,12 @@ static int plant(struct gen *g, enum plant k, int nleak_sites)
 		emit_alloc(g, cpu, 0, site_addr(2), 0x10, 0, 0);
 		return 1;
 	case P_NULLF:
-		emit_free(g, cpu, 0, 0xffffffff81f10000ULL + 0x33, 0);
+		emit_free(g, cpu, 0, kaddr(0xffffffff81f10000ULL + 0x33), 0);
 		return 1;
 	case P_UNDER:
 		o.cpu = cpu;
 		o.type = 0;
-		o.site = 0xffffffff81f20000ULL + 0x44;
+		o.site = kaddr(0xffffffff81f20000ULL + 0x44);
 		o.slot = slot_get(g);
 		o.ptr = slot_ptr(o.slot);
 		o.req = 200;
@@ -469,18 +769,9 @@ static int plant(struct gen *g, enum plant k, int nleak_sites)
 		emit_alloc(g, o.cpu, 0, o.site, o.ptr, o.req, o.alloc);
 		live_add(g, &o);
 		return 1;
-	case P_UNKREC: {
-		uint8_t b[24] = { 0 };
-
-		b[0] = 7; /* no such event id */
-		put_u16(b + 2, 24, g->order);
-		put_u32(b + 4, g->seq, g->order);
-		if (fwrite(b, 1, 24, g->cpu[cpu]) != 24)
-			die("write failed");
-		g->seq++;
-		g->pos++;
+	case P_UNKREC:
+		put_unknown(g, cpu);
 		return 1;
-	}
 	default:
 		return 1;
 	}
@@ -491,7 +782,8 @@ static const char usage[] =
 "             [--live N] [--sites N] [--seq-start N] [--overruns N]\n"
 "             [--abi N] [--dump FILE] [--manifest FILE] [--sites-file F]\n"
 "             [plant options]\n"
-"             OUTDIR\n"
+"             [--format relay|ftrace-text|ftrace-text-sym|ftrace-bin]\n"
+"             [--word 4|8] [--bin-prefix] [--kallsyms FILE] OUT\n"
 "see the comment at the top of tests/ktgen.c\n";
 
 int main(int argc, char **argv)
@@ -500,13 +792,15 @@ int main(int argc, char **argv)
 		{ "seed", 1, NULL, 's' },    { "events", 1, NULL, 'n' },
 		{ "cpus", 1, NULL, 'c' },    { "endian", 1, NULL, 'e' },
 		{ "live", 1, NULL, 'l' },    { "sites", 1, NULL, 'S' },
-		{ "sites-file", 1, NULL, 'f' },
+		{ "sites-file", 1, NULL, 'T' },
 		{ "seq-start", 1, NULL, 'q' }, { "overruns", 1, NULL, 'o' },
 		{ "abi", 1, NULL, 'a' },     { "dump", 1, NULL, 'd' },
 		{ "manifest", 1, NULL, 'm' }, { "pages", 1, NULL, 'p' },
 		{ "leak-sites", 1, NULL, 'L' },
 		{ "feature-records", 1, NULL, 'F' },
 		{ "out-suffix", 1, NULL, 'x' },
+		{ "format", 1, NULL, 'f' },   { "word", 1, NULL, 'w' },
+		{ "bin-prefix", 0, NULL, 'b' }, { "kallsyms", 1, NULL, 'k' },
 		{ "leaks", 1, NULL, 1000 + P_LEAK },
 		{ "dup-frees", 1, NULL, 1000 + P_DUP },
 		{ "cache-free-kmalloc", 1, NULL, 1000 + P_CFK },
@@ -527,12 +821,15 @@ int main(int argc, char **argv)
 	int64_t overruns = -1, abi = 1;
 	int pages_pct = 0, nleak_sites = 4, c;
 	const char *dump = NULL, *manifest = NULL, *suffix = ".out", *dir;
+	const char *ksyms = NULL;
 	uint32_t seq_start = 1;
 	struct plan *plans = NULL;
 	size_t nplans = 0, next = 0;
 	int64_t step = 0, main_steps;
 
 	g.order = MDB_ORDER_LITTLE;
+	g.fmt = OUT_RELAY;
+	g.word = 8;
 	g.ncpus = 4;
 	g.nsites = 64;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -550,7 +847,7 @@ int main(int argc, char **argv)
 			break;
 		case 'l': live_target = strtoull(optarg, NULL, 0); break;
 		case 'S': g.nsites = atoi(optarg); break;
-		case 'f': g.nsites = read_sites(optarg); break;
+		case 'T': g.nsites = read_sites(optarg); break;
 		case 'q': seq_start = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'o': overruns = strtoll(optarg, NULL, 0); break;
 		case 'a': abi = strtoll(optarg, NULL, 0); break;
@@ -560,18 +857,47 @@ int main(int argc, char **argv)
 		case 'L': nleak_sites = atoi(optarg); break;
 		case 'F': g.feature_left = atoi(optarg); break;
 		case 'x': suffix = optarg; break;
+		case 'f':
+			if (!strcmp(optarg, "relay"))
+				g.fmt = OUT_RELAY;
+			else if (!strcmp(optarg, "ftrace-text"))
+				g.fmt = OUT_TEXT;
+			else if (!strcmp(optarg, "ftrace-text-sym"))
+				g.fmt = OUT_TEXT_SYM;
+			else if (!strcmp(optarg, "ftrace-bin"))
+				g.fmt = OUT_BIN;
+			else
+				g.fmt = -1;
+			break;
+		case 'w': g.word = atoi(optarg); break;
+		case 'b': g.bin_prefix = 1; break;
+		case 'k': ksyms = optarg; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: fputs(usage, stderr); return 2;
 		}
 	}
 	if (optind + 1 != argc || g.ncpus < 1 || g.nsites < 4 ||
-	    nleak_sites < 1) {
+	    nleak_sites < 1 || (int)g.fmt < 0 ||
+	    (g.word != 4 && g.word != 8) ||
+	    (ksyms && g.fmt != OUT_TEXT_SYM)) {
 		fputs(usage, stderr);
 		return 2;
 	}
+	word_size = g.word;
 	dir = argv[optind];
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+	if (g.fmt != OUT_RELAY) {
+		g.out = fopen(dir, "wb");
+		if (!g.out)
+			die("cannot create OUT");
+		setvbuf(g.out, NULL, _IOFBF, 1 << 16);
+		if (g.fmt != OUT_BIN)
+			fprintf(g.out, "# tracer: nop\n#\n#           TASK-PID"
+				"     CPU#  |||||  TIMESTAMP  FUNCTION\n#     "
+				"         | |         |   |||||     |         "
+				"|\n");
+	} else if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
 		die("cannot create OUTDIR");
+	}
 	g.rng = seed;
 	g.seq = seq_start;
 	g.pos = seq_start; /* memdb's position: the unwrapped seq */
@@ -580,7 +906,7 @@ int main(int argc, char **argv)
 	leak_bytes_by_site = calloc((size_t)nleak_sites, sizeof(uint64_t));
 	if (!g.cpu || !leak_count_by_site || !leak_bytes_by_site)
 		die("out of memory");
-	for (int i = 0; i < g.ncpus; i++) {
+	for (int i = 0; i < g.ncpus && g.fmt == OUT_RELAY; i++) {
 		char path[4096];
 
 		snprintf(path, sizeof(path), "%s/cpu%d%s", dir, i, suffix);
@@ -640,12 +966,16 @@ int main(int argc, char **argv)
 		release(&g, &o);
 	}
 
-	for (int i = 0; i < g.ncpus; i++)
+	for (int i = 0; i < g.ncpus && g.fmt == OUT_RELAY; i++)
 		if (fclose(g.cpu[i]))
 			die("write failed");
+	if (g.out && fclose(g.out))
+		die("write failed");
 	if (g.dump && fclose(g.dump))
 		die("write failed");
-	{
+	if (ksyms)
+		write_kallsyms(&g, ksyms);
+	if (g.fmt == OUT_RELAY) {
 		char path[4096];
 		FILE *f;
 
@@ -685,6 +1015,7 @@ int main(int argc, char **argv)
 	free(g.free_slots);
 	free(g.free_pfns);
 	free(g.cpu);
+	free(g.blocks);
 	free(leak_count_by_site);
 	free(leak_bytes_by_site);
 	return 0;

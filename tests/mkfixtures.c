@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * mkfixtures: write the small committed kmemtrace fixtures of testdata/
- * from the event table below, byte by byte, in both byte orders.
+ * from the event table below, byte by byte, in both byte orders: relay
+ * captures (formats.md 1.1) and ftrace-era tracer files (1.2) of both
+ * word sizes.
  *
  *   mkfixtures TESTDATA_DIR
  *
@@ -142,6 +144,88 @@ static void write_capture(const char *dir, const struct rec *recs, size_t n,
 	text(dir, "total_overruns", "0\n");
 }
 
+/*
+ * One record of the ftrace-era kmemtrace tracer (formats.md 1.2), word
+ * size 8 (LP64) or 4 (ILP32, addresses cut to 32 bits), timestamp 1 s
+ * plus 1 us per seq; with @prefix, the 16-byte "bin" prefix (pid, cpu,
+ * timestamp) first.  Unknown event ids take the header size.  The tracer
+ * wrote fixed-size records, so the table's feature bytes are left out.
+ */
+static size_t encode_ktf(uint8_t *b, const struct rec *r, enum mdb_order o,
+			 int word, int prefix, unsigned size_override)
+{
+	int w8 = word == 8;
+	size_t pre = prefix ? 16 : 0, hdr = w8 ? 32 : 24;
+	size_t size = r->id == 0 ? (w8 ? 56 : 40) : hdr;
+	uint64_t ts = 1000000000ULL + (uint64_t)r->seq * 1000;
+	uint8_t *p = b + pre;
+
+	memset(b, 0, 96);
+	if (prefix) {
+		put_u32(b, 4000 + (uint32_t)r->seq, o);   /* pid */
+		put_u32(b + 4, (uint32_t)r->cpu, o);
+		put_u64(b + 8, ts, o);
+	}
+	p[0] = (uint8_t)r->id;
+	p[1] = (uint8_t)r->type;
+	put_u16(p + 2, (uint16_t)(size_override ? size_override : size), o);
+	put_u32(p + 4, (uint32_t)r->cpu, o);
+	put_u64(p + 8, ts, o);
+	if (w8) {
+		put_u64(p + 16, r->site, o);
+		put_u64(p + 24, r->ptr, o);
+	} else {
+		put_u32(p + 16, (uint32_t)r->site, o);
+		put_u32(p + 20, (uint32_t)r->ptr, o);
+	}
+	if (r->id == 0) {
+		if (w8) {
+			put_u64(p + 32, r->req, o);
+			put_u64(p + 40, r->alloc, o);
+		} else {
+			put_u32(p + 24, (uint32_t)r->req, o);
+			put_u32(p + 28, (uint32_t)r->alloc, o);
+		}
+		put_u32(p + (w8 ? 48 : 32), 0xcc0, o);        /* GFP_KERNEL */
+		put_u32(p + (w8 ? 52 : 36), (uint32_t)-1, o); /* node -1 */
+	}
+	return pre + size;
+}
+
+static void write_ktf(const char *path, const struct rec *recs, size_t n,
+		      enum mdb_order o, int word, int prefix)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f)
+		die(path);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t b[96];
+		size_t size = encode_ktf(b, &recs[i], o, word, prefix, 0);
+
+		if (fwrite(b, 1, size, f) != size)
+			die(path);
+	}
+	if (fclose(f))
+		die(path);
+}
+
+/* Five good LP64 records, then @tail bytes of an ALLOC whose event_size
+ * is @size (0: its own). */
+static void write_ktf_broken(const char *path, size_t tail, unsigned size)
+{
+	uint8_t kb[96];
+	FILE *f;
+
+	write_ktf(path, small, 5, MDB_ORDER_LITTLE, 8, 0);
+	f = fopen(path, "ab");
+	if (!f)
+		die(path);
+	encode_ktf(kb, &small[5], MDB_ORDER_LITTLE, 8, 0, size);
+	if (fwrite(kb, 1, tail, f) != tail || fclose(f))
+		die(path);
+}
+
 int main(int argc, char **argv)
 {
 	char d[4096];
@@ -183,7 +267,39 @@ int main(int argc, char **argv)
 		write_capture(d, wrap, 4, 2, MDB_ORDER_BIG, "");
 	}
 
+	/* the same records from the ftrace-era kmemtrace tracer, one file */
+	{
+		static const struct {
+			const char *name;
+			enum mdb_order o;
+			int word, prefix;
+		} ktf[] = {
+			{ "ktf-small-lp64-le.bin", MDB_ORDER_LITTLE, 8, 0 },
+			{ "ktf-small-lp64-be.bin", MDB_ORDER_BIG, 8, 0 },
+			{ "ktf-small-ilp32-le.bin", MDB_ORDER_LITTLE, 4, 0 },
+			{ "ktf-small-ilp32-be.bin", MDB_ORDER_BIG, 4, 0 },
+			{ "ktf-small-lp64-le-prefix.bin", MDB_ORDER_LITTLE, 8,
+			  1 },
+			{ "ktf-small-ilp32-be-prefix.bin", MDB_ORDER_BIG, 4,
+			  1 },
+		};
+
+		for (size_t i = 0; i < sizeof(ktf) / sizeof(ktf[0]); i++) {
+			snprintf(d, sizeof(d), "%s/succeed/%s", argv[1],
+				 ktf[i].name);
+			write_ktf(d, small, sizeof(small) / sizeof(small[0]),
+				  ktf[i].o, ktf[i].word, ktf[i].prefix);
+		}
+	}
+
 	/* ---- failures: each dir has its expected message in NAME.err */
+
+	/* ftrace-era tracer file: five records, then 40 bytes of an ALLOC */
+	snprintf(d, sizeof(d), "%s/fail/ktf-truncated.bin", argv[1]);
+	write_ktf_broken(d, 40, 0);
+	/* ... or an ALLOC whose event_size (32) cannot hold it */
+	snprintf(d, sizeof(d), "%s/fail/ktf-short-alloc.bin", argv[1]);
+	write_ktf_broken(d, 32, 32);
 
 	/* a complete ALLOC, then 20 bytes of the next record */
 	snprintf(d, sizeof(d), "%s/fail/truncated-record", argv[1]);

@@ -91,6 +91,46 @@ static void test_names(void **state)
 	kallsyms_release(&k);
 }
 
+/* Static functions of one name, told apart by the size %pS prints. */
+static void test_sized(void **state)
+{
+	static const char ks[] =
+		"ffffffff81000000 t dup\n"       /* 0x1000 long */
+		"ffffffff81001000 t other\n"
+		"ffffffff81002000 t dup\n"       /* 0x80 long */
+		"ffffffff81002080 t last\n"
+		"ffffffffc0000000 t dup\t[mod]\n";
+	struct kallsyms k;
+	struct mdb_error e;
+	uint64_t a = 0;
+
+	(void)state;
+	assert_int_equal(kallsyms_parse(&k, ks, sizeof(ks) - 1, "ks", &e), 0);
+	assert_int_equal(kallsyms_addr_sized(&k, "dup", 3, NULL, 0, 0x80, &a),
+			 0);
+	assert_int_equal(a, 0xffffffff81002000ULL);
+	assert_int_equal(kallsyms_addr_sized(&k, "dup", 3, NULL, 0, 0x1000,
+					     &a), 0);
+	assert_int_equal(a, 0xffffffff81000000ULL);
+	/* no such size: the first, and 1 says so */
+	assert_int_equal(kallsyms_addr_sized(&k, "dup", 3, NULL, 0, 0x40, &a),
+			 1);
+	assert_int_equal(a, 0xffffffff81000000ULL);
+	/* no size given and two candidates: ambiguous */
+	assert_int_equal(kallsyms_addr_sized(&k, "dup", 3, NULL, 0, 0, &a), 1);
+	/* one candidate, no size: exact */
+	assert_int_equal(kallsyms_addr_sized(&k, "other", 5, NULL, 0, 0, &a),
+			 0);
+	assert_int_equal(a, 0xffffffff81001000ULL);
+	/* the module's is its own */
+	assert_int_equal(kallsyms_addr_sized(&k, "dup", 3, "mod", 3, 0, &a),
+			 0);
+	assert_int_equal(a, 0xffffffffc0000000ULL);
+	assert_int_equal(kallsyms_addr_sized(&k, "nope", 4, NULL, 0, 0, &a),
+			 -1);
+	kallsyms_release(&k);
+}
+
 static void test_system_map(void **state)
 {
 	static const char map[] =
@@ -136,6 +176,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_sized),
 		cmocka_unit_test(test_system_map),
 		cmocka_unit_test(test_refusals),
 	};

@@ -1,0 +1,53 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# memdb bench, ftrace text: lines/s ingesting a generated 5M-line trace
+# (call sites as %pS prints them, resolved with a kallsyms), next to the
+# bare SQLite insert of its allocation rows in the same run.  Not a test:
+# it prints numbers.
+#
+#   sh bench/bench-ftrace.sh BUILD_DIR WORK_DIR     (run by bench/bench.sh)
+#
+# BENCH_FTRACE_EVENTS (default 5000000) sets the number of events; the
+# trace has that many lines plus its 4 header lines.
+set -eu
+
+build=$1
+dir=$2/ftrace
+memdb=$build/memdb
+ktgen=$build/ktgen
+stat=$build/runstat
+bare=$build/bare_insert
+n=${BENCH_FTRACE_EVENTS:-5000000}
+rm -rf "$dir"
+mkdir -p "$dir"
+
+secs() { sed -n 's/^runstat: \([0-9.]*\) s .*/\1/p' "$1"; }
+kib() { sed -n 's/^runstat: [0-9.]* s \([0-9]*\) KiB/\1/p' "$1"; }
+rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+echo
+echo "ftrace text: generating $n events as a trace (4 CPUs, live set 10000)"
+"$ktgen" --seed 42 --events "$n" --cpus 4 --live 10000 --sites 256 \
+	--pages 2 --leaks 100 --dup-frees 10 --unknown-frees 10 --reuse 100 \
+	--cross-cpu 1000 --format ftrace-text-sym --kallsyms "$dir/kallsyms" \
+	"$dir/trace"
+lines=$(wc -l < "$dir/trace")
+bytes=$(wc -c < "$dir/trace")
+
+"$stat" "$memdb" ingest -q -d "$dir/bench.db" "$dir" 2> "$dir/ingest.stat"
+allocs=$(sqlite3 "$dir/bench.db" "SELECT count(*) FROM alloc")
+t_ingest=$(secs "$dir/ingest.stat")
+rss=$(kib "$dir/ingest.stat")
+t_bare=$("$bare" "$dir/bare.db" "$allocs")
+rm -f "$dir/bare.db"
+
+echo "  input:          $lines lines, $bytes bytes, $allocs allocation rows"
+echo "  ingest:         $t_ingest s = $(rate "$lines" "$t_ingest") lines/s, $(rate "$bytes" "$t_ingest") bytes/s   (target >= 500000 lines/s)"
+echo "  bare insert:    $t_bare s for $allocs rows of 12 integers (same run)"
+echo "  ingest / bare:  $(ratio "$t_ingest" "$t_bare")"
+echo "  peak RSS:       $rss KiB"
+echo "  bound:          the decode thread (parsing, then call-site and"
+echo "                  pairing maps of the loader); SQLite's writer thread"
+echo "                  waits on it (see README, Benchmark)"
+rm -rf "$dir"
