@@ -117,7 +117,11 @@ static int parse_header(struct mdb_str s, struct layout *lo,
 		for (int k = 0; k < words[w].n; k++)
 			lo->cols[lo->ncols++] = words[w].col[k];
 	}
-	return lo->ncols ? 1 : -1;
+	if (!lo->ncols) {
+		*bad = s; /* a header naming no column at all */
+		return -1;
+	}
+	return 1;
 }
 
 /* A comma list of numbers ("16,32,64"), as -m prints size classes. */
@@ -376,8 +380,9 @@ static int vmstat_decode(const void *buf, size_t len, const char *name,
 			continue;
 		h = parse_header(s, &lo, &got);
 		if (h < 0)
-			return bad_row(e, name, l.no, sec, "header word",
-				       got);
+			return bad_row(e, name, l.no,
+				       lo.kind == MDB_ZONE_UMA ? SEC_Z : SEC_M,
+				       "header word", got);
 		if (h > 0) {
 			sec = lo.kind == MDB_ZONE_UMA ? SEC_Z : SEC_M;
 			continue;

@@ -18,7 +18,9 @@
 
 #include "testlib.h"
 
-#define HARNESSES(X) X(kmemtrace) X(kallsyms) X(modules)
+#define HARNESSES(X)                                                        \
+	X(kmemtrace) X(kallsyms) X(modules) X(ftrace) X(ktf) X(allocinfo)   \
+	X(slabinfo) X(vmstat_json) X(memstat) X(vmstat_text)
 
 #define DECL(name) int replay_##name(const uint8_t *data, size_t size);
 HARNESSES(DECL)

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer harness: the ftrace-era kmemtrace binary.  The first byte
+ * picks detection or a forced layout (byte order, word size, prefix);
+ * the records go through the pairing and the derived figures.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "../ingest/kt_ftrace.h"
+#include "fuzz_sink.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ktf_src s;
+	struct fuzz_events c;
+	struct mdb_decode_stats st;
+	struct mdb_error e;
+	int mode;
+
+	if (!size)
+		return 0;
+	mode = data[0];
+	data++;
+	size--;
+	memset(&s, 0, sizeof(s));
+	s.name = "kmemtrace.bin";
+	s.buf = data;
+	s.len = size;
+	if (!(mode & 1)) {
+		if (ktf_detect(data, size, MDB_ORDER_UNKNOWN, &s.layout))
+			return 0;
+	} else {
+		s.layout.order = mode & 2 ? MDB_ORDER_BIG : MDB_ORDER_LITTLE;
+		s.layout.word = mode & 4 ? 4 : 8;
+		s.layout.prefix = !!(mode & 8);
+	}
+	if (fuzz_events_init(&c))
+		return 0;
+	fuzz_events_done(&c, ktf_decode(&s, &c.sink, &st, &e) == 0);
+	return 0;
+}
