@@ -118,9 +118,10 @@ static char *subst(const char *s, const char *out)
  * the awk replay of the generator's dump.
  */
 static void run_forms(const char *seq, const struct form *forms, size_t n,
-		      int word)
+		      int word, const char *ks)
 {
 	char *base = NULL, *base_live = NULL, *base_classes = NULL;
+	char *full = NULL, *ksyms;
 
 	for (size_t i = 0; i < n; i++) {
 		char name[64], *out, *db, *rows, *live, *classes, *gen, *args;
@@ -176,6 +177,39 @@ static void run_forms(const char *seq, const struct form *forms, size_t n,
 		free(db);
 		free(out);
 	}
+
+	/*
+	 * Symbolized with the generated kallsyms, every form gives the very
+	 * same report, the symbol column included: the symbolic text form
+	 * and the address forms name their call sites alike.
+	 */
+	ksyms = path_in(tmp, ks);
+	for (size_t i = 0; i < n; i++) {
+		char name[64], *db, *rows;
+		struct run r;
+
+		snprintf(name, sizeof(name), "%s/w%d-%s.db", tmp, word,
+			 forms[i].name);
+		db = strdup(name);
+		run(&r, "'%s' symbolize -d '%s' --kallsyms '%s'", env("MEMDB"),
+		    db, ksyms);
+		if (r.status)
+			fail_msg("symbolize %s: %s", db, r.err);
+		run_free(&r);
+		rows = frag(db, "-f1-");
+		assert_null(strstr(rows, "??"));
+		if (!full) {
+			full = rows;
+		} else {
+			if (strcmp(full, rows))
+				fail_msg("%s: symbolized fragmentation differs",
+					 name);
+			free(rows);
+		}
+		free(db);
+	}
+	free(full);
+	free(ksyms);
 	free(base);
 	free(base_live);
 	free(base_classes);
@@ -218,8 +252,10 @@ static void test_forms_identical(void **state)
 	char *dump = path_in(tmp, "forms.dump"), *db, *awk, *a, *m;
 
 	(void)state;
-	run_forms(SEQ, forms64, sizeof(forms64) / sizeof(forms64[0]), 8);
-	run_forms(SEQ, forms32, sizeof(forms32) / sizeof(forms32[0]), 4);
+	run_forms(SEQ, forms64, sizeof(forms64) / sizeof(forms64[0]), 8,
+		  "w8-sym/kallsyms");
+	run_forms(SEQ, forms32, sizeof(forms32) / sizeof(forms32[0]), 4,
+		  "w4-sym/ks");
 
 	/* the rows are the independent replay's */
 	awk = path_in(env("TESTS_DIR"), "kt_replay.awk");
