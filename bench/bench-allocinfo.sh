@@ -6,6 +6,7 @@
 #
 #   sh bench/bench-allocinfo.sh BUILD_DIR WORK_DIR   (run by bench/bench.sh)
 set -eu
+. bench/lib.sh
 
 build=$1
 dir=$2
@@ -13,9 +14,6 @@ memdb=$build/memdb
 stat=$build/runstat
 n=${BENCH_ALLOCINFO_LINES:-1000000}
 
-secs() { sed -n 's/^runstat: \([0-9.]*\) s .*/\1/p' "$1"; }
-kib() { sed -n 's/^runstat: [0-9.]* s \([0-9]*\) KiB/\1/p' "$1"; }
-rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }'; }
 
 # A version 2.0 file as the kernel prints it: "%12lli %8llu ", the tag,
 # one module in ten, one line in a hundred accurate:no.  The second

@@ -10,6 +10,7 @@
 # BENCH_FTRACE_EVENTS (default 5000000) sets the number of events; the
 # trace has that many lines plus its 4 header lines.
 set -eu
+. bench/lib.sh
 
 build=$1
 dir=$2/ftrace
@@ -21,10 +22,6 @@ n=${BENCH_FTRACE_EVENTS:-5000000}
 rm -rf "$dir"
 mkdir -p "$dir"
 
-secs() { sed -n 's/^runstat: \([0-9.]*\) s .*/\1/p' "$1"; }
-kib() { sed -n 's/^runstat: [0-9.]* s \([0-9]*\) KiB/\1/p' "$1"; }
-rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 echo
 echo "ftrace text: generating $n events as a trace (4 CPUs, live set 10000)"

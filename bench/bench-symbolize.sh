@@ -11,6 +11,7 @@
 #    addresses of it (fixed seed) resolved by memdb, and by
 #    llvm-symbolizer --inlines and eu-addr2line -f -i when installed.
 set -eu
+. bench/lib.sh
 
 build=$1
 work=${2:-$build/bench}
@@ -22,9 +23,6 @@ nfuncs=${BENCH_SYM_FUNCS:-6000}
 rm -rf "$dir"
 mkdir -p "$dir"
 
-secs() { sed -n 's/^runstat: \([0-9.]*\) s .*/\1/p' "$1"; }
-rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
 looked() { sed -n 's/.*, \([0-9,]*\) looked at.*/\1/p' "$1" | tr -d ,; }
 
 echo

@@ -76,6 +76,17 @@ const char *cli_iso_time(char *buf, size_t len, int64_t t);
 /* 1 when stderr is a terminal and progress lines make sense. */
 int cli_show_progress(void);
 
+/*
+ * The options that say how to read a capture, shared by ingest and check:
+ * their getopt values, and the parser of one of them into @io (returns 0,
+ * or the usage error's exit status).
+ */
+enum { CLI_OPT_ENDIAN = 0x1000, CLI_OPT_ABI, CLI_OPT_CPU };
+
+struct mdb_ingest_opts;
+int cli_capture_opt(const char *cmd, int opt, const char *arg,
+		    struct mdb_ingest_opts *io);
+
 /* Group digits: 1234567 -> "1,234,567" in @buf. */
 const char *cli_num(char *buf, size_t len, uint64_t v);
 

@@ -43,12 +43,10 @@ static const char usage[] =
 "Exit status: 0 every PATH clean, 3 some PATH not clean (or corrupt),\n"
 "1 a PATH could not be read as a capture, 2 a bad command line.\n";
 
-enum { OPT_ENDIAN = 256, OPT_ABI, OPT_CPU };
-
 static const struct option longopts[] = {
-	{ "endian", required_argument, NULL, OPT_ENDIAN },
-	{ "abi", required_argument, NULL, OPT_ABI },
-	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "endian", required_argument, NULL, CLI_OPT_ENDIAN },
+	{ "abi", required_argument, NULL, CLI_OPT_ABI },
+	{ "cpu", required_argument, NULL, CLI_OPT_CPU },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -330,35 +328,16 @@ int cmd_check(int argc, char **argv)
 {
 	struct mdb_ingest_opts io;
 	int quiet = 0, c, status = MEMDB_EXIT_OK;
-	int64_t v;
 
 	mdb_ingest_opts_init(&io);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case OPT_ENDIAN:
-			if (!strcmp(optarg, "little"))
-				io.order = MDB_ORDER_LITTLE;
-			else if (!strcmp(optarg, "big"))
-				io.order = MDB_ORDER_BIG;
-			else
-				return cli_usage_error("check",
-					"--endian takes 'little' or 'big', "
-					"not '%s'", optarg);
-			break;
-		case OPT_ABI:
-			if (cli_parse_i64(optarg, &v) || v < 1 || v > 255)
-				return cli_usage_error("check",
-					"--abi takes a version number, not "
-					"'%s'", optarg);
-			io.abi = (int)v;
-			break;
-		case OPT_CPU:
-			if (cli_parse_i64(optarg, &v) || v < 0 || v > 65535)
-				return cli_usage_error("check",
-					"--cpu takes a CPU number, not '%s'",
-					optarg);
-			io.cpu = (int)v;
+		case CLI_OPT_ENDIAN:
+		case CLI_OPT_ABI:
+		case CLI_OPT_CPU:
+			if (cli_capture_opt("check", c, optarg, &io))
+				return MEMDB_EXIT_USAGE;
 			break;
 		case 'q':
 			quiet = 1;

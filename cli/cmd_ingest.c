@@ -98,16 +98,16 @@ static const char usage[] =
 "  memdb ingest --format vmstat-z zones-excerpt.txt\n"
 "  memdb ingest --kallsyms kallsyms.txt trace.txt\n";
 
-enum { OPT_ENDIAN = 256, OPT_ABI, OPT_CPU, OPT_LABEL, OPT_FORCE,
+enum { OPT_LABEL = 256, OPT_FORCE,
        OPT_KALLSYMS, OPT_PAGE_SIZE, OPT_STRICT, OPT_FORMAT };
 
 static const struct option longopts[] = {
 	{ "db", required_argument, NULL, 'd' },
 	{ "format", required_argument, NULL, 'F' },
 	{ "time", required_argument, NULL, 't' },
-	{ "endian", required_argument, NULL, OPT_ENDIAN },
-	{ "abi", required_argument, NULL, OPT_ABI },
-	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "endian", required_argument, NULL, CLI_OPT_ENDIAN },
+	{ "abi", required_argument, NULL, CLI_OPT_ABI },
+	{ "cpu", required_argument, NULL, CLI_OPT_CPU },
 	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
@@ -391,29 +391,11 @@ int cmd_ingest(int argc, char **argv)
 					"not '%s'", optarg);
 			lo.has_taken_at = 1;
 			break;
-		case OPT_ENDIAN:
-			if (!strcmp(optarg, "little"))
-				io.order = MDB_ORDER_LITTLE;
-			else if (!strcmp(optarg, "big"))
-				io.order = MDB_ORDER_BIG;
-			else
-				return cli_usage_error("ingest",
-					"--endian takes 'little' or 'big', "
-					"not '%s'", optarg);
-			break;
-		case OPT_ABI:
-			if (cli_parse_i64(optarg, &v) || v < 1 || v > 255)
-				return cli_usage_error("ingest",
-					"--abi takes a version number, not "
-					"'%s'", optarg);
-			io.abi = (int)v;
-			break;
-		case OPT_CPU:
-			if (cli_parse_i64(optarg, &v) || v < 0 || v > 65535)
-				return cli_usage_error("ingest",
-					"--cpu takes a CPU number, not '%s'",
-					optarg);
-			io.cpu = (int)v;
+		case CLI_OPT_ENDIAN:
+		case CLI_OPT_ABI:
+		case CLI_OPT_CPU:
+			if (cli_capture_opt("ingest", c, optarg, &io))
+				return MEMDB_EXIT_USAGE;
 			break;
 		case OPT_LABEL:
 			lo.label = optarg;

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../ingest/ingest.h"
 #include "cli.h"
 
 void cli_error(const struct mdb_error *e)
@@ -202,4 +203,35 @@ const char *cli_iso_time(char *buf, size_t len, int64_t t)
 	    !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
 		snprintf(buf, len, "@%lld", (long long)t);
 	return buf;
+}
+
+int cli_capture_opt(const char *cmd, int opt, const char *arg,
+		    struct mdb_ingest_opts *io)
+{
+	int64_t v;
+
+	switch (opt) {
+	case CLI_OPT_ENDIAN:
+		if (!strcmp(arg, "little"))
+			io->order = MDB_ORDER_LITTLE;
+		else if (!strcmp(arg, "big"))
+			io->order = MDB_ORDER_BIG;
+		else
+			return cli_usage_error(cmd, "--endian takes 'little' "
+					       "or 'big', not '%s'", arg);
+		return 0;
+	case CLI_OPT_ABI:
+		if (cli_parse_i64(arg, &v) || v < 1 || v > 255)
+			return cli_usage_error(cmd, "--abi takes a version "
+					       "number, not '%s'", arg);
+		io->abi = (int)v;
+		return 0;
+	case CLI_OPT_CPU:
+		if (cli_parse_i64(arg, &v) || v < 0 || v > 65535)
+			return cli_usage_error(cmd, "--cpu takes a CPU number, "
+					       "not '%s'", arg);
+		io->cpu = (int)v;
+		return 0;
+	}
+	return cli_usage_error(cmd, "unknown option");
 }
