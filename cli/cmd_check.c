@@ -193,6 +193,12 @@ static int check_one(const char *path, const struct mdb_ingest_opts *io,
 		return MEMDB_EXIT_FAIL;
 	}
 	m = mdb_input_meta(in);
+	if (m->snapshot) {
+		cli_errorf("'%s' is a snapshot (%s): memdb check validates "
+			   "traces", path, m->format);
+		mdb_input_close(in);
+		return MEMDB_EXIT_FAIL;
+	}
 	c.stats = malloc(sizeof(*c.stats));
 	if (!c.stats) {
 		mdb_input_close(in);
@@ -287,7 +293,7 @@ static int check_one(const char *path, const struct mdb_ingest_opts *io,
 		PROBLEM("%" PRId64 " overruns", m->overruns);
 	if (st.lost_events)
 		PROBLEM("%" PRIu64 " events lost", st.lost_events);
-	if (st.seq_missing && m->ncpus > 1)
+	if (st.seq_missing && m->whole_capture)
 		PROBLEM("%" PRIu64 " sequence numbers missing",
 			st.seq_missing);
 	if (st.seq_disorder)

@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -294,7 +295,7 @@ static int64_t parse_duration(const char *s)
 	char *end;
 	double v = strtod(s, &end), mul = 1e9;
 
-	if (end == s || v < 0)
+	if (end == s || !isfinite(v) || v < 0)
 		return -1;
 	if (!strcmp(end, "ms"))
 		mul = 1e6;
@@ -443,7 +444,8 @@ static int run_report(const char *name, const char *dbpath,
 			char *end;
 			double t = strtod(ro->at, &end);
 
-			if (end != ro->at + n - 1 || t < 0 || t > 9e9)
+			if (end != ro->at + n - 1 || !isfinite(t) || t < 0 ||
+			    t > 9e9)
 				return cli_usage_error("report", "--at takes "
 					"a position or seconds ('1778.25s'), "
 					"not '%s'", ro->at);

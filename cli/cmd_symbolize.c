@@ -75,8 +75,13 @@ static const char usage[] =
 "  -q, --quiet            print nothing but errors and warnings\n"
 "  -h, --help             show this help\n"
 "\n"
-"Exit status: 0 when done, 1 when an input was refused (the database is\n"
-"unchanged), 2 for a bad command line.\n"
+"Each source is resolved in one transaction of its own.  With --source\n"
+"all, a source with nothing to resolve its call sites with (no option\n"
+"given, no kallsyms kept with it) is skipped with a warning.\n"
+"\n"
+"Exit status: 0 when done, 1 when an input was refused (the source being\n"
+"resolved is unchanged; with --source all, those before it stay\n"
+"resolved), 2 for a bad command line.\n"
 "\n"
 "Examples:\n"
 "  memdb symbolize --vmlinux /usr/lib/debug/boot/vmlinux-6.1.0-13-amd64 \\\n"
@@ -254,8 +259,16 @@ int cmd_symbolize(int argc, char **argv)
 			if (!ex)
 				continue;
 		}
-		if (mdb_symbolize(&db, id, &o, &r, &e) < 0)
+		if (mdb_symbolize(&db, id, &o, &r, &e) < 0) {
+			if (lo != hi && e.code == MDB_E_NORESOLVER) {
+				cli_warnf("source %lld skipped: nothing to "
+					  "resolve its call sites with",
+					  (long long)id);
+				mdb_error_clear(&e);
+				continue;
+			}
 			goto fail;
+		}
 		if (!quiet)
 			summary(&r);
 	}

@@ -34,6 +34,7 @@ void cli_scope_release(struct cli_scope *s)
 
 static const char describe_sql[] =
 	"SELECT id, format, path, ncpus, format_version, "
+	"whole_capture, "
 	"coalesce(overruns, 0), lost_events, seq_missing, unknown, "
 	"malformed, notes, coalesce(label, ''), events, taken_at, "
 	"(SELECT count(*) FROM zone z WHERE z.source_id = s.id), "
@@ -45,7 +46,7 @@ static const char describe_sql[] =
 	"FROM source s WHERE id BETWEEN ?1 AND ?2 ORDER BY id";
 
 enum {
-	D_ID, D_FORMAT, D_PATH, D_NCPUS, D_VERSION, D_OVERRUNS, D_LOST,
+	D_ID, D_FORMAT, D_PATH, D_NCPUS, D_VERSION, D_WHOLE, D_OVERRUNS, D_LOST,
 	D_MISSING, D_UNKNOWN, D_MALFORMED, D_NOTES, D_LABEL, D_EVENTS,
 	D_TAKEN, D_ZONES, D_TAGS, D_APPROX, D_INACCURATE,
 };
@@ -108,7 +109,7 @@ static void source_notes(struct cli_scope *s, sqlite3_stmt *st)
 	if (lost > 0)
 		note(s, "warning: source %" PRId64 " lost %" PRId64
 			" events: figures are incomplete", id, lost);
-	if (missing > 0 && sqlite3_column_int(st, D_NCPUS) > 1)
+	if (missing > 0 && sqlite3_column_int(st, D_WHOLE))
 		note(s, "warning: source %" PRId64 ": %" PRId64
 			" sequence numbers missing (lost events?)", id,
 			missing);

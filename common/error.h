@@ -28,7 +28,8 @@
 	X(SCHEMA, "unsupported database schema")                      \
 	X(NOTFOUND, "not found")                                      \
 	X(INVAL, "invalid argument")                                  \
-	X(LIMIT, "limit exceeded")
+	X(LIMIT, "limit exceeded")                                    \
+	X(NORESOLVER, "nothing to resolve call sites with")
 
 enum mdb_errno {
 #define MDB_X(name, text) MDB_E_##name,

@@ -31,6 +31,7 @@ CREATE TABLE source (
 	word_size      INTEGER,         -- producer's bytes per long
 	ncpus          INTEGER,
 	hashed_ptrs    INTEGER NOT NULL DEFAULT 0,
+	whole_capture  INTEGER NOT NULL DEFAULT 0, -- all CPUs: seq gaps = lost
 	data_bytes     INTEGER NOT NULL DEFAULT 0,
 	records        INTEGER NOT NULL DEFAULT 0, -- records/lines read
 	events         INTEGER NOT NULL DEFAULT 0, -- events decoded
@@ -371,7 +372,7 @@ CREATE VIEW v_sources AS
 SELECT s.id, s.path, s.format, s.format_version, s.ingested_at,
        s.taken_at, s.label,
        s.kernel_release, s.abi_version, s.byte_order, s.word_size,
-       s.ncpus, s.hashed_ptrs, s.data_bytes, s.records, s.events,
+       s.ncpus, s.hashed_ptrs, s.whole_capture, s.data_bytes, s.records, s.events,
        s.unknown, s.feature_bytes, s.malformed, s.overruns, s.lost_events,
        s.seq_missing, s.seq_disorder, s.first_seq, s.last_seq, s.first_ts,
        s.last_ts, s.notes, s.hash

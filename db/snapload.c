@@ -54,8 +54,8 @@ static void bind_str(sqlite3_stmt *st, int col, const struct mdb_str *s,
 	if (!s->len && null_if_empty)
 		sqlite3_bind_null(st, col);
 	else
-		sqlite3_bind_text(st, col, s->len ? s->p : "", (int)s->len,
-				  SQLITE_STATIC);
+		sqlite3_bind_text64(st, col, s->len ? s->p : "", s->len,
+				    SQLITE_STATIC, SQLITE_UTF8);
 }
 
 /* Rows of kind @kind named @name before this one. */

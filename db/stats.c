@@ -77,19 +77,31 @@ static void ftable_release(struct mdb_ftable *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/*
+ * Add bytes, stopping at INT64_MAX: sizes come from the input, and a
+ * corrupt or hostile one must not wrap a figure (SQLite stores int64).
+ */
+static inline void add_bytes(uint64_t *sum, uint64_t v)
+{
+	if (v > (uint64_t)INT64_MAX - *sum)
+		*sum = INT64_MAX;
+	else
+		*sum += v;
+}
+
 static void figs_add(struct mdb_figs *f, const struct mdb_lifetime *lt)
 {
 	f->hits++;
-	f->bytes_req += lt->bytes_req;
-	f->bytes_alloc += lt->bytes_alloc;
+	add_bytes(&f->bytes_req, lt->bytes_req);
+	add_bytes(&f->bytes_alloc, lt->bytes_alloc);
 	switch (lt->state) {
 	case MDB_ST_LIVE:
 		f->live++;
-		f->live_bytes += lt->bytes_alloc;
+		add_bytes(&f->live_bytes, lt->bytes_alloc);
 		break;
 	case MDB_ST_FREED:
 		f->freed++;
-		f->freed_bytes += lt->bytes_alloc;
+		add_bytes(&f->freed_bytes, lt->bytes_alloc);
 		f->pingpong += lt->free_cpu != lt->cpu;
 		f->mismatched += lt->free_type != lt->type;
 		break;
@@ -114,7 +126,7 @@ static void anom_add(struct mdb_stats *s, enum mdb_anomaly cls, int page,
 	int i;
 
 	a->count++;
-	a->bytes += bytes;
+	add_bytes(&a->bytes, bytes);
 	/* keep the MDB_EXAMPLES smallest positions, ascending */
 	if (a->nex == MDB_EXAMPLES && seq >= a->seq[MDB_EXAMPLES - 1])
 		return;
@@ -147,8 +159,8 @@ static void tl_merge(struct mdb_tl_slot *into, const struct mdb_tl_slot *b)
 		into->last_ts = b->last_ts;
 	into->allocs += b->allocs;
 	into->frees += b->frees;
-	into->bytes_in += b->bytes_in;
-	into->bytes_out += b->bytes_out;
+	add_bytes(&into->bytes_in, b->bytes_in);
+	add_bytes(&into->bytes_out, b->bytes_out);
 }
 
 static void tl_reset(struct mdb_tl_slot *t)
@@ -217,13 +229,13 @@ static void tl_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 		struct mdb_tl_slot *t = &s->tl[tl_slot(s, lt->seq)];
 
 		t->allocs++;
-		t->bytes_in += lt->bytes_alloc;
+		add_bytes(&t->bytes_in, lt->bytes_alloc);
 	}
 	if (lt->end_seq != MDB_NO_SEQ && lt->end_seq >= s->tl_base) {
 		struct mdb_tl_slot *t = &s->tl[tl_slot(s, lt->end_seq)];
 
 		t->frees++;
-		t->bytes_out += lt->bytes_alloc;
+		add_bytes(&t->bytes_out, lt->bytes_alloc);
 	}
 }
 
@@ -275,7 +287,7 @@ int mdb_stats_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 		if (!r)
 			return -MDB_E_NOMEM;
 		r->f.hits++;
-		r->f.bytes_alloc += lt->bytes_alloc;
+		add_bytes(&r->f.bytes_alloc, lt->bytes_alloc);
 	}
 
 	switch (lt->state) {

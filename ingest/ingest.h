@@ -56,6 +56,8 @@ struct mdb_source_meta {
 	int ncpus;              /* per-CPU files, or CPUs seen */
 	int64_t overruns;       /* producer's overrun count; -1 unknown */
 	int hashed_ptrs;        /* pointers are hashed (%p), not addresses */
+	int whole_capture;      /* every CPU of the trace: seq gaps are lost
+				 * events (a capture directory) */
 	char hash[MDB_HASH_HEX];
 	uint64_t data_bytes;    /* bytes of event data */
 	char kernel_release[128];

@@ -289,6 +289,12 @@ const struct mdb_source_meta *mdb_input_meta(const struct mdb_input *in)
 int mdb_input_decode(struct mdb_input *in, const struct mdb_sink *sink,
 		     struct mdb_decode_stats *st, struct mdb_error *e)
 {
+	if (!in->ops->decode) {
+		mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1, "format=%s",
+			      in->meta.format);
+		mdb_error_msg(e, "a snapshot, not a trace");
+		return -MDB_E_INVAL;
+	}
 	return in->ops->decode(in, sink, st, e);
 }
 
@@ -296,6 +302,12 @@ int mdb_input_decode_snap(struct mdb_input *in,
 			  const struct mdb_snap_sink *sink,
 			  struct mdb_snap_info *info, struct mdb_error *e)
 {
+	if (!in->ops->decode_snap) {
+		mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1, "format=%s",
+			      in->meta.format);
+		mdb_error_msg(e, "a trace, not a snapshot");
+		return -MDB_E_INVAL;
+	}
 	return in->ops->decode_snap(in, sink, info, e);
 }
 

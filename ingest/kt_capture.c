@@ -307,6 +307,7 @@ int kt_input_open(const char *path, const struct mdb_ingest_opts *o,
 	if (S_ISDIR(st.st_mode)) {
 		int64_t ov;
 
+		in->meta.whole_capture = 1;
 		ret = kt_scan_dir(path, c, e);
 		if (ret < 0)
 			goto fail;
@@ -337,10 +338,10 @@ int kt_input_open(const char *path, const struct mdb_ingest_opts *o,
 		}
 		c->nfiles = 1;
 		c->files[0].path = strdup(path);
-		c->files[0].cpu = o->cpu >= 0 ? o->cpu :
-				  kt_cpu_from_name(kt_basename(path));
+		/* design.md: the cpuN name, else --cpu, else 0 */
+		c->files[0].cpu = kt_cpu_from_name(kt_basename(path));
 		if (c->files[0].cpu < 0)
-			c->files[0].cpu = 0;
+			c->files[0].cpu = o->cpu >= 0 ? o->cpu : 0;
 		/* a lone file still obeys its capture's abi_version */
 		slash = strrchr(dir, '/');
 		if (slash)

@@ -241,6 +241,13 @@ int ktf_decode(const struct ktf_src *s, const struct mdb_sink *sink,
 			st->unknown++;
 			continue;
 		}
+		if (ev.cpu < 0 || ev.cpu >= KTF_MAX_CPUS) {
+			mdb_error_set(e, MDB_E_CORRUPT, s->name,
+				      (int64_t)r.off, -1, "cpu=%d max=%d",
+				      ev.cpu, KTF_MAX_CPUS - 1);
+			mdb_error_msg(e, "CPU number out of range");
+			return -MDB_E_CORRUPT;
+		}
 		st->feature_bytes += r.size - r.need;
 		ev.seq = index;
 		if (ev.cpu > maxcpu)

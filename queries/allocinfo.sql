@@ -30,7 +30,7 @@ g AS (
 	       CASE WHEN p.by IN ('tag', 'function') THEN t.function
 	       END AS function,
 	       t.module,
-	       sum(t.bytes) AS bytes, sum(t.calls) AS calls, count(*) AS tags,
+	       (CASE WHEN count(t.bytes) THEN CAST(total(t.bytes) AS INTEGER) END) AS bytes, (CASE WHEN count(t.calls) THEN CAST(total(t.calls) AS INTEGER) END) AS calls, count(*) AS tags,
 	       max(NOT t.accurate) AS inaccurate, max(t.approx) AS approx
 	FROM v_tags t, p
 	WHERE t.source_id BETWEEN :src_lo AND :src_hi
@@ -47,7 +47,7 @@ ORDER BY CASE WHEN p.sort = 'bytes' THEN bytes ELSE calls END DESC,
 LIMIT :top;
 
 SELECT 'total' AS tag, NULL AS function, NULL AS module,
-       coalesce(sum(bytes), 0) AS bytes, coalesce(sum(calls), 0) AS calls,
+       coalesce((CASE WHEN count(bytes) THEN CAST(total(bytes) AS INTEGER) END), 0) AS bytes, coalesce((CASE WHEN count(calls) THEN CAST(total(calls) AS INTEGER) END), 0) AS calls,
        count(*) AS tags, NULL AS flags
 FROM v_tags
 WHERE source_id BETWEEN :src_lo AND :src_hi;

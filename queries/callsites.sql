@@ -23,10 +23,10 @@
 
 WITH per_site AS (
 	SELECT v.call_site, v.symbol, v.addr,
-	       sum(k.hits) AS hits, sum(k.bytes_req) AS bytes_req,
-	       sum(k.bytes_alloc) AS bytes_alloc, sum(k.freed) AS freed,
-	       sum(k.pingpong) AS pingpong, sum(k.live) AS live,
-	       sum(k.live_bytes) AS live_bytes
+	       CAST(total(k.hits) AS INTEGER) AS hits, CAST(total(k.bytes_req) AS INTEGER) AS bytes_req,
+	       CAST(total(k.bytes_alloc) AS INTEGER) AS bytes_alloc, CAST(total(k.freed) AS INTEGER) AS freed,
+	       CAST(total(k.pingpong) AS INTEGER) AS pingpong, CAST(total(k.live) AS INTEGER) AS live,
+	       CAST(total(k.live_bytes) AS INTEGER) AS live_bytes
 	FROM site_stats k
 	JOIN v_sites v ON v.source_id = k.source_id AND v.site_id = k.site_id
 	WHERE k.source_id BETWEEN :src_lo AND :src_hi AND k.type < 2
@@ -51,18 +51,18 @@ ORDER BY CASE :sort WHEN 'hits' THEN hits
 LIMIT :top;
 
 SELECT 'total' AS call_site, NULL AS symbol,
-       coalesce(sum(hits), 0) AS hits,
-       coalesce(sum(bytes_req), 0) AS bytes_req,
-       coalesce(sum(bytes_alloc), 0) AS bytes_alloc,
-       CASE WHEN coalesce(sum(hits), 0) = 0 THEN 0
-            ELSE sum(bytes_alloc) / sum(hits) END AS avg_alloc,
-       coalesce(sum(bytes_alloc) - sum(bytes_req), 0) AS waste,
-       CASE WHEN coalesce(sum(bytes_alloc), 0) = 0 THEN 0.0
-            ELSE 100.0 - 100.0 * sum(bytes_req) / sum(bytes_alloc)
+       coalesce(CAST(total(hits) AS INTEGER), 0) AS hits,
+       coalesce(CAST(total(bytes_req) AS INTEGER), 0) AS bytes_req,
+       coalesce(CAST(total(bytes_alloc) AS INTEGER), 0) AS bytes_alloc,
+       CASE WHEN coalesce(CAST(total(hits) AS INTEGER), 0) = 0 THEN 0
+            ELSE CAST(total(bytes_alloc) AS INTEGER) / CAST(total(hits) AS INTEGER) END AS avg_alloc,
+       coalesce(CAST(total(bytes_alloc) AS INTEGER) - CAST(total(bytes_req) AS INTEGER), 0) AS waste,
+       CASE WHEN coalesce(CAST(total(bytes_alloc) AS INTEGER), 0) = 0 THEN 0.0
+            ELSE 100.0 - 100.0 * CAST(total(bytes_req) AS INTEGER) / CAST(total(bytes_alloc) AS INTEGER)
        END AS frag_pct,
-       coalesce(sum(freed), 0) AS freed,
-       coalesce(sum(pingpong), 0) AS pingpong,
-       coalesce(sum(live), 0) AS live,
-       coalesce(sum(live_bytes), 0) AS live_bytes
+       coalesce(CAST(total(freed) AS INTEGER), 0) AS freed,
+       coalesce(CAST(total(pingpong) AS INTEGER), 0) AS pingpong,
+       coalesce(CAST(total(live) AS INTEGER), 0) AS live,
+       coalesce(CAST(total(live_bytes) AS INTEGER), 0) AS live_bytes
 FROM site_stats
 WHERE source_id BETWEEN :src_lo AND :src_hi AND type < 2;

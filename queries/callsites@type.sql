@@ -9,13 +9,13 @@
 
 WITH r AS (
 	SELECT t.name AS type, t.id AS type_id,
-	       sum(hits) AS hits, sum(bytes_req) AS bytes_req,
-	       sum(bytes_alloc) AS bytes_alloc, sum(freed) AS freed,
-	       sum(pingpong) AS pingpong, sum(live) AS live,
-	       sum(live_bytes) AS live_bytes,
-	       sum(bytes_alloc) - sum(bytes_req) AS waste,
-	       CASE WHEN sum(bytes_alloc) = 0 THEN 0.0
-	            ELSE 100.0 - 100.0 * sum(bytes_req) / sum(bytes_alloc)
+	       CAST(total(hits) AS INTEGER) AS hits, CAST(total(bytes_req) AS INTEGER) AS bytes_req,
+	       CAST(total(bytes_alloc) AS INTEGER) AS bytes_alloc, CAST(total(freed) AS INTEGER) AS freed,
+	       CAST(total(pingpong) AS INTEGER) AS pingpong, CAST(total(live) AS INTEGER) AS live,
+	       CAST(total(live_bytes) AS INTEGER) AS live_bytes,
+	       CAST(total(bytes_alloc) AS INTEGER) - CAST(total(bytes_req) AS INTEGER) AS waste,
+	       CASE WHEN CAST(total(bytes_alloc) AS INTEGER) = 0 THEN 0.0
+	            ELSE 100.0 - 100.0 * CAST(total(bytes_req) AS INTEGER) / CAST(total(bytes_alloc) AS INTEGER)
 	       END AS frag_pct
 	FROM site_stats k JOIN alloc_type t ON t.id = k.type
 	WHERE k.source_id BETWEEN :src_lo AND :src_hi AND k.type < 2
@@ -34,18 +34,18 @@ ORDER BY CASE :sort WHEN 'hits' THEN hits
 LIMIT :top;
 
 SELECT 'total' AS type,
-       coalesce(sum(hits), 0) AS hits,
-       coalesce(sum(bytes_req), 0) AS bytes_req,
-       coalesce(sum(bytes_alloc), 0) AS bytes_alloc,
-       CASE WHEN coalesce(sum(hits), 0) = 0 THEN 0
-            ELSE sum(bytes_alloc) / sum(hits) END AS avg_alloc,
-       coalesce(sum(bytes_alloc) - sum(bytes_req), 0) AS waste,
-       CASE WHEN coalesce(sum(bytes_alloc), 0) = 0 THEN 0.0
-            ELSE 100.0 - 100.0 * sum(bytes_req) / sum(bytes_alloc)
+       coalesce(CAST(total(hits) AS INTEGER), 0) AS hits,
+       coalesce(CAST(total(bytes_req) AS INTEGER), 0) AS bytes_req,
+       coalesce(CAST(total(bytes_alloc) AS INTEGER), 0) AS bytes_alloc,
+       CASE WHEN coalesce(CAST(total(hits) AS INTEGER), 0) = 0 THEN 0
+            ELSE CAST(total(bytes_alloc) AS INTEGER) / CAST(total(hits) AS INTEGER) END AS avg_alloc,
+       coalesce(CAST(total(bytes_alloc) AS INTEGER) - CAST(total(bytes_req) AS INTEGER), 0) AS waste,
+       CASE WHEN coalesce(CAST(total(bytes_alloc) AS INTEGER), 0) = 0 THEN 0.0
+            ELSE 100.0 - 100.0 * CAST(total(bytes_req) AS INTEGER) / CAST(total(bytes_alloc) AS INTEGER)
        END AS frag_pct,
-       coalesce(sum(freed), 0) AS freed,
-       coalesce(sum(pingpong), 0) AS pingpong,
-       coalesce(sum(live), 0) AS live,
-       coalesce(sum(live_bytes), 0) AS live_bytes
+       coalesce(CAST(total(freed) AS INTEGER), 0) AS freed,
+       coalesce(CAST(total(pingpong) AS INTEGER), 0) AS pingpong,
+       coalesce(CAST(total(live) AS INTEGER), 0) AS live,
+       coalesce(CAST(total(live_bytes) AS INTEGER), 0) AS live_bytes
 FROM site_stats
 WHERE source_id BETWEEN :src_lo AND :src_hi AND type < 2;

@@ -30,7 +30,7 @@
 WITH an AS (
 	SELECT c.id AS class_id, c.name AS class, a.page,
 	       CASE WHEN a.page = 1 THEN 0 ELSE c.error END AS error,
-	       sum(a.count) AS count, sum(a.bytes) AS bytes,
+	       CAST(total(a.count) AS INTEGER) AS count, CAST(total(a.bytes) AS INTEGER) AS bytes,
 	       min(a.first_seq) AS first_seq, c.note
 	FROM anomaly a JOIN anomaly_class c ON c.id = a.class
 	WHERE a.source_id BETWEEN :src_lo AND :src_hi
@@ -51,19 +51,19 @@ WITH an AS (
 	FROM an JOIN firsts f ON f.class = an.class_id AND f.page = an.page
 	                     AND f.rk = 1
 	UNION ALL
-	SELECT 3.5, 'frees_of_non_live', an.page, NULL, sum(an.count), NULL,
+	SELECT 3.5, 'frees_of_non_live', an.page, NULL, CAST(total(an.count) AS INTEGER), NULL,
 	       min(an.first_seq), NULL, NULL, NULL, NULL,
 	       'unknown_free + duplicate_free'
 	FROM an WHERE an.class_id IN (2, 3) GROUP BY an.page
 	UNION ALL
 	SELECT 10, 'lost_events', 0, 1,
 	       sum(coalesce(overruns, 0) + lost_events +
-	           CASE WHEN ncpus > 1 THEN seq_missing ELSE 0 END),
+	           CASE WHEN whole_capture THEN seq_missing ELSE 0 END),
 	       NULL, NULL, NULL, NULL, NULL, NULL,
 	       'overruns, LOST lines, sequence numbers missing: figures are incomplete'
 	FROM source WHERE id BETWEEN :src_lo AND :src_hi
 	HAVING sum(coalesce(overruns, 0) + lost_events +
-	           CASE WHEN ncpus > 1 THEN seq_missing ELSE 0 END) > 0
+	           CASE WHEN whole_capture THEN seq_missing ELSE 0 END) > 0
 )
 SELECT class, CASE page WHEN 1 THEN 'page' ELSE 'slab' END AS allocator,
        error, count, bytes, first_seq, first_cpu, first_call_site,
@@ -73,7 +73,7 @@ ORDER BY class_id, page
 LIMIT :top;
 
 SELECT 'total' AS class, NULL AS allocator, NULL AS error,
-       coalesce(sum(a.count), 0) AS count, NULL AS bytes,
+       coalesce(CAST(total(a.count) AS INTEGER), 0) AS count, NULL AS bytes,
        min(a.first_seq) AS first_seq, NULL AS first_cpu,
        NULL AS first_call_site, NULL AS first_symbol, NULL AS examples,
        'occurrences of error classes (slab)' AS note

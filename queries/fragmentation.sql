@@ -17,9 +17,9 @@
 
 WITH per_site AS (
 	SELECT v.call_site, v.symbol, v.addr,
-	       sum(k.hits) AS hits,
-	       sum(k.bytes_req) AS bytes_req,
-	       sum(k.bytes_alloc) AS bytes_alloc
+	       CAST(total(k.hits) AS INTEGER) AS hits,
+	       CAST(total(k.bytes_req) AS INTEGER) AS bytes_req,
+	       CAST(total(k.bytes_alloc) AS INTEGER) AS bytes_alloc
 	FROM site_stats k
 	JOIN v_sites v ON v.source_id = k.source_id AND v.site_id = k.site_id
 	WHERE k.source_id BETWEEN :src_lo AND :src_hi AND k.type < 2
@@ -34,12 +34,12 @@ ORDER BY waste DESC, addr < 0, addr, symbol
 LIMIT :top;
 
 SELECT 'total' AS call_site, NULL AS symbol,
-       coalesce(sum(hits), 0) AS hits,
-       coalesce(sum(bytes_req), 0) AS bytes_req,
-       coalesce(sum(bytes_alloc), 0) AS bytes_alloc,
-       coalesce(sum(bytes_alloc) - sum(bytes_req), 0) AS waste,
-       CASE WHEN coalesce(sum(bytes_alloc), 0) = 0 THEN 0.0
-            ELSE 100.0 - 100.0 * sum(bytes_req) / sum(bytes_alloc)
+       coalesce(CAST(total(hits) AS INTEGER), 0) AS hits,
+       coalesce(CAST(total(bytes_req) AS INTEGER), 0) AS bytes_req,
+       coalesce(CAST(total(bytes_alloc) AS INTEGER), 0) AS bytes_alloc,
+       coalesce(CAST(total(bytes_alloc) AS INTEGER) - CAST(total(bytes_req) AS INTEGER), 0) AS waste,
+       CASE WHEN coalesce(CAST(total(bytes_alloc) AS INTEGER), 0) = 0 THEN 0.0
+            ELSE 100.0 - 100.0 * CAST(total(bytes_req) AS INTEGER) / CAST(total(bytes_alloc) AS INTEGER)
        END AS frag_pct
 FROM site_stats
 WHERE source_id BETWEEN :src_lo AND :src_hi AND type < 2;

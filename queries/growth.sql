@@ -38,7 +38,7 @@ items AS (
 	       CASE WHEN p.by IN ('tag', 'function') THEN t.function
 	       END AS function,
 	       t.module, 0 AS instance,
-	       sum(t.bytes) AS bytes, sum(t.calls) AS count,
+	       (CASE WHEN count(t.bytes) THEN CAST(total(t.bytes) AS INTEGER) END) AS bytes, (CASE WHEN count(t.calls) THEN CAST(total(t.calls) AS INTEGER) END) AS count,
 	       max(NOT t.accurate) AS inaccurate, max(t.approx) AS approx
 	FROM v_tags t, p
 	WHERE t.source_id IN (:from, :to)
@@ -98,13 +98,13 @@ WITH items AS (
 	WHERE source_id IN (:from, :to)
 ),
 s AS (
-	SELECT coalesce(sum(CASE WHEN source_id = :from THEN bytes END), 0)
+	SELECT coalesce((CASE WHEN count(CASE WHEN source_id = :from THEN bytes END) THEN CAST(total(CASE WHEN source_id = :from THEN bytes END) AS INTEGER) END), 0)
 	           AS bytes_from,
-	       coalesce(sum(CASE WHEN source_id = :to THEN bytes END), 0)
+	       coalesce((CASE WHEN count(CASE WHEN source_id = :to THEN bytes END) THEN CAST(total(CASE WHEN source_id = :to THEN bytes END) AS INTEGER) END), 0)
 	           AS bytes_to,
-	       coalesce(sum(CASE WHEN source_id = :from THEN count END), 0)
+	       coalesce((CASE WHEN count(CASE WHEN source_id = :from THEN count END) THEN CAST(total(CASE WHEN source_id = :from THEN count END) AS INTEGER) END), 0)
 	           AS count_from,
-	       coalesce(sum(CASE WHEN source_id = :to THEN count END), 0)
+	       coalesce((CASE WHEN count(CASE WHEN source_id = :to THEN count END) THEN CAST(total(CASE WHEN source_id = :to THEN count END) AS INTEGER) END), 0)
 	           AS count_to
 	FROM items
 )

@@ -48,7 +48,7 @@ SELECT * FROM live WHERE :min_age IS NULL OR age >= :min_age;
 
 WITH per_site AS (
 	SELECT v.call_site, v.symbol, v.addr, count(*) AS live,
-	       sum(l.bytes_alloc) AS live_bytes, min(l.seq) AS oldest_seq,
+	       CAST(total(l.bytes_alloc) AS INTEGER) AS live_bytes, min(l.seq) AS oldest_seq,
 	       max(l.seq) AS youngest_seq, max(l.age) AS oldest_age,
 	       min(l.age) AS youngest_age
 	FROM temp.leaks_live l
@@ -56,7 +56,7 @@ WITH per_site AS (
 	GROUP BY v.call_site, v.symbol
 )
 SELECT call_site, symbol, live, live_bytes,
-       100.0 * live_bytes / sum(live_bytes) OVER () AS share_pct,
+       100.0 * live_bytes / total(live_bytes) OVER () AS share_pct,
        live_bytes / live AS avg_bytes, oldest_seq, youngest_seq,
        oldest_age / 1e9 AS oldest_age_s, youngest_age / 1e9 AS youngest_age_s
 FROM per_site
@@ -64,9 +64,9 @@ ORDER BY live_bytes DESC, live DESC, addr < 0, addr, symbol
 LIMIT :top;
 
 SELECT 'total' AS call_site, NULL AS symbol, count(*) AS live,
-       coalesce(sum(bytes_alloc), 0) AS live_bytes,
+       coalesce(CAST(total(bytes_alloc) AS INTEGER), 0) AS live_bytes,
        CASE WHEN count(*) THEN 100.0 ELSE 0.0 END AS share_pct,
-       CASE WHEN count(*) THEN sum(bytes_alloc) / count(*) ELSE 0 END
+       CASE WHEN count(*) THEN CAST(total(bytes_alloc) AS INTEGER) / count(*) ELSE 0 END
            AS avg_bytes,
        min(seq) AS oldest_seq, max(seq) AS youngest_seq,
        max(age) / 1e9 AS oldest_age_s, min(age) / 1e9 AS youngest_age_s

@@ -12,13 +12,13 @@
 
 WITH pp AS (
 	SELECT v.call_site, v.symbol, v.addr, p.cpu, p.free_cpu,
-	       sum(p.allocations) AS n, sum(p.bytes) AS bytes
+	       CAST(total(p.allocations) AS INTEGER) AS n, CAST(total(p.bytes) AS INTEGER) AS bytes
 	FROM pingpong_stats p
 	JOIN v_sites v ON v.source_id = p.source_id AND v.site_id = p.site_id
 	WHERE p.source_id BETWEEN :src_lo AND :src_hi AND p.type < 2
 	GROUP BY v.call_site, v.symbol, p.cpu, p.free_cpu
 ), per_site AS (
-	SELECT call_site, symbol, addr, sum(n) AS pingpong, sum(bytes) AS bytes
+	SELECT call_site, symbol, addr, CAST(total(n) AS INTEGER) AS pingpong, CAST(total(bytes) AS INTEGER) AS bytes
 	FROM pp GROUP BY call_site, symbol
 ), top_pair AS (
 	SELECT call_site, symbol, cpu || '->' || free_cpu AS pair,
@@ -26,7 +26,7 @@ WITH pp AS (
 	                          ORDER BY n DESC, cpu, free_cpu) AS rk
 	FROM pp
 ), freed AS (
-	SELECT v.call_site, v.symbol, sum(k.freed) AS freed
+	SELECT v.call_site, v.symbol, CAST(total(k.freed) AS INTEGER) AS freed
 	FROM site_stats k
 	JOIN v_sites v ON v.source_id = k.source_id AND v.site_id = k.site_id
 	WHERE k.source_id BETWEEN :src_lo AND :src_hi AND k.type < 2
@@ -42,16 +42,16 @@ ORDER BY s.pingpong DESC, s.addr < 0, s.addr, s.symbol
 LIMIT :top;
 
 SELECT 'total' AS call_site, NULL AS symbol,
-       (SELECT coalesce(sum(allocations), 0) FROM pingpong_stats
+       (SELECT coalesce(CAST(total(allocations) AS INTEGER), 0) FROM pingpong_stats
         WHERE source_id BETWEEN :src_lo AND :src_hi AND type < 2)
            AS pingpong,
-       (SELECT coalesce(sum(bytes), 0) FROM pingpong_stats
+       (SELECT coalesce(CAST(total(bytes) AS INTEGER), 0) FROM pingpong_stats
         WHERE source_id BETWEEN :src_lo AND :src_hi AND type < 2) AS bytes,
        f.freed,
        CASE WHEN f.freed THEN 100.0 *
-            (SELECT coalesce(sum(allocations), 0) FROM pingpong_stats
+            (SELECT coalesce(CAST(total(allocations) AS INTEGER), 0) FROM pingpong_stats
              WHERE source_id BETWEEN :src_lo AND :src_hi AND type < 2)
             / f.freed ELSE 0.0 END AS pingpong_pct,
        NULL AS top_pair
-FROM (SELECT coalesce(sum(freed), 0) AS freed FROM site_stats
+FROM (SELECT coalesce(CAST(total(freed) AS INTEGER), 0) AS freed FROM site_stats
       WHERE source_id BETWEEN :src_lo AND :src_hi AND type < 2) f;

@@ -23,12 +23,12 @@
 -- the map).  Reads site_stats, anomaly, node_stats, source.
 
 WITH k AS (
-	SELECT type = 2 AS page, sum(hits) AS hits, sum(bytes_req) AS req,
-	       sum(bytes_alloc) AS alloc, sum(freed) AS freed,
-	       sum(freed_bytes) AS freed_bytes, sum(pingpong) AS pingpong,
-	       sum(not_traced) AS not_traced, sum(live) AS live,
-	       sum(live_bytes) AS live_bytes, sum(failed) AS failed,
-	       sum(zero_size) AS zero_size
+	SELECT type = 2 AS page, CAST(total(hits) AS INTEGER) AS hits, CAST(total(bytes_req) AS INTEGER) AS req,
+	       CAST(total(bytes_alloc) AS INTEGER) AS alloc, CAST(total(freed) AS INTEGER) AS freed,
+	       CAST(total(freed_bytes) AS INTEGER) AS freed_bytes, CAST(total(pingpong) AS INTEGER) AS pingpong,
+	       CAST(total(not_traced) AS INTEGER) AS not_traced, CAST(total(live) AS INTEGER) AS live,
+	       CAST(total(live_bytes) AS INTEGER) AS live_bytes, CAST(total(failed) AS INTEGER) AS failed,
+	       CAST(total(zero_size) AS INTEGER) AS zero_size
 	FROM site_stats
 	WHERE source_id BETWEEN :src_lo AND :src_hi
 	GROUP BY type = 2
@@ -55,23 +55,23 @@ WITH k AS (
 	       (SELECT live_bytes FROM k WHERE page = 1) AS p_live_bytes,
 	       (SELECT failed FROM k WHERE page = 1) AS p_failed
 ), an AS (
-	SELECT page, class, sum(count) AS n
+	SELECT page, class, CAST(total(count) AS INTEGER) AS n
 	FROM anomaly WHERE source_id BETWEEN :src_lo AND :src_hi
 	GROUP BY page, class
 ), nd AS (
-	SELECT n.type = 2 AS page, sum(n.allocations) AS allocs,
-	       sum(CASE WHEN n.node <> -1 AND m.node IS NOT NULL
+	SELECT n.type = 2 AS page, CAST(total(n.allocations) AS INTEGER) AS allocs,
+	       CAST(total(CASE WHEN n.node <> -1 AND m.node IS NOT NULL
 	                     AND n.node <> m.node
-	                THEN n.allocations ELSE 0 END) AS cross_allocs,
-	       sum(CASE WHEN n.node <> -1 AND m.node IS NULL
-	                THEN n.allocations ELSE 0 END) AS unmapped
+	                THEN n.allocations ELSE 0 END) AS INTEGER) AS cross_allocs,
+	       CAST(total(CASE WHEN n.node <> -1 AND m.node IS NULL
+	                THEN n.allocations ELSE 0 END) AS INTEGER) AS unmapped
 	FROM node_stats n LEFT JOIN temp.cpu_node m ON m.cpu = n.cpu
 	WHERE n.source_id BETWEEN :src_lo AND :src_hi
 	GROUP BY n.type = 2
 ), src AS (
 	SELECT sum(coalesce(overruns, 0)) AS overruns,
-	       sum(lost_events) AS lost, sum(seq_missing) AS missing,
-	       sum(events) AS events, sum(unknown) AS unknown
+	       CAST(total(lost_events) AS INTEGER) AS lost, CAST(total(seq_missing) AS INTEGER) AS missing,
+	       CAST(total(events) AS INTEGER) AS events, CAST(total(unknown) AS INTEGER) AS unknown
 	FROM source WHERE id BETWEEN :src_lo AND :src_hi
 )
 SELECT 'allocations' AS figure, coalesce(hits, 0) AS slab,

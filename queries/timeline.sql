@@ -19,7 +19,7 @@
 WITH s AS (
 	SELECT slot, first_seq, last_seq, first_ts, last_ts, allocs, frees,
 	       sum(allocs - frees) OVER w AS live,
-	       sum(bytes_in - bytes_out) OVER w AS live_bytes,
+	       CAST(total(bytes_in - bytes_out) OVER w AS INTEGER) AS live_bytes,
 	       row_number() OVER w - 1 AS i, count(*) OVER () AS n,
 	       min(first_ts) OVER () AS t0, max(last_ts) OVER () AS t1
 	FROM timeline WHERE source_id = :src_lo
@@ -34,7 +34,7 @@ WITH s AS (
 ), g AS (
 	SELECT bucket, min(first_seq) AS from_seq, max(last_seq) AS to_seq,
 	       min(first_ts) AS from_ts, max(last_ts) AS to_ts,
-	       sum(allocs) AS allocs, sum(frees) AS frees, max(i) AS last_i
+	       CAST(total(allocs) AS INTEGER) AS allocs, CAST(total(frees) AS INTEGER) AS frees, max(i) AS last_i
 	FROM b GROUP BY bucket
 )
 SELECT g.bucket, g.from_seq, g.to_seq, g.from_ts / 1e9 AS from_s,
@@ -44,8 +44,8 @@ ORDER BY g.bucket;
 
 SELECT 'total' AS bucket, min(first_seq) AS from_seq,
        max(last_seq) AS to_seq, min(first_ts) / 1e9 AS from_s,
-       max(last_ts) / 1e9 AS to_s, coalesce(sum(allocs), 0) AS allocs,
-       coalesce(sum(frees), 0) AS frees,
-       coalesce(sum(allocs) - sum(frees), 0) AS live,
-       coalesce(sum(bytes_in) - sum(bytes_out), 0) AS live_bytes
+       max(last_ts) / 1e9 AS to_s, coalesce(CAST(total(allocs) AS INTEGER), 0) AS allocs,
+       coalesce(CAST(total(frees) AS INTEGER), 0) AS frees,
+       coalesce(CAST(total(allocs) AS INTEGER) - CAST(total(frees) AS INTEGER), 0) AS live,
+       coalesce(CAST(total(bytes_in) AS INTEGER) - CAST(total(bytes_out) AS INTEGER), 0) AS live_bytes
 FROM timeline WHERE source_id = :src_lo;

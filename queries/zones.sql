@@ -32,14 +32,14 @@ ORDER BY source_id, pos
 LIMIT :top;
 
 SELECT 'total' AS name, NULL AS pos, NULL AS allocator, NULL AS size,
-       NULL AS "limit", sum(used) AS used, sum(free) AS free,
-       sum(requests) AS requests, sum(fails) AS fails,
-       sum(sleeps) AS sleeps, sum(xdomain) AS xdomain,
-       sum(bytes) AS bytes,
-       CASE WHEN sum(num_objs) > 0
-                THEN 100.0 * (sum(num_objs) - sum(active_objs)) /
-                     sum(num_objs)
-            WHEN sum(num_objs) = 0 THEN 0.0 END AS unused_pct,
+       NULL AS "limit", (CASE WHEN count(used) THEN CAST(total(used) AS INTEGER) END) AS used, (CASE WHEN count(free) THEN CAST(total(free) AS INTEGER) END) AS free,
+       (CASE WHEN count(requests) THEN CAST(total(requests) AS INTEGER) END) AS requests, (CASE WHEN count(fails) THEN CAST(total(fails) AS INTEGER) END) AS fails,
+       (CASE WHEN count(sleeps) THEN CAST(total(sleeps) AS INTEGER) END) AS sleeps, (CASE WHEN count(xdomain) THEN CAST(total(xdomain) AS INTEGER) END) AS xdomain,
+       (CASE WHEN count(bytes) THEN CAST(total(bytes) AS INTEGER) END) AS bytes,
+       CASE WHEN (CASE WHEN count(num_objs) THEN CAST(total(num_objs) AS INTEGER) END) > 0
+                THEN 100.0 * ((CASE WHEN count(num_objs) THEN CAST(total(num_objs) AS INTEGER) END) - (CASE WHEN count(active_objs) THEN CAST(total(active_objs) AS INTEGER) END)) /
+                     (CASE WHEN count(num_objs) THEN CAST(total(num_objs) AS INTEGER) END)
+            WHEN (CASE WHEN count(num_objs) THEN CAST(total(num_objs) AS INTEGER) END) = 0 THEN 0.0 END AS unused_pct,
        NULL AS flags
 FROM v_zones
 WHERE source_id BETWEEN :src_lo AND :src_hi;

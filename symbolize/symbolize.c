@@ -1017,13 +1017,12 @@ int mdb_symbolize(struct mdb_db *db, int64_t source_id,
 	if (ret >= 0 && o->vmlinux)
 		ret = load_vmlinux(&c);
 	if (ret >= 0 && !c.vml.ok && !c.have_ks) {
-		mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1,
+		mdb_error_set(e, MDB_E_NORESOLVER, NULL, -1, -1,
 			      "source=%" PRId64, source_id);
-		mdb_error_msg(e, "nothing to resolve call sites with");
 		mdb_error_hint(e, "give --vmlinux FILE or --kallsyms FILE (a "
 				  "capture directory holding 'kallsyms' keeps "
 				  "it with the source)");
-		ret = -MDB_E_INVAL;
+		ret = -MDB_E_NORESOLVER;
 	}
 	if (ret >= 0)
 		ret = setup_kaslr(&c);

@@ -301,6 +301,22 @@ int main(int argc, char **argv)
 	snprintf(d, sizeof(d), "%s/fail/ktf-short-alloc.bin", argv[1]);
 	write_ktf_broken(d, 32, 32);
 
+	/* ... or 300 good ALLOCs (more than detection walks), then one on
+	 * CPU 0x7fffffff (a review finding: signed overflow counting CPUs) */
+	{
+		struct rec many[301];
+
+		for (int i = 0; i < 301; i++) {
+			many[i] = small[0];
+			many[i].seq = i + 1;
+			many[i].ptr = P1 + (uint64_t)i * 64;
+		}
+		many[300].cpu = 0x7fffffff;
+		snprintf(d, sizeof(d), "%s/fail/ktf-cpu-out-of-range.bin",
+			 argv[1]);
+		write_ktf(d, many, 301, MDB_ORDER_LITTLE, 8, 0);
+	}
+
 	/* a complete ALLOC, then 20 bytes of the next record */
 	snprintf(d, sizeof(d), "%s/fail/truncated-record", argv[1]);
 	mkdirs(d);

@@ -816,6 +816,25 @@ static void test_check(void **state)
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, ": clean\n"));
 	run_free(&r);
+	/* one CPU's file: alone, its seq gaps are the other CPUs' events;
+	 * as a capture directory, they are lost events */
+	run(&r, "'%s' check '%s/succeed/kt-small-le/cpu1.out'", env("MEMDB"),
+	    env("TESTDATA"));
+	assert_null(strstr(r.out, "sequence numbers missing"));
+	run_free(&r);
+	run(&r, "rm -rf '%s/onecpu' && mkdir '%s/onecpu' && cp "
+		"'%s/succeed/kt-small-le/cpu1.out' '%s/onecpu/' && "
+		"'%s' check '%s/onecpu'", tmp, tmp, env("TESTDATA"), tmp,
+	    env("MEMDB"), tmp);
+	assert_int_equal(r.status, 3);
+	assert_non_null(strstr(r.out, "sequence numbers missing"));
+	run_free(&r);
+	/* a snapshot is not a trace: refused, not a crash */
+	run(&r, "'%s' check '%s/succeed/snapshots/allocinfo-v1.txt'",
+	    env("MEMDB"), env("TESTDATA"));
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "is a snapshot"));
+	run_free(&r);
 	run(&r, "'%s' check '%s/fail/not-kmemtrace'", env("MEMDB"),
 	    env("TESTDATA"));
 	assert_int_equal(r.status, 1);
