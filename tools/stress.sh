@@ -67,5 +67,5 @@ for i in $(seq 1 "$kills"); do
 	fi
 done
 sources=$(sqlite3 "$db" "SELECT count(*) FROM source" 2>/dev/null || echo 0)
-echo "stress: $kills kills ($((kills - done_before)) before the ingest committed, $done_before after), $bad rounds with a problem ($partials with a partial source); the database ends with $sources sources"
+echo "stress: $kills kills ($((kills - done_before)) left no copy of the big capture, $done_before left one: just committed, or the earlier kept), $bad rounds with a problem ($partials with a partial source); the database ends with $sources sources"
 [ "$bad" = 0 ]

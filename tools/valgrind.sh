@@ -24,6 +24,7 @@ for t in "$@"; do
 	echo "== valgrind $t"
 	# shellcheck disable=SC2086
 	MEMDB=$(cd "$build" && pwd)/vg-memdb KTGEN=$(cd "$build" && pwd)/ktgen \
+	MKMEMSTAT=$(cd "$build" && pwd)/mkmemstat \
 	TESTDATA=$(pwd)/testdata TESTS_DIR=$(pwd)/tests \
 	TEST_TMP=$(cd "$build" && pwd)/tmp-vg \
 		$vg "$t" || fail=1
