@@ -242,7 +242,8 @@ static int mdb_db_int_query(struct mdb_db *db, const char *sql, int64_t arg,
 
 	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
 		return mdb_db_error(db, e, "cannot query the database");
-	sqlite3_bind_int64(st, 1, arg);
+	if (sqlite3_bind_parameter_count(st))
+		sqlite3_bind_int64(st, 1, arg);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*out = sqlite3_column_int64(st, 0);
@@ -257,8 +258,7 @@ int mdb_db_latest_source(struct mdb_db *db, int64_t *id, struct mdb_error *e)
 	int ret;
 
 	*id = 0;
-	ret = mdb_db_int_query(db, "SELECT max(id) FROM source WHERE ?1 = ?1",
-			       0, id, e);
+	ret = mdb_db_int_query(db, "SELECT max(id) FROM source", 0, id, e);
 	return ret < 0 ? ret : 0;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../ingest/event.h"
+#include "sqlutil.h"
 #include "stats.h"
 
 /* ---- keyed figure tables --------------------------------------------- */
@@ -372,14 +373,6 @@ static void bind_figs(sqlite3_stmt *st, int col, const struct mdb_figs *f)
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		sqlite3_bind_int64(st, col + (int)i, (sqlite3_int64)v[i]);
-}
-
-static void bind_opt(sqlite3_stmt *st, int col, int64_t v, int none)
-{
-	if (none)
-		sqlite3_bind_null(st, col);
-	else
-		sqlite3_bind_int64(st, col, v);
 }
 
 #define FIGS_COLS "hits, bytes_req, bytes_alloc, failed, zero_size, " \
