@@ -185,12 +185,12 @@ static void run_forms(const char *seq, const struct form *forms, size_t n,
 	 */
 	ksyms = path_in(tmp, ks);
 	for (size_t i = 0; i < n; i++) {
-		char name[64], *db, *rows;
+		char *db, *rows;
 		struct run r;
 
-		snprintf(name, sizeof(name), "%s/w%d-%s.db", tmp, word,
-			 forms[i].name);
-		db = strdup(name);
+		if (asprintf(&db, "%s/w%d-%s.db", tmp, word,
+			     forms[i].name) < 0)
+			fail();
 		run(&r, "'%s' symbolize -d '%s' --kallsyms '%s'", env("MEMDB"),
 		    db, ksyms);
 		if (r.status)
