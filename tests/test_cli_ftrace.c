@@ -203,7 +203,7 @@ static void run_forms(const char *seq, const struct form *forms, size_t n,
 		} else {
 			if (strcmp(full, rows))
 				fail_msg("%s: symbolized fragmentation differs",
-					 name);
+					 db);
 			free(rows);
 		}
 		free(db);
