@@ -38,11 +38,11 @@ endif
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(PKG_CFLAGS) \
 	      -I$(BUILD)/gen -I.
 
-LIB_SRCS := $(wildcard common/*.c ingest/*.c db/*.c queries/*.c symbolize/*.c)
+LIB_SRCS := $(wildcard common/*.c ingest/*.c ingest/*/*.c analysis/*.c db/*.c report/*.c symbolize/*.c)
 CLI_SRCS := $(wildcard cli/*.c)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TESTLIB  := $(BUILD)/obj/tests/testlib.o
-QUERIES := $(sort $(wildcard queries/*.sql))
+QUERIES := $(sort $(wildcard report/sql/*.sql))
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -67,7 +67,7 @@ $(BUILD)/gen/queries.inc: $(QUERIES) tools/embed.sh
 	sh tools/embed.sh --queries $(QUERIES) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/db/db.o: $(BUILD)/gen/schema.inc
-$(BUILD)/obj/queries/queries.o: $(BUILD)/gen/queries.inc
+$(BUILD)/obj/report/queries.o: $(BUILD)/gen/queries.inc
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "../db/pair.h"
+#include "../analysis/pair.h"
 #include "../db/stats.h"
 #include "../ingest/ingest.h"
 #include "cli.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * memdb report: run one of the canned queries of queries/.
+ * memdb report: run one of the canned queries of report/sql/.
  *
  * A report's header comment declares what it accepts, and this file only
  * binds: "-- by: a|b" (values of --by; a query NAME@b is the variant for
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "../db/db.h"
-#include "../queries/queries.h"
+#include "../report/queries.h"
 #include "cli.h"
 #include "render.h"
 #include "scope.h"
@@ -26,7 +26,7 @@ static const char usage[] =
 "       memdb report NAME [-d DB] [--source ID|all] [--top N]\n"
 "                         [--format table|csv|json] [REPORT OPTIONS]\n"
 "\n"
-"Run a canned report (an SQL file of queries/, built into memdb) over\n"
+"Run a canned report (an SQL file of report/sql/, built into memdb) over\n"
 "the database.  'memdb report list' names them with a line of help each.\n"
 "\n"
 "A report covers the most recently ingested source unless --source says\n"

@@ -17,7 +17,7 @@
 #include "../common/file.h"
 #include "db.h"
 #include "dict.h"
-#include "pair.h"
+#include "../analysis/pair.h"
 #include "sqlutil.h"
 #include "stats.h"
 #include "writer.h"

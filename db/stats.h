@@ -25,7 +25,7 @@
 
 #include "../common/error.h"
 #include "../common/u64map.h"
-#include "pair.h"
+#include "../analysis/pair.h"
 
 #define MDB_TL_SLOTS 4096 /* timeline resolution */
 #define MDB_EXAMPLES 5    /* first positions kept per anomaly class */

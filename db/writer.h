@@ -13,7 +13,7 @@
 #define MDB_WRITER_H
 
 #include "db.h"
-#include "pair.h"
+#include "../analysis/pair.h"
 
 struct mdb_writer;
 

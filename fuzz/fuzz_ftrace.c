@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../ingest/ftrace.h"
+#include "../ingest/trace/ftrace.h"
 #include "fuzz_sink.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

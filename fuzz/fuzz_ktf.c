@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../ingest/kt_ftrace.h"
+#include "../ingest/trace/kt_ftrace.h"
 #include "fuzz_sink.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

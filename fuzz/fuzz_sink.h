@@ -9,7 +9,7 @@
 
 #include <stdlib.h>
 
-#include "../db/pair.h"
+#include "../analysis/pair.h"
 #include "../db/stats.h"
 #include "../ingest/event.h"
 #include "../ingest/snapshot.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The ftrace kmem text decoder (ingest/ftrace_text.c): every line of the
+ * The ftrace kmem text decoder (ingest/trace/ftrace_text.c): every line of the
  * committed fixtures testdata/succeed/ftrace-* decodes to the values
  * written out by hand below (one fixture per kernel version or tool, see
  * testdata/succeed/README.md), the sniffer judges each file right, and
@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "../ingest/ftrace.h"
+#include "../ingest/trace/ftrace.h"
 #include "testlib.h"
 
 #define A MDB_EV_ALLOC

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../ingest/kmemtrace.h"
+#include "../ingest/trace/kmemtrace.h"
 
 /* ALLOC, kmalloc, seq 7: little-endian. */
 static const uint8_t alloc_le[48] = {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The ftrace-era kmemtrace binary decoder (ingest/kt_ftrace.c): inline
+ * The ftrace-era kmemtrace binary decoder (ingest/trace/kt_ftrace.c): inline
  * records of both word sizes in both byte orders, with and without the
  * ftrace "bin" prefix, decode to the values written in them; the layout
  * is detected; unknown ids are skipped; corruption names its offset;
@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "../common/bytes.h"
-#include "../ingest/kt_ftrace.h"
+#include "../ingest/trace/kt_ftrace.h"
 
 /* LP64 little-endian, written out byte by byte. */
 static const uint8_t lp64_le[] = {

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "../db/pair.h"
+#include "../analysis/pair.h"
 #include "../ingest/event.h"
 
 struct out {

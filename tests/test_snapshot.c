@@ -18,7 +18,7 @@
 
 #include "../ingest/snapshot.h"
 #include "../ingest/text.h"
-#include "../queries/queries.h"
+#include "../report/queries.h"
 
 /* ---- an in-memory sink -------------------------------------------- */
 

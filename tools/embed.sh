@@ -7,7 +7,7 @@
 #
 # A report's name is its file name without .sql; its help is the text after
 # "-- help:" in its header comment.  The SQL is the file itself, comments
-# included, so what runs is exactly what a user reads in queries/.
+# included, so what runs is exactly what a user reads in report/sql/.
 set -eu
 
 literal() {

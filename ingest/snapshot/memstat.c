@@ -18,7 +18,7 @@
  */
 #include <string.h>
 
-#include "snapshot.h"
+#include "../snapshot.h"
 
 #define MAX_COUNT (1u << 24) /* more zones or types than any kernel has */
 #define MAX_VERSION 15       /* stream versions memdb recognises as such */

@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/bytes.h"
-#include "../common/error.h"
-#include "event.h"
+#include "../../common/bytes.h"
+#include "../../common/error.h"
+#include "../event.h"
 
 #define KT_HDR_SIZE 24   /* event_id .. ptr */
 #define KT_ALLOC_SIZE 48 /* header + bytes_req .. node */

@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "snapshot.h"
-#include "text.h"
+#include "../snapshot.h"
+#include "../text.h"
 
 #define ALLOCINFO_HEADER "allocinfo - version:"
 

@@ -20,8 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "snapshot.h"
-#include "text.h"
+#include "../snapshot.h"
+#include "../text.h"
 
 struct json_col {
 	const char *key;

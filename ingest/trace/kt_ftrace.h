@@ -29,9 +29,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/bytes.h"
-#include "../common/error.h"
-#include "event.h"
+#include "../../common/bytes.h"
+#include "../../common/error.h"
+#include "../event.h"
 
 #define KTF_PREFIX 16 /* "bin" option: int pid, int cpu, u64 timestamp */
 

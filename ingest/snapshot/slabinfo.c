@@ -16,8 +16,8 @@
  */
 #include <string.h>
 
-#include "snapshot.h"
-#include "text.h"
+#include "../snapshot.h"
+#include "../text.h"
 
 #define SLABINFO_HEADER "slabinfo - version:"
 #define MAX_TOKENS 64

@@ -27,8 +27,8 @@
  */
 #include <string.h>
 
-#include "snapshot.h"
-#include "text.h"
+#include "../snapshot.h"
+#include "../text.h"
 
 #define PROBE_LINES 8
 #define MAX_COLS 8

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The canned reports: the .sql files of queries/, embedded at build time.  Each file
+ * The canned reports: the .sql files of report/sql/, embedded at build time.  Each file
  * holds a header comment (with a "-- help:" line), the rows statement and,
  * optionally, a second statement giving the one 'total' row.
  */

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "../common/u64map.h"
+#include "../../common/u64map.h"
 #include "ftrace.h"
 
 #define FT_MIN_ADDR 4096     /* pointers below this are not addresses */

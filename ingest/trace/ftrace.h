@@ -18,9 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/error.h"
-#include "event.h"
-#include "kallsyms.h"
+#include "../../common/error.h"
+#include "../event.h"
+#include "../kallsyms.h"
 
 #define FT_PAGE_SIZE 4096  /* default bytes per page of page events */
 #define FT_WARN_LINES 5    /* malformed lines reported one by one */

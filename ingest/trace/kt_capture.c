@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <xxhash.h>
 
-#include "../common/file.h"
-#include "input.h"
+#include "../../common/file.h"
+#include "../input.h"
 #include "kmemtrace.h"
 
 #define KT_MAX_CPUS 65536 /* more per-CPU files than any machine has CPUs */

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../common/file.h"
+#include "../../common/file.h"
 #include "ftrace.h"
-#include "input.h"
+#include "../input.h"
 
 #define SNIFF_BYTES (1u << 20)    /* prefix looked at to detect the format */
 #define RELEASE_STEP (16u << 20)  /* bytes read between page releases */

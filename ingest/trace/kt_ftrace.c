@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../common/file.h"
-#include "input.h"
+#include "../../common/file.h"
+#include "../input.h"
 #include "kt_ftrace.h"
 
 #define DETECT_RECORDS 256 /* records walked to judge the layout */

@@ -1,3 +1,0 @@
-build-clang/obj/common/error.o: common/error.c common/error.h
-
-common/error.h:
