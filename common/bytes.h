@@ -155,4 +155,101 @@ static inline int mdb_cursor_has(const struct mdb_cursor *c, size_t n)
 	return (size_t)(c->end - c->p) >= n;
 }
 
+/* Move to absolute offset @off; 0, or -1 (cursor unchanged) past the end. */
+static inline int mdb_cursor_seek(struct mdb_cursor *c, size_t off)
+{
+	if (off > (size_t)(c->end - c->start))
+		return -1;
+	c->p = c->start + off;
+	return 0;
+}
+
+/* Skip @n bytes; 0, or -1 (cursor unchanged) when fewer are left. */
+static inline int mdb_cursor_skip(struct mdb_cursor *c, size_t n)
+{
+	if (!mdb_cursor_has(c, n))
+		return -1;
+	c->p += n;
+	return 0;
+}
+
+/*
+ * The next @n bytes without consuming them, or NULL when fewer are left.
+ * Callers read fields of a fixed-size record at offsets below @n.
+ */
+static inline const uint8_t *mdb_cursor_peek(const struct mdb_cursor *c,
+					     size_t n)
+{
+	return mdb_cursor_has(c, n) ? c->p : NULL;
+}
+
+/* Take @n bytes as a cursor of their own; -1 when fewer are left. */
+static inline int mdb_cursor_sub(struct mdb_cursor *c, size_t n,
+				 struct mdb_cursor *sub)
+{
+	if (!mdb_cursor_has(c, n))
+		return -1;
+	sub->start = c->start;
+	sub->p = c->p;
+	sub->end = c->p + n;
+	c->p += n;
+	return 0;
+}
+
+/*
+ * Explicit-endian loads that consume what they read.  Each returns 0, or
+ * -1 with the cursor unchanged when the bytes are not there.
+ */
+static inline int mdb_cursor_u8(struct mdb_cursor *c, uint8_t *v)
+{
+	if (!mdb_cursor_has(c, 1))
+		return -1;
+	*v = *c->p++;
+	return 0;
+}
+
+static inline int mdb_cursor_u16(struct mdb_cursor *c, enum mdb_order o,
+				 uint16_t *v)
+{
+	if (!mdb_cursor_has(c, 2))
+		return -1;
+	*v = get_u16(c->p, o);
+	c->p += 2;
+	return 0;
+}
+
+static inline int mdb_cursor_u32(struct mdb_cursor *c, enum mdb_order o,
+				 uint32_t *v)
+{
+	if (!mdb_cursor_has(c, 4))
+		return -1;
+	*v = get_u32(c->p, o);
+	c->p += 4;
+	return 0;
+}
+
+static inline int mdb_cursor_u64(struct mdb_cursor *c, enum mdb_order o,
+				 uint64_t *v)
+{
+	if (!mdb_cursor_has(c, 8))
+		return -1;
+	*v = get_u64(c->p, o);
+	c->p += 8;
+	return 0;
+}
+
+/* A word of @word bytes (4 or 8: a 32- or 64-bit producer's long). */
+static inline int mdb_cursor_word(struct mdb_cursor *c, enum mdb_order o,
+				  int word, uint64_t *v)
+{
+	uint32_t w;
+
+	if (word == 8)
+		return mdb_cursor_u64(c, o, v);
+	if (mdb_cursor_u32(c, o, &w))
+		return -1;
+	*v = w;
+	return 0;
+}
+
 #endif

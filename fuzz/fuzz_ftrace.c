@@ -26,7 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct kallsyms ksyms;
 	static int have_ksyms;
 	struct ft_sniff sn;
-	struct ft_opts o;
+	struct mdb_decode_opts o;
+	struct ft_params fp;
 	struct fuzz_events c;
 	struct mdb_decode_stats st;
 	struct mdb_error e;
@@ -45,12 +46,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size--;
 	ft_sniff(data, size, &sn);
 	memset(&o, 0, sizeof(o));
+	o.priv = &fp;
 	o.name = "trace";
 	o.strict = flags & 1;
 	o.ksyms = flags & 2 ? &ksyms : NULL;
 	o.page_size = flags & 4 ? 65536 : 0;
-	o.hashed = flags & 8 ? !sn.hashed : sn.hashed;
-	o.ptr_digits = flags & 16 ? 0 : sn.ptr_digits;
+	fp.hashed = flags & 8 ? !sn.hashed : sn.hashed;
+	fp.ptr_digits = flags & 16 ? 0 : sn.ptr_digits;
 	if (fuzz_events_init(&c))
 		return 0;
 	fuzz_events_done(&c, ft_decode(data, size, &o, &c.sink, &st, &e) ==

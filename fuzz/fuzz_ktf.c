@@ -14,7 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ktf_src s;
+	struct mdb_decode_opts o;
+	struct ktf_layout l;
 	struct fuzz_events c;
 	struct mdb_decode_stats st;
 	struct mdb_error e;
@@ -25,20 +26,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mode = data[0];
 	data++;
 	size--;
-	memset(&s, 0, sizeof(s));
-	s.name = "kmemtrace.bin";
-	s.buf = data;
-	s.len = size;
+	mdb_decode_opts_init(&o, "kmemtrace.bin");
 	if (!(mode & 1)) {
-		if (ktf_detect(data, size, MDB_ORDER_UNKNOWN, &s.layout))
+		if (ktf_detect(data, size, MDB_ORDER_UNKNOWN, &l))
 			return 0;
 	} else {
-		s.layout.order = mode & 2 ? MDB_ORDER_BIG : MDB_ORDER_LITTLE;
-		s.layout.word = mode & 4 ? 4 : 8;
-		s.layout.prefix = !!(mode & 8);
+		l.order = mode & 2 ? MDB_ORDER_BIG : MDB_ORDER_LITTLE;
+		l.word = mode & 4 ? 4 : 8;
+		l.prefix = !!(mode & 8);
 	}
+	o.priv = &l;
 	if (fuzz_events_init(&c))
 		return 0;
-	fuzz_events_done(&c, ktf_decode(&s, &c.sink, &st, &e) == 0);
+	fuzz_events_done(&c, ktf_decode(data, size, &o, &c.sink, &st, &e) == 0);
 	return 0;
 }

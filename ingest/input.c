@@ -20,29 +20,24 @@
 
 #include "../common/file.h"
 #include "input.h"
+#include "kallsyms.h"
+#include "trace/ftrace.h"
+#include "trace/kt_ftrace.h"
 
 #define TEXT_PROBE_BYTES 4096
 
-struct mdb_format {
-	const char *name;  /* NULL: a refusal, not a format (see below) */
-	/* one-file formats: recognise the bytes, decode them */
-	mdb_snap_probe_fn probe;
-	mdb_snap_decode_fn decode;
-	/* what the header says beyond the rows (byte order, CPUs) */
-	void (*describe)(const void *buf, size_t len, struct mdb_source_meta *m);
-	/* path formats: open @path, or return 1 when it is not theirs */
-	int (*open)(const char *path, const struct mdb_ingest_opts *o,
-		    struct mdb_input **in, struct mdb_error *e);
-};
-
-static void memstat_describe(const void *buf, size_t len,
-			     struct mdb_source_meta *m)
+static int memstat_describe(const void *buf, size_t len,
+			    const struct mdb_decode_opts *o,
+			    struct mdb_source_meta *m, struct mdb_error *e)
 {
 	uint32_t version, maxcpus, count;
 
+	(void)o;
+	(void)e;
 	if (mdb_memstat_header(buf, len, &m->order, &version, &maxcpus,
 			       &count))
 		m->ncpus = (int)maxcpus;
+	return 0;
 }
 
 /* Text no format above claimed (no NUL, no control bytes). */
@@ -60,29 +55,55 @@ static int text_probe(const void *buf, size_t len)
 	return 1;
 }
 
+/* The last resort: any other file is read as one kmemtrace relay file. */
+static int any_probe(const void *buf, size_t len)
+{
+	(void)buf;
+	(void)len;
+	return 1;
+}
+
+#define KMEM_HINT                                                        \
+	"enable the kmem:kmalloc, kmem:kfree, kmem:kmem_cache_alloc, "   \
+	"kmem:kmem_cache_free (and kmem:mm_page_*) events before tracing"
+
+/*
+ * Every format memdb reads, in detection order.  Adding a format is one
+ * decoder file and one row here.
+ */
 static const struct mdb_format formats[] = {
 	/* binary snapshot streams: a version word, counts that match the
 	 * file's length */
-	{ "memstat-uma", mdb_memstat_uma_probe, mdb_memstat_uma_decode,
-	  memstat_describe, NULL },
-	{ "memstat-malloc", mdb_memstat_malloc_probe,
-	  mdb_memstat_malloc_decode, memstat_describe, NULL },
+	{ .name = "memstat-uma", .probe = mdb_memstat_uma_probe,
+	  .decode_snap = mdb_memstat_uma_decode,
+	  .describe = memstat_describe },
+	{ .name = "memstat-malloc", .probe = mdb_memstat_malloc_probe,
+	  .decode_snap = mdb_memstat_malloc_decode,
+	  .describe = memstat_describe },
 	/* text snapshots: a header line, else the first row's shape */
-	{ "vmstat-json", mdb_vmstat_json_probe, mdb_vmstat_json_decode, NULL,
-	  NULL },
-	{ "allocinfo", mdb_allocinfo_probe, mdb_allocinfo_decode, NULL, NULL },
-	{ "slabinfo", mdb_slabinfo_probe, mdb_slabinfo_decode, NULL, NULL },
-	{ "vmstat-z", mdb_vmstat_z_probe, mdb_vmstat_z_decode, NULL, NULL },
-	{ "vmstat-m", mdb_vmstat_m_probe, mdb_vmstat_m_decode, NULL, NULL },
-	/* text event traces: a trace file, or a directory holding one */
-	{ "ftrace-text", NULL, NULL, NULL, ft_input_open },
+	{ .name = "vmstat-json", .probe = mdb_vmstat_json_probe,
+	  .decode_snap = mdb_vmstat_json_decode },
+	{ .name = "allocinfo", .probe = mdb_allocinfo_probe,
+	  .decode_snap = mdb_allocinfo_decode },
+	{ .name = "slabinfo", .probe = mdb_slabinfo_probe,
+	  .decode_snap = mdb_slabinfo_decode },
+	{ .name = "vmstat-z", .probe = mdb_vmstat_z_probe,
+	  .decode_snap = mdb_vmstat_z_decode },
+	{ .name = "vmstat-m", .probe = mdb_vmstat_m_probe,
+	  .decode_snap = mdb_vmstat_m_decode },
+	/* text event traces: ftrace, perf script, trace-cmd report */
+	{ .name = "ftrace-text", .probe = ft_probe, .decode = ft_decode,
+	  .describe = ft_describe, .flags = MDB_FMT_KSYMS,
+	  .empty_hint = KMEM_HINT },
 	/* any other text file: refused here, so the binary trace reader
 	 * below does not misjudge it */
-	{ NULL, text_probe, NULL, NULL, NULL },
+	{ .name = NULL, .probe = text_probe },
 	/* the ftrace-era kmemtrace tracer's binary: exact record sizes */
-	{ "kmemtrace-ftrace", NULL, NULL, NULL, ktf_input_open },
+	{ .name = "kmemtrace-ftrace", .probe = ktf_probe, .decode = ktf_decode,
+	  .describe = ktf_describe },
 	/* kmemtrace relay: a capture directory, or any lone binary file */
-	{ "kmemtrace-relay", NULL, NULL, NULL, kt_input_open },
+	{ .name = "kmemtrace-relay", .probe = any_probe,
+	  .open = kt_input_open },
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
@@ -101,12 +122,19 @@ const char *const *mdb_input_formats(void)
 	return names;
 }
 
+const struct mdb_format *mdb_format_find(const char *name)
+{
+	for (size_t i = 0; name && i < NFORMATS; i++)
+		if (formats[i].name && !strcmp(formats[i].name, name))
+			return &formats[i];
+	return NULL;
+}
+
 int mdb_format_is_snapshot(const char *format)
 {
-	for (size_t i = 0; format && i < NFORMATS; i++)
-		if (formats[i].name && !strcmp(formats[i].name, format))
-			return formats[i].decode != NULL;
-	return 0;
+	const struct mdb_format *f = mdb_format_find(format);
+
+	return f && f->decode_snap;
 }
 
 void mdb_ingest_opts_init(struct mdb_ingest_opts *o)
@@ -116,29 +144,230 @@ void mdb_ingest_opts_init(struct mdb_ingest_opts *o)
 	o->cpu = -1;
 }
 
-static int open_file_format(const char *path, const struct mdb_format *f,
-			    struct mdb_map *map, struct mdb_input **in,
-			    struct mdb_error *e)
+void mdb_decode_opts_init(struct mdb_decode_opts *o, const char *name)
 {
-	if (!f->decode) {
-		mdb_unmap(map);
-		mdb_error_set(e, MDB_E_FORMAT, path, -1, 1, NULL);
-		mdb_error_msg(e, "unrecognised text input");
-		mdb_error_hint(e, "memdb reads /proc/allocinfo, /proc/slabinfo, "
-				  "vmstat -z and -m (text or --libxo json); "
-				  "--format NAME names the format");
-		return -MDB_E_FORMAT;
-	}
-	return snap_input_open(path, f->name, f->decode, f->describe, map, in,
-			       e);
+	memset(o, 0, sizeof(*o));
+	o->name = name;
+	o->order = MDB_ORDER_UNKNOWN;
+	o->cpu = -1;
 }
 
-static const struct mdb_format *find_format(const char *name)
+/* ---- the one-file opener ---------------------------------------------- */
+
+/* A decoder's progress callback that releases a struct mdb_map's pages. */
+static void mdb_map_done_cb(void *map, size_t off)
 {
-	for (size_t i = 0; i < NFORMATS; i++)
-		if (formats[i].name && !strcmp(formats[i].name, name))
-			return &formats[i];
-	return NULL;
+	mdb_map_done(map, off);
+}
+
+struct file_input {
+	char *path;
+	struct mdb_map map;
+	const struct mdb_format *f;
+	struct mdb_decode_opts dopts;
+	struct kallsyms ksyms;
+	int have_ksyms;
+};
+
+static void file_free(struct file_input *fi)
+{
+	if (!fi)
+		return;
+	mdb_unmap(&fi->map);
+	if (fi->have_ksyms)
+		kallsyms_release(&fi->ksyms);
+	free(fi->path);
+	free(fi);
+}
+
+static int file_decode(struct mdb_input *in, const struct mdb_sink *sink,
+		       struct mdb_decode_stats *st, struct mdb_error *e)
+{
+	struct file_input *fi = in->priv;
+	int ret;
+
+	fi->dopts.done = mdb_map_done_cb;
+	fi->dopts.done_ctx = &fi->map;
+	fi->dopts.done_step = MDB_RELEASE_STEP;
+	ret = fi->f->decode(fi->map.data, fi->map.len, &fi->dopts, sink, st,
+			    e);
+	if (ret < 0 || st->events)
+		return ret;
+	mdb_error_set(e, MDB_E_EMPTY, fi->path, -1, -1,
+		      "lines=%" PRIu64 " other=%" PRIu64 " malformed=%" PRIu64,
+		      st->records, st->unknown, st->malformed);
+	mdb_error_msg(e, "no kmem events");
+	if (fi->f->empty_hint)
+		mdb_error_hint(e, "%s", fi->f->empty_hint);
+	return -MDB_E_EMPTY;
+}
+
+static int file_decode_snap(struct mdb_input *in,
+			    const struct mdb_snap_sink *sink,
+			    struct mdb_snap_info *info, struct mdb_error *e)
+{
+	struct file_input *fi = in->priv;
+
+	return fi->f->decode_snap(fi->map.data, fi->map.len, fi->path, sink,
+				  info, e);
+}
+
+static void file_close(struct mdb_input *in)
+{
+	file_free(in->priv);
+	free(in);
+}
+
+static const struct mdb_input_ops file_event_ops = {
+	.decode = file_decode,
+	.close = file_close,
+};
+
+static const struct mdb_input_ops file_snap_ops = {
+	.decode_snap = file_decode_snap,
+	.close = file_close,
+};
+
+/* The boot's kallsyms: given, or the capture directory's. */
+static int file_load_ksyms(struct file_input *fi, const char *dir,
+			   const struct mdb_ingest_opts *o,
+			   struct mdb_error *e)
+{
+	char *path = NULL;
+	struct stat st;
+	int ret;
+
+	if (o->kallsyms)
+		path = strdup(o->kallsyms);
+	else if (dir)
+		path = mdb_path_join(dir, "kallsyms");
+	else
+		return 0;
+	if (!path)
+		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	if (!o->kallsyms && stat(path, &st) < 0) {
+		free(path);
+		return 0;
+	}
+	ret = kallsyms_load(&fi->ksyms, path, e);
+	free(path);
+	if (ret < 0)
+		return ret;
+	fi->have_ksyms = 1;
+	fi->dopts.ksyms = &fi->ksyms;
+	return 0;
+}
+
+static void file_meta_init(struct mdb_source_meta *m,
+			   const struct mdb_format *f, size_t len)
+{
+	m->format = f->name;
+	m->snapshot = f->decode_snap != NULL;
+	m->abi_version = -1;
+	m->overruns = -1;
+	m->data_bytes = len;
+}
+
+/* Describe, kallsyms, the directory's extras, the hash. */
+static int file_prepare(struct mdb_input *in, struct file_input *fi,
+			const char *dir, const struct mdb_ingest_opts *o,
+			struct mdb_error *e)
+{
+	struct mdb_hasher *h;
+	int ret;
+
+	if (fi->f->describe) {
+		ret = fi->f->describe(fi->map.data, fi->map.len, &fi->dopts,
+				      &in->meta, e);
+		if (ret)
+			return ret;
+	}
+	if (fi->f->flags & MDB_FMT_KSYMS) {
+		ret = file_load_ksyms(fi, dir, o, e);
+		if (ret < 0)
+			return ret;
+	}
+	if (dir) {
+		mdb_read_release(dir, &in->meta);
+		/* kallsyms, modules, sections: kept for memdb symbolize */
+		ret = mdb_attach_scan(&in->meta, dir, e);
+		if (ret < 0)
+			return ret;
+	}
+	h = mdb_hash_begin(fi->f->name, e);
+	if (!h)
+		return -MDB_E_NOMEM;
+	mdb_hash_map(h, &fi->map, MDB_RELEASE_STEP);
+	mdb_hash_end(h, &in->meta);
+	return 0;
+}
+
+int mdb_file_open(const char *path, const struct mdb_format *f,
+		  struct mdb_map *map, const char *dir,
+		  const struct mdb_ingest_opts *o, struct mdb_input **out,
+		  struct mdb_error *e)
+{
+	struct mdb_input *in = calloc(1, sizeof(*in));
+	struct file_input *fi = calloc(1, sizeof(*fi));
+	int ret;
+
+	*out = NULL;
+	if (!in || !fi || !(fi->path = strdup(path))) {
+		mdb_unmap(map);
+		ret = mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
+		goto fail;
+	}
+	fi->map = *map;
+	memset(map, 0, sizeof(*map));
+	fi->f = f;
+	mdb_decode_opts_init(&fi->dopts, fi->path);
+	fi->dopts.order = o->order;
+	fi->dopts.abi = o->abi;
+	fi->dopts.cpu = o->cpu;
+	fi->dopts.strict = o->strict;
+	fi->dopts.page_size = o->page_size;
+	fi->dopts.warn = o->warn;
+	fi->dopts.warn_ctx = o->warn_ctx;
+	in->ops = f->decode_snap ? &file_snap_ops : &file_event_ops;
+	in->priv = fi;
+	file_meta_init(&in->meta, f, fi->map.len);
+	ret = file_prepare(in, fi, dir, o, e);
+	if (ret)
+		goto fail;
+	*out = in;
+	return 0;
+fail:
+	file_free(fi);
+	free(in);
+	return ret;
+}
+
+/* ---- choosing the format ---------------------------------------------- */
+
+static int refuse_text(const char *path, struct mdb_error *e)
+{
+	mdb_error_set(e, MDB_E_FORMAT, path, -1, 1, NULL);
+	mdb_error_msg(e, "unrecognised text input");
+	mdb_error_hint(e, "memdb reads /proc/allocinfo, /proc/slabinfo, "
+			  "vmstat -z and -m (text or --libxo json); "
+			  "--format NAME names the format");
+	return -MDB_E_FORMAT;
+}
+
+/* Open regular file @path, mapped in @map, as format @f. */
+static int open_as(const char *path, const struct mdb_format *f,
+		   struct mdb_map *map, const struct mdb_ingest_opts *o,
+		   struct mdb_input **in, struct mdb_error *e)
+{
+	if (f->open) {
+		mdb_unmap(map);
+		return f->open(path, o, in, e);
+	}
+	if (!f->name) {
+		mdb_unmap(map);
+		return refuse_text(path, e);
+	}
+	return mdb_file_open(path, f, map, NULL, o, in, e);
 }
 
 /* The format @o->format names, without probing. */
@@ -146,8 +375,8 @@ static int open_forced(const char *path, const struct mdb_ingest_opts *o,
 		       const struct stat *st, struct mdb_input **in,
 		       struct mdb_error *e)
 {
-	const struct mdb_format *f = find_format(o->format);
-	struct mdb_map map;
+	const struct mdb_format *f = mdb_format_find(o->format);
+	struct mdb_map map = { 0 };
 	int ret;
 
 	if (!f) {
@@ -156,24 +385,31 @@ static int open_forced(const char *path, const struct mdb_ingest_opts *o,
 		mdb_error_msg(e, "unknown input format");
 		return -MDB_E_INVAL;
 	}
-	if (f->open) {
-		ret = f->open(path, o, in, e);
-		if (ret == 1) {
-			mdb_error_set(e, MDB_E_FORMAT, path, -1, -1, NULL);
-			mdb_error_msg(e, "not a %s input", f->name);
-			return -MDB_E_FORMAT;
-		}
-		return ret;
+	if (S_ISDIR(st->st_mode))
+		ret = mdb_capture_open(path, f, o, in, e);
+	else if (!S_ISREG(st->st_mode))
+		ret = mdb_error_set(e, MDB_E_IO, path, -1, -1, "format=%s",
+				    f->name);
+	else if ((ret = mdb_map_file(path, &map, e)) == 0)
+		ret = open_as(path, f, &map, o, in, e);
+	if (ret == 1) {
+		mdb_error_set(e, MDB_E_FORMAT, path, -1, -1, NULL);
+		mdb_error_msg(e, "not a %s input", f->name);
+		return -MDB_E_FORMAT;
 	}
-	if (!S_ISREG(st->st_mode)) {
-		mdb_error_set(e, MDB_E_IO, path, -1, -1, "format=%s", f->name);
+	if (ret == -MDB_E_IO && !S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
 		mdb_error_msg(e, "not a regular file");
-		return -MDB_E_IO;
-	}
-	ret = mdb_map_file(path, &map, e);
-	if (ret < 0)
-		return ret;
-	return open_file_format(path, f, &map, in, e);
+	return ret;
+}
+
+static int no_format(const char *path, struct mdb_error *e)
+{
+	mdb_error_set(e, MDB_E_FORMAT, path, -1, -1, NULL);
+	mdb_error_msg(e, "no input memdb can read");
+	mdb_error_hint(e, "a kmemtrace capture directory holds cpu0, cpu1, "
+			  "... or cpu0.out, cpu1.out, ...; snapshots are "
+			  "single files");
+	return -MDB_E_FORMAT;
 }
 
 static int detect(const char *path, const struct mdb_ingest_opts *o,
@@ -183,34 +419,27 @@ static int detect(const char *path, const struct mdb_ingest_opts *o,
 	struct mdb_map map = { 0 };
 	int ret;
 
-	if (S_ISREG(st->st_mode)) {
-		ret = mdb_map_file(path, &map, e);
-		if (ret < 0)
-			return ret;
+	if (S_ISDIR(st->st_mode)) {
+		ret = mdb_capture_open(path, NULL, o, in, e);
+		return ret == 1 ? no_format(path, e) : ret;
 	}
+	if (!S_ISREG(st->st_mode))
+		return kt_input_open(path, o, in, e);
+	ret = mdb_map_file(path, &map, e);
+	if (ret < 0)
+		return ret;
 	for (size_t i = 0; i < NFORMATS; i++) {
 		const struct mdb_format *f = &formats[i];
 
-		if (f->probe) {
-			if (map.len && f->probe(map.data, map.len))
-				return open_file_format(path, f, &map, in, e);
+		/* an empty file is nothing but a (lone, empty) relay file */
+		if ((!map.len && f->probe != any_probe) ||
+		    !f->probe(map.data, map.len))
 			continue;
-		}
-		/* a path format opens the path itself; the mapping stays
-		 * for the one-file probes after it */
-		ret = f->open(path, o, in, e);
-		if (ret != 1) {
-			mdb_unmap(&map);
-			return ret;
-		}
+		ret = open_as(path, f, &map, o, in, e);
+		return ret == 1 ? no_format(path, e) : ret;
 	}
 	mdb_unmap(&map);
-	mdb_error_set(e, MDB_E_FORMAT, path, -1, -1, NULL);
-	mdb_error_msg(e, "no input memdb can read");
-	mdb_error_hint(e, "a kmemtrace capture directory holds cpu0, cpu1, "
-			  "... or cpu0.out, cpu1.out, ...; snapshots are "
-			  "single files");
-	return -MDB_E_FORMAT;
+	return no_format(path, e);
 }
 
 int mdb_input_open(const char *path, const struct mdb_ingest_opts *o,
@@ -253,33 +482,58 @@ void mdb_read_release(const char *dir, struct mdb_source_meta *m)
 	}
 }
 
-int mdb_hash_map(const char *tag, struct mdb_map *map, size_t step,
-		 struct mdb_source_meta *m, struct mdb_error *e)
+struct mdb_hasher {
+	XXH3_state_t *state;
+};
+
+struct mdb_hasher *mdb_hash_begin(const char *tag, struct mdb_error *e)
 {
-	XXH3_state_t *hs = XXH3_createState();
-	XXH128_hash_t h;
+	struct mdb_hasher *h = calloc(1, sizeof(*h));
 
-	if (!hs)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
-	XXH3_128bits_reset(hs);
-	XXH3_128bits_update(hs, tag, strlen(tag));
-	for (size_t off = 0; off < map->len; off += step) {
-		size_t n = map->len - off < step ? map->len - off : step;
-
-		XXH3_128bits_update(hs, map->data + off, n);
-		mdb_map_done(map, off + n);
+	if (h && !(h->state = XXH3_createState())) {
+		free(h);
+		h = NULL;
 	}
-	h = XXH3_128bits_digest(hs);
-	XXH3_freeState(hs);
-	snprintf(m->hash, sizeof(m->hash), "%016" PRIx64 "%016" PRIx64,
-		 (uint64_t)h.high64, (uint64_t)h.low64);
-	return 0;
+	if (!h) {
+		mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return NULL;
+	}
+	XXH3_128bits_reset(h->state);
+	XXH3_128bits_update(h->state, tag, strlen(tag));
+	return h;
 }
 
-void mdb_map_done_cb(void *map, size_t off)
+void mdb_hash_update(struct mdb_hasher *h, const void *buf, size_t len)
 {
-	mdb_map_done(map, off);
+	if (len)
+		XXH3_128bits_update(h->state, buf, len);
 }
+
+void mdb_hash_map(struct mdb_hasher *h, struct mdb_map *map, size_t step)
+{
+	struct mdb_cursor c;
+
+	mdb_cursor_init(&c, map->data, map->len);
+	while (mdb_cursor_left(&c)) {
+		size_t n = mdb_cursor_left(&c) < step ? mdb_cursor_left(&c) :
+							 step;
+
+		mdb_hash_update(h, mdb_cursor_peek(&c, n), n);
+		(void)mdb_cursor_skip(&c, n);
+		mdb_map_done(map, mdb_cursor_off(&c));
+	}
+}
+
+void mdb_hash_end(struct mdb_hasher *h, struct mdb_source_meta *m)
+{
+	XXH128_hash_t v = XXH3_128bits_digest(h->state);
+
+	snprintf(m->hash, sizeof(m->hash), "%016" PRIx64 "%016" PRIx64,
+		 (uint64_t)v.high64, (uint64_t)v.low64);
+	XXH3_freeState(h->state);
+	free(h);
+}
+
 
 const struct mdb_source_meta *mdb_input_meta(const struct mdb_input *in)
 {

@@ -1,9 +1,23 @@
 /* SPDX-License-Identifier: MIT */
-/* Private to ingest/: the per-format operations behind struct mdb_input. */
+/*
+ * Private to ingest/: the format table and the openers behind struct
+ * mdb_input.
+ *
+ * Every input is opened by one of two openers:
+ *  - the one-file opener of input.c: map the file, run the format's
+ *    describe(), load kallsyms when the format resolves symbolic call
+ *    sites, hash the bytes once, and decode the mapping with the format's
+ *    pure decoder while releasing the pages already read;
+ *  - the capture-directory opener of capture.c: a directory is one
+ *    capture; its files say which format it holds (cpuN files: a
+ *    kmemtrace relay capture, merged by kt_capture.c; one trace text file:
+ *    handed to the one-file opener with the directory's extras).
+ */
 #ifndef MDB_INPUT_PRIV_H
 #define MDB_INPUT_PRIV_H
 
 #include "../common/file.h"
+#include "decode.h"
 #include "ingest.h"
 #include "snapshot.h"
 
@@ -27,54 +41,79 @@ struct mdb_input {
 };
 
 /*
- * kmemtrace relay capture: a directory of per-CPU files or one file.
- * Returns 0 and *@in on success, 1 when @path does not look like a relay
- * capture at all (so the caller can try other formats), <0 on error.
+ * What the first bytes of an input say beyond its rows, for the source
+ * table (byte order, word size, CPUs, hashed pointers).  Returns 0, 1
+ * when the bytes are not this format after all (a forced byte order that
+ * does not fit), or a negative MDB_E_* code.
+ */
+typedef int (*mdb_describe_fn)(const void *buf, size_t len,
+			       const struct mdb_decode_opts *o,
+			       struct mdb_source_meta *m, struct mdb_error *e);
+
+/* One row of the format table (input.c). */
+struct mdb_format {
+	const char *name;   /* as --format takes it; NULL: a refusal */
+	mdb_probe_fn probe; /* one-file formats: recognise the bytes */
+	mdb_decode_fn decode;           /* event traces */
+	mdb_snap_decode_fn decode_snap; /* statistics snapshots */
+	mdb_describe_fn describe;       /* may be NULL */
+	/*
+	 * Formats that open the path themselves (several files merged):
+	 * 0 and *@in, 1 when @path is not theirs, or <0.
+	 */
+	int (*open)(const char *path, const struct mdb_ingest_opts *o,
+		    struct mdb_input **in, struct mdb_error *e);
+	unsigned flags;
+	const char *empty_hint; /* events: what to do when none were found */
+};
+
+#define MDB_FMT_KSYMS 1u /* resolves symbolic call sites with kallsyms */
+
+/* The row of format @name, or NULL. */
+const struct mdb_format *mdb_format_find(const char *name);
+
+/*
+ * The one-file opener: @f reads @path, whose bytes @map holds (taken
+ * over: unmapped on failure too).  @dir, when not NULL, is the capture
+ * directory the file came from: its kernel-release, kallsyms and the
+ * files kept for symbolize come with the source.  Returns 0, 1 when
+ * describe() says the file is not @f's, or <0.
+ */
+int mdb_file_open(const char *path, const struct mdb_format *f,
+		  struct mdb_map *map, const char *dir,
+		  const struct mdb_ingest_opts *o, struct mdb_input **in,
+		  struct mdb_error *e);
+
+/*
+ * The capture-directory opener (capture.c).  @only, when not NULL, is the
+ * format --format named.  Returns like struct mdb_format.open.
+ */
+int mdb_capture_open(const char *dir, const struct mdb_format *only,
+		     const struct mdb_ingest_opts *o, struct mdb_input **in,
+		     struct mdb_error *e);
+
+/*
+ * kmemtrace relay capture: a directory of per-CPU files or one file,
+ * merged in seq_num order (kt_capture.c).  Returns like struct
+ * mdb_format.open.
  */
 int kt_input_open(const char *path, const struct mdb_ingest_opts *o,
 		  struct mdb_input **in, struct mdb_error *e);
 
-/*
- * A one-file snapshot of format @format, read by @decode: takes over the
- * mapping @map (which it unmaps, also on failure) and hashes it.
- * @describe, when not NULL, fills what the header says into the meta.
- */
-int snap_input_open(const char *path, const char *format,
-		    mdb_snap_decode_fn decode,
-		    void (*describe)(const void *buf, size_t len,
-				     struct mdb_source_meta *m),
-		    struct mdb_map *map, struct mdb_input **in,
-		    struct mdb_error *e);
-
-/*
- * ftrace kmem text (formats.md 2): a trace text file, or a capture
- * directory holding one (and, optionally, the boot's kallsyms).  Returns
- * like kt_input_open().
- */
-int ft_input_open(const char *path, const struct mdb_ingest_opts *o,
-		  struct mdb_input **in, struct mdb_error *e);
-
-/*
- * ftrace-era kmemtrace binary (formats.md 1.2): one file of records of
- * either word size and byte order.  Returns like kt_input_open().
- */
-int ktf_input_open(const char *path, const struct mdb_ingest_opts *o,
-		   struct mdb_input **in, struct mdb_error *e);
-
 /* Fill m->kernel_release from a kernel-release file in @dir, if any. */
 void mdb_read_release(const char *dir, struct mdb_source_meta *m);
 
-struct mdb_map;
-
 /*
- * The content hash of a one-file source: XXH3-128 of @tag (the format
- * name) and the bytes of @m, as hex in m->hash.  Reads in steps of @step
- * bytes and releases each step's pages once hashed.
+ * The content hash of a source: XXH3-128 of the format name, then the
+ * event or row data, as hex in m->hash.  One implementation for every
+ * opener; mdb_hash_map() releases each step's pages once hashed.
  */
-int mdb_hash_map(const char *tag, struct mdb_map *map, size_t step,
-		 struct mdb_source_meta *m, struct mdb_error *e);
+struct mdb_hasher;
+struct mdb_hasher *mdb_hash_begin(const char *tag, struct mdb_error *e);
+void mdb_hash_update(struct mdb_hasher *h, const void *buf, size_t len);
+void mdb_hash_map(struct mdb_hasher *h, struct mdb_map *map, size_t step);
+void mdb_hash_end(struct mdb_hasher *h, struct mdb_source_meta *m);
 
-/* A decoder's progress callback that releases a struct mdb_map's pages. */
-void mdb_map_done_cb(void *map, size_t off);
+#define MDB_RELEASE_STEP (16u << 20) /* bytes read between page releases */
 
 #endif

@@ -167,9 +167,11 @@ static int decode_fixture(const char *dir, const char *file,
 	char *path, *text;
 	size_t len;
 	struct kallsyms k;
-	struct ft_opts o = { 0 };
+	struct mdb_decode_opts o = { 0 };
+	struct ft_params fp = { 0 };
 	int ret, have_k = 0;
 
+	o.priv = &fp;
 	if (asprintf(&path, "%s/succeed/%s/%s", env("TESTDATA"), dir,
 		     file) < 0)
 		fail();
@@ -190,8 +192,8 @@ static int decode_fixture(const char *dir, const char *file,
 	o.name = path;
 	o.ksyms = have_k ? &k : NULL;
 	o.strict = strict;
-	o.hashed = sn->hashed;
-	o.ptr_digits = sn->ptr_digits;
+	fp.hashed = sn->hashed;
+	fp.ptr_digits = sn->ptr_digits;
 	o.warn = on_warn;
 	o.warn_ctx = wd;
 	{
@@ -617,10 +619,10 @@ static void test_malformed(void **state)
 
 /* ---- inline lines --------------------------------------------------- */
 
-static int decode_text(const char *text, const struct ft_opts *o_in,
+static int decode_text(const char *text, const struct mdb_decode_opts *o_in,
 		       struct rec *r, struct mdb_decode_stats *st)
 {
-	struct ft_opts o = *o_in;
+	struct mdb_decode_opts o = *o_in;
 	struct mdb_sink sink = { r, rec_event };
 	struct mdb_error e;
 
@@ -643,10 +645,12 @@ static void test_page_rules(void **state)
 		    "migratetype=0 gfp_flags=GFP_KERNEL\n"
 		PFX "mm_page_alloc: page=ffffea0000000040 pfn=0x1 order=2 "
 		    "migratetype=0 gfp_flags=GFP_KERNEL\n";
-	struct ft_opts o = { .page_size = 65536, .ptr_digits = 16 };
+	struct mdb_decode_opts o = { .page_size = 65536 };
+	struct ft_params fp = { .ptr_digits = 16 };
 	struct rec r = { 0 };
 	struct mdb_decode_stats st;
 
+	o.priv = &fp;
 	(void)state;
 	assert_int_equal(decode_text(text, &o, &r, &st), 0);
 	assert_int_equal(r.n, 4);
@@ -659,7 +663,7 @@ static void test_page_rules(void **state)
 	assert_int_equal(r.v[3].ev.bytes_req, 262144);
 	rec_free(&r);
 
-	o.ptr_digits = 8;
+	fp.ptr_digits = 8;
 	assert_int_equal(decode_text(
 		"  a-1 [000] 1.0: mm_page_alloc: page=c1000040 "
 		"pfn=4294967295 order=0 migratetype=0 gfp_flags=GFP_KERNEL\n",
@@ -685,10 +689,12 @@ static void test_line_shapes(void **state)
 		PFX "kfree: call_site=f+1 ptr=0\n"           /* 10: bad site */
 		PFX "kfree: ptr=0 call_site=f+0x1 ptr=1\n"   /* 11: first wins */
 		"\n";                                        /* 12 */
-	struct ft_opts o = { 0 };
+	struct mdb_decode_opts o = { 0 };
+	struct ft_params fp = { 0 };
 	struct rec r = { 0 };
 	struct mdb_decode_stats st;
 
+	o.priv = &fp;
 	(void)state;
 	assert_int_equal(decode_text(text, &o, &r, &st), 0);
 	assert_int_equal(st.records, 12);
@@ -710,11 +716,13 @@ static void test_size_mismatch(void **state)
 				 "ffffffff81000100 T bar\n";
 	struct kallsyms k;
 	struct mdb_error e;
-	struct ft_opts o = { 0 };
+	struct mdb_decode_opts o = { 0 };
+	struct ft_params fp = { 0 };
 	struct rec r = { 0 };
 	struct mdb_decode_stats st;
 	struct warned wd = { 0 };
 
+	o.priv = &fp;
 	(void)state;
 	assert_int_equal(kallsyms_parse(&k, ks, sizeof(ks) - 1, "ks", &e), 0);
 	o.ksyms = &k;
@@ -736,10 +744,12 @@ static void test_size_mismatch(void **state)
 /* The sink's error stops the decoder and comes back unchanged. */
 static void test_sink_error(void **state)
 {
-	struct ft_opts o = { 0 };
+	struct mdb_decode_opts o = { 0 };
+	struct ft_params fp = { 0 };
 	struct rec r = { .fail_at = 2 };
 	struct mdb_decode_stats st;
 
+	o.priv = &fp;
 	(void)state;
 	assert_int_equal(decode_text(PFX "kfree: call_site=1 ptr=0\n"
 				     PFX "kfree: call_site=2 ptr=0\n"

@@ -122,14 +122,15 @@ static int decode(const uint8_t *buf, size_t len, struct rec *r,
 		  struct mdb_decode_stats *st, struct mdb_error *e,
 		  struct ktf_layout *l)
 {
-	struct ktf_src s = { .name = "bin", .buf = buf, .len = len };
+	struct mdb_decode_opts o;
 	struct mdb_sink sink = { r, rec_event };
 
 	memset(r, 0, sizeof(*r));
 	if (ktf_detect(buf, len, MDB_ORDER_UNKNOWN, l))
 		return 1;
-	s.layout = *l;
-	return ktf_decode(&s, &sink, st, e);
+	mdb_decode_opts_init(&o, "bin");
+	o.priv = l;
+	return ktf_decode(buf, len, &o, &sink, st, e);
 }
 
 static void check_lp64(const struct rec *r, const struct mdb_decode_stats *st)

@@ -103,19 +103,27 @@ static uint64_t malloc_record_size(uint32_t maxcpus)
  */
 static int memstat_kind(const void *buf, size_t len)
 {
-	const uint8_t *b = buf, *r = b + MEMSTAT_HDR_SIZE;
 	uint32_t version, maxcpus, count, align, size;
+	struct mdb_cursor c;
+	const uint8_t *r;
 	enum mdb_order o;
+	size_t body;
 
 	if (!mdb_memstat_header(buf, len, &o, &version, &maxcpus, &count))
 		return -1;
-	if (len - MEMSTAT_HDR_SIZE == count * uma_record_size(maxcpus))
-		return MDB_ZONE_UMA;
-	if (len - MEMSTAT_HDR_SIZE == count * malloc_record_size(maxcpus))
-		return MDB_ZONE_MALLOC;
-	if (len < MEMSTAT_HDR_SIZE + MEMSTAT_NAME_SIZE || !plausible_name(r))
+	mdb_cursor_init(&c, buf, len);
+	if (mdb_cursor_skip(&c, MEMSTAT_HDR_SIZE))
 		return -1;
-	if (len < MEMSTAT_HDR_SIZE + MEMSTAT_UMA_TYPE_SIZE)
+	body = mdb_cursor_left(&c);
+	if (body == count * uma_record_size(maxcpus))
+		return MDB_ZONE_UMA;
+	if (body == count * malloc_record_size(maxcpus))
+		return MDB_ZONE_MALLOC;
+	r = mdb_cursor_peek(&c, MEMSTAT_NAME_SIZE);
+	if (!r || !plausible_name(r))
+		return -1;
+	r = mdb_cursor_peek(&c, MEMSTAT_UMA_TYPE_SIZE);
+	if (!r)
 		return MDB_ZONE_MALLOC;
 	align = get_u32(r + UTH_ALIGN, o);
 	size = get_u32(r + UTH_SIZE, o);
@@ -148,7 +156,7 @@ struct stream_kind {
 };
 
 struct stream {
-	const uint8_t *buf;
+	struct mdb_cursor records; /* the records, after the header */
 	enum mdb_order order;
 	uint32_t maxcpus, count;
 	uint64_t head;  /* bytes before a record's per-CPU figures */
@@ -165,9 +173,10 @@ static int stream_open(const void *buf, size_t len, const char *name,
 		       struct mdb_error *e)
 {
 	uint32_t version;
-	uint64_t need, whole, rem;
+	uint64_t need, whole, rem, body;
 
-	if (len < MEMSTAT_HDR_SIZE)
+	mdb_cursor_init(&s->records, buf, len);
+	if (mdb_cursor_skip(&s->records, MEMSTAT_HDR_SIZE))
 		return mdb_error_set(e, MDB_E_TRUNCATED, name, 0, -1,
 				     "need=%d have=%zu", MEMSTAT_HDR_SIZE, len);
 	if (!mdb_memstat_header(buf, len, &s->order, &version, &s->maxcpus,
@@ -183,13 +192,13 @@ static int stream_open(const void *buf, size_t len, const char *name,
 		mdb_error_msg(e, "unsupported memstat stream version");
 		return -MDB_E_VERSION;
 	}
-	s->buf = buf;
 	s->rec = k->rec(s->maxcpus);
 	s->head = k->rec(0);
 	s->cpu = k->rec(1) - s->head;
+	body = mdb_cursor_left(&s->records);
 	need = MEMSTAT_HDR_SIZE + s->count * s->rec;
-	whole = (len - MEMSTAT_HDR_SIZE) / s->rec;
-	rem = (len - MEMSTAT_HDR_SIZE) % s->rec;
+	whole = body / s->rec;
+	rem = body % s->rec;
 	if (need > len && rem)
 		return mdb_error_set(e, MDB_E_TRUNCATED, name,
 				     (int64_t)(MEMSTAT_HDR_SIZE +
@@ -275,10 +284,17 @@ static int stream_decode(const void *buf, size_t len, const char *name,
 		return ret;
 	strcpy(info->version, "1");
 	for (uint32_t i = 0; i < s.count; i++) {
-		const uint8_t *r = s.buf + MEMSTAT_HDR_SIZE + i * s.rec;
+		struct mdb_cursor rc;
+		const uint8_t *r;
 		struct mdb_zone_cpu sum = { 0 }, c;
 		struct mdb_zone z;
 
+		/* stream_open() checked count x record size against len */
+		if (mdb_cursor_sub(&s.records, s.rec, &rc) ||
+		    !(r = mdb_cursor_peek(&rc, s.rec)))
+			return mdb_error_set(e, MDB_E_TRUNCATED, name,
+					     (int64_t)mdb_cursor_off(&s.records),
+					     -1, "record=%u", i);
 		for (uint32_t n = 0; n < s.maxcpus; n++) {
 			k->cpu(r + s.head + n * s.cpu, s.order, &c);
 			cpu_add(&sum, &c);

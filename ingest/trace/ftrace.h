@@ -19,26 +19,22 @@
 #include <stdint.h>
 
 #include "../../common/error.h"
+#include "../decode.h"
 #include "../event.h"
+#include "../ingest.h"
 #include "../kallsyms.h"
 
 #define FT_PAGE_SIZE 4096  /* default bytes per page of page events */
 #define FT_WARN_LINES 5    /* malformed lines reported one by one */
 #define FT_HASH_TAG (1ULL << 32) /* marks a hashed pointer below 4096 */
 
-struct ft_opts {
-	const char *name;             /* for messages */
-	const struct kallsyms *ksyms; /* resolves symbolic call sites; NULL */
-	uint64_t page_size;           /* 0 = FT_PAGE_SIZE */
-	int strict;                   /* first malformed line is an error */
-	int hashed;                   /* pointers are hashed %p values */
-	int ptr_digits;               /* width of bare-hex pointers; 0 = any */
-	void (*warn)(void *ctx, const struct mdb_error *w);
-	void *warn_ctx;
-	/* called with the offset read so far every @done_step bytes */
-	void (*done)(void *ctx, size_t off);
-	void *done_ctx;
-	size_t done_step;
+/*
+ * What ft_decode() reads from struct mdb_decode_opts.priv: what the start
+ * of the file said (ft_sniff()).  priv NULL: the decoder sniffs itself.
+ */
+struct ft_params {
+	int hashed;     /* pointers are hashed %p values */
+	int ptr_digits; /* width of bare-hex pointers; 0 = any */
 };
 
 /* What the start of a file says about it (ft_sniff()). */
@@ -63,8 +59,13 @@ void ft_sniff(const void *buf, size_t len, struct ft_sniff *s);
  * in @e), or the sink's.  Symbolic call sites that o->ksyms cannot
  * resolve keep address 0 and are reported once through warn().
  */
-int ft_decode(const void *buf, size_t len, const struct ft_opts *o,
+int ft_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 	      const struct mdb_sink *sink, struct mdb_decode_stats *st,
 	      struct mdb_error *e);
+
+/* The format table's probe and describe (see ingest/input.h). */
+int ft_probe(const void *buf, size_t len);
+int ft_describe(const void *buf, size_t len, const struct mdb_decode_opts *o,
+		struct mdb_source_meta *m, struct mdb_error *e);
 
 #endif

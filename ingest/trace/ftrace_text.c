@@ -107,7 +107,8 @@ struct ft_sym {
 
 /* Decoder state beyond the options. */
 struct ft_dec {
-	const struct ft_opts *o;
+	const struct mdb_decode_opts *o;
+	int hashed, ptr_digits; /* struct ft_params */
 	uint64_t page_size;
 	uint64_t unresolved, size_mismatch;
 	int64_t unresolved_line;
@@ -702,13 +703,13 @@ static int parse_ptr(const struct ft_dec *d, struct ft_line *l, int f,
 	}
 	if (parse_hex(s->p, s->len, out))
 		return bad_value(l, f);
-	if (d->o->ptr_digits && s->len != (size_t)d->o->ptr_digits) {
+	if (d->ptr_digits && s->len != (size_t)d->ptr_digits) {
 		l->bad = BAD_WIDTH;
 		l->bad_field = f;
 		l->width = (int)s->len;
 		return -1;
 	}
-	if (f == F_PTR && d->o->hashed && *out && *out < FT_MIN_ADDR)
+	if (f == F_PTR && d->hashed && *out && *out < FT_MIN_ADDR)
 		*out |= FT_HASH_TAG;
 	return 0;
 }
@@ -912,7 +913,7 @@ static int build_page(struct ft_dec *d, struct ft_line *l,
 	if ((l->have & B(F_PAGE)) && parse_ptr(d, l, F_PAGE, &page))
 		return -1;
 	if (!page || !pfn || pfn == UINT64_MAX ||
-	    (pfn == UINT32_MAX && d->o->ptr_digits == 8)) {
+	    (pfn == UINT32_MAX && d->ptr_digits == 8)) {
 		ev->ptr = 0;
 	} else if (pfn > UINT64_MAX >> 12) {
 		l->bad = BAD_PFN;
@@ -982,7 +983,7 @@ static void describe_bad(const struct ft_dec *d, const struct ft_line *l,
 	case BAD_WIDTH:
 		snprintf(buf, len, "truncated %s= value in %s event (%d hex "
 			 "digits, the file's pointers have %d)", f, ev,
-			 l->width, d->o->ptr_digits);
+			 l->width, d->ptr_digits);
 		break;
 	case BAD_ORDER:
 		snprintf(buf, len, "page order out of range in %s event", ev);
@@ -1012,7 +1013,59 @@ static void warn(const struct ft_dec *d, int64_t line, const char *fmt, ...)
 
 /* ---- the decoder ------------------------------------------------------ */
 
-int ft_decode(const void *buf, size_t len, const struct ft_opts *o,
+#define FT_SNIFF_BYTES (1u << 20) /* prefix ft_sniff() looks at */
+
+int ft_probe(const void *buf, size_t len)
+{
+	struct ft_sniff s;
+
+	if (!len)
+		return 0;
+	ft_sniff(buf, len < FT_SNIFF_BYTES ? len : FT_SNIFF_BYTES, &s);
+	return s.is_trace;
+}
+
+int ft_describe(const void *buf, size_t len, const struct mdb_decode_opts *o,
+		struct mdb_source_meta *m, struct mdb_error *e)
+{
+	struct ft_sniff s;
+
+	(void)o;
+	(void)e;
+	memset(&s, 0, sizeof(s));
+	if (len)
+		ft_sniff(buf, len < FT_SNIFF_BYTES ? len : FT_SNIFF_BYTES, &s);
+	m->word_size = s.ptr_digits / 2;
+	m->ncpus = s.ncpus;
+	m->hashed_ptrs = s.hashed;
+	m->unknown_what = "lines of other events and stack traces";
+	if (s.hashed)
+		snprintf(m->notes, sizeof(m->notes),
+			 "pointers are hashed (hash-ptr): they pair, but are "
+			 "not addresses");
+	return 0;
+}
+
+/* The pointer width and hashing of @buf: given in o->priv, or sniffed. */
+static void ft_params_of(const void *buf, size_t len,
+			 const struct mdb_decode_opts *o, struct ft_dec *d)
+{
+	const struct ft_params *fp = o->priv;
+	struct ft_sniff s;
+
+	if (fp) {
+		d->hashed = fp->hashed;
+		d->ptr_digits = fp->ptr_digits;
+		return;
+	}
+	memset(&s, 0, sizeof(s));
+	if (len)
+		ft_sniff(buf, len < FT_SNIFF_BYTES ? len : FT_SNIFF_BYTES, &s);
+	d->hashed = s.hashed;
+	d->ptr_digits = s.ptr_digits;
+}
+
+int ft_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 	      const struct mdb_sink *sink, struct mdb_decode_stats *st,
 	      struct mdb_error *e)
 {
@@ -1024,6 +1077,7 @@ int ft_decode(const void *buf, size_t len, const struct ft_opts *o,
 	int64_t line = 0;
 
 	memset(st, 0, sizeof(*st));
+	ft_params_of(buf, len, o, &d);
 	u64map_init(&d.sym_idx);
 	d.page_size = o->page_size ? o->page_size : FT_PAGE_SIZE;
 	while (p < end) {

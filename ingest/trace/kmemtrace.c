@@ -26,91 +26,131 @@ void kt_stream_init(struct kt_stream *s, const char *name, int cpu,
 	s->buf = buf;
 	s->len = len;
 	s->order = order;
+	mdb_cursor_init(&s->cur, buf, len);
+}
+
+/* The fixed part of a record: the header, and an ALLOC's tail. */
+struct kt_fields {
+	uint8_t id, type;
+	uint16_t size;
+	uint32_t seq;
+	uint64_t call_site, ptr;
+};
+
+/* Read a record header at the cursor without consuming it. */
+static int kt_peek_header(const struct mdb_cursor *c, enum mdb_order o,
+			  struct kt_fields *f)
+{
+	struct mdb_cursor h = *c;
+
+	if (mdb_cursor_u8(&h, &f->id) || mdb_cursor_u8(&h, &f->type) ||
+	    mdb_cursor_u16(&h, o, &f->size) || mdb_cursor_u32(&h, o, &f->seq) ||
+	    mdb_cursor_u64(&h, o, &f->call_site) ||
+	    mdb_cursor_u64(&h, o, &f->ptr))
+		return -1;
+	return 0;
+}
+
+static int kt_is_known(const struct kt_fields *f)
+{
+	return f->id <= MDB_EV_FREE && f->type <= MDB_TYPE_PAGE;
+}
+
+/* Fill @ev from a known record of @f whose bytes follow in @body. */
+static void kt_fill_event(struct kt_stream *s, const struct kt_fields *f,
+			  struct mdb_cursor *body, struct mdb_event *ev)
+{
+	uint64_t req = 0, alloc = 0;
+	uint32_t gfp = 0, node = (uint32_t)-1;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = f->id;
+	ev->type = f->type;
+	ev->ts = MDB_NO_TS;
+	ev->cpu = s->cpu;
+	ev->call_site = f->call_site;
+	ev->ptr = f->ptr;
+	ev->gfp = MDB_NO_GFP;
+	if (f->id == MDB_EV_ALLOC) {
+		/* the record size was checked: these loads cannot fail */
+		(void)(mdb_cursor_u64(body, s->order, &req) ||
+		       mdb_cursor_u64(body, s->order, &alloc) ||
+		       mdb_cursor_u32(body, s->order, &gfp) ||
+		       mdb_cursor_u32(body, s->order, &node));
+		ev->gfp = gfp;
+	}
+	ev->bytes_req = req;
+	ev->bytes_alloc = alloc;
+	ev->node = (int32_t)node;
+}
+
+static int kt_record_error(const struct kt_stream *s,
+			   const struct kt_fields *f, size_t left,
+			   struct mdb_error *e)
+{
+	size_t off = mdb_cursor_off(&s->cur);
+	unsigned need;
+
+	if (f->size < KT_HDR_SIZE) {
+		mdb_error_set(e, MDB_E_CORRUPT, s->name, (int64_t)off, -1,
+			      "event_size=%u min=%d", f->size, KT_HDR_SIZE);
+		mdb_error_msg(e, "event_size smaller than the record header");
+		return -MDB_E_CORRUPT;
+	}
+	if (f->size > left)
+		return mdb_error_set(e, MDB_E_TRUNCATED, s->name,
+				     (int64_t)off, -1, "event_size=%u have=%zu",
+				     f->size, left);
+	need = f->id == MDB_EV_ALLOC ? KT_ALLOC_SIZE : KT_HDR_SIZE;
+	mdb_error_set(e, MDB_E_CORRUPT, s->name, (int64_t)off, -1,
+		      "event_size=%u min=%u", f->size, need);
+	mdb_error_msg(e, "event_size smaller than an %s record",
+		      f->id == MDB_EV_ALLOC ? "alloc" : "free");
+	return -MDB_E_CORRUPT;
 }
 
 int kt_stream_next(struct kt_stream *s, struct kt_record *r,
 		   struct mdb_error *e)
 {
-	{
-		size_t left = s->len - s->off;
-		const uint8_t *p = s->buf + s->off;
-		unsigned id, type, size, need;
-		uint32_t seq;
+	size_t left = mdb_cursor_left(&s->cur), off = mdb_cursor_off(&s->cur);
+	struct mdb_cursor body;
+	struct kt_fields f;
+	unsigned need;
 
-		if (!left)
-			return 0;
-		if (left < KT_HDR_SIZE)
-			return mdb_error_set(e, MDB_E_TRUNCATED, s->name,
-					     (int64_t)s->off, -1,
-					     "need=%d have=%zu", KT_HDR_SIZE,
-					     left);
-		id = p[0];
-		type = p[1];
-		size = get_u16(p + 2, s->order);
-		seq = get_u32(p + 4, s->order);
-		if (size < KT_HDR_SIZE) {
-			mdb_error_set(e, MDB_E_CORRUPT, s->name,
-				      (int64_t)s->off, -1,
-				      "event_size=%u min=%d", size,
-				      KT_HDR_SIZE);
-			mdb_error_msg(e, "event_size smaller than the record "
-					 "header");
-			return -MDB_E_CORRUPT;
-		}
-		if (size > left)
-			return mdb_error_set(e, MDB_E_TRUNCATED, s->name,
-					     (int64_t)s->off, -1,
-					     "event_size=%u have=%zu", size,
-					     left);
-		if (id > MDB_EV_FREE || type > MDB_TYPE_PAGE) {
-			/* skipped, but its seq_num still takes its place in
-			 * the global order (it is not a lost event) */
-			s->unknown++;
-			r->raw_seq = seq;
-			r->off = s->off;
-			r->ev.cpu = s->cpu;
-			s->off += size;
-			return 2;
-		}
-		need = id == MDB_EV_ALLOC ? KT_ALLOC_SIZE : KT_HDR_SIZE;
-		if (size < need) {
-			mdb_error_set(e, MDB_E_CORRUPT, s->name,
-				      (int64_t)s->off, -1,
-				      "event_size=%u min=%u", size, need);
-			mdb_error_msg(e, "event_size smaller than an %s record",
-				      id == MDB_EV_ALLOC ? "alloc" : "free");
-			return -MDB_E_CORRUPT;
-		}
-
-		memset(&r->ev, 0, sizeof(r->ev));
-		r->ev.kind = (uint8_t)id;
-		r->ev.type = (uint8_t)type;
-		r->ev.ts = MDB_NO_TS;
+	if (!left)
+		return 0;
+	if (kt_peek_header(&s->cur, s->order, &f))
+		return mdb_error_set(e, MDB_E_TRUNCATED, s->name, (int64_t)off,
+				     -1, "need=%d have=%zu", KT_HDR_SIZE,
+				     left);
+	need = kt_is_known(&f) && f.id == MDB_EV_ALLOC ? KT_ALLOC_SIZE :
+							 KT_HDR_SIZE;
+	if (f.size < KT_HDR_SIZE || f.size > left ||
+	    (kt_is_known(&f) && f.size < need))
+		return kt_record_error(s, &f, left, e);
+	(void)mdb_cursor_sub(&s->cur, f.size, &body);
+	r->raw_seq = f.seq;
+	r->off = off;
+	if (!kt_is_known(&f)) {
+		/* skipped, but its seq_num still takes its place in the
+		 * global order (it is not a lost event) */
+		s->unknown++;
 		r->ev.cpu = s->cpu;
-		r->ev.call_site = get_u64(p + 8, s->order);
-		r->ev.ptr = get_u64(p + 16, s->order);
-		r->ev.node = -1;
-		r->ev.gfp = MDB_NO_GFP;
-		if (id == MDB_EV_ALLOC) {
-			r->ev.bytes_req = get_u64(p + 24, s->order);
-			r->ev.bytes_alloc = get_u64(p + 32, s->order);
-			r->ev.gfp = get_u32(p + 40, s->order);
-			r->ev.node = (int32_t)get_u32(p + 44, s->order);
-		}
-		r->raw_seq = seq;
-		r->off = s->off;
-		s->feature_bytes += size - need;
-		if (s->have_prev && !kt_seq_after(seq, s->prev_seq))
-			s->disorder++;
-		s->have_prev = 1;
-		s->prev_seq = seq;
-		s->off += size;
-		if (s->done && s->off >= s->done_next) {
-			s->done(s->done_ctx, s->off);
-			s->done_next = s->off + s->done_step;
-		}
-		return 1;
+		return 2;
 	}
+	(void)mdb_cursor_skip(&body, KT_HDR_SIZE);
+	kt_fill_event(s, &f, &body, &r->ev);
+	s->feature_bytes += f.size - need;
+	if (s->have_prev && !kt_seq_after(f.seq, s->prev_seq))
+		s->disorder++;
+	s->have_prev = 1;
+	s->prev_seq = f.seq;
+	off = mdb_cursor_off(&s->cur);
+	if (s->done && off >= s->done_next) {
+		s->done(s->done_ctx, off);
+		s->done_next = off + s->done_step;
+	}
+	return 1;
 }
 
 /* Outcome of walking the start of one stream in one byte order. */
@@ -130,36 +170,38 @@ struct kt_walk {
 static void kt_walk(const struct kt_stream *s, enum mdb_order o,
 		    struct kt_walk *w)
 {
-	size_t off = 0, n = 0;
+	struct mdb_cursor c;
+	size_t n = 0;
 	uint32_t prev = 0;
 	int have_prev = 0;
 
 	memset(w, 0, sizeof(*w));
-	while (n < DETECT_RECORDS && s->len - off >= KT_HDR_SIZE) {
-		const uint8_t *p = s->buf + off;
-		unsigned id = p[0], type = p[1];
-		unsigned size = get_u16(p + 2, o);
-		uint32_t seq = get_u32(p + 4, o);
-		int known = id <= MDB_EV_FREE && type <= MDB_TYPE_PAGE;
+	mdb_cursor_init(&c, s->buf, s->len);
+	while (n < DETECT_RECORDS) {
+		struct kt_fields f;
+		int known;
 
-		if (size < KT_HDR_SIZE || size > s->len - off ||
-		    (known && id == MDB_EV_ALLOC && size < KT_ALLOC_SIZE) ||
-		    (known && have_prev && !kt_seq_after(seq, prev))) {
+		if (kt_peek_header(&c, o, &f))
+			break;
+		known = kt_is_known(&f);
+		if (f.size < KT_HDR_SIZE || !mdb_cursor_has(&c, f.size) ||
+		    (known && f.id == MDB_EV_ALLOC && f.size < KT_ALLOC_SIZE) ||
+		    (known && have_prev && !kt_seq_after(f.seq, prev))) {
 			w->bad = 1;
-			w->bad_off = off;
-			w->bad_id = id;
-			w->bad_type = type;
-			w->bad_size = size;
+			w->bad_off = mdb_cursor_off(&c);
+			w->bad_id = f.id;
+			w->bad_type = f.type;
+			w->bad_size = f.size;
 			return;
 		}
 		if (known) {
 			w->good++;
-			prev = seq;
+			prev = f.seq;
 			have_prev = 1;
 		} else {
 			w->unknown++;
 		}
-		off += size;
+		(void)mdb_cursor_skip(&c, f.size);
 		n++;
 	}
 }
@@ -335,4 +377,27 @@ int kt_merge(struct kt_stream *streams, size_t n, const struct mdb_sink *sink,
 out:
 	free(heap);
 	return ret;
+}
+
+int kt_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
+	      const struct mdb_sink *sink, struct mdb_decode_stats *st,
+	      struct mdb_error *e)
+{
+	struct kt_stream s;
+	enum mdb_order order = o->order;
+	int ret;
+
+	kt_stream_init(&s, o->name, o->cpu >= 0 ? o->cpu : 0, buf, len,
+		       order);
+	if (order == MDB_ORDER_UNKNOWN) {
+		ret = kt_detect_order(&s, 1, &order, e);
+		if (ret < 0)
+			return ret;
+		s.order = order;
+	}
+	s.done = o->done;
+	s.done_ctx = o->done_ctx;
+	s.done_step = o->done_step;
+	s.done_next = o->done_step;
+	return kt_merge(&s, 1, sink, st, e);
 }

@@ -11,6 +11,7 @@
 
 #include "../../common/bytes.h"
 #include "../../common/error.h"
+#include "../decode.h"
 #include "../event.h"
 
 #define KT_HDR_SIZE 24   /* event_id .. ptr */
@@ -22,7 +23,7 @@ struct kt_stream {
 	const char *name;   /* for messages */
 	const uint8_t *buf;
 	size_t len;
-	size_t off;         /* offset of the next record */
+	struct mdb_cursor cur; /* at the next record */
 	int cpu;
 	enum mdb_order order;
 	uint64_t unknown;       /* records skipped for unknown ids */
@@ -74,6 +75,15 @@ int kt_detect_order(const struct kt_stream *streams, size_t n,
  */
 int kt_merge(struct kt_stream *streams, size_t n, const struct mdb_sink *sink,
 	     struct mdb_decode_stats *st, struct mdb_error *e);
+
+/*
+ * The one decoder shape (ingest/decode.h) over one per-CPU file: CPU
+ * o->cpu (0 when -1), byte order o->order or detected.  A capture of
+ * several files is merged by kt_merge() (kt_capture.c opens them).
+ */
+int kt_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
+	      const struct mdb_sink *sink, struct mdb_decode_stats *st,
+	      struct mdb_error *e);
 
 /* Serial-number comparison: is @a after @b? */
 static inline int kt_seq_after(uint32_t a, uint32_t b)

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <xxhash.h>
 
 #include "../../common/file.h"
 #include "../input.h"
@@ -196,7 +195,7 @@ static void kt_file_done(void *ctx, size_t off)
 	mdb_map_done(&((struct kt_file *)ctx)->map, off);
 }
 
-static int kt_decode(struct mdb_input *in, const struct mdb_sink *sink,
+static int kt_capture_decode(struct mdb_input *in, const struct mdb_sink *sink,
 		     struct mdb_decode_stats *st, struct mdb_error *e)
 {
 	struct kt_capture *c = in->priv;
@@ -216,17 +215,6 @@ static int kt_decode(struct mdb_input *in, const struct mdb_sink *sink,
 	return kt_merge(c->streams, c->nfiles, sink, st, e);
 }
 
-/* Hash a file in steps, releasing each step's pages once hashed. */
-static void kt_hash_file(XXH3_state_t *hs, struct kt_file *f, size_t step)
-{
-	for (size_t off = 0; off < f->map.len; off += step) {
-		size_t n = f->map.len - off < step ? f->map.len - off : step;
-
-		XXH3_128bits_update(hs, f->map.data + off, n);
-		mdb_map_done(&f->map, off + n);
-	}
-}
-
 static void kt_close(struct mdb_input *in)
 {
 	kt_capture_free(in->priv);
@@ -234,7 +222,7 @@ static void kt_close(struct mdb_input *in)
 }
 
 static const struct mdb_input_ops kt_ops = {
-	.decode = kt_decode,
+	.decode = kt_capture_decode,
 	.close = kt_close,
 };
 
@@ -282,7 +270,7 @@ int kt_input_open(const char *path, const struct mdb_ingest_opts *o,
 {
 	struct mdb_input *in = NULL;
 	struct kt_capture *c = NULL;
-	XXH3_state_t *hs = NULL;
+	struct mdb_hasher *hs = NULL;
 	struct stat st;
 	uint64_t total = 0;
 	int ret;
@@ -293,8 +281,7 @@ int kt_input_open(const char *path, const struct mdb_ingest_opts *o,
 				     strerror(errno));
 	in = calloc(1, sizeof(*in));
 	c = calloc(1, sizeof(*c));
-	hs = XXH3_createState();
-	if (!in || !c || !hs) {
+	if (!in || !c) {
 		ret = mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
 		goto fail;
 	}
@@ -360,8 +347,11 @@ int kt_input_open(const char *path, const struct mdb_ingest_opts *o,
 		ret = mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
 		goto fail;
 	}
-	XXH3_128bits_reset(hs);
-	XXH3_128bits_update(hs, in->meta.format, strlen(in->meta.format));
+	hs = mdb_hash_begin(in->meta.format, e);
+	if (!hs) {
+		ret = -MDB_E_NOMEM;
+		goto fail;
+	}
 	for (size_t i = 0; i < c->nfiles; i++) {
 		struct kt_file *f = &c->files[i];
 		uint8_t tag[12];
@@ -371,8 +361,8 @@ int kt_input_open(const char *path, const struct mdb_ingest_opts *o,
 			goto fail;
 		put_le32(tag, (uint32_t)f->cpu);
 		put_le64(tag + 4, f->map.len);
-		XXH3_128bits_update(hs, tag, sizeof(tag));
-		kt_hash_file(hs, f, kt_release_step(c->nfiles));
+		mdb_hash_update(hs, tag, sizeof(tag));
+		mdb_hash_map(hs, &f->map, kt_release_step(c->nfiles));
 		total += f->map.len;
 		kt_stream_init(&c->streams[i], f->path, f->cpu, f->map.data,
 			       f->map.len, MDB_ORDER_UNKNOWN);
@@ -386,13 +376,8 @@ int kt_input_open(const char *path, const struct mdb_ingest_opts *o,
 		mdb_error_msg(e, "no kmemtrace records");
 		goto fail;
 	}
-	{
-		XXH128_hash_t h = XXH3_128bits_digest(hs);
-
-		snprintf(in->meta.hash, sizeof(in->meta.hash),
-			 "%016" PRIx64 "%016" PRIx64, (uint64_t)h.high64,
-			 (uint64_t)h.low64);
-	}
+	mdb_hash_end(hs, &in->meta);
+	hs = NULL;
 	in->meta.data_bytes = total;
 	in->meta.ncpus = (int)c->nfiles;
 	if (o->order != MDB_ORDER_UNKNOWN) {
@@ -403,11 +388,11 @@ int kt_input_open(const char *path, const struct mdb_ingest_opts *o,
 		if (ret < 0)
 			goto fail;
 	}
-	XXH3_freeState(hs);
 	*out = in;
 	return 0;
 fail:
-	XXH3_freeState(hs);
+	if (hs)
+		mdb_hash_end(hs, &in->meta);
 	kt_capture_free(c);
 	free(in);
 	return ret;

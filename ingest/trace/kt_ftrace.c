@@ -11,14 +11,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../common/file.h"
 #include "../input.h"
 #include "kt_ftrace.h"
 
 #define DETECT_RECORDS 256 /* records walked to judge the layout */
 #define KTF_MAX_CPUS 65536
-#define RELEASE_STEP (16u << 20)
-#define KTF_FORMAT "kmemtrace-ftrace"
 
 static unsigned hdr_size(int word)
 {
@@ -51,36 +48,73 @@ struct ktf_rec {
 	uint64_t pts;
 };
 
+/* An event's fields after the header, in layout @l. */
+static void ktf_fill(struct mdb_cursor *c, const struct ktf_layout *l,
+		     const struct ktf_rec *r, struct mdb_event *ev)
+{
+	enum mdb_order o = l->order;
+	uint64_t req = 0, alloc = 0;
+	uint32_t gfp = 0, node = (uint32_t)-1;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = (uint8_t)r->id;
+	ev->type = (uint8_t)r->type;
+	ev->cpu = l->prefix ? r->pcpu : (int32_t)r->cpu;
+	ev->ts = (int64_t)(l->prefix ? r->pts : r->ts);
+	ev->gfp = MDB_NO_GFP;
+	/* r->size >= r->need was checked: these loads cannot fail */
+	(void)(mdb_cursor_word(c, o, l->word, &ev->call_site) ||
+	       mdb_cursor_word(c, o, l->word, &ev->ptr));
+	if (r->id == MDB_EV_ALLOC) {
+		(void)(mdb_cursor_word(c, o, l->word, &req) ||
+		       mdb_cursor_word(c, o, l->word, &alloc) ||
+		       mdb_cursor_u32(c, o, &gfp) ||
+		       mdb_cursor_u32(c, o, &node));
+		ev->gfp = gfp;
+	}
+	ev->bytes_req = req;
+	ev->bytes_alloc = alloc;
+	ev->node = (int32_t)node;
+}
+
 /* Read the record at @off in layout @l. */
 static enum ktf_res ktf_read(const uint8_t *buf, size_t len, size_t off,
 			     const struct ktf_layout *l, struct ktf_rec *r,
 			     struct mdb_event *ev)
 {
-	size_t left = len - off, pre = l->prefix ? KTF_PREFIX : 0;
+	size_t pre = l->prefix ? KTF_PREFIX : 0;
 	unsigned hdr = hdr_size(l->word);
-	const uint8_t *p = buf + off;
 	enum mdb_order o = l->order;
-	int w8 = l->word == 8;
+	struct mdb_cursor c, rec;
+	uint8_t id = 0, type = 0;
+	uint16_t size = 0;
 
 	r->off = off;
-	if (!left)
+	mdb_cursor_init(&c, buf, len);
+	if (mdb_cursor_seek(&c, off) || !mdb_cursor_left(&c))
 		return KTF_END;
-	if (left < pre + hdr)
+	if (!mdb_cursor_has(&c, pre + hdr))
 		return KTF_TRUNCATED;
 	if (pre) {
-		r->pcpu = (int32_t)get_u32(p + 4, o);
-		r->pts = get_u64(p + 8, o);
-		p += pre;
-		left -= pre;
+		uint32_t pid = 0, pcpu = 0;
+
+		(void)(mdb_cursor_u32(&c, o, &pid) ||
+		       mdb_cursor_u32(&c, o, &pcpu) ||
+		       mdb_cursor_u64(&c, o, &r->pts));
+		r->pcpu = (int32_t)pcpu;
 	}
-	r->id = p[0];
-	r->type = p[1];
-	r->size = get_u16(p + 2, o);
-	r->cpu = get_u32(p + 4, o);
-	r->ts = get_u64(p + 8, o);
+	rec = c;
+	/* event_id, type_id, event_size, cpu, timestamp: checked above */
+	(void)(mdb_cursor_u8(&rec, &id) || mdb_cursor_u8(&rec, &type) ||
+	       mdb_cursor_u16(&rec, o, &size) ||
+	       mdb_cursor_u32(&rec, o, &r->cpu) ||
+	       mdb_cursor_u64(&rec, o, &r->ts));
+	r->id = id;
+	r->type = type;
+	r->size = size;
 	if (r->size < hdr)
 		return KTF_SHORT;
-	if (r->size > left)
+	if (!mdb_cursor_has(&c, r->size))
 		return KTF_PAST_END;
 	r->next = off + pre + r->size;
 	if (r->id > MDB_EV_FREE || r->type > MDB_TYPE_PAGE)
@@ -90,21 +124,7 @@ static enum ktf_res ktf_read(const uint8_t *buf, size_t len, size_t off,
 		return KTF_SHORT_ALLOC;
 	if (!ev)
 		return KTF_KNOWN;
-	memset(ev, 0, sizeof(*ev));
-	ev->kind = (uint8_t)r->id;
-	ev->type = (uint8_t)r->type;
-	ev->cpu = pre ? r->pcpu : (int32_t)r->cpu;
-	ev->ts = (int64_t)(pre ? r->pts : r->ts);
-	ev->call_site = w8 ? get_u64(p + 16, o) : get_u32(p + 16, o);
-	ev->ptr = w8 ? get_u64(p + 24, o) : get_u32(p + 20, o);
-	ev->gfp = MDB_NO_GFP;
-	ev->node = -1;
-	if (r->id == MDB_EV_ALLOC) {
-		ev->bytes_req = w8 ? get_u64(p + 32, o) : get_u32(p + 24, o);
-		ev->bytes_alloc = w8 ? get_u64(p + 40, o) : get_u32(p + 28, o);
-		ev->gfp = get_u32(p + (w8 ? 48 : 32), o);
-		ev->node = (int32_t)get_u32(p + (w8 ? 52 : 36), o);
-	}
+	ktf_fill(&rec, l, r, ev);
 	return KTF_KNOWN;
 }
 
@@ -186,55 +206,73 @@ int ktf_detect(const void *buf, size_t len, enum mdb_order order,
 	return best ? 0 : 1;
 }
 
-static int ktf_error(const struct ktf_src *s, const struct ktf_rec *r,
+static int ktf_error(const char *name, size_t len,
+		     const struct ktf_layout *l, const struct ktf_rec *r,
 		     enum ktf_res res, struct mdb_error *e)
 {
-	size_t left = s->len - r->off;
-	size_t pre = s->layout.prefix ? KTF_PREFIX : 0;
+	size_t left = len - r->off; /* r->off <= len: ktf_read() seeked there */
+	size_t pre = l->prefix ? KTF_PREFIX : 0;
 
 	switch (res) {
 	case KTF_TRUNCATED:
-		return mdb_error_set(e, MDB_E_TRUNCATED, s->name,
+		return mdb_error_set(e, MDB_E_TRUNCATED, name,
 				     (int64_t)r->off, -1, "need=%zu have=%zu",
-				     pre + hdr_size(s->layout.word), left);
+				     pre + hdr_size(l->word), left);
 	case KTF_PAST_END:
-		return mdb_error_set(e, MDB_E_TRUNCATED, s->name,
+		return mdb_error_set(e, MDB_E_TRUNCATED, name,
 				     (int64_t)r->off, -1,
 				     "event_size=%u have=%zu", r->size,
 				     left - pre);
 	case KTF_SHORT:
-		mdb_error_set(e, MDB_E_CORRUPT, s->name, (int64_t)r->off, -1,
+		mdb_error_set(e, MDB_E_CORRUPT, name, (int64_t)r->off, -1,
 			      "event_size=%u min=%u", r->size,
-			      hdr_size(s->layout.word));
+			      hdr_size(l->word));
 		mdb_error_msg(e, "event_size smaller than the record header");
 		return -MDB_E_CORRUPT;
 	default:
-		mdb_error_set(e, MDB_E_CORRUPT, s->name, (int64_t)r->off, -1,
+		mdb_error_set(e, MDB_E_CORRUPT, name, (int64_t)r->off, -1,
 			      "event_size=%u min=%u", r->size, r->need);
 		mdb_error_msg(e, "event_size smaller than an alloc record");
 		return -MDB_E_CORRUPT;
 	}
 }
 
-int ktf_decode(const struct ktf_src *s, const struct mdb_sink *sink,
-	       struct mdb_decode_stats *st, struct mdb_error *e)
+int ktf_probe(const void *buf, size_t len)
 {
-	size_t off = 0, done_next = s->done_step;
+	struct ktf_layout l;
+
+	return len && !ktf_detect(buf, len, MDB_ORDER_UNKNOWN, &l);
+}
+
+int ktf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
+	       const struct mdb_sink *sink, struct mdb_decode_stats *st,
+	       struct mdb_error *e)
+{
+	size_t off = 0, done_next = o->done_step;
+	const char *name = o->name;
+	struct ktf_layout layout;
 	int64_t index = 0;
 	int32_t maxcpu = -1;
 
 	memset(st, 0, sizeof(*st));
+	if (o->priv) {
+		layout = *(const struct ktf_layout *)o->priv;
+	} else if (ktf_detect(buf, len, o->order, &layout)) {
+		mdb_error_set(e, MDB_E_FORMAT, name, 0, -1, NULL);
+		mdb_error_msg(e, "not a kmemtrace ftrace-era binary");
+		return -MDB_E_FORMAT;
+	}
 	for (;;) {
 		struct ktf_rec r;
 		struct mdb_event ev;
-		enum ktf_res res = ktf_read(s->buf, s->len, off, &s->layout,
-					    &r, &ev);
+		enum ktf_res res = ktf_read(buf, len, off, &layout, &r,
+					    &ev);
 		int ret;
 
 		if (res == KTF_END)
 			break;
 		if (res != KTF_KNOWN && res != KTF_UNKNOWN)
-			return ktf_error(s, &r, res, e);
+			return ktf_error(name, len, &layout, &r, res, e);
 		index++;
 		off = r.next;
 		if (res == KTF_UNKNOWN) {
@@ -242,7 +280,7 @@ int ktf_decode(const struct ktf_src *s, const struct mdb_sink *sink,
 			continue;
 		}
 		if (ev.cpu < 0 || ev.cpu >= KTF_MAX_CPUS) {
-			mdb_error_set(e, MDB_E_CORRUPT, s->name,
+			mdb_error_set(e, MDB_E_CORRUPT, name,
 				      (int64_t)r.off, -1, "cpu=%d max=%d",
 				      ev.cpu, KTF_MAX_CPUS - 1);
 			mdb_error_msg(e, "CPU number out of range");
@@ -258,9 +296,9 @@ int ktf_decode(const struct ktf_src *s, const struct mdb_sink *sink,
 		if (!st->events++)
 			st->first_seq = index;
 		st->last_seq = index;
-		if (s->done && off >= done_next) {
-			s->done(s->done_ctx, off);
-			done_next = off + s->done_step;
+		if (o->done && off >= done_next) {
+			o->done(o->done_ctx, off);
+			done_next = off + o->done_step;
 		}
 	}
 	st->records = (uint64_t)index;
@@ -268,94 +306,16 @@ int ktf_decode(const struct ktf_src *s, const struct mdb_sink *sink,
 	return 0;
 }
 
-/* ---- the file on disk ------------------------------------------------- */
-
-struct ktf_file {
-	char *path;
-	struct mdb_map map;
-	struct ktf_layout layout;
-};
-
-static void ktf_file_free(struct ktf_file *f)
+/* What the table row tells the source table: byte order and word size. */
+int ktf_describe(const void *buf, size_t len, const struct mdb_decode_opts *o,
+		 struct mdb_source_meta *m, struct mdb_error *e)
 {
-	if (!f)
-		return;
-	mdb_unmap(&f->map);
-	free(f->path);
-	free(f);
-}
+	struct ktf_layout l;
 
-static int ktf_input_decode(struct mdb_input *in, const struct mdb_sink *sink,
-			    struct mdb_decode_stats *st, struct mdb_error *e)
-{
-	struct ktf_file *f = in->priv;
-	struct ktf_src s = {
-		.name = f->path,
-		.buf = f->map.data,
-		.len = f->map.len,
-		.layout = f->layout,
-		.done = mdb_map_done_cb,
-		.done_ctx = &f->map,
-		.done_step = RELEASE_STEP,
-	};
-
-	return ktf_decode(&s, sink, st, e);
-}
-
-static void ktf_input_close(struct mdb_input *in)
-{
-	ktf_file_free(in->priv);
-	free(in);
-}
-
-static const struct mdb_input_ops ktf_ops = {
-	.decode = ktf_input_decode,
-	.close = ktf_input_close,
-};
-
-int ktf_input_open(const char *path, const struct mdb_ingest_opts *o,
-		   struct mdb_input **out, struct mdb_error *e)
-{
-	struct mdb_input *in = NULL;
-	struct ktf_file *f = NULL;
-	struct stat st;
-	int ret;
-
-	*out = NULL;
-	if (stat(path, &st) < 0)
-		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
-				     strerror(errno));
-	if (!S_ISREG(st.st_mode))
+	(void)e;
+	if (!len || ktf_detect(buf, len, o->order, &l))
 		return 1;
-	in = calloc(1, sizeof(*in));
-	f = calloc(1, sizeof(*f));
-	if (!in || !f || !(f->path = strdup(path))) {
-		ret = mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
-		goto fail;
-	}
-	ret = mdb_map_file(path, &f->map, e);
-	if (ret < 0)
-		goto fail;
-	if (!f->map.len ||
-	    ktf_detect(f->map.data, f->map.len, o->order, &f->layout)) {
-		ret = 1;
-		goto fail;
-	}
-	ret = mdb_hash_map(KTF_FORMAT, &f->map, RELEASE_STEP, &in->meta, e);
-	if (ret < 0)
-		goto fail;
-	in->ops = &ktf_ops;
-	in->priv = f;
-	in->meta.format = KTF_FORMAT;
-	in->meta.abi_version = -1;
-	in->meta.order = f->layout.order;
-	in->meta.word_size = f->layout.word;
-	in->meta.overruns = -1;
-	in->meta.data_bytes = f->map.len;
-	*out = in;
+	m->order = l.order;
+	m->word_size = l.word;
 	return 0;
-fail:
-	ktf_file_free(f);
-	free(in);
-	return ret;
 }

@@ -31,7 +31,9 @@
 
 #include "../../common/bytes.h"
 #include "../../common/error.h"
+#include "../decode.h"
 #include "../event.h"
+#include "../ingest.h"
 
 #define KTF_PREFIX 16 /* "bin" option: int pid, int cpu, u64 timestamp */
 
@@ -39,18 +41,6 @@ struct ktf_layout {
 	enum mdb_order order;
 	int word;   /* 8 (LP64) or 4 (ILP32) */
 	int prefix; /* records follow a KTF_PREFIX-byte prefix */
-};
-
-/* A file to decode: a pure view of bytes. */
-struct ktf_src {
-	const char *name;        /* for messages */
-	const uint8_t *buf;
-	size_t len;
-	struct ktf_layout layout;
-	/* optional: called with the offset read so far every @done_step */
-	void (*done)(void *ctx, size_t off);
-	void *done_ctx;
-	size_t done_step;
 };
 
 /*
@@ -65,9 +55,16 @@ int ktf_detect(const void *buf, size_t len, enum mdb_order order,
 /*
  * Decode every record into @sink, in file order.  Unknown event or type
  * ids are skipped and counted; a record that is too short or runs past
- * the end is an error naming the byte offset.
+ * the end is an error naming the byte offset.  o->priv, when not NULL, is
+ * the struct ktf_layout to read with; else it is detected (o->order).
  */
-int ktf_decode(const struct ktf_src *s, const struct mdb_sink *sink,
-	       struct mdb_decode_stats *st, struct mdb_error *e);
+int ktf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
+	       const struct mdb_sink *sink, struct mdb_decode_stats *st,
+	       struct mdb_error *e);
+
+/* The format table's probe and describe (see ingest/input.h). */
+int ktf_probe(const void *buf, size_t len);
+int ktf_describe(const void *buf, size_t len, const struct mdb_decode_opts *o,
+		 struct mdb_source_meta *m, struct mdb_error *e);
 
 #endif
