@@ -158,6 +158,59 @@ static int parse_line(const char *p, const char *end, uint64_t *addr,
 	return p == end ? 1 : -1;
 }
 
+/* A kallsyms with no symbols, or with every address hidden, is refused. */
+static int ks_check(const struct kallsyms *k, size_t n, size_t nonzero,
+		    const char *fname, struct mdb_error *e)
+{
+	if (!n) {
+		mdb_error_set(e, MDB_E_FORMAT, fname, -1,
+			      k->first_bad_line > 0 ? k->first_bad_line : -1,
+			      "lines=%llu malformed=%llu",
+			      (unsigned long long)k->lines,
+			      (unsigned long long)k->malformed);
+		mdb_error_msg(e, "no symbols: not a kallsyms or System.map "
+				 "file");
+		return -MDB_E_FORMAT;
+	}
+	if (!nonzero) {
+		mdb_error_set(e, MDB_E_INVAL, fname, -1, -1, "symbols=%zu", n);
+		mdb_error_msg(e, "every kallsyms address is zero");
+		mdb_error_hint(e, "it was read without privilege "
+				  "(kernel.kptr_restrict); read /proc/kallsyms "
+				  "as root on the traced machine");
+		return -MDB_E_INVAL;
+	}
+	return 0;
+}
+
+/* Sort @ents by address, size each symbol, index text symbols by name. */
+static int ks_index(struct kallsyms *k, struct ent *ents, size_t n)
+{
+	qsort(ents, n, sizeof(*ents), by_addr);
+	k->syms = malloc(n * sizeof(*k->syms));
+	k->by_name = malloc(n * sizeof(*k->by_name));
+	if (!k->syms || !k->by_name)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		k->syms[i] = ents[i].s;
+	k->n = n;
+	/* extent: to the next higher address */
+	for (size_t i = n; i-- > 0;) {
+		size_t j = i + 1;
+
+		while (j < n && k->syms[j].addr == k->syms[i].addr)
+			j++;
+		k->syms[i].size = j < n ? k->syms[j].addr - k->syms[i].addr : 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (is_text(k->syms[i].type))
+			k->by_name[k->nby_name++] = (uint32_t)i;
+	sort_ctx = k;
+	qsort(k->by_name, k->nby_name, sizeof(*k->by_name), by_name);
+	sort_ctx = NULL;
+	return 0;
+}
+
 int kallsyms_parse(struct kallsyms *k, const void *buf, size_t len,
 		   const char *fname, struct mdb_error *e)
 {
@@ -225,48 +278,11 @@ int kallsyms_parse(struct kallsyms *k, const void *buf, size_t len,
 		nonzero += addr != 0;
 		n++;
 	}
-	if (!n) {
-		mdb_error_set(e, MDB_E_FORMAT, fname, -1,
-			      k->first_bad_line > 0 ? k->first_bad_line : -1,
-			      "lines=%llu malformed=%llu",
-			      (unsigned long long)k->lines,
-			      (unsigned long long)k->malformed);
-		mdb_error_msg(e, "no symbols: not a kallsyms or System.map "
-				 "file");
-		ret = -MDB_E_FORMAT;
+	ret = ks_check(k, n, nonzero, fname, e);
+	if (ret < 0)
 		goto out;
-	}
-	if (!nonzero) {
-		mdb_error_set(e, MDB_E_INVAL, fname, -1, -1, "symbols=%zu", n);
-		mdb_error_msg(e, "every kallsyms address is zero");
-		mdb_error_hint(e, "it was read without privilege "
-				  "(kernel.kptr_restrict); read /proc/kallsyms "
-				  "as root on the traced machine");
-		ret = -MDB_E_INVAL;
-		goto out;
-	}
-	qsort(ents, n, sizeof(*ents), by_addr);
-	k->syms = malloc(n * sizeof(*k->syms));
-	k->by_name = malloc(n * sizeof(*k->by_name));
-	if (!k->syms || !k->by_name)
+	if (ks_index(k, ents, n) < 0)
 		goto nomem;
-	for (size_t i = 0; i < n; i++)
-		k->syms[i] = ents[i].s;
-	k->n = n;
-	/* extent: to the next higher address */
-	for (size_t i = n; i-- > 0;) {
-		size_t j = i + 1;
-
-		while (j < n && k->syms[j].addr == k->syms[i].addr)
-			j++;
-		k->syms[i].size = j < n ? k->syms[j].addr - k->syms[i].addr : 0;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (is_text(k->syms[i].type))
-			k->by_name[k->nby_name++] = (uint32_t)i;
-	sort_ctx = k;
-	qsort(k->by_name, k->nby_name, sizeof(*k->by_name), by_name);
-	sort_ctx = NULL;
 	goto out;
 nomem:
 	ret = mdb_error_set(e, MDB_E_NOMEM, fname, -1, -1, NULL);

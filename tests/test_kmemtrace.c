@@ -345,6 +345,45 @@ static void test_merge_gaps(void **state)
 	assert_int_equal(st.last_seq, 9);
 }
 
+/*
+ * The one decoder shape over a lone per-CPU file, in both byte orders:
+ * the order is detected, the CPU comes from the options, and the hand
+ * fixture above decodes to the values written in it.
+ */
+static void test_decode_shape(void **state)
+{
+	static const uint8_t *const allocs[2] = { alloc_le, alloc_be };
+	static const uint8_t *const frees[2] = { free_le, free_be };
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		uint8_t buf[76];
+		struct collect col = { 0 };
+		struct mdb_sink sink = { &col, collect_event };
+		struct mdb_decode_opts o;
+		struct mdb_decode_stats st;
+		struct mdb_error e;
+
+		memcpy(buf, allocs[i], 48);
+		memcpy(buf + 48, frees[i], 28);
+		mdb_decode_opts_init(&o, "cpu3");
+		o.cpu = 3;
+		assert_int_equal(kt_decode(buf, sizeof(buf), &o, &sink, &st,
+					   &e), 0);
+		assert_int_equal(col.n, 2);
+		assert_int_equal(col.kind[0], MDB_EV_ALLOC);
+		assert_int_equal(col.kind[1], MDB_EV_FREE);
+		assert_int_equal(col.ptr[0], 0xffff888100001000ULL);
+		assert_int_equal(col.ptr[1], 0xffff888100001000ULL);
+		assert_int_equal(col.seq[0], 7);
+		assert_int_equal(col.seq[1], 8);
+		assert_int_equal(st.feature_bytes, 4);
+		/* cut inside the FREE: an error at its offset */
+		assert_true(kt_decode(buf, 70, &o, &sink, &st, &e) < 0);
+		assert_int_equal(e.offset, 48);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -357,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_detect_ambiguous),
 		cmocka_unit_test(test_merge_wrap),
 		cmocka_unit_test(test_merge_gaps),
+		cmocka_unit_test(test_decode_shape),
 	};
 
 	return cmocka_run_group_tests_name("kmemtrace relay decoder", tests,

@@ -265,14 +265,129 @@ static int kt_check_abi(const char *dir, const struct mdb_ingest_opts *o,
 	return 0;
 }
 
+/* A capture directory: its cpuN files, abi_version, total_overruns. */
+static int kt_open_dir(const char *path, const struct mdb_ingest_opts *o,
+		       struct mdb_input *in, struct kt_capture *c,
+		       struct mdb_error *e)
+{
+	int64_t ov;
+	int ret;
+
+	in->meta.whole_capture = 1;
+	ret = kt_scan_dir(path, c, e);
+	if (ret < 0)
+		return ret;
+	if (!c->nfiles)
+		return 1; /* not a relay capture directory */
+	ret = kt_check_abi(path, o, &in->meta, e);
+	if (ret < 0)
+		return ret;
+	ret = kt_read_number(path, "total_overruns", &ov, e);
+	if (ret < 0)
+		return ret;
+	if (ret == 0)
+		in->meta.overruns = ov;
+	mdb_read_release(path, &in->meta);
+	return mdb_attach_scan(&in->meta, path, e);
+}
+
+/* A lone per-CPU file: CPU from its cpuN name, else --cpu, else 0. */
+static int kt_open_lone(const char *path, const struct mdb_ingest_opts *o,
+			struct mdb_input *in, struct kt_capture *c,
+			struct mdb_error *e)
+{
+	char *dir = strdup(path), *slash;
+	int ret;
+
+	c->files = calloc(1, sizeof(*c->files));
+	if (!dir || !c->files || !(c->files[0].path = strdup(path))) {
+		free(dir);
+		return mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
+	}
+	c->nfiles = 1;
+	c->files[0].cpu = kt_cpu_from_name(kt_basename(path));
+	if (c->files[0].cpu < 0)
+		c->files[0].cpu = o->cpu >= 0 ? o->cpu : 0;
+	/* a lone file still obeys its capture's abi_version */
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	ret = kt_check_abi(dir, o, &in->meta, e);
+	free(dir);
+	return ret;
+}
+
+/*
+ * Map every file and hash the capture: the format name, then per file its
+ * CPU and length (so moving bytes between files changes the hash) and its
+ * bytes.  Returns the bytes mapped, or <0.
+ */
+static int kt_map_all(struct mdb_input *in, struct kt_capture *c,
+		      uint64_t *total, struct mdb_error *e)
+{
+	struct mdb_hasher *hs = mdb_hash_begin(in->meta.format, e);
+	int ret = 0;
+
+	if (!hs)
+		return -MDB_E_NOMEM;
+	*total = 0;
+	for (size_t i = 0; i < c->nfiles && ret == 0; i++) {
+		struct kt_file *f = &c->files[i];
+		uint8_t tag[12];
+
+		ret = mdb_map_file(f->path, &f->map, e);
+		if (ret < 0)
+			break;
+		put_le32(tag, (uint32_t)f->cpu);
+		put_le64(tag + 4, f->map.len);
+		mdb_hash_update(hs, tag, sizeof(tag));
+		mdb_hash_map(hs, &f->map, kt_release_step(c->nfiles));
+		*total += f->map.len;
+		kt_stream_init(&c->streams[i], f->path, f->cpu, f->map.data,
+			       f->map.len, MDB_ORDER_UNKNOWN);
+	}
+	mdb_hash_end(hs, &in->meta);
+	return ret;
+}
+
+static int kt_open(const char *path, const struct mdb_ingest_opts *o,
+		   int isdir, struct mdb_input *in, struct kt_capture *c,
+		   struct mdb_error *e)
+{
+	uint64_t total;
+	int ret = isdir ? kt_open_dir(path, o, in, c, e) :
+			  kt_open_lone(path, o, in, c, e);
+
+	if (ret)
+		return ret;
+	c->streams = calloc(c->nfiles, sizeof(*c->streams));
+	if (!c->streams)
+		return mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
+	ret = kt_map_all(in, c, &total, e);
+	if (ret < 0)
+		return ret;
+	if (!total) {
+		mdb_error_set(e, MDB_E_EMPTY, isdir ? path : c->files[0].path,
+			      isdir ? -1 : 0, -1, "files=%zu", c->nfiles);
+		mdb_error_msg(e, "no kmemtrace records");
+		return -MDB_E_EMPTY;
+	}
+	in->meta.data_bytes = total;
+	in->meta.ncpus = (int)c->nfiles;
+	in->meta.order = o->order;
+	if (o->order != MDB_ORDER_UNKNOWN)
+		return 0;
+	return kt_detect_order(c->streams, c->nfiles, &in->meta.order, e);
+}
+
 int kt_input_open(const char *path, const struct mdb_ingest_opts *o,
 		  struct mdb_input **out, struct mdb_error *e)
 {
 	struct mdb_input *in = NULL;
 	struct kt_capture *c = NULL;
-	struct mdb_hasher *hs = NULL;
 	struct stat st;
-	uint64_t total = 0;
 	int ret;
 
 	*out = NULL;
@@ -290,109 +405,12 @@ int kt_input_open(const char *path, const struct mdb_ingest_opts *o,
 	in->meta.format = "kmemtrace-relay";
 	in->meta.overruns = -1;
 	in->meta.word_size = 8;
-
-	if (S_ISDIR(st.st_mode)) {
-		int64_t ov;
-
-		in->meta.whole_capture = 1;
-		ret = kt_scan_dir(path, c, e);
-		if (ret < 0)
-			goto fail;
-		if (!c->nfiles) {
-			ret = 1; /* not a relay capture directory */
-			goto fail;
-		}
-		ret = kt_check_abi(path, o, &in->meta, e);
-		if (ret < 0)
-			goto fail;
-		ret = kt_read_number(path, "total_overruns", &ov, e);
-		if (ret < 0)
-			goto fail;
-		if (ret == 0)
-			in->meta.overruns = ov;
-		mdb_read_release(path, &in->meta);
-		ret = mdb_attach_scan(&in->meta, path, e);
-		if (ret < 0)
-			goto fail;
-	} else {
-		char *dir = strdup(path), *slash;
-
-		c->files = calloc(1, sizeof(*c->files));
-		if (!dir || !c->files) {
-			free(dir);
-			ret = mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
-			goto fail;
-		}
-		c->nfiles = 1;
-		c->files[0].path = strdup(path);
-		/* design.md: the cpuN name, else --cpu, else 0 */
-		c->files[0].cpu = kt_cpu_from_name(kt_basename(path));
-		if (c->files[0].cpu < 0)
-			c->files[0].cpu = o->cpu >= 0 ? o->cpu : 0;
-		/* a lone file still obeys its capture's abi_version */
-		slash = strrchr(dir, '/');
-		if (slash)
-			*slash = '\0';
-		else
-			strcpy(dir, ".");
-		ret = c->files[0].path ? kt_check_abi(dir, o, &in->meta, e) :
-			mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
-		free(dir);
-		if (ret < 0)
-			goto fail;
-	}
-
-	c->streams = calloc(c->nfiles, sizeof(*c->streams));
-	if (!c->streams) {
-		ret = mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
+	ret = kt_open(path, o, S_ISDIR(st.st_mode), in, c, e);
+	if (ret)
 		goto fail;
-	}
-	hs = mdb_hash_begin(in->meta.format, e);
-	if (!hs) {
-		ret = -MDB_E_NOMEM;
-		goto fail;
-	}
-	for (size_t i = 0; i < c->nfiles; i++) {
-		struct kt_file *f = &c->files[i];
-		uint8_t tag[12];
-
-		ret = mdb_map_file(f->path, &f->map, e);
-		if (ret < 0)
-			goto fail;
-		put_le32(tag, (uint32_t)f->cpu);
-		put_le64(tag + 4, f->map.len);
-		mdb_hash_update(hs, tag, sizeof(tag));
-		mdb_hash_map(hs, &f->map, kt_release_step(c->nfiles));
-		total += f->map.len;
-		kt_stream_init(&c->streams[i], f->path, f->cpu, f->map.data,
-			       f->map.len, MDB_ORDER_UNKNOWN);
-	}
-	if (!total) {
-		int lone = !S_ISDIR(st.st_mode);
-
-		ret = mdb_error_set(e, MDB_E_EMPTY, lone ? c->files[0].path :
-				    path, lone ? 0 : -1, -1, "files=%zu",
-				    c->nfiles);
-		mdb_error_msg(e, "no kmemtrace records");
-		goto fail;
-	}
-	mdb_hash_end(hs, &in->meta);
-	hs = NULL;
-	in->meta.data_bytes = total;
-	in->meta.ncpus = (int)c->nfiles;
-	if (o->order != MDB_ORDER_UNKNOWN) {
-		in->meta.order = o->order;
-	} else {
-		ret = kt_detect_order(c->streams, c->nfiles, &in->meta.order,
-				      e);
-		if (ret < 0)
-			goto fail;
-	}
 	*out = in;
 	return 0;
 fail:
-	if (hs)
-		mdb_hash_end(hs, &in->meta);
 	kt_capture_free(c);
 	free(in);
 	return ret;
