@@ -46,6 +46,7 @@ struct mdb_decode_opts {
 	void (*done)(void *ctx, size_t off);
 	void *done_ctx;
 	size_t done_step;
+	int stream;              /* read from standard input: no directory */
 	/* format-specific settings the opener learnt while probing */
 	const void *priv;
 };

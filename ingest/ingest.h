@@ -26,6 +26,7 @@ struct mdb_ingest_opts {
 			       * call sites in text; NULL = the capture's */
 	uint64_t page_size;   /* bytes per page of page events; 0 = 4096 */
 	int strict;           /* a malformed text line is an error */
+	int stream;           /* set by the opener: PATH was "-" */
 	/*
 	 * Called for what a decoder skips but the user should hear about
 	 * (the first malformed lines, call sites kallsyms cannot resolve);
@@ -85,10 +86,14 @@ void mdb_ingest_opts_init(struct mdb_ingest_opts *o);
  */
 int mdb_attach_scan(struct mdb_source_meta *m, const char *dir,
 		    struct mdb_error *e);
-/* Names of the formats memdb reads, in detection order, NULL-terminated. */
-const char *const *mdb_input_formats(void);
 
-/* Open @path as one source; *@in is NULL on failure. */
+/* The name standard input goes by in messages and the source table. */
+#define MDB_STDIN_NAME "<stdin>"
+
+/*
+ * Open @path as one source; *@in is NULL on failure.  "-" reads standard
+ * input; zstd, gzip and xz inputs are decompressed (spool.h).
+ */
 int mdb_input_open(const char *path, const struct mdb_ingest_opts *o,
 		   struct mdb_input **in, struct mdb_error *e);
 

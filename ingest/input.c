@@ -21,13 +21,15 @@
 #include "../common/file.h"
 #include "input.h"
 #include "kallsyms.h"
+#include "spool.h"
+#include "trace/kmemtrace.h"
 #include "trace/ftrace.h"
 #include "trace/kt_ftrace.h"
 
 #define TEXT_PROBE_BYTES 4096
 
 static int memstat_describe(const void *buf, size_t len,
-			    const struct mdb_decode_opts *o,
+			    struct mdb_decode_opts *o,
 			    struct mdb_source_meta *m, struct mdb_error *e)
 {
 	uint32_t version, maxcpus, count;
@@ -102,8 +104,8 @@ static const struct mdb_format formats[] = {
 	{ .name = "kmemtrace-ftrace", .probe = ktf_probe, .decode = ktf_decode,
 	  .describe = ktf_describe },
 	/* kmemtrace relay: a capture directory, or any lone binary file */
-	{ .name = "kmemtrace-relay", .probe = any_probe,
-	  .open = kt_input_open },
+	{ .name = "kmemtrace-relay", .probe = any_probe, .decode = kt_decode,
+	  .describe = kt_describe, .open = kt_input_open },
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
@@ -328,6 +330,7 @@ int mdb_file_open(const char *path, const struct mdb_format *f,
 	fi->dopts.page_size = o->page_size;
 	fi->dopts.warn = o->warn;
 	fi->dopts.warn_ctx = o->warn_ctx;
+	fi->dopts.stream = o->stream;
 	in->ops = f->decode_snap ? &file_snap_ops : &file_event_ops;
 	in->priv = fi;
 	file_meta_init(&in->meta, f, fi->map.len);
@@ -344,6 +347,42 @@ fail:
 
 /* ---- choosing the format ---------------------------------------------- */
 
+const char *mdb_looks_like(const void *buf, size_t len)
+{
+	static const struct {
+		const char *magic;
+		size_t len;
+		const char *what;
+	} known[] = {
+		{ "KDUMP   ", 8, "a kdump-compressed core dump (makedumpfile); "
+			       "memdb does not read core dumps yet" },
+		{ "makedumpfile", 12, "a flattened makedumpfile core dump; "
+				      "memdb does not read core dumps yet" },
+		{ "PERFILE2", 8, "a perf.data file" },
+		{ "2ELIFREP", 8, "a big-endian perf.data file" },
+		{ "PERFFILE", 8, "a perf.data file of an old perf (PERFFILE)" },
+		{ "\x17\x08\x44tracing", 10, "a trace-cmd trace.dat file; "
+					    "give its 'trace-cmd report' "
+					    "text to memdb" },
+		{ "SQLite format 3", 16, "an SQLite database (a memdb "
+					 "database? read it with -d)" },
+	};
+	const uint8_t *p = buf;
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (len >= known[i].len && !memcmp(p, known[i].magic,
+						   known[i].len))
+			return known[i].what;
+	if (len >= 18 && !memcmp(p, "\x7f" "ELF", 4))
+		return (p[5] == 2 ? p[17] : p[16]) == 4 && !p[p[5] == 2 ? 16 :
+							       17] ?
+			       "an ELF core file (a vmcore?); memdb does not "
+			       "read core dumps yet" :
+			       "an ELF file (a vmlinux or a module?), not a "
+			       "trace";
+	return NULL;
+}
+
 static int refuse_text(const char *path, struct mdb_error *e)
 {
 	mdb_error_set(e, MDB_E_FORMAT, path, -1, 1, NULL);
@@ -354,12 +393,23 @@ static int refuse_text(const char *path, struct mdb_error *e)
 	return -MDB_E_FORMAT;
 }
 
+/* Binary input of a kind memdb knows but does not read (yet). */
+static int refuse_binary(const char *path, struct mdb_map *map,
+			 struct mdb_error *e)
+{
+	mdb_error_set(e, MDB_E_FORMAT, path, 0, -1, NULL);
+	mdb_error_msg(e, "not an input memdb reads: it looks like %s",
+		      mdb_looks_like(map->data, map->len));
+	mdb_unmap(map);
+	return -MDB_E_FORMAT;
+}
+
 /* Open regular file @path, mapped in @map, as format @f. */
 static int open_as(const char *path, const struct mdb_format *f,
 		   struct mdb_map *map, const struct mdb_ingest_opts *o,
 		   struct mdb_input **in, struct mdb_error *e)
 {
-	if (f->open) {
+	if (f->open && !f->decode) {
 		mdb_unmap(map);
 		return f->open(path, o, in, e);
 	}
@@ -368,6 +418,22 @@ static int open_as(const char *path, const struct mdb_format *f,
 		return refuse_text(path, e);
 	}
 	return mdb_file_open(path, f, map, NULL, o, in, e);
+}
+
+/*
+ * The bytes of regular file @path in @map: mapped as they are, or, when
+ * they start with a compression magic, decompressed into a spool.
+ */
+static int map_input(const char *path, struct mdb_map *map,
+		     struct mdb_error *e)
+{
+	enum mdb_compression comp;
+	int ret = mdb_map_file(path, map, e);
+
+	if (ret < 0 || !mdb_compression_of(map->data, map->len))
+		return ret;
+	mdb_unmap(map);
+	return mdb_spool_path(path, map, &comp, e);
 }
 
 /* The format @o->format names, without probing. */
@@ -390,7 +456,7 @@ static int open_forced(const char *path, const struct mdb_ingest_opts *o,
 	else if (!S_ISREG(st->st_mode))
 		ret = mdb_error_set(e, MDB_E_IO, path, -1, -1, "format=%s",
 				    f->name);
-	else if ((ret = mdb_map_file(path, &map, e)) == 0)
+	else if ((ret = map_input(path, &map, e)) == 0)
 		ret = open_as(path, f, &map, o, in, e);
 	if (ret == 1) {
 		mdb_error_set(e, MDB_E_FORMAT, path, -1, -1, NULL);
@@ -412,6 +478,29 @@ static int no_format(const char *path, struct mdb_error *e)
 	return -MDB_E_FORMAT;
 }
 
+/* The first format of the table that claims the bytes of @map. */
+static int detect_map(const char *path, struct mdb_map *map,
+		      const struct mdb_ingest_opts *o, struct mdb_input **in,
+		      struct mdb_error *e)
+{
+	int ret;
+
+	for (size_t i = 0; i < NFORMATS; i++) {
+		const struct mdb_format *f = &formats[i];
+
+		/* an empty file is nothing but a (lone, empty) relay file */
+		if ((!map->len && f->probe != any_probe) ||
+		    !f->probe(map->data, map->len))
+			continue;
+		if (f->probe == any_probe && mdb_looks_like(map->data, map->len))
+			return refuse_binary(path, map, e);
+		ret = open_as(path, f, map, o, in, e);
+		return ret == 1 ? no_format(path, e) : ret;
+	}
+	mdb_unmap(map);
+	return no_format(path, e);
+}
+
 static int detect(const char *path, const struct mdb_ingest_opts *o,
 		  const struct stat *st, struct mdb_input **in,
 		  struct mdb_error *e)
@@ -423,23 +512,49 @@ static int detect(const char *path, const struct mdb_ingest_opts *o,
 		ret = mdb_capture_open(path, NULL, o, in, e);
 		return ret == 1 ? no_format(path, e) : ret;
 	}
-	if (!S_ISREG(st->st_mode))
-		return kt_input_open(path, o, in, e);
-	ret = mdb_map_file(path, &map, e);
+	if (!S_ISREG(st->st_mode)) {
+		mdb_error_set(e, MDB_E_IO, path, -1, -1, NULL);
+		mdb_error_msg(e, "not a regular file or directory");
+		mdb_error_hint(e, "give - to read standard input");
+		return -MDB_E_IO;
+	}
+	ret = map_input(path, &map, e);
 	if (ret < 0)
 		return ret;
-	for (size_t i = 0; i < NFORMATS; i++) {
-		const struct mdb_format *f = &formats[i];
+	return detect_map(path, &map, o, in, e);
+}
 
-		/* an empty file is nothing but a (lone, empty) relay file */
-		if ((!map.len && f->probe != any_probe) ||
-		    !f->probe(map.data, map.len))
-			continue;
-		ret = open_as(path, f, &map, o, in, e);
-		return ret == 1 ? no_format(path, e) : ret;
+/* Standard input: spooled (and decompressed), then detected or forced. */
+static int open_stdin(const struct mdb_ingest_opts *o, struct mdb_input **in,
+		      struct mdb_error *e)
+{
+	const struct mdb_format *f = NULL;
+	struct mdb_ingest_opts so = *o;
+	enum mdb_compression comp;
+	struct mdb_map map;
+	int ret;
+
+	if (o->format && !(f = mdb_format_find(o->format))) {
+		mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1, "format='%s'",
+			      o->format);
+		mdb_error_msg(e, "unknown input format");
+		return -MDB_E_INVAL;
 	}
-	mdb_unmap(&map);
-	return no_format(path, e);
+	ret = mdb_spool_fd(0, MDB_STDIN_NAME, &map, &comp, e);
+	if (ret < 0)
+		return ret;
+	so.stream = 1;
+	if (!f)
+		return detect_map(MDB_STDIN_NAME, &map, &so, in, e);
+	if (f->open && !f->decode) {
+		mdb_unmap(&map);
+		mdb_error_set(e, MDB_E_INVAL, MDB_STDIN_NAME, -1, -1,
+			      "format=%s", f->name);
+		mdb_error_msg(e, "a capture directory cannot come from "
+				 "standard input");
+		return -MDB_E_INVAL;
+	}
+	return open_as(MDB_STDIN_NAME, f, &map, &so, in, e);
 }
 
 int mdb_input_open(const char *path, const struct mdb_ingest_opts *o,
@@ -449,6 +564,8 @@ int mdb_input_open(const char *path, const struct mdb_ingest_opts *o,
 	int ret;
 
 	*in = NULL;
+	if (!strcmp(path, "-"))
+		return open_stdin(o, in, e);
 	if (stat(path, &st) < 0)
 		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
 				     strerror(errno));

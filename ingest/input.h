@@ -42,12 +42,13 @@ struct mdb_input {
 
 /*
  * What the first bytes of an input say beyond its rows, for the source
- * table (byte order, word size, CPUs, hashed pointers).  Returns 0, 1
- * when the bytes are not this format after all (a forced byte order that
- * does not fit), or a negative MDB_E_* code.
+ * table (byte order, word size, CPUs, hashed pointers); it may also settle
+ * decode options the bytes decide (a detected byte order, the CPU of a
+ * per-CPU file).  Returns 0, 1 when the bytes are not this format after
+ * all (a forced byte order that does not fit), or a negative MDB_E_* code.
  */
 typedef int (*mdb_describe_fn)(const void *buf, size_t len,
-			       const struct mdb_decode_opts *o,
+			       struct mdb_decode_opts *o,
 			       struct mdb_source_meta *m, struct mdb_error *e);
 
 /* One row of the format table (input.c). */
@@ -93,12 +94,22 @@ int mdb_capture_open(const char *dir, const struct mdb_format *only,
 		     struct mdb_error *e);
 
 /*
- * kmemtrace relay capture: a directory of per-CPU files or one file,
- * merged in seq_num order (kt_capture.c).  Returns like struct
- * mdb_format.open.
+ * kmemtrace relay capture directory: its per-CPU files merged in seq_num
+ * order (kt_capture.c).  Returns like struct mdb_format.open.
  */
 int kt_input_open(const char *path, const struct mdb_ingest_opts *o,
 		  struct mdb_input **in, struct mdb_error *e);
+
+/*
+ * A lone kmemtrace relay per-CPU file, through the one-file opener: its
+ * CPU (cpuN name, else --cpu, else 0), its capture's abi_version, its byte
+ * order (kt_capture.c).
+ */
+int kt_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
+		struct mdb_source_meta *m, struct mdb_error *e);
+
+/* What unknown binary bytes look like ("an ELF file"), or NULL. */
+const char *mdb_looks_like(const void *buf, size_t len);
 
 /* Fill m->kernel_release from a kernel-release file in @dir, if any. */
 void mdb_read_release(const char *dir, struct mdb_source_meta *m);

@@ -47,16 +47,6 @@ int64_t db_int(const char *db, const char *sql);
 /* Every table's row count, joined as "name=count;..." (for "unchanged"). */
 char *db_counts(const char *db);
 
-/* "$MEMDB ARGS -d DB": memdb on database @db; output captured in @r. */
-int run_memdb(struct run *r, const char *db, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* @dir/@name, malloc'ed. */
-char *path_in(const char *dir, const char *name);
-
-/* A database path @dir/@name whose file (and WAL) does not exist yet. */
-char *fresh_db(const char *dir, const char *name);
-
 /* memdb ingest -q ARGS into @db, failing the test when it fails. */
 void ingest_ok(const char *db, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

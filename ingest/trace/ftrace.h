@@ -65,7 +65,7 @@ int ft_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 
 /* The format table's probe and describe (see ingest/input.h). */
 int ft_probe(const void *buf, size_t len);
-int ft_describe(const void *buf, size_t len, const struct mdb_decode_opts *o,
+int ft_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
 		struct mdb_source_meta *m, struct mdb_error *e);
 
 #endif

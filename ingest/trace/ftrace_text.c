@@ -1025,7 +1025,7 @@ int ft_probe(const void *buf, size_t len)
 	return s.is_trace;
 }
 
-int ft_describe(const void *buf, size_t len, const struct mdb_decode_opts *o,
+int ft_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
 		struct mdb_source_meta *m, struct mdb_error *e)
 {
 	struct ft_sniff s;

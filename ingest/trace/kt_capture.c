@@ -227,24 +227,24 @@ static const struct mdb_input_ops kt_ops = {
 };
 
 /* Check the capture's abi_version against what memdb reads. */
-static int kt_check_abi(const char *dir, const struct mdb_ingest_opts *o,
-			struct mdb_source_meta *m, struct mdb_error *e)
+static int kt_check_abi(const char *dir, int abi, struct mdb_source_meta *m,
+			struct mdb_error *e)
 {
 	int64_t v = KT_ABI_VERSION;
 	int ret = kt_read_number(dir, "abi_version", &v, e);
 
 	if (ret < 0)
 		return ret;
-	if (o->abi && o->abi != KT_ABI_VERSION) {
+	if (abi && abi != KT_ABI_VERSION) {
 		mdb_error_set(e, MDB_E_VERSION, NULL, -1, -1, "abi=%d",
-			      o->abi);
+			      abi);
 		mdb_error_msg(e, "unsupported kmemtrace ABI version given");
 		mdb_error_hint(e, "memdb reads kmemtrace relay ABI version %d",
 			       KT_ABI_VERSION);
 		return -MDB_E_VERSION;
 	}
 	if (v != KT_ABI_VERSION) {
-		if (!o->abi) {
+		if (!abi) {
 			char *path = mdb_path_join(dir, "abi_version");
 
 			mdb_error_set(e, MDB_E_VERSION, path, -1, 1,
@@ -279,7 +279,7 @@ static int kt_open_dir(const char *path, const struct mdb_ingest_opts *o,
 		return ret;
 	if (!c->nfiles)
 		return 1; /* not a relay capture directory */
-	ret = kt_check_abi(path, o, &in->meta, e);
+	ret = kt_check_abi(path, o->abi, &in->meta, e);
 	if (ret < 0)
 		return ret;
 	ret = kt_read_number(path, "total_overruns", &ov, e);
@@ -289,34 +289,6 @@ static int kt_open_dir(const char *path, const struct mdb_ingest_opts *o,
 		in->meta.overruns = ov;
 	mdb_read_release(path, &in->meta);
 	return mdb_attach_scan(&in->meta, path, e);
-}
-
-/* A lone per-CPU file: CPU from its cpuN name, else --cpu, else 0. */
-static int kt_open_lone(const char *path, const struct mdb_ingest_opts *o,
-			struct mdb_input *in, struct kt_capture *c,
-			struct mdb_error *e)
-{
-	char *dir = strdup(path), *slash;
-	int ret;
-
-	c->files = calloc(1, sizeof(*c->files));
-	if (!dir || !c->files || !(c->files[0].path = strdup(path))) {
-		free(dir);
-		return mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
-	}
-	c->nfiles = 1;
-	c->files[0].cpu = kt_cpu_from_name(kt_basename(path));
-	if (c->files[0].cpu < 0)
-		c->files[0].cpu = o->cpu >= 0 ? o->cpu : 0;
-	/* a lone file still obeys its capture's abi_version */
-	slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
-	else
-		strcpy(dir, ".");
-	ret = kt_check_abi(dir, o, &in->meta, e);
-	free(dir);
-	return ret;
 }
 
 /*
@@ -357,9 +329,11 @@ static int kt_open(const char *path, const struct mdb_ingest_opts *o,
 		   struct mdb_error *e)
 {
 	uint64_t total;
-	int ret = isdir ? kt_open_dir(path, o, in, c, e) :
-			  kt_open_lone(path, o, in, c, e);
+	int ret;
 
+	if (!isdir)
+		return 1; /* a lone file: the one-file opener's (kt_describe) */
+	ret = kt_open_dir(path, o, in, c, e);
 	if (ret)
 		return ret;
 	c->streams = calloc(c->nfiles, sizeof(*c->streams));
@@ -369,8 +343,8 @@ static int kt_open(const char *path, const struct mdb_ingest_opts *o,
 	if (ret < 0)
 		return ret;
 	if (!total) {
-		mdb_error_set(e, MDB_E_EMPTY, isdir ? path : c->files[0].path,
-			      isdir ? -1 : 0, -1, "files=%zu", c->nfiles);
+		mdb_error_set(e, MDB_E_EMPTY, path, -1, -1, "files=%zu",
+			      c->nfiles);
 		mdb_error_msg(e, "no kmemtrace records");
 		return -MDB_E_EMPTY;
 	}
@@ -413,5 +387,61 @@ int kt_input_open(const char *path, const struct mdb_ingest_opts *o,
 fail:
 	kt_capture_free(c);
 	free(in);
+	return ret;
+}
+
+/* The directory of @path ("." for a bare name); NULL on ENOMEM. */
+static char *kt_dirname(const char *path)
+{
+	char *dir = strdup(path), *slash;
+
+	if (!dir)
+		return NULL;
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	return dir;
+}
+
+int kt_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
+		struct mdb_source_meta *m, struct mdb_error *e)
+{
+	struct kt_stream s;
+	int cpu = kt_cpu_from_name(kt_basename(o->name)), ret = 0;
+
+	/* design.md: the cpuN name, else --cpu, else 0 */
+	o->cpu = cpu >= 0 ? cpu : o->cpu >= 0 ? o->cpu : 0;
+	m->word_size = 8;
+	m->ncpus = 1;
+	if (!o->stream) {
+		/* a lone file still obeys its capture's abi_version */
+		char *dir = kt_dirname(o->name);
+
+		ret = dir ? kt_check_abi(dir, o->abi, m, e) :
+			    mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		free(dir);
+		if (ret < 0)
+			return ret;
+	} else {
+		m->abi_version = KT_ABI_VERSION;
+	}
+	if (!len) {
+		mdb_error_set(e, MDB_E_EMPTY, o->name, 0, -1, "files=1");
+		mdb_error_msg(e, "no kmemtrace records");
+		return -MDB_E_EMPTY;
+	}
+	m->order = o->order;
+	if (o->order != MDB_ORDER_UNKNOWN)
+		return 0;
+	kt_stream_init(&s, o->name, o->cpu, buf, len, MDB_ORDER_UNKNOWN);
+	ret = kt_detect_order(&s, 1, &m->order, e);
+	if (ret == -MDB_E_FORMAT && mdb_looks_like(buf, len))
+		mdb_error_hint(e, "the input looks like %s",
+			       mdb_looks_like(buf, len));
+	o->order = m->order;
 	return ret;
 }

@@ -307,7 +307,7 @@ int ktf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 }
 
 /* What the table row tells the source table: byte order and word size. */
-int ktf_describe(const void *buf, size_t len, const struct mdb_decode_opts *o,
+int ktf_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
 		 struct mdb_source_meta *m, struct mdb_error *e)
 {
 	struct ktf_layout l;
