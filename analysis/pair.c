@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Alloc/free pairing; see pair.h for the contract and design.md
- * (Semantics, Pairing) for the rules implemented here.
+ * Alloc/free pairing; see pair.h for the contract and
+ * docs/design.md §4.3 for the rules implemented here.
  */
 #include <stdlib.h>
 #include <string.h>

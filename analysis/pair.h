@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Alloc/free pairing (design.md, Semantics): one pass over a source's
+ * Alloc/free pairing (docs/design.md §4.3): one pass over a source's
  * events in global order turns them into allocation lifetimes and
  * anomalous frees.  Pure C, no SQLite: the results go to callbacks, so the
  * rules are tested with in-memory events.

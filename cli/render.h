@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Rendering query results as an aligned table, CSV (RFC 4180 quoting) or
- * JSON, following design.md's Output rules: plain integers, REAL values
+ * JSON, following docs/design.md §4.5 (Output): plain integers, REAL values
  * as percentages with 3 (table) or 6 (CSV, JSON) decimals, NULL as empty
  * (CSV), null (JSON) or '-' (table).
  */

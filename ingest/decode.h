@@ -4,7 +4,7 @@
  *
  * A decoder is a pure function of a byte buffer: it reads @buf through the
  * checked cursor of common/bytes.h, hands struct mdb_event values to @sink
- * in the source's global order (docs/design.md, Semantics: Order), fills
+ * in the source's global order (docs/design.md §4.2), fills
  * @st, and never opens files, prints or touches SQLite.  Everything that
  * is not bytes (the input's name for messages, a forced byte order, the
  * kallsyms of the traced boot, how to release pages already read) comes

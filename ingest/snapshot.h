@@ -140,13 +140,13 @@ typedef int (*mdb_snap_decode_fn)(const void *buf, size_t len,
  */
 typedef int (*mdb_snap_probe_fn)(const void *buf, size_t len);
 
-/* /proc/allocinfo, formats.md 3. */
+/* /proc/allocinfo, docs/formats.md §4.1. */
 int mdb_allocinfo_probe(const void *buf, size_t len);
 int mdb_allocinfo_decode(const void *buf, size_t len, const char *name,
 			 const struct mdb_snap_sink *sink,
 			 struct mdb_snap_info *info, struct mdb_error *e);
 
-/* sysctl -b vm.zone_stats and kern.malloc_stats, formats.md 4.1, 4.2. */
+/* vm.zone_stats and kern.malloc_stats streams, docs/formats.md §5.1-§5.3. */
 #define MEMSTAT_HDR_SIZE 16
 #define MEMSTAT_NAME_SIZE 32
 #define MEMSTAT_UMA_TYPE_SIZE 120  /* uma_type_header */
@@ -173,7 +173,7 @@ int mdb_memstat_malloc_decode(const void *buf, size_t len, const char *name,
 			      struct mdb_snap_info *info,
 			      struct mdb_error *e);
 
-/* vmstat -z and vmstat -m text, formats.md 4.3. */
+/* vmstat -z and vmstat -m text, docs/formats.md §5.4, §5.5. */
 int mdb_vmstat_z_probe(const void *buf, size_t len);
 int mdb_vmstat_z_decode(const void *buf, size_t len, const char *name,
 			const struct mdb_snap_sink *sink,
@@ -183,13 +183,13 @@ int mdb_vmstat_m_decode(const void *buf, size_t len, const char *name,
 			const struct mdb_snap_sink *sink,
 			struct mdb_snap_info *info, struct mdb_error *e);
 
-/* vmstat --libxo json (-z, -m or both), formats.md 4.3. */
+/* vmstat --libxo json (-z, -m or both), docs/formats.md §5.6. */
 int mdb_vmstat_json_probe(const void *buf, size_t len);
 int mdb_vmstat_json_decode(const void *buf, size_t len, const char *name,
 			   const struct mdb_snap_sink *sink,
 			   struct mdb_snap_info *info, struct mdb_error *e);
 
-/* Linux /proc/slabinfo 2.x, formats.md 4.4. */
+/* Linux /proc/slabinfo 2.x, docs/formats.md §4.2. */
 int mdb_slabinfo_probe(const void *buf, size_t len);
 int mdb_slabinfo_decode(const void *buf, size_t len, const char *name,
 			const struct mdb_snap_sink *sink,

@@ -12,8 +12,9 @@
  * upgrades, a worse one never downgrades.  All rows are written in one
  * transaction; on error the database is unchanged.
  *
- * Semantics (design.md): symbol and offset of the address itself; file,
- * line and inline chain of address - 1, the call instruction.
+ * Semantics (docs/design.md §4.6): symbol and offset of the address
+ * itself; file, line and inline chain of address - 1, the call
+ * instruction.
  */
 #ifndef MDB_SYMBOLIZE_H
 #define MDB_SYMBOLIZE_H

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 # An independent replay of a ktgen dump (one event per line, in global
 # order: seq cpu A|F type call_site ptr bytes_req bytes_alloc gfp node),
-# following design.md's pairing rules, written without looking at memdb's
-# C.  Prints the fragmentation rows (slab events only) as
+# following the pairing rules of docs/design.md §4.3, written without
+# looking at memdb's C.  Prints the fragmentation rows (slab events only) as
 #   site 0x<call_site>,hits,bytes_req,bytes_alloc,waste,frag_pct
 # and every figure as
 #   <name> <value>

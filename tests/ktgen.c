@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * ktgen: write a synthetic kmemtrace relay ABI v1 capture (formats.md 1.1)
- * from a seed and a size, with a plain-text dump of the same events for
- * independent checks (awk, sqlite3), and a manifest of what was planted.
+ * ktgen: write a synthetic kmemtrace relay ABI v1 capture
+ * (docs/formats.md §2.2) from a seed and a size, with a plain-text dump
+ * of the same events for independent checks (awk, sqlite3), and a
+ * manifest of what was planted.
  *
  *   ktgen [options] OUTDIR
  *
@@ -248,7 +249,7 @@ static uint64_t pos_ns(int64_t pos)
 	return 1000000000ULL + (uint64_t)pos * 1000;
 }
 
-/* The ftrace-era kmemtrace tracer record (formats.md 1.2). */
+/* The ftrace-era kmemtrace tracer record (docs/formats.md §2.5). */
 static void put_bin(struct gen *g, int cpu, int id, int type, uint64_t site,
 		    uint64_t ptr, uint64_t req, uint64_t alloc, uint32_t gfp,
 		    int32_t node, int extra)

@@ -2,7 +2,7 @@
 /*
  * mkfixtures: write the small committed kmemtrace fixtures of testdata/
  * from the event table below, byte by byte, in both byte orders: relay
- * captures (formats.md 1.1) and ftrace-era tracer files (1.2) of both
+ * captures (docs/formats.md §2.2) and ftrace-era tracer files (§2.5) of both
  * word sizes.
  *
  *   mkfixtures TESTDATA_DIR
@@ -145,7 +145,7 @@ static void write_capture(const char *dir, const struct rec *recs, size_t n,
 }
 
 /*
- * One record of the ftrace-era kmemtrace tracer (formats.md 1.2), word
+ * One record of the ftrace-era kmemtrace tracer (docs/formats.md §2.5), word
  * size 8 (LP64) or 4 (ILP32, addresses cut to 32 bits), timestamp 1 s
  * plus 1 us per seq; with @prefix, the 16-byte "bin" prefix (pid, cpu,
  * timestamp) first.  Unknown event ids take the header size.  The tracer

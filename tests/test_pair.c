@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Alloc/free pairing (design.md, Semantics): every rule on hand-made
+ * Alloc/free pairing (docs/design.md §4.3): every rule on hand-made
  * event sequences, checked against outcomes written out by hand.
  */
 #include <setjmp.h>

@@ -17,7 +17,7 @@
  *   the kernel's own %pS in the ftrace text of the same events.
  *
  * Call sites get into a database through a kmemtrace capture written
- * here: one 48-byte ALLOC record (formats.md 1.1) per address.
+ * here: one 48-byte ALLOC record (docs/formats.md §2.2) per address.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * /proc/allocinfo (Linux memory allocation profiling), formats.md 3:
+ * /proc/allocinfo (Linux memory allocation profiling), docs/formats.md §4.1:
  *
  *   allocinfo - version: 2.0
  *   #     <size>  <calls> <tag info>

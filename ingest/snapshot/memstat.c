@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * FreeBSD memstat binary streams, formats.md 4.1 and 4.2: what
+ * FreeBSD memstat binary streams, docs/formats.md §5.1 - §5.3: what
  * `sysctl -b vm.zone_stats` (UMA zones) and `sysctl -b kern.malloc_stats`
  * (malloc(9) types) return, in the byte order of the machine that wrote
  * them.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Linux /proc/slabinfo, formats.md 4.4:
+ * Linux /proc/slabinfo, docs/formats.md §4.2:
  *
  *   slabinfo - version: 2.1
  *   # name <active_objs> <num_objs> <objsize> <objperslab> <pagesperslab>

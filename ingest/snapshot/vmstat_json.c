@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * `vmstat -z --libxo json` and `vmstat -m --libxo json` (or both in one
- * document), formats.md 4.3:
+ * document), docs/formats.md §5.6:
  *
  *   {"__version": "1",
  *    "memory-zone-statistics": {"zone": [{"name": "UMA Kegs", "size": 384,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * `vmstat -z` and `vmstat -m` text, as captured from a live kernel or a
- * core dump (`vmstat -M vmcore -N kernel`), formats.md 4.3.
+ * core dump (`vmstat -M vmcore -N kernel`), docs/formats.md §5.4, §5.5.
  *
  * -z rows are "NAME: n, n, n, ..." under one of the headers
  *     ITEM SIZE LIMIT USED FREE REQUESTS FAILURES         (6 numbers)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ftrace kmem tracepoints as text (formats.md 2): what `cat trace`,
+ * ftrace kmem tracepoints as text (docs/formats.md §3): what `cat trace`,
  * `trace_pipe`, `perf script` and `trace-cmd report` print, from 2.6.30 to
  * today.  A pure decoder over (buf, len): lines in, struct mdb_event out,
- * in the file's line order (design.md, Semantics: the text is already
+ * in the file's line order (docs/design.md §4.2: the text is already
  * merged by the kernel's clock).  An event's seq is its line number.
  *
  * A line is one of: a kmem event; another event or a stack-trace line

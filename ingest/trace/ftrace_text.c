@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * ftrace kmem text decoder; see ftrace.h and formats.md section 2.
+ * ftrace kmem text decoder; see ftrace.h and docs/formats.md §3.
  *
  * A trace line, whichever tool printed it:
  *   trace, trace_pipe   <comm>-<pid> [(<tgid>)] [<cpu>] [<flags>] <s>.<us>: <event>: <fields>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * kmemtrace relay ABI v1 decoder: per-CPU record streams, byte-order
- * detection, and the seq_num merge (formats.md 1.1).
+ * detection, and the seq_num merge (docs/formats.md §2.2 - §2.4).
  *
  * Record layout (packed, producer byte order):
  *   0 u8 event_id  1 u8 type_id  2 u16 event_size  4 s32 seq_num

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kmemtrace relay ABI version 1 (formats.md 1.1): per-CPU streams of packed
- * records without timestamps, merged into one global order by seq_num.
+ * kmemtrace relay ABI version 1 (docs/formats.md §2.1 - §2.4): per-CPU
+ * streams of packed records without timestamps, merged into one global
+ * order by seq_num.
  */
 #ifndef MDB_KMEMTRACE_H
 #define MDB_KMEMTRACE_H

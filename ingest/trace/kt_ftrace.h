@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ftrace-era kmemtrace binary (formats.md 1.2; kernels 2.6.30 to about
+ * ftrace-era kmemtrace binary (docs/formats.md §2.5; kernels 2.6.30 to about
  * 2.6.34): the kmemtrace tracer's records, struct kmemtrace_user_event
  * and _alloc, not packed, in the producer's word size and byte order,
  * one file for all CPUs in time order, each record optionally after the
