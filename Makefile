@@ -166,9 +166,12 @@ stress: all
 	bash tools/stress.sh $(BUILD)
 
 install: $(MEMDB)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/memdb/queries
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/memdb/queries \
+		$(DESTDIR)$(PREFIX)/share/doc/memdb
 	install -m 755 $(MEMDB) $(DESTDIR)$(PREFIX)/bin/memdb
 	install -m 644 $(QUERIES) $(DESTDIR)$(PREFIX)/share/memdb/queries/
+	install -m 644 README.md docs/formats.md docs/design.md \
+		$(DESTDIR)$(PREFIX)/share/doc/memdb/
 
 clean:
 	rm -rf build build-san build-fuzz build-clang
