@@ -413,7 +413,7 @@ int kt_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
 	struct kt_stream s;
 	int cpu = kt_cpu_from_name(kt_basename(o->name)), ret = 0;
 
-	/* design.md: the cpuN name, else --cpu, else 0 */
+	/* docs/design.md §4.1: the cpuN name, else --cpu, else 0 */
 	o->cpu = cpu >= 0 ? cpu : o->cpu >= 0 ? o->cpu : 0;
 	m->word_size = 8;
 	m->ncpus = 1;
