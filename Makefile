@@ -18,7 +18,8 @@ BUILD   ?= build
 CC      ?= gcc
 PKG_CONFIG ?= pkg-config
 
-PKGS := sqlite3 libelf libdw libxxhash jansson libzstd zlib liblzma
+PKGS := sqlite3 libelf libdw libxxhash jansson libzstd zlib liblzma \
+	libtraceevent
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -pthread
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
@@ -38,7 +39,7 @@ endif
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(PKG_CFLAGS) \
 	      -I$(BUILD)/gen -I.
 
-LIB_SRCS := $(wildcard common/*.c ingest/*.c ingest/*/*.c analysis/*.c db/*.c report/*.c symbolize/*.c)
+LIB_SRCS := $(wildcard common/*.c ingest/*.c ingest/*/*.c analysis/*.c db/*.c report/*.c symbolize/*.c record/*.c)
 CLI_SRCS := $(wildcard cli/*.c)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TESTLIB  := $(BUILD)/obj/tests/testlib.o

@@ -33,6 +33,7 @@ int cmd_report(int argc, char **argv);
 int cmd_sql(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 /* "memdb: <error>" and, when there is one, "memdb: hint: <hint>". */
 void cli_error(const struct mdb_error *e);

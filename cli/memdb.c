@@ -15,6 +15,8 @@ static const struct memdb_cmd commands[] = {
 	{ "report", cmd_report, "run a canned report (memdb report list)" },
 	{ "sql", cmd_sql, "run SQL against the database (read-only)" },
 	{ "check", cmd_check, "validate a capture without a database" },
+	{ "record", cmd_record,
+	  "capture the kmem tracepoints of this machine (root)" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -4,11 +4,12 @@
  * say which format it holds.
  *   - cpu0, cpu1, ... (or cpuN.out): a kmemtrace relay capture, merged by
  *     kt_capture.c;
+ *   - header_page and per_cpu/cpuN/trace_pipe_raw: a copy of tracefs
+ *     (trace/tracefs.c);
  *   - one trace text file (trace, trace_pipe, *.txt, *.trace) that a
  *     one-file format of the table recognises: read by the one-file
  *     opener, with the directory's kallsyms, kernel-release and the files
  *     kept for symbolize.
- * The next multi-file format (a tracefs copy) is one more case here.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +21,7 @@
 
 #include "../common/file.h"
 #include "input.h"
+#include "trace/tracefs.h"
 
 /* cpuN or cpuN.out: a relay per-CPU file. */
 static int is_cpu_file(const char *n)
@@ -171,6 +173,8 @@ int mdb_capture_open(const char *dir, const struct mdb_format *only,
 	*in = NULL;
 	if (only && only->open)
 		return only->open(dir, o, in, e);
+	if (tfs_is_capture(dir))
+		return only ? 1 : tfs_input_open(dir, o, in, e);
 	ret = scan_dir(dir, only, &c, e);
 	if (ret == 2)
 		return only ? 1 : kt_input_open(dir, o, in, e);

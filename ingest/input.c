@@ -25,6 +25,7 @@
 #include "trace/kmemtrace.h"
 #include "trace/ftrace.h"
 #include "trace/kt_ftrace.h"
+#include "trace/tracefs.h"
 
 #define TEXT_PROBE_BYTES 4096
 
@@ -103,6 +104,8 @@ static const struct mdb_format formats[] = {
 	/* the ftrace-era kmemtrace tracer's binary: exact record sizes */
 	{ .name = "kmemtrace-ftrace", .probe = ktf_probe, .decode = ktf_decode,
 	  .describe = ktf_describe },
+	/* a copy of tracefs: a directory (memdb record) */
+	{ .name = "tracefs", .open = tfs_input_open },
 	/* kmemtrace relay: a capture directory, or any lone binary file */
 	{ .name = "kmemtrace-relay", .probe = any_probe, .decode = kt_decode,
 	  .describe = kt_describe, .open = kt_input_open },
@@ -489,7 +492,7 @@ static int detect_map(const char *path, struct mdb_map *map,
 		const struct mdb_format *f = &formats[i];
 
 		/* an empty file is nothing but a (lone, empty) relay file */
-		if ((!map->len && f->probe != any_probe) ||
+		if (!f->probe || (!map->len && f->probe != any_probe) ||
 		    !f->probe(map->data, map->len))
 			continue;
 		if (f->probe == any_probe && mdb_looks_like(map->data, map->len))

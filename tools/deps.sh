@@ -9,7 +9,8 @@
 set -eu
 
 pkgs="gcc make pkg-config libsqlite3-dev libelf-dev libdw-dev libxxhash-dev
-libcmocka-dev libjansson-dev libzstd-dev zlib1g-dev liblzma-dev sqlite3 zstd
+libcmocka-dev libjansson-dev libzstd-dev zlib1g-dev liblzma-dev
+libtraceevent-dev sqlite3 zstd
 elfutils gawk gzip
 xz-utils binutils llvm"
 if [ "${1:-}" = fuzz ]; then

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+/* The kmem tracepoints read by field name; see tep_kmem.h. */
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "tep_kmem.h"
+
+#define MAX_ORDER 20 /* no page allocation is larger than 2^20 pages */
+
+enum tk_field { TK_CALL_SITE, TK_PTR, TK_REQ, TK_ALLOC, TK_GFP, TK_NODE,
+		TK_NAME, TK_PFN, TK_PAGE, TK_ORDER, TK__N };
+
+static const char *const field_names[TK__N] = {
+	"call_site", "ptr", "bytes_req", "bytes_alloc", "gfp_flags", "node",
+	"name", "pfn", "page", "order",
+};
+
+/*
+ * mm_page_free_batched is left out: since 3.3 each page it names is also
+ * reported by mm_page_free (as the text decoder does; docs/formats.md).
+ */
+static const struct {
+	const char *name;
+	uint8_t kind, type;
+} kmem_events[] = {
+	{ "kmalloc", MDB_EV_ALLOC, MDB_TYPE_KMALLOC },
+	{ "kmalloc_node", MDB_EV_ALLOC, MDB_TYPE_KMALLOC },
+	{ "kfree", MDB_EV_FREE, MDB_TYPE_KMALLOC },
+	{ "kmem_cache_alloc", MDB_EV_ALLOC, MDB_TYPE_CACHE },
+	{ "kmem_cache_alloc_node", MDB_EV_ALLOC, MDB_TYPE_CACHE },
+	{ "kmem_cache_free", MDB_EV_FREE, MDB_TYPE_CACHE },
+	{ "mm_page_alloc", MDB_EV_ALLOC, MDB_TYPE_PAGE },
+	{ "mm_page_free", MDB_EV_FREE, MDB_TYPE_PAGE },
+	{ "mm_page_free_direct", MDB_EV_FREE, MDB_TYPE_PAGE },
+	{ "mm_pagevec_free", MDB_EV_FREE, MDB_TYPE_PAGE },
+};
+
+#define NKMEM (sizeof(kmem_events) / sizeof(kmem_events[0]))
+
+struct tep_kmem_def {
+	int id;
+	uint8_t kind, type;
+	struct tep_format_field *f[TK__N]; /* NULL: the event has none */
+};
+
+int tep_kmem_init(struct tep_kmem *k, struct tep_handle *tep,
+		  uint64_t page_size, const char *name, struct mdb_error *e)
+{
+	memset(k, 0, sizeof(*k));
+	k->tep = tep;
+	k->page_size = page_size ? page_size : 4096;
+	k->defs = calloc(NKMEM, sizeof(*k->defs));
+	if (!k->defs)
+		return mdb_error_set(e, MDB_E_NOMEM, name, -1, -1, NULL);
+	for (size_t i = 0; i < NKMEM; i++) {
+		struct tep_event *ev = tep_find_event_by_name(tep, "kmem",
+							      kmem_events[i].name);
+		struct tep_kmem_def *d = &k->defs[k->ndefs];
+
+		if (!ev)
+			continue;
+		d->id = ev->id;
+		d->kind = kmem_events[i].kind;
+		d->type = kmem_events[i].type;
+		for (int f = 0; f < TK__N; f++)
+			d->f[f] = tep_find_field(ev, field_names[f]);
+		if (!k->type_field)
+			k->type_field = tep_find_common_field(ev,
+							      "common_type");
+		if (!k->pid_field)
+			k->pid_field = tep_find_common_field(ev, "common_pid");
+		k->ndefs++;
+	}
+	if (!k->ndefs) {
+		tep_kmem_release(k);
+		mdb_error_set(e, MDB_E_FORMAT, name, -1, -1, NULL);
+		mdb_error_msg(e, "no kmem event formats");
+		mdb_error_hint(e, "record the kmem:kmalloc, kmem:kfree, "
+				  "kmem:kmem_cache_alloc and kmem:kmem_cache_free "
+				  "events (and kmem:mm_page_* for pages)");
+		return -MDB_E_FORMAT;
+	}
+	return 0;
+}
+
+void tep_kmem_release(struct tep_kmem *k)
+{
+	free(k->defs);
+	k->defs = NULL;
+	k->ndefs = 0;
+}
+
+/* Read number field @f of a record of @size bytes; -1 when outside. */
+static int num(const struct tep_format_field *f, const void *data,
+	       size_t size, unsigned long long *v)
+{
+	if (!f || f->offset < 0 || f->size <= 0 || f->size > 8 ||
+	    (size_t)f->offset + (size_t)f->size > size)
+		return -1;
+	return tep_read_number_field((struct tep_format_field *)f, data, v) ?
+		       -1 : 0;
+}
+
+/* A __data_loc / __rel_loc string field: its bytes, checked. */
+static int dyn_str(const struct tep_format_field *f, const void *data,
+		   size_t size, struct mdb_str *s)
+{
+	unsigned long long loc;
+	size_t off, len;
+
+	if (!(f->flags & TEP_FIELD_IS_DYNAMIC) || num(f, data, size, &loc))
+		return -1;
+	off = loc & 0xffff;
+	len = (loc >> 16) & 0xffff;
+	if (f->flags & TEP_FIELD_IS_RELATIVE)
+		off += (size_t)f->offset + (size_t)f->size;
+	if (off > size || len > size - off)
+		return -1;
+	s->p = (const char *)data + off;
+	s->len = strnlen(s->p, len);
+	return 0;
+}
+
+static const struct tep_kmem_def *find_def(const struct tep_kmem *k, int id)
+{
+	for (size_t i = 0; i < k->ndefs; i++)
+		if (k->defs[i].id == id)
+			return &k->defs[i];
+	return NULL;
+}
+
+static int page_event(const struct tep_kmem *k, const struct tep_kmem_def *d,
+		      const void *data, size_t size, struct mdb_event *ev)
+{
+	unsigned long long pfn = 0, order = 0, page = 1;
+
+	if (num(d->f[TK_ORDER], data, size, &order) || order > MAX_ORDER)
+		return -1;
+	/* pfn since 3.17; before, page= (a struct page pointer) */
+	if (d->f[TK_PFN] ? num(d->f[TK_PFN], data, size, &pfn) :
+			   num(d->f[TK_PAGE], data, size, &page))
+		return -1;
+	if (!d->f[TK_PFN])
+		pfn = page;
+	ev->ptr = !page || !pfn || pfn == UINT64_MAX || pfn > UINT64_MAX >> 12 ?
+		  0 : pfn << 12;
+	if (ev->kind == MDB_EV_ALLOC)
+		ev->bytes_req = ev->bytes_alloc = k->page_size << order;
+	return 1;
+}
+
+int tep_kmem_event(const struct tep_kmem *k, const void *data, size_t size,
+		   struct mdb_event *ev)
+{
+	const struct tep_kmem_def *d;
+	unsigned long long v;
+
+	if (num(k->type_field, data, size, &v))
+		return -1;
+	d = find_def(k, (int)v);
+	if (!d)
+		return 0;
+	ev->kind = d->kind;
+	ev->type = d->type;
+	ev->gfp = MDB_NO_GFP;
+	ev->node = -1;
+	if (d->f[TK_GFP] && ev->kind == MDB_EV_ALLOC) {
+		if (num(d->f[TK_GFP], data, size, &v))
+			return -1;
+		ev->gfp = v;
+	}
+	if (d->type == MDB_TYPE_PAGE)
+		return page_event(k, d, data, size, ev);
+	if (num(d->f[TK_CALL_SITE], data, size, &v))
+		return -1;
+	ev->call_site = v;
+	if (num(d->f[TK_PTR], data, size, &v))
+		return -1;
+	ev->ptr = v;
+	if (d->f[TK_NAME] && dyn_str(d->f[TK_NAME], data, size, &ev->cache))
+		return -1;
+	if (ev->kind == MDB_EV_FREE)
+		return 1;
+	if (num(d->f[TK_REQ], data, size, &v))
+		return -1;
+	ev->bytes_req = v;
+	if (num(d->f[TK_ALLOC], data, size, &v))
+		return -1;
+	ev->bytes_alloc = v;
+	if (d->f[TK_NODE]) {
+		if (num(d->f[TK_NODE], data, size, &v))
+			return -1;
+		ev->node = (int32_t)v;
+	}
+	return 1;
+}
+
+int tep_kmem_pid(const struct tep_kmem *k, const void *data, size_t size)
+{
+	unsigned long long v;
+
+	return num(k->pid_field, data, size, &v) ? -1 : (int)(int32_t)v;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kmem tracepoints read by field name, with the event formats a
+ * capture carries (tracefs format files, the tracing data of a perf.data
+ * or a trace.dat) parsed by libtraceevent: kmalloc, kfree,
+ * kmem_cache_alloc, kmem_cache_free, mm_page_alloc, mm_page_free and the
+ * names older kernels gave them (docs/formats.md, the kmem events).
+ *
+ * Field offsets and sizes come from the formats, never from memdb; every
+ * field is checked to lie inside the record before it is read.
+ */
+#ifndef MDB_TEP_KMEM_H
+#define MDB_TEP_KMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../common/error.h"
+#include "../event.h"
+
+struct tep_handle;
+struct tep_kmem_def;
+struct tep_format_field;
+
+struct tep_kmem {
+	struct tep_handle *tep;
+	struct tep_kmem_def *defs; /* one per kmem event the formats have */
+	size_t ndefs;
+	uint64_t page_size;        /* bytes per page of page events */
+	struct tep_format_field *type_field, *pid_field; /* common_* */
+};
+
+/*
+ * Find the kmem events among the formats @tep holds.  Returns 0, or
+ * -MDB_E_FORMAT (with @e naming @name) when there is none.
+ */
+int tep_kmem_init(struct tep_kmem *k, struct tep_handle *tep,
+		  uint64_t page_size, const char *name, struct mdb_error *e);
+void tep_kmem_release(struct tep_kmem *k);
+
+/*
+ * Decode the tracepoint payload @data of @size bytes into @ev (kind,
+ * type, call site, pointer, sizes, gfp, node, cache name; seq, ts and cpu
+ * are the caller's).  Returns 1 for a kmem event, 0 for another event,
+ * -1 when a field lies outside the record (malformed).
+ */
+int tep_kmem_event(const struct tep_kmem *k, const void *data, size_t size,
+		   struct mdb_event *ev);
+
+/* The common_pid of the record, or -1. */
+int tep_kmem_pid(const struct tep_kmem *k, const void *data, size_t size);
+
+#endif

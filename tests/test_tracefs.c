@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The tracefs copy (ingest/trace/tracefs.c) and memdb record.
+ *
+ * testdata/real-tracefs holds the raw ring-buffer pages of a real 6.18
+ * capture and the `trace` text of the very same buffer (see its README):
+ * the binary and the text decoder, independent of each other, must give
+ * the same reports.  Corrupt and cut pages are refused with their offset,
+ * the database unchanged.  memdb record runs when this is root on a
+ * machine with tracefs, and says why it skipped otherwise.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "testlib.h"
+
+static char *dir, *fix;
+
+static int setup(void **state)
+{
+	(void)state;
+	dir = tmpdir("tracefs");
+	if (asprintf(&fix, "%s/real-tracefs", env("TESTDATA")) < 0)
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(fix);
+	free(dir);
+	return 0;
+}
+
+static char *report(const char *db, const char *name)
+{
+	struct run r;
+	char *out;
+
+	run_memdb(&r, db, "report %s --format csv", name);
+	if (r.status)
+		fail_msg("report %s: %s", name, r.err);
+	out = r.out;
+	r.out = NULL;
+	run_free(&r);
+	return out;
+}
+
+static void symbolize(const char *db)
+{
+	struct run r;
+
+	run_memdb(&r, db, "symbolize --kallsyms '%s/kallsyms'", fix);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+}
+
+/* Raw pages and the trace text of the same buffer: the same reports. */
+static void test_same_as_text(void **state)
+{
+	static const char *const reports[] = { "summary", "fragmentation",
+					       "callsites", "pingpong" };
+	char *raw = fresh_db(dir, "raw.db"), *text = fresh_db(dir, "text.db");
+
+	(void)state;
+	ingest_ok(raw, "'%s'", fix);
+	ingest_ok(text, "--kallsyms '%s/kallsyms' '%s/trace.txt.zst'", fix,
+		  fix);
+	symbolize(raw);
+	symbolize(text);
+	{
+		char *src = db_text(raw, "SELECT format, ncpus, byte_order "
+					 "FROM source");
+
+		assert_string_equal(src, "tracefs,2,little\n");
+		free(src);
+	}
+	assert_true(db_int(raw, "SELECT events FROM source") > 1000);
+	for (size_t i = 0; i < sizeof(reports) / sizeof(reports[0]); i++) {
+		char *a = report(raw, reports[i]), *b = report(text, reports[i]);
+
+		if (strcmp(a, b))
+			fail_msg("%s differs:\n%s\n---\n%s", reports[i], a, b);
+		free(a);
+		free(b);
+	}
+	free(raw);
+	free(text);
+}
+
+/* A copy of the fixture's directory with one file replaced. */
+static char *copy_fixture(const char *name)
+{
+	char *d = path_in(dir, name);
+	struct run r;
+
+	run(&r, "rm -rf '%s' && cp -r '%s' '%s'", d, fix, d);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	return d;
+}
+
+static void refused(const char *d, const char *what, const char *offset)
+{
+	char *db = fresh_db(dir, "bad.db"), *before;
+	struct run r;
+
+	ingest_ok(db, "'%s/trace.txt.zst'", fix);
+	before = db_counts(db);
+	run_memdb(&r, db, "ingest '%s'", d);
+	assert_int_equal(r.status, 1);
+	if (!strstr(r.err, what) || !strstr(r.err, offset))
+		fail_msg("expected '%s' at %s, got: %s", what, offset, r.err);
+	run_free(&r);
+	{
+		char *after = db_counts(db);
+
+		assert_string_equal(before, after);
+		free(after);
+	}
+	free(before);
+	free(db);
+}
+
+/* A page whose commit size runs past the page, a file cut mid-page. */
+static void test_corrupt(void **state)
+{
+	char *d = copy_fixture("corrupt");
+	struct run r;
+
+	(void)state;
+	/* commit of the second page of cpu0: 0xffff bytes */
+	run(&r, "printf '\\377\\377' | dd of='%s/per_cpu/cpu0/trace_pipe_raw' "
+		"bs=1 seek=4104 conv=notrunc status=none", d);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	refused(d, "page commit size past the page end", "offset=4104");
+	free(d);
+	d = copy_fixture("cut");
+	run(&r, "truncate -s 5000 '%s/per_cpu/cpu1/trace_pipe_raw'", d);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	refused(d, "last ring-buffer page cut short", "offset=4096");
+	free(d);
+	d = copy_fixture("noformats");
+	run(&r, "rm -rf '%s/events'", d);
+	run_free(&r);
+	refused(d, "no kmem event formats", "");
+	free(d);
+}
+
+/* memdb record on this machine, when it can. */
+static void test_record(void **state)
+{
+	char *out = path_in(dir, "rec"), *db = fresh_db(dir, "rec.db");
+	struct run r;
+	struct stat st;
+
+	(void)state;
+	if (geteuid() != 0 || stat("/sys/kernel/tracing/events/kmem", &st)) {
+		printf("SKIPPED test_record: needs root and tracefs at "
+		       "/sys/kernel/tracing (euid %d)\n", (int)geteuid());
+		free(out);
+		free(db);
+		return;
+	}
+	run(&r, "rm -rf '%s' && %s record -o '%s' -- sh -c 'ls -R /usr/share "
+		"> /dev/null'", out, env("MEMDB"), out);
+	if (r.status)
+		fail_msg("record: %s", r.err);
+	assert_non_null(strstr(r.out, "memdb ingest"));
+	run_free(&r);
+	/* the instance is gone */
+	run(&r, "ls /sys/kernel/tracing/instances | grep -c '^memdb-' || true");
+	assert_string_equal(r.out, "0\n");
+	run_free(&r);
+	ingest_ok(db, "'%s'", out);
+	assert_true(db_int(db, "SELECT events FROM source") > 0);
+	assert_true(db_int(db, "SELECT count(*) FROM source_file") >= 1);
+	free(out);
+	free(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_same_as_text),
+		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_record),
+	};
+
+	return cmocka_run_group_tests_name("tracefs copy and memdb record",
+					   tests, setup, teardown);
+}
