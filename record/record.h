@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * memdb record: capture the kmem tracepoints of this machine as a copy of
- * tracefs, the input `memdb ingest DIR` reads (docs/formats.md, the
- * tracefs copy).
+ * tracefs, the input `memdb ingest DIR` reads (docs/formats.md §6.3).
  *
  * The trace runs in a tracefs instance of its own (instances/memdb-PID),
  * so the global buffer, current_tracer and the events a user enabled are

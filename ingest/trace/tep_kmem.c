@@ -18,7 +18,7 @@ static const char *const field_names[TK__N] = {
 
 /*
  * mm_page_free_batched is left out: since 3.3 each page it names is also
- * reported by mm_page_free (as the text decoder does; docs/formats.md).
+ * reported by mm_page_free (as the text decoder does; docs/formats.md §3).
  */
 static const struct {
 	const char *name;

@@ -4,7 +4,7 @@
  * capture carries (tracefs format files, the tracing data of a perf.data
  * or a trace.dat) parsed by libtraceevent: kmalloc, kfree,
  * kmem_cache_alloc, kmem_cache_free, mm_page_alloc, mm_page_free and the
- * names older kernels gave them (docs/formats.md, the kmem events).
+ * names older kernels gave them (docs/formats.md §3, §6.3).
  *
  * Field offsets and sizes come from the formats, never from memdb; every
  * field is checked to lie inside the record before it is read.

@@ -3,8 +3,7 @@
  * A copy of tracefs: the raw ring-buffer pages of each CPU
  * (per_cpu/cpuN/trace_pipe_raw) with the page layout (header_page) and
  * the formats of the kmem events (events/kmem/EVENT/format), as `memdb
- * record` writes it or `cp` of tracefs gives it (docs/formats.md, the
- * tracefs copy).
+ * record` writes it or `cp` of tracefs gives it (docs/formats.md §6.3).
  *
  * Pages are walked with libtraceevent's kbuffer, events decoded by field
  * name with the capture's own formats (tep_kmem.c).  Each page is checked

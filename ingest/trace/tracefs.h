@@ -2,7 +2,7 @@
 /*
  * A copy of tracefs (header_page, events/kmem/EVENT/format,
  * per_cpu/cpuN/trace_pipe_raw), as `memdb record` writes it; see
- * tracefs.c and docs/formats.md.
+ * tracefs.c and docs/formats.md §6.3.
  */
 #ifndef MDB_TRACEFS_H
 #define MDB_TRACEFS_H
