@@ -11,7 +11,7 @@ set -eu
 pkgs="gcc make pkg-config libsqlite3-dev libelf-dev libdw-dev libxxhash-dev
 libcmocka-dev libjansson-dev libzstd-dev zlib1g-dev liblzma-dev
 libtraceevent-dev sqlite3 zstd
-elfutils gawk gzip
+elfutils gawk gzip python3
 xz-utils binutils llvm"
 if [ "${1:-}" = fuzz ]; then
 	pkgs="$pkgs clang libclang-rt-dev"

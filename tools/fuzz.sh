@@ -13,7 +13,8 @@ only=${FUZZ_ONLY:-}
 
 sh tools/deps.sh fuzz || exit 1
 make -s BUILD=$out CC=clang SAN=fuzz $out/libmemdb.a || exit 1
-libs="$(pkg-config --libs sqlite3 libelf libdw libxxhash jansson 2>/dev/null) -pthread"
+libs="$(pkg-config --libs sqlite3 libelf libdw libxxhash jansson libzstd zlib \
+	liblzma libtraceevent 2>/dev/null) -pthread"
 mkdir -p $out/findings
 names=
 for src in fuzz/fuzz_*.c; do

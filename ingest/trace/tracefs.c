@@ -259,9 +259,11 @@ static int detect_order(struct tfs *t, enum mdb_order forced,
 			 * bytes: its low 30 bits are 0 or out of range */
 			if (!le && !be)
 				continue;
-			if ((le && le <= limit) != (be && be <= limit)) {
-				t->order = le <= limit ? MDB_ORDER_LITTLE :
-							 MDB_ORDER_BIG;
+			int le_ok = le && le <= limit;
+
+			if (le_ok != (be && be <= limit)) {
+				t->order = le_ok ? MDB_ORDER_LITTLE :
+						   MDB_ORDER_BIG;
 				return 0;
 			}
 			break;
