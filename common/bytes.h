@@ -252,4 +252,37 @@ static inline int mdb_cursor_word(struct mdb_cursor *c, enum mdb_order o,
 	return 0;
 }
 
+/* Take @n bytes: *@out points at them.  0, or -1 when fewer are left. */
+static inline int mdb_cursor_bytes(struct mdb_cursor *c, size_t n,
+				   const uint8_t **out)
+{
+	if (!mdb_cursor_has(c, n))
+		return -1;
+	*out = c->p;
+	c->p += n;
+	return 0;
+}
+
+/*
+ * A cursor over the @n bytes at offset @off of @c's whole buffer (offsets
+ * stay those of the buffer, for messages): a section a header points at.
+ * -1, and an empty cursor at the start, when they are not all inside it.
+ */
+static inline int mdb_cursor_window(struct mdb_cursor *w,
+				    const struct mdb_cursor *c, uint64_t off,
+				    uint64_t n)
+{
+	const uint8_t *start = c->start;
+	size_t len = (size_t)(c->end - c->start);
+
+	w->start = start;
+	if (off > len || n > len - off) {
+		w->p = w->end = start;
+		return -1;
+	}
+	w->p = start + off;
+	w->end = w->p + n;
+	return 0;
+}
+
 #endif

@@ -171,6 +171,9 @@ int mdb_capture_open(const char *dir, const struct mdb_format *only,
 	int ret;
 
 	*in = NULL;
+	ret = perf_threads_dir(dir, e);
+	if (ret < 0)
+		return ret;
 	if (only && only->open)
 		return only->open(dir, o, in, e);
 	if (tfs_is_capture(dir))

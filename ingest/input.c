@@ -25,6 +25,7 @@
 #include "trace/kmemtrace.h"
 #include "trace/ftrace.h"
 #include "trace/kt_ftrace.h"
+#include "trace/perfdata.h"
 #include "trace/tracefs.h"
 
 #define TEXT_PROBE_BYTES 4096
@@ -75,6 +76,9 @@ static int any_probe(const void *buf, size_t len)
  * decoder file and one row here.
  */
 static const struct mdb_format formats[] = {
+	/* perf.data: the PERFILE2 magic, either byte order */
+	{ .name = PERF_FORMAT, .probe = perf_probe, .decode = perf_decode,
+	  .describe = perf_input_describe, .empty_hint = KMEM_HINT },
 	/* binary snapshot streams: a version word, counts that match the
 	 * file's length */
 	{ .name = "memstat-uma", .probe = mdb_memstat_uma_probe,

@@ -111,6 +111,13 @@ int kt_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
 /* What unknown binary bytes look like ("an ELF file"), or NULL. */
 const char *mdb_looks_like(const void *buf, size_t len);
 
+/* perf.data's header to the source table (trace/perf_input.c). */
+int perf_input_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
+			struct mdb_source_meta *m, struct mdb_error *e);
+
+/* A `perf record --threads` directory is refused: <0, else 0. */
+int perf_threads_dir(const char *dir, struct mdb_error *e);
+
 /* Fill m->kernel_release from a kernel-release file in @dir, if any. */
 void mdb_read_release(const char *dir, struct mdb_source_meta *m);
 

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+/*
+ * perf.data glue for the format table and the capture-directory opener:
+ * what the header says goes to the source table, and the directory
+ * `perf record --threads` writes is refused with a message saying so.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../input.h"
+#include "perfdata.h"
+
+static int perf_threads_refusal(const char *path, struct mdb_error *e)
+{
+	mdb_error_set(e, MDB_E_VERSION, path, -1, -1, NULL);
+	mdb_error_msg(e, "perf.data of `perf record --threads` (a directory "
+			 "of per-thread data files) is not supported");
+	mdb_error_hint(e, "record without --threads, or write one file with "
+			  "perf inject -i DIR -o FILE");
+	return -MDB_E_VERSION;
+}
+
+int perf_input_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
+			struct mdb_source_meta *m, struct mdb_error *e)
+{
+	struct perf_info pi;
+	int ret = perf_describe(buf, len, o->name, &pi, e);
+
+	if (ret < 0)
+		return ret;
+	if (pi.dir_format)
+		return perf_threads_refusal(o->name, e);
+	m->order = pi.order;
+	m->ncpus = pi.ncpus;
+	m->data_bytes = pi.data_bytes;
+	m->unknown_what = "samples of other events";
+	snprintf(m->kernel_release, sizeof(m->kernel_release), "%s",
+		 pi.release);
+	return 0;
+}
+
+int perf_threads_dir(const char *dir, struct mdb_error *e)
+{
+	char *data = mdb_path_join(dir, "data");
+	struct mdb_map m = { 0 };
+	struct mdb_error ign;
+	int ours;
+
+	if (!data)
+		return mdb_error_set(e, MDB_E_NOMEM, dir, -1, -1, NULL);
+	ours = mdb_map_file(data, &m, &ign) == 0 && perf_probe(m.data, m.len);
+	mdb_unmap(&m);
+	free(data);
+	return ours ? perf_threads_refusal(dir, e) : 0;
+}

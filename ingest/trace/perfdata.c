@@ -1,0 +1,1231 @@
+// SPDX-License-Identifier: MIT
+/*
+ * perf.data decoder (see perfdata.h).
+ *
+ * Layout (every integer in the producer's byte order):
+ *   file header   magic "PERFILE2", u64 size (104; 16 = pipe mode),
+ *                 u64 attr_size, sections attrs, data, event_types
+ *                 ({u64 offset, u64 size} each), u64 features[4]
+ *   attrs         attr_size-byte entries: struct perf_event_attr, then a
+ *                 section of the attribute's u64 sample ids
+ *   data          records: u32 type, u16 misc, u16 size, body
+ *   features      after the data section, one section per feature bit
+ *                 set, in bit order; HEADER_TRACING_DATA is bit 1
+ * A PERF_RECORD_SAMPLE body holds, in this order, the fields its
+ * attribute's sample_type selects: IDENTIFIER, IP, TID, TIME, ADDR, ID,
+ * STREAM_ID, CPU, PERIOD, READ, CALLCHAIN, RAW, then fields memdb does
+ * not need.  RAW is the tracepoint's payload, whose fields the event
+ * formats of the tracing data name.
+ *
+ * Two passes: the first checks every record's structure, counts lost
+ * events and indexes the kmem samples (time, payload offset); the index
+ * is sorted stably by time and the second pass reads the payloads by
+ * field name into events.  Only format text that passed memdb's own
+ * checks reaches libtraceevent, and memdb reads every payload value
+ * itself, with bounds checked against the payload's size.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "../../common/u64map.h"
+#include "perfdata.h"
+
+#define HDR_SIZE 104      /* struct perf_file_header */
+#define PIPE_HDR_SIZE 16  /* struct perf_pipe_file_header */
+#define ATTR_VER0 64      /* PERF_ATTR_SIZE_VER0 */
+#define ATTR_MAX 4096     /* larger attributes are not perf's */
+#define SECTION 16        /* struct perf_file_section */
+#define REC_HDR 8         /* struct perf_event_header */
+#define MAX_ATTRS 65536
+#define MAX_ORDER 30
+
+enum {
+	REC_LOST = 2,
+	REC_SAMPLE = 9,
+	REC_LOST_SAMPLES = 13,
+	REC_HEADER_ATTR = 64,
+	REC_TRACING_DATA = 66,
+	REC_AUXTRACE = 71,
+	REC_COMPRESSED = 81,
+};
+
+#define S_IP (1ull << 0)
+#define S_TID (1ull << 1)
+#define S_TIME (1ull << 2)
+#define S_ADDR (1ull << 3)
+#define S_READ (1ull << 4)
+#define S_CALLCHAIN (1ull << 5)
+#define S_ID (1ull << 6)
+#define S_CPU (1ull << 7)
+#define S_PERIOD (1ull << 8)
+#define S_STREAM_ID (1ull << 9)
+#define S_RAW (1ull << 10)
+#define S_IDENTIFIER (1ull << 16)
+
+#define R_ENABLED (1ull << 0)
+#define R_RUNNING (1ull << 1)
+#define R_ID (1ull << 2)
+#define R_GROUP (1ull << 3)
+#define R_LOST (1ull << 4)
+
+enum { FEAT_TRACING_DATA = 1, FEAT_OSRELEASE = 4, FEAT_NRCPUS = 7,
+       FEAT_DIR_FORMAT = 24, FEAT_MAX = 256 };
+
+#define PERF_TYPE_TRACEPOINT 2
+
+/* ---- the kmem events, read by field name ------------------------------ */
+
+enum pd_fid { F_SITE, F_PTR, F_REQ, F_ALLOC, F_GFP, F_NODE, F_NAME, F_PAGE,
+	      F_PFN, F_ORDER, F__N };
+
+static const char *const field_name[F__N] = {
+	"call_site", "ptr", "bytes_req", "bytes_alloc", "gfp_flags", "node",
+	"name", "page", "pfn", "order",
+};
+
+#define B(f) (1u << (f))
+#define SLAB_ALLOC (B(F_SITE) | B(F_PTR) | B(F_REQ) | B(F_ALLOC) | B(F_GFP))
+#define SLAB_FREE (B(F_SITE) | B(F_PTR))
+
+struct pd_def {
+	const char *name;
+	uint8_t kind, type;
+	unsigned need; /* fields every kernel has (pages: pfn or page) */
+};
+
+/*
+ * As the ftrace text decoder: mm_page_free_batched is left out (every
+ * page it names is also reported by mm_page_free since 3.3).
+ */
+static const struct pd_def pd_defs[] = {
+	{ "kmalloc", MDB_EV_ALLOC, MDB_TYPE_KMALLOC, SLAB_ALLOC },
+	{ "kmalloc_node", MDB_EV_ALLOC, MDB_TYPE_KMALLOC, SLAB_ALLOC },
+	{ "kfree", MDB_EV_FREE, MDB_TYPE_KMALLOC, SLAB_FREE },
+	{ "kmem_cache_alloc", MDB_EV_ALLOC, MDB_TYPE_CACHE, SLAB_ALLOC },
+	{ "kmem_cache_alloc_node", MDB_EV_ALLOC, MDB_TYPE_CACHE, SLAB_ALLOC },
+	{ "kmem_cache_free", MDB_EV_FREE, MDB_TYPE_CACHE, SLAB_FREE },
+	{ "mm_page_alloc", MDB_EV_ALLOC, MDB_TYPE_PAGE, B(F_ORDER) | B(F_GFP) },
+	{ "mm_page_free", MDB_EV_FREE, MDB_TYPE_PAGE, B(F_ORDER) },
+	{ "mm_page_free_direct", MDB_EV_FREE, MDB_TYPE_PAGE, B(F_ORDER) },
+	{ "mm_pagevec_free", MDB_EV_FREE, MDB_TYPE_PAGE, B(F_ORDER) },
+};
+
+#define NDEFS (sizeof(pd_defs) / sizeof(pd_defs[0]))
+
+/* Where a field lies in the raw payload, copied from libtraceevent. */
+struct pd_field {
+	uint32_t off, size;
+	int dyn, rel, sign;
+};
+
+struct pd_attr {
+	uint32_t type;
+	uint64_t config, sample_type, read_format;
+	uint64_t at;              /* file offset, for messages */
+	const struct pd_def *def; /* NULL: samples are skipped */
+	unsigned have;            /* B(field) found in the format */
+	struct pd_field f[F__N];
+};
+
+/* One kmem sample of the index. */
+struct pd_ent {
+	int64_t ts;
+	uint64_t raw;      /* file offset of the payload */
+	uint32_t raw_size;
+	uint32_t attr;
+	int32_t cpu;
+};
+
+struct pd {
+	const char *name;
+	struct mdb_cursor all;
+	enum mdb_order order;
+	int pipe;
+	const struct mdb_decode_opts *o;
+	struct mdb_decode_stats *st;
+	struct mdb_error *e;
+	struct pd_attr *attrs;
+	size_t nattrs;
+	struct u64map ids;  /* sample id -> attribute index */
+	int id_pos;         /* u64 index of the id in a sample; -1 none */
+	int bound;          /* attributes matched to event formats */
+	struct tep_handle *tep;
+	int have_tracing;
+	uint64_t page_size;
+	struct pd_ent *ents;
+	size_t nents, cap;
+	int32_t maxcpu;
+};
+
+static int pd_err(struct pd *d, int code, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int pd_err(struct pd *d, int code, uint64_t off, const char *fmt, ...)
+{
+	char msg[sizeof(d->e->msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	mdb_error_set(d->e, code, d->name, (int64_t)off, -1, NULL);
+	mdb_error_msg(d->e, "%s", msg);
+	return -code;
+}
+
+static void pd_warn(struct pd *d, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void pd_warn(struct pd *d, uint64_t off, const char *fmt, ...)
+{
+	struct mdb_error w;
+	char msg[sizeof(w.msg)];
+	va_list ap;
+
+	if (!d->o || !d->o->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	mdb_error_clear(&w);
+	mdb_error_set(&w, MDB_E_FORMAT, d->name, (int64_t)off, -1, NULL);
+	mdb_error_msg(&w, "%s", msg);
+	d->o->warn(d->o->warn_ctx, &w);
+}
+
+static int pd_trunc(struct pd *d, const struct mdb_cursor *c,
+		    const char *what)
+{
+	return pd_err(d, MDB_E_TRUNCATED, mdb_cursor_off(c),
+		      "perf.data truncated in %s", what);
+}
+
+/* ---- header ------------------------------------------------------------ */
+
+static enum mdb_order magic_order(const uint8_t *p, size_t len)
+{
+	if (len < 8)
+		return MDB_ORDER_UNKNOWN;
+	if (!memcmp(p, "PERFILE2", 8))
+		return MDB_ORDER_LITTLE;
+	if (!memcmp(p, "2ELIFREP", 8))
+		return MDB_ORDER_BIG;
+	return MDB_ORDER_UNKNOWN;
+}
+
+int perf_probe(const void *buf, size_t len)
+{
+	return magic_order(buf, len) != MDB_ORDER_UNKNOWN;
+}
+
+struct pd_sec {
+	uint64_t off, size;
+};
+
+struct pd_hdr {
+	uint64_t attr_size;
+	struct pd_sec attrs, data;
+	uint64_t feat[FEAT_MAX / 64];
+};
+
+static int read_sec(struct pd *d, struct mdb_cursor *c, struct pd_sec *s,
+		    const char *what)
+{
+	uint64_t at = mdb_cursor_off(c);
+	struct mdb_cursor w;
+
+	if (mdb_cursor_u64(c, d->order, &s->off) ||
+	    mdb_cursor_u64(c, d->order, &s->size))
+		return pd_trunc(d, c, "the file header");
+	if (mdb_cursor_window(&w, &d->all, s->off, s->size))
+		return pd_err(d, MDB_E_CORRUPT, at,
+			      "%s section (offset %llu, %llu bytes) runs "
+			      "past the end of the file (%zu bytes)", what,
+			      (unsigned long long)s->off,
+			      (unsigned long long)s->size,
+			      mdb_cursor_left(&d->all));
+	return 0;
+}
+
+/* The magic and size; sets d->order and d->pipe. */
+static int pd_magic(struct pd *d, uint64_t *hsize)
+{
+	struct mdb_cursor c = d->all;
+
+	d->order = magic_order(c.p, mdb_cursor_left(&c));
+	if (d->order == MDB_ORDER_UNKNOWN) {
+		if (mdb_cursor_left(&c) >= 8 && !memcmp(c.p, "PERFFILE", 8))
+			return pd_err(d, MDB_E_VERSION, 0,
+				      "perf.data version 1 (PERFFILE): "
+				      "written by a perf older than 2.6.37");
+		return pd_err(d, MDB_E_FORMAT, 0,
+			      "not a perf.data file (no PERFILE2 magic)");
+	}
+	if (mdb_cursor_skip(&c, 8) || mdb_cursor_u64(&c, d->order, hsize))
+		return pd_trunc(d, &c, "the file header");
+	if (*hsize == PIPE_HDR_SIZE) {
+		d->pipe = 1;
+		return 0;
+	}
+	if (*hsize < HDR_SIZE || *hsize > mdb_cursor_left(&d->all))
+		return pd_err(d, MDB_E_CORRUPT, 8,
+			      "perf.data header size %llu (expected %d, or "
+			      "%d for a pipe)", (unsigned long long)*hsize,
+			      HDR_SIZE, PIPE_HDR_SIZE);
+	return 0;
+}
+
+static int pd_header(struct pd *d, struct pd_hdr *h)
+{
+	struct mdb_cursor c = d->all;
+	uint64_t hsize;
+	int ret = pd_magic(d, &hsize);
+
+	if (ret < 0 || d->pipe)
+		return ret;
+	mdb_cursor_skip(&c, 16);
+	if (mdb_cursor_u64(&c, d->order, &h->attr_size))
+		return pd_trunc(d, &c, "the file header");
+	if ((ret = read_sec(d, &c, &h->attrs, "attrs")) < 0 ||
+	    (ret = read_sec(d, &c, &h->data, "data")) < 0 ||
+	    mdb_cursor_skip(&c, SECTION))
+		return ret < 0 ? ret : pd_trunc(d, &c, "the file header");
+	for (int i = 0; i < FEAT_MAX / 64; i++)
+		if (mdb_cursor_u64(&c, d->order, &h->feat[i]))
+			return pd_trunc(d, &c, "the file header");
+	if (h->attr_size < ATTR_VER0 + SECTION || h->attr_size > ATTR_MAX ||
+	    h->attrs.size % h->attr_size)
+		return pd_err(d, MDB_E_CORRUPT, 16,
+			      "attr_size %llu does not divide the attrs "
+			      "section (%llu bytes) into attributes",
+			      (unsigned long long)h->attr_size,
+			      (unsigned long long)h->attrs.size);
+	return 0;
+}
+
+static int feat_set(const struct pd_hdr *h, int bit)
+{
+	return (int)(h->feat[bit / 64] >> (bit % 64) & 1);
+}
+
+/* The section of feature @bit, or -1 (absent) / <-1 (error). */
+static int pd_feature(struct pd *d, const struct pd_hdr *h, int bit,
+		      struct pd_sec *s)
+{
+	struct mdb_cursor c;
+	uint64_t at = h->data.off + h->data.size;
+	int k = 0;
+
+	if (!feat_set(h, bit))
+		return -1;
+	for (int i = 0; i < bit; i++)
+		k += feat_set(h, i);
+	if (mdb_cursor_window(&c, &d->all, at, (uint64_t)(k + 1) * SECTION))
+		return pd_err(d, MDB_E_TRUNCATED, at,
+			      "perf.data truncated before its feature "
+			      "sections");
+	mdb_cursor_skip(&c, (size_t)k * SECTION);
+	return read_sec(d, &c, s, "feature");
+}
+
+/* ---- attributes --------------------------------------------------------- */
+
+/*
+ * One struct perf_event_attr of @avail bytes at @c; the ids follow it
+ * (file: a section; pipe: the rest of the record).  *@asize is the
+ * attribute's own size.
+ */
+static int pd_attr(struct pd *d, struct mdb_cursor *c, uint64_t avail,
+		   uint32_t *asize)
+{
+	struct pd_attr a;
+	struct pd_attr *n;
+	uint64_t at = mdb_cursor_off(c), period;
+
+	memset(&a, 0, sizeof(a));
+	a.at = at;
+	if (avail < ATTR_VER0 || mdb_cursor_u32(c, d->order, &a.type) ||
+	    mdb_cursor_u32(c, d->order, asize) ||
+	    mdb_cursor_u64(c, d->order, &a.config) ||
+	    mdb_cursor_u64(c, d->order, &period) ||
+	    mdb_cursor_u64(c, d->order, &a.sample_type) ||
+	    mdb_cursor_u64(c, d->order, &a.read_format))
+		return pd_trunc(d, c, "an event attribute");
+	if (!*asize)
+		*asize = ATTR_VER0;
+	if (*asize < ATTR_VER0 || *asize > avail)
+		return pd_err(d, MDB_E_CORRUPT, at + 4,
+			      "event attribute size %u (%d to %llu)", *asize,
+			      ATTR_VER0, (unsigned long long)avail);
+	if (d->nattrs >= MAX_ATTRS)
+		return pd_err(d, MDB_E_LIMIT, at, "more than %d attributes",
+			      MAX_ATTRS);
+	n = realloc(d->attrs, (d->nattrs + 1) * sizeof(*n));
+	if (!n)
+		return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1, -1, NULL);
+	d->attrs = n;
+	d->attrs[d->nattrs++] = a;
+	return 0;
+}
+
+/* @n sample ids at @c for the last attribute. */
+static int pd_ids(struct pd *d, struct mdb_cursor *c, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t id, *v;
+		int added;
+
+		if (mdb_cursor_u64(c, d->order, &id))
+			return pd_trunc(d, c, "the sample ids");
+		v = u64map_put(&d->ids, id, d->nattrs - 1, &added);
+		if (!v)
+			return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1,
+					     -1, NULL);
+		if (!added && *v != d->nattrs - 1)
+			return pd_err(d, MDB_E_CORRUPT,
+				      mdb_cursor_off(c) - 8,
+				      "sample id %llu belongs to two event "
+				      "attributes", (unsigned long long)id);
+	}
+	return 0;
+}
+
+static int pd_file_attrs(struct pd *d, const struct pd_hdr *h)
+{
+	uint64_t n = h->attrs.size / h->attr_size;
+
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t at = h->attrs.off + i * h->attr_size;
+		struct mdb_cursor c, ids;
+		struct pd_sec s;
+		uint32_t asize;
+		int ret;
+
+		mdb_cursor_window(&c, &d->all, at, h->attr_size);
+		ret = pd_attr(d, &c, h->attr_size - SECTION, &asize);
+		if (ret < 0)
+			return ret;
+		mdb_cursor_window(&c, &d->all, at + h->attr_size - SECTION,
+				  SECTION);
+		ret = read_sec(d, &c, &s, "sample ids");
+		if (ret < 0)
+			return ret;
+		mdb_cursor_window(&ids, &d->all, s.off, s.size);
+		ret = pd_ids(d, &ids, s.size / 8);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* PERF_RECORD_HEADER_ATTR (pipe mode): the attribute, then its ids. */
+static int pd_rec_attr(struct pd *d, struct mdb_cursor *c)
+{
+	uint64_t left = mdb_cursor_left(c), at = mdb_cursor_off(c);
+	uint32_t asize;
+	int ret;
+
+	if (d->bound)
+		return pd_err(d, MDB_E_CORRUPT, mdb_cursor_off(c) - REC_HDR,
+			      "event attribute after the first sample");
+	ret = pd_attr(d, c, left, &asize);
+	if (ret < 0)
+		return ret;
+	mdb_cursor_window(c, c, at + asize, left - asize);
+	return pd_ids(d, c, (left - asize) / 8);
+}
+
+/* Where a sample carries its id, the same for every attribute. */
+static int id_pos(uint64_t t)
+{
+	if (t & S_IDENTIFIER)
+		return 0;
+	if (!(t & S_ID))
+		return -1;
+	return !!(t & S_IP) + !!(t & S_TID) + !!(t & S_TIME) +
+	       !!(t & S_ADDR);
+}
+
+static int pd_id_pos(struct pd *d)
+{
+	if (!d->nattrs)
+		return pd_err(d, MDB_E_CORRUPT, 0,
+			      "perf.data without event attributes");
+	d->id_pos = id_pos(d->attrs[0].sample_type);
+	for (size_t i = 1; i < d->nattrs; i++)
+		if (d->id_pos < 0 ||
+		    id_pos(d->attrs[i].sample_type) != d->id_pos)
+			return pd_err(d, MDB_E_CORRUPT, d->attrs[i].at + 24,
+				      "event attributes whose samples do "
+				      "not carry their id in one place");
+	return 0;
+}
+
+/* ---- tracing data: the event formats ---------------------------------- */
+
+/* Format text: printable ASCII and white space only. */
+static int format_text_ok(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((p[i] < 0x20 && p[i] != '\n' && p[i] != '\t') ||
+		    p[i] > 0x7e)
+			return 0;
+	return n > 0;
+}
+
+/* A NUL-terminated string of at most @max bytes. */
+static int td_str(struct mdb_cursor *c, size_t max, const char **s)
+{
+	size_t n = mdb_cursor_left(c) < max ? mdb_cursor_left(c) : max;
+	const uint8_t *z = memchr(c->p, '\0', n);
+
+	if (!z)
+		return -1;
+	*s = (const char *)c->p;
+	c->p = z + 1;
+	return 0;
+}
+
+static int td_skip_sized(struct pd *d, struct mdb_cursor *c, int wide)
+{
+	uint64_t n;
+	uint32_t n32;
+
+	if (wide ? mdb_cursor_u64(c, d->order, &n) :
+		   (mdb_cursor_u32(c, d->order, &n32) ? -1 : (n = n32, 0)))
+		return -1;
+	return n > mdb_cursor_left(c) ? -1 : mdb_cursor_skip(c, (size_t)n);
+}
+
+static int td_event(struct pd *d, struct mdb_cursor *c, const char *sys)
+{
+	uint64_t at = mdb_cursor_off(c), n;
+	const uint8_t *p;
+
+	if (mdb_cursor_u64(c, d->order, &n) || n > mdb_cursor_left(c))
+		return pd_trunc(d, c, "an event format of the tracing data");
+	mdb_cursor_bytes(c, (size_t)n, &p);
+	if (strcmp(sys, "kmem"))
+		return 0;
+	if (!format_text_ok(p, (size_t)n))
+		return pd_err(d, MDB_E_CORRUPT, at + 8,
+			      "event format of system kmem is not text");
+	if (tep_parse_event(d->tep, (const char *)p, (size_t)n, sys))
+		pd_warn(d, at + 8, "libtraceevent cannot parse a kmem event "
+			"format: its events are skipped");
+	return 0;
+}
+
+static int td_systems(struct pd *d, struct mdb_cursor *c)
+{
+	uint32_t nsys, nev;
+	const char *sys;
+
+	if (mdb_cursor_u32(c, d->order, &nsys))
+		return pd_trunc(d, c, "the tracing data");
+	for (uint32_t i = 0; i < nsys; i++) {
+		if (td_str(c, 256, &sys) || mdb_cursor_u32(c, d->order, &nev))
+			return pd_trunc(d, c, "the tracing data's systems");
+		for (uint32_t j = 0; j < nev; j++) {
+			int ret = td_event(d, c, sys);
+
+			if (ret < 0)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static int td_preamble(struct pd *d, struct mdb_cursor *c)
+{
+	static const char magic[10] = "\027\010\104tracing";
+	const uint8_t *p;
+	const char *ver;
+	uint8_t big, lsize;
+	uint32_t psize;
+	uint64_t at = mdb_cursor_off(c);
+
+	if (mdb_cursor_bytes(c, sizeof(magic), &p) ||
+	    memcmp(p, magic, sizeof(magic)))
+		return pd_err(d, MDB_E_CORRUPT, at,
+			      "tracing data without its magic");
+	if (td_str(c, 32, &ver) || mdb_cursor_u8(c, &big) ||
+	    mdb_cursor_u8(c, &lsize) || mdb_cursor_u32(c, d->order, &psize))
+		return pd_trunc(d, c, "the tracing data's header");
+	if (big != (d->order == MDB_ORDER_BIG))
+		return pd_err(d, MDB_E_CORRUPT, mdb_cursor_off(c) - 6,
+			      "tracing data in another byte order than the "
+			      "perf.data header");
+	if ((lsize != 4 && lsize != 8) || psize < 512 || psize > 1 << 20 ||
+	    (psize & (psize - 1)))
+		return pd_err(d, MDB_E_CORRUPT, mdb_cursor_off(c) - 5,
+			      "tracing data with long size %u, page size %u",
+			      lsize, psize);
+	tep_set_long_size(d->tep, lsize);
+	tep_set_page_size(d->tep, (int)psize);
+	tep_set_file_bigendian(d->tep, big ? TEP_BIG_ENDIAN :
+					     TEP_LITTLE_ENDIAN);
+	if (!d->page_size)
+		d->page_size = psize;
+	return 0;
+}
+
+/* The tracing data at @c: header page, header event, ftrace, systems. */
+static int pd_tracing(struct pd *d, struct mdb_cursor *c)
+{
+	const char *s;
+	uint32_t n;
+	int ret;
+
+	if (d->have_tracing)
+		return pd_err(d, MDB_E_CORRUPT, mdb_cursor_off(c),
+			      "a second tracing data section");
+	d->have_tracing = 1;
+	ret = td_preamble(d, c);
+	if (ret < 0)
+		return ret;
+	if (td_str(c, 16, &s) || strcmp(s, "header_page") ||
+	    td_skip_sized(d, c, 1) || td_str(c, 16, &s) ||
+	    strcmp(s, "header_event") || td_skip_sized(d, c, 1))
+		return pd_err(d, MDB_E_CORRUPT, mdb_cursor_off(c),
+			      "tracing data's header_page or header_event "
+			      "missing or cut");
+	if (mdb_cursor_u32(c, d->order, &n))
+		return pd_trunc(d, c, "the tracing data");
+	for (uint32_t i = 0; i < n; i++)
+		if (td_skip_sized(d, c, 1))
+			return pd_trunc(d, c, "the tracing data's ftrace "
+				       "formats");
+	return td_systems(d, c);
+}
+
+/* ---- binding attributes to formats ------------------------------------ */
+
+static int bind_field(struct pd *d, struct pd_attr *a, struct tep_event *ev,
+		      int i)
+{
+	struct tep_format_field *f = tep_find_field(ev, field_name[i]);
+	struct pd_field *pf = &a->f[i];
+
+	if (!f)
+		return 0;
+	pf->dyn = !!(f->flags & TEP_FIELD_IS_DYNAMIC);
+	pf->rel = !!(f->flags & TEP_FIELD_IS_RELATIVE);
+	pf->sign = !!(f->flags & TEP_FIELD_IS_SIGNED);
+	if (f->offset < 0 || f->offset > 65535 ||
+	    (pf->dyn ? f->size != 4 : (i == F_NAME ? f->size < 1 :
+				       (f->size != 1 && f->size != 2 &&
+					f->size != 4 && f->size != 8))) ||
+	    f->size > 65535)
+		return pd_err(d, MDB_E_CORRUPT, a->at,
+			      "field %s of kmem:%s at offset %d, size %d",
+			      field_name[i], ev->name, f->offset, f->size);
+	pf->off = (uint32_t)f->offset;
+	pf->size = (uint32_t)f->size;
+	a->have |= B(i);
+	return 0;
+}
+
+static int bind_attr(struct pd *d, struct pd_attr *a)
+{
+	struct tep_event *ev;
+	const struct pd_def *def = NULL;
+	unsigned need;
+
+	if (a->type != PERF_TYPE_TRACEPOINT || a->config > 0x7fffffff ||
+	    !d->tep || !(ev = tep_find_event(d->tep, (int)a->config)) ||
+	    !ev->system || strcmp(ev->system, "kmem"))
+		return 0;
+	for (size_t i = 0; i < NDEFS && !def; i++)
+		if (!strcmp(pd_defs[i].name, ev->name))
+			def = &pd_defs[i];
+	if (!def)
+		return 0;
+	for (int i = 0; i < F__N; i++) {
+		int ret = bind_field(d, a, ev, i);
+
+		if (ret < 0)
+			return ret;
+	}
+	need = def->need;
+	if (def->type == MDB_TYPE_PAGE && !(a->have & (B(F_PFN) | B(F_PAGE))))
+		need |= B(F_PFN);
+	if ((need & ~a->have) || !(a->sample_type & S_RAW)) {
+		pd_warn(d, a->at, "kmem:%s has no %s: its samples are skipped",
+			def->name, (need & ~a->have) ?
+			field_name[__builtin_ctz(need & ~a->have)] : "raw data");
+		return 0;
+	}
+	a->def = def;
+	return 0;
+}
+
+/* Once, at the first sample: ids and formats are all known by then. */
+static int pd_bind(struct pd *d)
+{
+	int ret = pd_id_pos(d);
+
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i < d->nattrs; i++) {
+		ret = bind_attr(d, &d->attrs[i]);
+		if (ret < 0)
+			return ret;
+	}
+	d->bound = 1;
+	return 0;
+}
+
+/* ---- samples ------------------------------------------------------------ */
+
+struct pd_sample {
+	uint32_t attr;
+	int64_t ts;
+	int32_t cpu;
+	uint64_t raw;       /* file offset of the payload */
+	uint32_t raw_size;
+};
+
+static int pd_sample_attr(struct pd *d, const struct mdb_cursor *body,
+			  uint32_t *attr)
+{
+	struct mdb_cursor c = *body;
+	uint64_t id, *v;
+
+	*attr = 0;
+	if (d->id_pos < 0)
+		return 0;
+	if (mdb_cursor_skip(&c, (size_t)d->id_pos * 8) ||
+	    mdb_cursor_u64(&c, d->order, &id))
+		return pd_trunc(d, &c, "a sample's id");
+	v = u64map_get(&d->ids, id);
+	if (!v)
+		return pd_err(d, MDB_E_CORRUPT, mdb_cursor_off(&c) - 8,
+			      "sample id %llu of no event attribute",
+			      (unsigned long long)id);
+	*attr = (uint32_t)*v;
+	return 0;
+}
+
+static int skip_read(struct pd *d, struct mdb_cursor *c, uint64_t rf)
+{
+	uint64_t per = 8 + (rf & R_ID ? 8 : 0) + (rf & R_LOST ? 8 : 0);
+	uint64_t nr = 1;
+	size_t head = (rf & R_ENABLED ? 8 : 0) + (rf & R_RUNNING ? 8 : 0);
+
+	if ((rf & R_GROUP) && mdb_cursor_u64(c, d->order, &nr))
+		return -1;
+	if (mdb_cursor_skip(c, head) || nr > mdb_cursor_left(c) / per)
+		return -1;
+	return mdb_cursor_skip(c, (size_t)(nr * per));
+}
+
+static int skip_callchain(struct pd *d, struct mdb_cursor *c)
+{
+	uint64_t nr;
+
+	if (mdb_cursor_u64(c, d->order, &nr) || nr > mdb_cursor_left(c) / 8)
+		return -1;
+	return mdb_cursor_skip(c, (size_t)nr * 8);
+}
+
+/* The fields of a sample up to RAW, in the kernel's order. */
+static int pd_sample_fields(struct pd *d, struct mdb_cursor *c,
+			    const struct pd_attr *a, struct pd_sample *s)
+{
+	uint64_t t = a->sample_type, ts;
+	uint32_t cpu, n;
+
+	s->ts = MDB_NO_TS;
+	s->cpu = -1;
+	if (((t & S_IDENTIFIER) && mdb_cursor_skip(c, 8)) ||
+	    ((t & S_IP) && mdb_cursor_skip(c, 8)) ||
+	    ((t & S_TID) && mdb_cursor_skip(c, 8)))
+		return pd_trunc(d, c, "a sample");
+	if (t & S_TIME) {
+		if (mdb_cursor_u64(c, d->order, &ts))
+			return pd_trunc(d, c, "a sample's time");
+		s->ts = ts > INT64_MAX ? INT64_MAX : (int64_t)ts;
+	}
+	if (((t & S_ADDR) && mdb_cursor_skip(c, 8)) ||
+	    ((t & S_ID) && mdb_cursor_skip(c, 8)) ||
+	    ((t & S_STREAM_ID) && mdb_cursor_skip(c, 8)))
+		return pd_trunc(d, c, "a sample");
+	if (t & S_CPU) {
+		if (mdb_cursor_u32(c, d->order, &cpu) || mdb_cursor_skip(c, 4))
+			return pd_trunc(d, c, "a sample's cpu");
+		s->cpu = cpu > 1u << 20 ? -1 : (int32_t)cpu;
+	}
+	if (((t & S_PERIOD) && mdb_cursor_skip(c, 8)) ||
+	    ((t & S_READ) && skip_read(d, c, a->read_format)))
+		return pd_trunc(d, c, "a sample's read values");
+	if ((t & S_CALLCHAIN) && skip_callchain(d, c))
+		return pd_trunc(d, c, "a sample's callchain");
+	if (!(t & S_RAW))
+		return 0;
+	if (mdb_cursor_u32(c, d->order, &n) || n > mdb_cursor_left(c))
+		return pd_trunc(d, c, "a sample's raw data");
+	s->raw = mdb_cursor_off(c);
+	s->raw_size = n;
+	return 0;
+}
+
+static int pd_index_add(struct pd *d, const struct pd_sample *s)
+{
+	if (d->nents == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 1024;
+		struct pd_ent *n = realloc(d->ents, cap * sizeof(*n));
+
+		if (!n)
+			return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1,
+					     -1, NULL);
+		d->ents = n;
+		d->cap = cap;
+	}
+	d->ents[d->nents++] = (struct pd_ent){
+		.ts = s->ts, .raw = s->raw, .raw_size = s->raw_size,
+		.attr = s->attr, .cpu = s->cpu,
+	};
+	return 0;
+}
+
+static int pd_rec_sample(struct pd *d, struct mdb_cursor *c)
+{
+	struct pd_sample s = { 0 };
+	int ret;
+
+	if (!d->bound && (ret = pd_bind(d)) < 0)
+		return ret;
+	ret = pd_sample_attr(d, c, &s.attr);
+	if (ret < 0)
+		return ret;
+	ret = pd_sample_fields(d, c, &d->attrs[s.attr], &s);
+	if (ret < 0)
+		return ret;
+	if (!d->attrs[s.attr].def) {
+		d->st->unknown++;
+		return 0;
+	}
+	if (s.cpu > d->maxcpu)
+		d->maxcpu = s.cpu;
+	return pd_index_add(d, &s);
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+static int pd_rec_lost(struct pd *d, struct mdb_cursor *c, int samples)
+{
+	uint64_t lost;
+
+	if ((!samples && mdb_cursor_skip(c, 8)) ||
+	    mdb_cursor_u64(c, d->order, &lost))
+		return pd_trunc(d, c, "a lost-events record");
+	d->st->lost_events += lost;
+	return 0;
+}
+
+/*
+ * Records whose data follows them outside their size: pipe-mode tracing
+ * data and AUXTRACE.  *@extra is that data's length.
+ */
+static int pd_rec_trailer(struct pd *d, struct mdb_cursor *c, uint32_t type,
+			  const struct mdb_cursor *after, uint64_t *extra)
+{
+	struct mdb_cursor t;
+	uint32_t n32;
+	uint64_t n;
+
+	if (type == REC_TRACING_DATA) {
+		if (mdb_cursor_u32(c, d->order, &n32))
+			return pd_trunc(d, c, "a tracing-data record");
+		n = n32;
+	} else if (mdb_cursor_u64(c, d->order, &n)) {
+		return pd_trunc(d, c, "an auxtrace record");
+	}
+	if (n > mdb_cursor_left(after))
+		return pd_err(d, MDB_E_TRUNCATED, mdb_cursor_off(after),
+			      "perf.data truncated in the %llu bytes after "
+			      "a %s record", (unsigned long long)n,
+			      type == REC_TRACING_DATA ? "tracing-data" :
+							 "auxtrace");
+	*extra = n;
+	if (type != REC_TRACING_DATA)
+		return 0;
+	mdb_cursor_window(&t, &d->all, mdb_cursor_off(after), n);
+	return pd_tracing(d, &t);
+}
+
+static int pd_record(struct pd *d, uint32_t type, struct mdb_cursor *body,
+		     const struct mdb_cursor *after, uint64_t *extra)
+{
+	switch (type) {
+	case REC_SAMPLE:
+		return pd_rec_sample(d, body);
+	case REC_LOST:
+		return pd_rec_lost(d, body, 0);
+	case REC_LOST_SAMPLES:
+		return pd_rec_lost(d, body, 1);
+	case REC_HEADER_ATTR:
+		return pd_rec_attr(d, body);
+	case REC_TRACING_DATA:
+	case REC_AUXTRACE:
+		return pd_rec_trailer(d, body, type, after, extra);
+	case REC_COMPRESSED:
+		pd_err(d, MDB_E_VERSION, mdb_cursor_off(body) - REC_HDR,
+		       "zstd-compressed perf.data records (perf record -z) "
+		       "are not supported");
+		mdb_error_hint(d->e, "perf inject -i FILE -o PLAIN writes "
+				     "them uncompressed");
+		return -MDB_E_VERSION;
+	default:
+		return 0;
+	}
+}
+
+/* Pass one over the records of [@off, @end). */
+static int pd_walk(struct pd *d, uint64_t off, uint64_t end)
+{
+	struct mdb_cursor c;
+
+	mdb_cursor_window(&c, &d->all, off, end - off);
+	while (mdb_cursor_left(&c)) {
+		struct mdb_cursor body, after;
+		uint64_t at = mdb_cursor_off(&c), extra = 0;
+		uint32_t type;
+		uint16_t misc, size;
+		int ret;
+
+		if (mdb_cursor_u32(&c, d->order, &type) ||
+		    mdb_cursor_u16(&c, d->order, &misc) ||
+		    mdb_cursor_u16(&c, d->order, &size))
+			return pd_trunc(d, &c, "a record header");
+		if (size < REC_HDR)
+			return pd_err(d, MDB_E_CORRUPT, at,
+				      "record of type %u with size %u", type,
+				      size);
+		if ((size_t)(size - REC_HDR) > mdb_cursor_left(&c))
+			return pd_err(d, MDB_E_TRUNCATED, at,
+				      "perf.data truncated in a record of "
+				      "type %u (size %u, %zu bytes left)",
+				      type, size, mdb_cursor_left(&c) + 8);
+		mdb_cursor_window(&body, &c, mdb_cursor_off(&c),
+				  size - REC_HDR);
+		mdb_cursor_skip(&c, size - REC_HDR);
+		after = c;
+		ret = pd_record(d, type, &body, &after, &extra);
+		if (ret < 0)
+			return ret;
+		mdb_cursor_skip(&c, (size_t)extra);
+		d->st->records++;
+	}
+	return 0;
+}
+
+/* ---- pass two: payloads to events --------------------------------------- */
+
+static uint64_t pd_num(const struct pd *d, const struct pd_field *f,
+		       const uint8_t *p)
+{
+	uint64_t v;
+
+	switch (f->size) {
+	case 1:
+		v = p[0];
+		return f->sign ? (uint64_t)(int64_t)(int8_t)v : v;
+	case 2:
+		v = get_u16(p, d->order);
+		return f->sign ? (uint64_t)(int64_t)(int16_t)v : v;
+	case 4:
+		v = get_u32(p, d->order);
+		return f->sign ? (uint64_t)(int64_t)(int32_t)v : v;
+	default:
+		return get_u64(p, d->order);
+	}
+}
+
+/* The value of field @i of @a in payload @raw of @n bytes, checked. */
+static int pd_field(struct pd *d, const struct pd_attr *a, int i,
+		    const struct pd_ent *en, uint64_t *v)
+{
+	const struct pd_field *f = &a->f[i];
+
+	if (f->off > en->raw_size || f->size > en->raw_size - f->off)
+		return pd_err(d, MDB_E_CORRUPT, en->raw,
+			      "kmem:%s raw data of %u bytes has no room for "
+			      "field %s (offset %u, size %u)", a->def->name,
+			      en->raw_size, field_name[i], f->off, f->size);
+	*v = pd_num(d, f, d->all.start + en->raw + f->off);
+	return 0;
+}
+
+/* A __data_loc / __rel_loc string (or char array): the cache name. */
+static int pd_string(struct pd *d, const struct pd_attr *a,
+		     const struct pd_ent *en, struct mdb_str *s)
+{
+	const struct pd_field *f = &a->f[F_NAME];
+	const char *p, *z;
+	uint64_t loc, off = f->off, n = f->size;
+	int ret;
+
+	if (f->dyn) {
+		ret = pd_field(d, a, F_NAME, en, &loc);
+		if (ret < 0)
+			return ret;
+		off = (loc & 0xffff) + (f->rel ? f->off + f->size : 0);
+		n = loc >> 16 & 0xffff;
+	}
+	if (off > en->raw_size || n > en->raw_size - off)
+		return pd_err(d, MDB_E_CORRUPT, en->raw + f->off,
+			      "kmem:%s cache name (offset %llu, %llu bytes) "
+			      "outside its %u bytes of raw data", a->def->name,
+			      (unsigned long long)off, (unsigned long long)n,
+			      en->raw_size);
+	p = (const char *)d->all.start + en->raw + off;
+	z = memchr(p, '\0', (size_t)n);
+	s->p = p;
+	s->len = z ? (size_t)(z - p) : (size_t)n;
+	return 0;
+}
+
+static int pd_slab(struct pd *d, const struct pd_attr *a,
+		   const struct pd_ent *en, struct mdb_event *ev)
+{
+	uint64_t node;
+	int ret;
+
+	if ((ret = pd_field(d, a, F_SITE, en, &ev->call_site)) < 0 ||
+	    (ret = pd_field(d, a, F_PTR, en, &ev->ptr)) < 0)
+		return ret;
+	if ((a->have & B(F_NAME)) && (ret = pd_string(d, a, en, &ev->cache)))
+		return ret;
+	if (ev->kind == MDB_EV_FREE)
+		return 0;
+	if ((ret = pd_field(d, a, F_REQ, en, &ev->bytes_req)) < 0 ||
+	    (ret = pd_field(d, a, F_ALLOC, en, &ev->bytes_alloc)) < 0 ||
+	    (ret = pd_field(d, a, F_GFP, en, &ev->gfp)) < 0)
+		return ret;
+	if (a->have & B(F_NODE)) {
+		if ((ret = pd_field(d, a, F_NODE, en, &node)) < 0)
+			return ret;
+		ev->node = (int32_t)node;
+	}
+	return 0;
+}
+
+/*
+ * Page events, as the text decoders: the key is pfn << 12 (a kernel
+ * with only the struct page pointer: that pointer), the size page_size
+ * << order; a failed allocation (pfn -1, page NULL) gets ptr 0.
+ */
+static int pd_page(struct pd *d, const struct pd_attr *a,
+		   const struct pd_ent *en, struct mdb_event *ev)
+{
+	uint64_t pfn, order;
+	int ret;
+
+	if ((ret = pd_field(d, a, F_ORDER, en, &order)) < 0)
+		return ret;
+	if (order > MAX_ORDER)
+		return pd_err(d, MDB_E_CORRUPT, en->raw + a->f[F_ORDER].off,
+			      "kmem:%s page order %llu", a->def->name,
+			      (unsigned long long)order);
+	if (a->have & B(F_PFN)) {
+		if ((ret = pd_field(d, a, F_PFN, en, &pfn)) < 0)
+			return ret;
+		if (a->f[F_PFN].size == 4 && pfn == UINT32_MAX)
+			pfn = UINT64_MAX;
+		ev->ptr = pfn == UINT64_MAX || !pfn ? 0 :
+			  pfn > UINT64_MAX >> 12 ? 0 : pfn << 12;
+	} else {
+		if ((ret = pd_field(d, a, F_PAGE, en, &ev->ptr)) < 0)
+			return ret;
+	}
+	if (ev->kind == MDB_EV_FREE)
+		return 0;
+	ev->bytes_req = ev->bytes_alloc = d->page_size << order;
+	return pd_field(d, a, F_GFP, en, &ev->gfp);
+}
+
+static int pd_emit(struct pd *d, const struct mdb_sink *sink)
+{
+	for (size_t i = 0; i < d->nents; i++) {
+		const struct pd_ent *en = &d->ents[i];
+		const struct pd_attr *a = &d->attrs[en->attr];
+		struct mdb_event ev;
+		int ret;
+
+		memset(&ev, 0, sizeof(ev));
+		ev.seq = (int64_t)i + 1;
+		ev.ts = en->ts;
+		ev.cpu = en->cpu < 0 ? 0 : en->cpu;
+		ev.kind = a->def->kind;
+		ev.type = a->def->type;
+		ev.gfp = MDB_NO_GFP;
+		ev.node = -1;
+		ret = a->def->type == MDB_TYPE_PAGE ? pd_page(d, a, en, &ev) :
+						      pd_slab(d, a, en, &ev);
+		if (ret < 0)
+			return ret;
+		ret = sink->event(sink->ctx, &ev);
+		if (ret < 0)
+			return ret;
+		d->st->events++;
+	}
+	if (d->nents) {
+		d->st->first_seq = 1;
+		d->st->last_seq = (int64_t)d->nents;
+	}
+	d->st->ncpus = d->maxcpu + 1;
+	return 0;
+}
+
+/* Stable by time: ties keep file order (the payloads' offsets rise). */
+static int ent_cmp(const void *pa, const void *pb)
+{
+	const struct pd_ent *a = pa, *b = pb;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->raw < b->raw ? -1 : a->raw > b->raw;
+}
+
+/* ---- the decoder -------------------------------------------------------- */
+
+static int pd_file(struct pd *d)
+{
+	struct pd_hdr h;
+	struct pd_sec s;
+	struct mdb_cursor c;
+	int ret = pd_header(d, &h);
+
+	if (ret < 0 || d->pipe)
+		return ret;
+	if (feat_set(&h, FEAT_DIR_FORMAT))
+		return pd_err(d, MDB_E_VERSION, 72,
+			      "perf.data of `perf record --threads` (a "
+			      "directory of per-thread files) is not "
+			      "supported");
+	ret = pd_file_attrs(d, &h);
+	if (ret < 0)
+		return ret;
+	ret = pd_feature(d, &h, FEAT_TRACING_DATA, &s);
+	if (ret < -1)
+		return ret;
+	if (ret == 0) {
+		mdb_cursor_window(&c, &d->all, s.off, s.size);
+		ret = pd_tracing(d, &c);
+		if (ret < 0)
+			return ret;
+	}
+	return pd_walk(d, h.data.off, h.data.off + h.data.size);
+}
+
+static void pd_release(struct pd *d)
+{
+	if (d->tep)
+		tep_free(d->tep);
+	u64map_release(&d->ids);
+	free(d->attrs);
+	free(d->ents);
+}
+
+int perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
+		const struct mdb_sink *sink, struct mdb_decode_stats *st,
+		struct mdb_error *e)
+{
+	struct pd d;
+	int ret;
+
+	memset(&d, 0, sizeof(d));
+	memset(st, 0, sizeof(*st));
+	d.name = o && o->name ? o->name : "perf.data";
+	d.o = o;
+	d.st = st;
+	d.e = e;
+	d.page_size = o ? o->page_size : 0;
+	d.maxcpu = -1;
+	mdb_cursor_init(&d.all, buf, len);
+	u64map_init(&d.ids);
+	tep_set_loglevel(TEP_LOG_NONE);
+	d.tep = tep_alloc();
+	if (!d.tep) {
+		ret = mdb_error_set(e, MDB_E_NOMEM, d.name, -1, -1, NULL);
+		goto out;
+	}
+	ret = pd_file(&d);
+	if (ret >= 0 && d.pipe)
+		ret = pd_walk(&d, PIPE_HDR_SIZE, len);
+	if (ret >= 0 && !d.have_tracing && d.nattrs)
+		pd_warn(&d, 0, "perf.data without tracing data: no event "
+			"formats, no kmem events read");
+	if (ret < 0)
+		goto out;
+	if (!d.page_size)
+		d.page_size = 4096;
+	qsort(d.ents, d.nents, sizeof(*d.ents), ent_cmp);
+	ret = pd_emit(&d, sink);
+out:
+	pd_release(&d);
+	return ret;
+}
+
+/* ---- describe ---------------------------------------------------------- */
+
+static void describe_release(struct pd *d, const struct pd_hdr *h,
+			     struct perf_info *info)
+{
+	struct pd_sec s;
+	struct mdb_cursor c;
+	uint32_t n, avail;
+	const uint8_t *p;
+
+	if (pd_feature(d, h, FEAT_OSRELEASE, &s) == 0) {
+		mdb_cursor_window(&c, &d->all, s.off, s.size);
+		if (!mdb_cursor_u32(&c, d->order, &n) &&
+		    !mdb_cursor_bytes(&c, n, &p)) {
+			size_t k = 0;
+
+			while (k < n && k + 1 < (uint32_t)sizeof(info->release) &&
+			       p[k] > 0x20 && p[k] < 0x7f)
+				k++;
+			memcpy(info->release, p, k);
+			info->release[k] = '\0';
+		}
+	}
+	if (pd_feature(d, h, FEAT_NRCPUS, &s) == 0) {
+		mdb_cursor_window(&c, &d->all, s.off, s.size);
+		if (!mdb_cursor_u32(&c, d->order, &avail) && avail < 1u << 20)
+			info->ncpus = (int)avail;
+	}
+}
+
+int perf_describe(const void *buf, size_t len, const char *name,
+		  struct perf_info *info, struct mdb_error *e)
+{
+	struct pd d;
+	struct pd_hdr h;
+	int ret;
+
+	memset(&d, 0, sizeof(d));
+	memset(info, 0, sizeof(*info));
+	d.name = name;
+	d.e = e;
+	mdb_cursor_init(&d.all, buf, len);
+	ret = pd_header(&d, &h);
+	if (ret < 0)
+		return ret;
+	info->order = d.order;
+	info->pipe = d.pipe;
+	if (d.pipe) {
+		info->data_bytes = len - PIPE_HDR_SIZE;
+		return 0;
+	}
+	info->data_bytes = h.data.size;
+	info->dir_format = feat_set(&h, FEAT_DIR_FORMAT);
+	describe_release(&d, &h, info);
+	return 0;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perf.data (PERFILE2, tools/perf/Documentation/perf.data-file-format.txt)
+ * as written by `perf kmem record` and `perf record -e kmem:...`: the file
+ * header, the attributes and their ids, the data section's records, and
+ * the tracing-data feature section whose event formats (parsed by
+ * libtraceevent) say where each field of a tracepoint's raw payload is.
+ * Pipe-mode streams (`perf record -o -`: a 16-byte header, attributes and
+ * tracing data as records) are read too.
+ *
+ * Byte order is the producer's, told by the magic: "PERFILE2" read as a
+ * little-endian u64 is a little-endian file, the same bytes reversed
+ * ("2ELIFREP") a big-endian one.  Samples are handed to the sink stably
+ * sorted by time, ties in file order (design.md, Semantics: Order); seq is
+ * the position in that order, from 1.  PERF_RECORD_LOST and LOST_SAMPLES
+ * are counted as lost events.
+ */
+#ifndef MDB_PERFDATA_H
+#define MDB_PERFDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../decode.h"
+
+#define PERF_FORMAT "perf-data"
+
+/* What the header and the feature sections say beyond the events. */
+struct perf_info {
+	enum mdb_order order;
+	int pipe;              /* pipe-mode stream */
+	int ncpus;             /* HEADER_NRCPUS (available); 0 unknown */
+	char release[128];     /* HEADER_OSRELEASE; "" unknown */
+	uint64_t data_bytes;   /* bytes of the data section */
+	int dir_format;        /* HEADER_DIR_FORMAT: a `--threads` header */
+};
+
+/* Does @buf start like a perf.data file or pipe stream?  1 yes, 0 no. */
+int perf_probe(const void *buf, size_t len);
+
+/*
+ * Read the header (and, for a file, its feature sections) into @info.
+ * Returns 0, or a negative MDB_E_* code with @e naming @name and the
+ * offset.
+ */
+int perf_describe(const void *buf, size_t len, const char *name,
+		  struct perf_info *info, struct mdb_error *e);
+
+/* The decoder (an mdb_decode_fn). */
+int perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
+		const struct mdb_sink *sink, struct mdb_decode_stats *st,
+		struct mdb_error *e);
+
+#endif
