@@ -159,6 +159,7 @@ struct pd {
 	struct pd_ent *ents;
 	size_t nents, cap;
 	int32_t maxcpu;
+	uint64_t lost, lost_samples; /* sums of LOST and LOST_SAMPLES */
 };
 
 static int pd_err(struct pd *d, int code, uint64_t off, const char *fmt, ...)
@@ -271,7 +272,11 @@ static int pd_magic(struct pd *d, uint64_t *hsize)
 		d->pipe = 1;
 		return 0;
 	}
-	if (*hsize < HDR_SIZE || *hsize > mdb_cursor_left(&d->all))
+	if (*hsize >= HDR_SIZE && *hsize > mdb_cursor_left(&d->all))
+		return pd_err(d, MDB_E_TRUNCATED, mdb_cursor_left(&d->all),
+			      "perf.data truncated in its %llu-byte header",
+			      (unsigned long long)*hsize);
+	if (*hsize < HDR_SIZE)
 		return pd_err(d, MDB_E_CORRUPT, 8,
 			      "perf.data header size %llu (expected %d, or "
 			      "%d for a pipe)", (unsigned long long)*hsize,
@@ -817,6 +822,12 @@ static int pd_rec_sample(struct pd *d, struct mdb_cursor *c)
 
 /* ---- records ------------------------------------------------------------ */
 
+/*
+ * PERF_RECORD_LOST: events the ring buffer dropped.  LOST_SAMPLES: perf
+ * (6.0 on) also writes, at the end, each event's own count of dropped
+ * samples (read_format LOST): the same losses counted again, so the
+ * larger of the two sums is the number lost.
+ */
 static int pd_rec_lost(struct pd *d, struct mdb_cursor *c, int samples)
 {
 	uint64_t lost;
@@ -824,7 +835,10 @@ static int pd_rec_lost(struct pd *d, struct mdb_cursor *c, int samples)
 	if ((!samples && mdb_cursor_skip(c, 8)) ||
 	    mdb_cursor_u64(c, d->order, &lost))
 		return pd_trunc(d, c, "a lost-events record");
-	d->st->lost_events += lost;
+	if (samples)
+		d->lost_samples += lost;
+	else
+		d->lost += lost;
 	return 0;
 }
 
@@ -1164,6 +1178,7 @@ int perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 			"formats, no kmem events read");
 	if (ret < 0)
 		goto out;
+	st->lost_events = d.lost > d.lost_samples ? d.lost : d.lost_samples;
 	if (!d.page_size)
 		d.page_size = 4096;
 	qsort(d.ents, d.nents, sizeof(*d.ents), ent_cmp);
