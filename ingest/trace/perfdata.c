@@ -509,7 +509,7 @@ static int td_skip_sized(struct pd *d, struct mdb_cursor *c, int wide)
 static int td_event(struct pd *d, struct mdb_cursor *c, const char *sys)
 {
 	uint64_t at = mdb_cursor_off(c), n;
-	const uint8_t *p;
+	const uint8_t *p, *pf;
 
 	if (mdb_cursor_u64(c, d->order, &n) || n > mdb_cursor_left(c))
 		return pd_trunc(d, c, "an event format of the tracing data");
@@ -519,6 +519,14 @@ static int td_event(struct pd *d, struct mdb_cursor *c, const char *sys)
 	if (!format_text_ok(p, (size_t)n))
 		return pd_err(d, MDB_E_CORRUPT, at + 8,
 			      "event format of system kmem is not text");
+	/*
+	 * Only the field list goes to libtraceevent: memdb reads no print
+	 * format, and libtraceevent 1.7.1 leaks on some malformed ones
+	 * (testdata/libtraceevent/README.md).
+	 */
+	pf = memmem(p, (size_t)n, "\nprint fmt:", 11);
+	if (pf)
+		n = (uint64_t)(pf - p) + 1;
 	if (tep_parse_event(d->tep, (const char *)p, (size_t)n, sys))
 		pd_warn(d, at + 8, "libtraceevent cannot parse a kmem event "
 			"format: its events are skipped");
