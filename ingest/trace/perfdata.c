@@ -1189,7 +1189,8 @@ int perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 	st->lost_events = d.lost > d.lost_samples ? d.lost : d.lost_samples;
 	if (!d.page_size)
 		d.page_size = 4096;
-	qsort(d.ents, d.nents, sizeof(*d.ents), ent_cmp);
+	if (d.nents > 1)
+		qsort(d.ents, d.nents, sizeof(*d.ents), ent_cmp);
 	ret = pd_emit(&d, sink);
 out:
 	pd_release(&d);
