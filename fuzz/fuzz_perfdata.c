@@ -24,9 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (perf_describe(data, size, "fuzz", &info, &e) < 0)
 		return 0;
-	memset(&o, 0, sizeof(o));
-	o.name = "fuzz";
-	o.cpu = -1;
+	mdb_decode_opts_init(&o, "fuzz");
 	if (fuzz_events_init(&c))
 		return 0;
 	fuzz_events_done(&c, perf_decode(data, size, &o, &c.sink, &st, &e) ==
