@@ -11,6 +11,8 @@
  *     gives the very allocations and reports of its own `perf script`
  *     text;
  *   - a big-endian copy re-encoded by tests/perf_to_be.py gives the same;
+ *   - the zstd-compressed file and the file piped into `memdb ingest -`
+ *     give the same allocations;
  *   - lost events are counted once (perf's "lost" figure);
  *   - truncated and corrupted files: an error naming the file and the
  *     offset, the database unchanged; a --threads directory is refused.
@@ -329,6 +331,33 @@ static void test_big_endian(void **state)
 	}
 }
 
+/* Compressed, and piped into standard input: the same allocations. */
+static void test_zstd_and_stdin(void **state)
+{
+	char *db = tmp_file("slab", ".db"), *z = fixture("slab.data.zst");
+	char *zdb = fresh_db(tmp, "zst.db"), *sdb = fresh_db(tmp, "stdin.db");
+	char *a, *b, *c;
+
+	(void)state;
+	ingest_ok(zdb, "'%s'", z);
+	free(out_of("zstd -dc '%s' | '%s' ingest -q -d '%s' -", z,
+		    env("MEMDB"), sdb));
+	a = db_text(db, ALLOC_SQL);
+	b = db_text(zdb, ALLOC_SQL);
+	c = db_text(sdb, ALLOC_SQL);
+	assert_string_equal(a, b);
+	assert_string_equal(a, c);
+	assert_int_equal(db_int(zdb, "SELECT count(*) FROM source WHERE "
+				     "format = 'perf-data'"), 1);
+	free(a);
+	free(b);
+	free(c);
+	free(sdb);
+	free(zdb);
+	free(z);
+	free(db);
+}
+
 /* perf: "Processed 4545 samples and lost 7.81%": 4545 = samples + lost. */
 static void test_lost(void **state)
 {
@@ -444,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_perf_kmem_page),
 		cmocka_unit_test(test_same_as_perf_script),
 		cmocka_unit_test(test_big_endian),
+		cmocka_unit_test(test_zstd_and_stdin),
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_broken),
 		cmocka_unit_test(test_threads_dir),
