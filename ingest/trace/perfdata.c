@@ -497,11 +497,45 @@ static int fmt_span(const char **s, const char *e, const char *set)
 #define FMT_WORD "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
 		 FMT_DIGITS "_"
 
+/*
+ * A C declaration as the kernel prints it: words and '*' separated by
+ * spaces, ending with the name, which may carry "[N]" or "[]"
+ * ("const void * ptr", "char comm[16]"); "[]" also after the type of
+ * a __data_loc or __rel_loc ("__data_loc char[] name").  libtraceevent
+ * 1.7.1 leaks on brackets anywhere else.
+ */
+static int fmt_decl(const char **s, const char *e)
+{
+	const char *p = *s;
+	int words = 0, last_word = 0, loc = fmt_lit(&p, e, "__data_loc ") ||
+					    fmt_lit(&p, e, "__rel_loc ");
+
+	while (p < e && *p != ';') {
+		if (fmt_span(&p, e, FMT_WORD)) {
+			words++;
+			last_word = 1;
+			if (fmt_lit(&p, e, "[]") ? p < e && *p != ';' &&
+						       (!loc || words != 1) :
+			    fmt_lit(&p, e, "[") &&
+				    (fmt_span(&p, e, FMT_DIGITS),
+				     !fmt_lit(&p, e, "]") || (p < e && *p != ';')))
+				return 0;
+		} else if (*p == '*' || (*p == ' ' && p > *s && p[-1] != ' ')) {
+			last_word = 0;
+			p++;
+		} else {
+			return 0;
+		}
+	}
+	*s = p;
+	return words + loc >= 2 && last_word;
+}
+
 /* "\tfield:DECL;\toffset:N;\tsize:N;\tsigned:N;" (signed since 2.6.32) */
 static int fmt_field_line(const char *s, const char *e)
 {
-	if (!fmt_lit(&s, e, "\tfield:") ||
-	    !fmt_span(&s, e, FMT_WORD " *[]") || !fmt_lit(&s, e, ";\toffset:") ||
+	if (!fmt_lit(&s, e, "\tfield:") || !fmt_decl(&s, e) ||
+	    !fmt_lit(&s, e, ";\toffset:") ||
 	    !fmt_span(&s, e, FMT_DIGITS) || !fmt_lit(&s, e, ";\tsize:") ||
 	    !fmt_span(&s, e, FMT_DIGITS) || !fmt_lit(&s, e, ";"))
 		return 0;
@@ -581,9 +615,11 @@ static int td_event(struct pd *d, struct mdb_cursor *c, const char *sys)
 	pf = memmem(p, (size_t)n, "\nprint fmt:", 11);
 	if (pf)
 		n = (uint64_t)(pf - p) + 1;
-	if (!format_fields_ok((const char *)p, (size_t)n))
-		return pd_err(d, MDB_E_CORRUPT, at + 8,
-			      "malformed event format in system kmem");
+	if (!format_fields_ok((const char *)p, (size_t)n)) {
+		pd_warn(d, at + 8, "malformed kmem event format: its events "
+			"are skipped");
+		return 0;
+	}
 	if (tep_parse_event(d->tep, (const char *)p, (size_t)n, sys))
 		pd_warn(d, at + 8, "libtraceevent cannot parse a kmem event "
 			"format: its events are skipped");
