@@ -7,7 +7,8 @@
  *     made (read by tests/perf_kmem.awk), equal memdb's; where memdb
  *     differs from perf on purpose (a pointer freed twice), the test
  *     adds perf's extra count, computed from memdb's own rows, back;
- *   - every capture (file and pipe mode, slab, page, callchains, lossy)
+ *   - every capture (file and pipe mode, slab, page, callchains, lossy,
+ *     zstd-compressed records of perf record -z)
  *     gives the very allocations and reports of its own `perf script`
  *     text;
  *   - a big-endian copy re-encoded by tests/perf_to_be.py gives the same;
@@ -32,7 +33,7 @@
 static char *tmp;
 
 static const char *const captures[] = { "slab", "page", "cg", "pipe",
-					"lossy" };
+					"lossy", "zrec" };
 #define NCAPTURES (sizeof(captures) / sizeof(captures[0]))
 
 /* Output of a shell command line that must succeed. */
@@ -176,6 +177,7 @@ static void test_perf_kmem_stat(void **state)
 	check_stat("slab");
 	check_stat("cg");
 	check_stat("lossy");
+	check_stat("zrec");
 }
 
 static void check_caller(const char *c)
@@ -210,6 +212,7 @@ static void test_perf_kmem_caller(void **state)
 	check_caller("slab");
 	check_caller("cg");
 	check_caller("lossy");
+	check_caller("zrec");
 }
 
 /*
@@ -312,7 +315,8 @@ static void test_big_endian(void **state)
 		const char *c = captures[i];
 		char *db, *bdb, *ks;
 
-		if (!strcmp(c, "pipe"))
+		/* the script re-encodes neither pipe mode nor -z records */
+		if (!strcmp(c, "pipe") || !strcmp(c, "zrec"))
 			continue;
 		db = tmp_file(c, ".db");
 		bdb = fresh_db(tmp, "be.db");

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include <event-parse.h>
+#include <zstd.h>
 
 #include "../../common/u64map.h"
 #include "perfdata.h"
@@ -134,10 +135,12 @@ struct pd_attr {
 /* One kmem sample of the index. */
 struct pd_ent {
 	int64_t ts;
-	uint64_t raw;      /* file offset of the payload */
+	uint64_t ord;      /* position in the stream: ties keep it */
+	uint64_t raw;      /* offset of the payload in its buffer */
 	uint32_t raw_size;
 	uint32_t attr;
 	int32_t cpu;
+	int inz;           /* the payload is in the decompressed records */
 };
 
 struct pd {
@@ -160,6 +163,11 @@ struct pd {
 	size_t nents, cap;
 	int32_t maxcpu;
 	uint64_t lost, lost_samples; /* sums of LOST and LOST_SAMPLES */
+	/* the records of PERF_RECORD_COMPRESSED (perf record -z) */
+	ZSTD_DCtx *zd;
+	uint8_t *z;
+	size_t zlen, zcap, zdone, zmax;
+	int in_z;           /* offsets in messages are of that data */
 };
 
 static int pd_err(struct pd *d, int code, uint64_t off, const char *fmt, ...)
@@ -174,7 +182,8 @@ static int pd_err(struct pd *d, int code, uint64_t off, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	mdb_error_set(d->e, code, d->name, (int64_t)off, -1, NULL);
-	mdb_error_msg(d->e, "%s", msg);
+	mdb_error_msg(d->e, "%s%s", msg, d->in_z ? " (offset in the "
+		      "decompressed records of perf record -z)" : "");
 	return -code;
 }
 
@@ -892,10 +901,12 @@ static int pd_index_add(struct pd *d, const struct pd_sample *s)
 		d->ents = n;
 		d->cap = cap;
 	}
-	d->ents[d->nents++] = (struct pd_ent){
-		.ts = s->ts, .raw = s->raw, .raw_size = s->raw_size,
-		.attr = s->attr, .cpu = s->cpu,
+	d->ents[d->nents] = (struct pd_ent){
+		.ts = s->ts, .ord = d->nents, .raw = s->raw,
+		.raw_size = s->raw_size, .attr = s->attr, .cpu = s->cpu,
+		.inz = d->in_z,
 	};
+	d->nents++;
 	return 0;
 }
 
@@ -970,8 +981,92 @@ static int pd_rec_trailer(struct pd *d, struct mdb_cursor *c, uint32_t type,
 	*extra = n;
 	if (type != REC_TRACING_DATA)
 		return 0;
-	mdb_cursor_window(&t, &d->all, mdb_cursor_off(after), n);
+	mdb_cursor_window(&t, after, mdb_cursor_off(after), n);
 	return pd_tracing(d, &t);
+}
+
+static int pd_walk(struct pd *d, const struct mdb_cursor *buf, uint64_t off,
+		   uint64_t end);
+
+/* Walk the complete records decompressed so far. */
+static int pd_z_walk(struct pd *d)
+{
+	struct mdb_cursor zall;
+	size_t end = d->zdone;
+	int ret;
+
+	while (d->zlen - end >= REC_HDR) {
+		uint16_t size = get_u16(d->z + end + 6, d->order);
+
+		if (size < REC_HDR) {
+			end = d->zlen; /* pd_walk says what is wrong */
+			break;
+		}
+		if (size > d->zlen - end)
+			break;
+		end += size;
+	}
+	if (end == d->zdone)
+		return 0;
+	mdb_cursor_init(&zall, d->z, d->zlen);
+	d->in_z = 1;
+	ret = pd_walk(d, &zall, d->zdone, end);
+	d->in_z = 0;
+	d->zdone = end;
+	return ret;
+}
+
+static int pd_z_grow(struct pd *d, uint64_t at)
+{
+	size_t need = d->zlen + ZSTD_DStreamOutSize(), cap;
+	uint8_t *n;
+
+	if (d->zcap - d->zlen >= ZSTD_DStreamOutSize())
+		return 0;
+	cap = d->zcap * 2 > need ? d->zcap * 2 : need;
+	if (cap > d->zmax)
+		cap = d->zmax;
+	if (cap < need)
+		return pd_err(d, MDB_E_LIMIT, at, "compressed records expand "
+			      "to more than %zu bytes", d->zmax);
+	n = realloc(d->z, cap);
+	if (!n)
+		return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1, -1, NULL);
+	d->z = n;
+	d->zcap = cap;
+	return 0;
+}
+
+/*
+ * PERF_RECORD_COMPRESSED: zstd frames of records, appended to one buffer
+ * (a record may span two of them) and walked as they complete.
+ */
+static int pd_rec_compressed(struct pd *d, struct mdb_cursor *body)
+{
+	uint64_t at = mdb_cursor_off(body) - REC_HDR;
+	ZSTD_inBuffer in = { body->p, mdb_cursor_left(body), 0 };
+
+	if (d->in_z)
+		return pd_err(d, MDB_E_CORRUPT, at, "a compressed record "
+			      "inside compressed records");
+	if (!d->zd && !(d->zd = ZSTD_createDCtx()))
+		return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1, -1, NULL);
+	while (in.pos < in.size) {
+		ZSTD_outBuffer out;
+		size_t r;
+		int ret = pd_z_grow(d, at);
+
+		if (ret < 0)
+			return ret;
+		out = (ZSTD_outBuffer){ d->z, d->zcap, d->zlen };
+		r = ZSTD_decompressStream(d->zd, &out, &in);
+		if (ZSTD_isError(r))
+			return pd_err(d, MDB_E_CORRUPT, at, "compressed record "
+				      "that zstd cannot read: %s",
+				      ZSTD_getErrorName(r));
+		d->zlen = out.pos;
+	}
+	return pd_z_walk(d);
 }
 
 static int pd_record(struct pd *d, uint32_t type, struct mdb_cursor *body,
@@ -990,23 +1085,19 @@ static int pd_record(struct pd *d, uint32_t type, struct mdb_cursor *body,
 	case REC_AUXTRACE:
 		return pd_rec_trailer(d, body, type, after, extra);
 	case REC_COMPRESSED:
-		pd_err(d, MDB_E_VERSION, mdb_cursor_off(body) - REC_HDR,
-		       "zstd-compressed perf.data records (perf record -z) "
-		       "are not supported");
-		mdb_error_hint(d->e, "perf inject -i FILE -o PLAIN writes "
-				     "them uncompressed");
-		return -MDB_E_VERSION;
+		return pd_rec_compressed(d, body);
 	default:
 		return 0;
 	}
 }
 
 /* Pass one over the records of [@off, @end). */
-static int pd_walk(struct pd *d, uint64_t off, uint64_t end)
+static int pd_walk(struct pd *d, const struct mdb_cursor *buf, uint64_t off,
+		   uint64_t end)
 {
 	struct mdb_cursor c;
 
-	mdb_cursor_window(&c, &d->all, off, end - off);
+	mdb_cursor_window(&c, buf, off, end - off);
 	while (mdb_cursor_left(&c)) {
 		struct mdb_cursor body, after;
 		uint64_t at = mdb_cursor_off(&c), extra = 0;
@@ -1073,7 +1164,7 @@ static int pd_field(struct pd *d, const struct pd_attr *a, int i,
 			      "kmem:%s raw data of %u bytes has no room for "
 			      "field %s (offset %u, size %u)", a->def->name,
 			      en->raw_size, field_name[i], f->off, f->size);
-	*v = pd_num(d, f, d->all.start + en->raw + f->off);
+	*v = pd_num(d, f, (en->inz ? d->z : d->all.start) + en->raw + f->off);
 	return 0;
 }
 
@@ -1099,7 +1190,7 @@ static int pd_string(struct pd *d, const struct pd_attr *a,
 			      "outside its %u bytes of raw data", a->def->name,
 			      (unsigned long long)off, (unsigned long long)n,
 			      en->raw_size);
-	p = (const char *)d->all.start + en->raw + off;
+	p = (const char *)(en->inz ? d->z : d->all.start) + en->raw + off;
 	z = memchr(p, '\0', (size_t)n);
 	s->p = p;
 	s->len = z ? (size_t)(z - p) : (size_t)n;
@@ -1174,6 +1265,7 @@ static int pd_emit(struct pd *d, const struct mdb_sink *sink)
 		int ret;
 
 		memset(&ev, 0, sizeof(ev));
+		d->in_z = en->inz;
 		ev.seq = (int64_t)i + 1;
 		ev.ts = en->ts;
 		ev.cpu = en->cpu < 0 ? 0 : en->cpu;
@@ -1198,14 +1290,14 @@ static int pd_emit(struct pd *d, const struct mdb_sink *sink)
 	return 0;
 }
 
-/* Stable by time: ties keep file order (the payloads' offsets rise). */
+/* Stable by time: ties keep their order in the stream. */
 static int ent_cmp(const void *pa, const void *pb)
 {
 	const struct pd_ent *a = pa, *b = pb;
 
 	if (a->ts != b->ts)
 		return a->ts < b->ts ? -1 : 1;
-	return a->raw < b->raw ? -1 : a->raw > b->raw;
+	return a->ord < b->ord ? -1 : a->ord > b->ord;
 }
 
 /* ---- the decoder -------------------------------------------------------- */
@@ -1236,7 +1328,7 @@ static int pd_file(struct pd *d)
 		if (ret < 0)
 			return ret;
 	}
-	return pd_walk(d, h.data.off, h.data.off + h.data.size);
+	return pd_walk(d, &d->all, h.data.off, h.data.off + h.data.size);
 }
 
 static void pd_release(struct pd *d)
@@ -1244,6 +1336,8 @@ static void pd_release(struct pd *d)
 	if (d->tep)
 		tep_free(d->tep);
 	u64map_release(&d->ids);
+	ZSTD_freeDCtx(d->zd);
+	free(d->z);
 	free(d->attrs);
 	free(d->ents);
 }
@@ -1263,6 +1357,8 @@ int perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 	d.e = e;
 	d.page_size = o ? o->page_size : 0;
 	d.maxcpu = -1;
+	/* a zstd bomb stops here: perf's level-1 ratio is about 20 */
+	d.zmax = len > SIZE_MAX / 256 ? SIZE_MAX : (len + 4096) * 256;
 	mdb_cursor_init(&d.all, buf, len);
 	u64map_init(&d.ids);
 	tep_set_loglevel(TEP_LOG_NONE);
@@ -1273,7 +1369,12 @@ int perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 	}
 	ret = pd_file(&d);
 	if (ret >= 0 && d.pipe)
-		ret = pd_walk(&d, PIPE_HDR_SIZE, len);
+		ret = pd_walk(&d, &d.all, PIPE_HDR_SIZE, len);
+	if (ret >= 0 && d.zdone != d.zlen) {
+		d.in_z = 1;
+		ret = pd_err(&d, MDB_E_TRUNCATED, d.zdone, "perf.data "
+			     "compressed records end inside a record");
+	}
 	if (ret >= 0 && !d.have_tracing && d.nattrs)
 		pd_warn(&d, 0, "perf.data without tracing data: no event "
 			"formats, no kmem events read");

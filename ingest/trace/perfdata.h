@@ -6,7 +6,8 @@
  * the tracing-data feature section whose event formats (parsed by
  * libtraceevent) say where each field of a tracepoint's raw payload is.
  * Pipe-mode streams (`perf record -o -`: a 16-byte header, attributes and
- * tracing data as records) are read too.
+ * tracing data as records) and the zstd-compressed records of `perf
+ * record -z` (PERF_RECORD_COMPRESSED) are read too.
  *
  * Byte order is the producer's, told by the magic: "PERFILE2" read as a
  * little-endian u64 is a little-endian file, the same bytes reversed
