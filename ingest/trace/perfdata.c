@@ -34,6 +34,7 @@
 
 #include "../../common/u64map.h"
 #include "perfdata.h"
+#include "tep_kmem.h"
 
 #define HDR_SIZE 104      /* struct perf_file_header */
 #define PIPE_HDR_SIZE 16  /* struct perf_pipe_file_header */
@@ -42,7 +43,6 @@
 #define SECTION 16        /* struct perf_file_section */
 #define REC_HDR 8         /* struct perf_event_header */
 #define MAX_ATTRS 65536
-#define MAX_ORDER 30
 
 enum {
 	REC_LOST = 2,
@@ -78,58 +78,11 @@ enum { FEAT_TRACING_DATA = 1, FEAT_OSRELEASE = 4, FEAT_NRCPUS = 7,
 
 #define PERF_TYPE_TRACEPOINT 2
 
-/* ---- the kmem events, read by field name ------------------------------ */
-
-enum pd_fid { F_SITE, F_PTR, F_REQ, F_ALLOC, F_GFP, F_NODE, F_NAME, F_PAGE,
-	      F_PFN, F_ORDER, F__N };
-
-static const char *const field_name[F__N] = {
-	"call_site", "ptr", "bytes_req", "bytes_alloc", "gfp_flags", "node",
-	"name", "page", "pfn", "order",
-};
-
-#define B(f) (1u << (f))
-#define SLAB_ALLOC (B(F_SITE) | B(F_PTR) | B(F_REQ) | B(F_ALLOC) | B(F_GFP))
-#define SLAB_FREE (B(F_SITE) | B(F_PTR))
-
-struct pd_def {
-	const char *name;
-	uint8_t kind, type;
-	unsigned need; /* fields every kernel has (pages: pfn or page) */
-};
-
-/*
- * As the ftrace text decoder: mm_page_free_batched is left out (every
- * page it names is also reported by mm_page_free since 3.3).
- */
-static const struct pd_def pd_defs[] = {
-	{ "kmalloc", MDB_EV_ALLOC, MDB_TYPE_KMALLOC, SLAB_ALLOC },
-	{ "kmalloc_node", MDB_EV_ALLOC, MDB_TYPE_KMALLOC, SLAB_ALLOC },
-	{ "kfree", MDB_EV_FREE, MDB_TYPE_KMALLOC, SLAB_FREE },
-	{ "kmem_cache_alloc", MDB_EV_ALLOC, MDB_TYPE_CACHE, SLAB_ALLOC },
-	{ "kmem_cache_alloc_node", MDB_EV_ALLOC, MDB_TYPE_CACHE, SLAB_ALLOC },
-	{ "kmem_cache_free", MDB_EV_FREE, MDB_TYPE_CACHE, SLAB_FREE },
-	{ "mm_page_alloc", MDB_EV_ALLOC, MDB_TYPE_PAGE, B(F_ORDER) | B(F_GFP) },
-	{ "mm_page_free", MDB_EV_FREE, MDB_TYPE_PAGE, B(F_ORDER) },
-	{ "mm_page_free_direct", MDB_EV_FREE, MDB_TYPE_PAGE, B(F_ORDER) },
-	{ "mm_pagevec_free", MDB_EV_FREE, MDB_TYPE_PAGE, B(F_ORDER) },
-};
-
-#define NDEFS (sizeof(pd_defs) / sizeof(pd_defs[0]))
-
-/* Where a field lies in the raw payload, copied from libtraceevent. */
-struct pd_field {
-	uint32_t off, size;
-	int dyn, rel, sign;
-};
-
 struct pd_attr {
 	uint32_t type;
 	uint64_t config, sample_type, read_format;
 	uint64_t at;              /* file offset, for messages */
-	const struct pd_def *def; /* NULL: samples are skipped */
-	unsigned have;            /* B(field) found in the format */
-	struct pd_field f[F__N];
+	int kmem;                 /* a kmem tracepoint with its payload */
 };
 
 /* One kmem sample of the index. */
@@ -158,6 +111,8 @@ struct pd {
 	int bound;          /* attributes matched to event formats */
 	struct tep_handle *tep;
 	int have_tracing;
+	struct tep_kmem km;  /* the kmem events of the formats */
+	int have_km;
 	uint64_t page_size;
 	struct pd_ent *ents;
 	size_t nents, cap;
@@ -481,107 +436,6 @@ static int pd_id_pos(struct pd *d)
 
 /* ---- tracing data: the event formats ---------------------------------- */
 
-/* Consume literal @lit at *@s (before @e); 1 when it was there. */
-static int fmt_lit(const char **s, const char *e, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	if ((size_t)(e - *s) < n || memcmp(*s, lit, n))
-		return 0;
-	*s += n;
-	return 1;
-}
-
-/* Consume characters of @set (at least one); 1 when there were any. */
-static int fmt_span(const char **s, const char *e, const char *set)
-{
-	const char *b = *s;
-
-	while (*s < e && **s && strchr(set, **s))
-		(*s)++;
-	return *s > b;
-}
-
-#define FMT_DIGITS "0123456789"
-#define FMT_WORD "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
-		 FMT_DIGITS "_"
-
-/*
- * A C declaration as the kernel prints it: words and '*' separated by
- * spaces, ending with the name, which may carry "[N]" or "[]"
- * ("const void * ptr", "char comm[16]"); "[]" also after the type of
- * a __data_loc or __rel_loc ("__data_loc char[] name").  libtraceevent
- * 1.7.1 leaks on brackets anywhere else.
- */
-static int fmt_decl(const char **s, const char *e)
-{
-	const char *p = *s;
-	int words = 0, last_word = 0, loc = fmt_lit(&p, e, "__data_loc ") ||
-					    fmt_lit(&p, e, "__rel_loc ");
-
-	while (p < e && *p != ';') {
-		if (fmt_span(&p, e, FMT_WORD)) {
-			words++;
-			last_word = 1;
-			if (fmt_lit(&p, e, "[]") ? p < e && *p != ';' &&
-						       (!loc || words != 1) :
-			    fmt_lit(&p, e, "[") &&
-				    (fmt_span(&p, e, FMT_DIGITS),
-				     !fmt_lit(&p, e, "]") || (p < e && *p != ';')))
-				return 0;
-		} else if (*p == '*' || (*p == ' ' && p > *s && p[-1] != ' ')) {
-			last_word = 0;
-			p++;
-		} else {
-			return 0;
-		}
-	}
-	*s = p;
-	return words + loc >= 2 && last_word;
-}
-
-/* "\tfield:DECL;\toffset:N;\tsize:N;\tsigned:N;" (signed since 2.6.32) */
-static int fmt_field_line(const char *s, const char *e)
-{
-	if (!fmt_lit(&s, e, "\tfield:") || !fmt_decl(&s, e) ||
-	    !fmt_lit(&s, e, ";\toffset:") ||
-	    !fmt_span(&s, e, FMT_DIGITS) || !fmt_lit(&s, e, ";\tsize:") ||
-	    !fmt_span(&s, e, FMT_DIGITS) || !fmt_lit(&s, e, ";"))
-		return 0;
-	if (fmt_lit(&s, e, "\tsigned:") &&
-	    (!fmt_span(&s, e, FMT_DIGITS) || !fmt_lit(&s, e, ";")))
-		return 0;
-	return s == e;
-}
-
-/*
- * The field list of an event format, checked line by line as the kernel
- * writes it before libtraceevent sees it (1.7.1 leaks on a malformed
- * declaration; testdata/libtraceevent/README.md):
- *   name: NAME / ID: N / format: / field lines and empty lines.
- */
-static int format_fields_ok(const char *p, size_t n)
-{
-	const char *e = p + n, *s = p, *nl;
-	int line = 0;
-
-	for (; s < e; s = nl + 1, line++) {
-		const char *t = s;
-
-		nl = memchr(s, '\n', (size_t)(e - s));
-		if (!nl)
-			return 0;
-		if (line == 0 ? !fmt_lit(&t, nl, "name: ") ||
-					!fmt_span(&t, nl, FMT_WORD) || t != nl :
-		    line == 1 ? !fmt_lit(&t, nl, "ID: ") ||
-					!fmt_span(&t, nl, FMT_DIGITS) || t != nl :
-		    line == 2 ? !fmt_lit(&t, nl, "format:") || t != nl :
-				s != nl && !fmt_field_line(s, nl))
-			return 0;
-	}
-	return line > 3;
-}
-
 /* A NUL-terminated string of at most @max bytes. */
 static int td_str(struct mdb_cursor *c, size_t max, const char **s)
 {
@@ -609,29 +463,19 @@ static int td_skip_sized(struct pd *d, struct mdb_cursor *c, int wide)
 static int td_event(struct pd *d, struct mdb_cursor *c, const char *sys)
 {
 	uint64_t at = mdb_cursor_off(c), n;
-	const uint8_t *p, *pf;
+	const uint8_t *p;
+	int ret;
 
 	if (mdb_cursor_u64(c, d->order, &n) || n > mdb_cursor_left(c))
 		return pd_trunc(d, c, "an event format of the tracing data");
 	mdb_cursor_bytes(c, (size_t)n, &p);
 	if (strcmp(sys, "kmem"))
 		return 0;
-	/*
-	 * Only the field list goes to libtraceevent: memdb reads no print
-	 * format, and libtraceevent 1.7.1 leaks on some malformed ones
-	 * (testdata/libtraceevent/README.md).
-	 */
-	pf = memmem(p, (size_t)n, "\nprint fmt:", 11);
-	if (pf)
-		n = (uint64_t)(pf - p) + 1;
-	if (!format_fields_ok((const char *)p, (size_t)n)) {
-		pd_warn(d, at + 8, "malformed kmem event format: its events "
-			"are skipped");
-		return 0;
-	}
-	if (tep_parse_event(d->tep, (const char *)p, (size_t)n, sys))
-		pd_warn(d, at + 8, "libtraceevent cannot parse a kmem event "
-			"format: its events are skipped");
+	ret = tep_kmem_parse_format(d->tep, (const char *)p, (size_t)n, sys);
+	if (ret)
+		pd_warn(d, at + 8, "%s kmem event format: its events are "
+			"skipped", ret > 0 ? "malformed" : "libtraceevent "
+			"cannot parse a");
 	return 0;
 }
 
@@ -720,77 +564,42 @@ static int pd_tracing(struct pd *d, struct mdb_cursor *c)
 
 /* ---- binding attributes to formats ------------------------------------ */
 
-static int bind_field(struct pd *d, struct pd_attr *a, struct tep_event *ev,
-		      int i)
-{
-	struct tep_format_field *f = tep_find_field(ev, field_name[i]);
-	struct pd_field *pf = &a->f[i];
-
-	if (!f)
-		return 0;
-	pf->dyn = !!(f->flags & TEP_FIELD_IS_DYNAMIC);
-	pf->rel = !!(f->flags & TEP_FIELD_IS_RELATIVE);
-	pf->sign = !!(f->flags & TEP_FIELD_IS_SIGNED);
-	if (f->offset < 0 || f->offset > 65535 ||
-	    (pf->dyn ? f->size != 4 : (i == F_NAME ? f->size < 1 :
-				       (f->size != 1 && f->size != 2 &&
-					f->size != 4 && f->size != 8))) ||
-	    f->size > 65535)
-		return pd_err(d, MDB_E_CORRUPT, a->at,
-			      "field %s of kmem:%s at offset %d, size %d",
-			      field_name[i], ev->name, f->offset, f->size);
-	pf->off = (uint32_t)f->offset;
-	pf->size = (uint32_t)f->size;
-	a->have |= B(i);
-	return 0;
-}
-
-static int bind_attr(struct pd *d, struct pd_attr *a)
+/* Is @a a kmem tracepoint whose samples carry its payload? */
+static void bind_attr(struct pd *d, struct pd_attr *a)
 {
 	struct tep_event *ev;
-	const struct pd_def *def = NULL;
-	unsigned need;
 
 	if (a->type != PERF_TYPE_TRACEPOINT || a->config > 0x7fffffff ||
-	    !d->tep || !(ev = tep_find_event(d->tep, (int)a->config)) ||
-	    !ev->system || strcmp(ev->system, "kmem"))
-		return 0;
-	for (size_t i = 0; i < NDEFS && !def; i++)
-		if (!strcmp(pd_defs[i].name, ev->name))
-			def = &pd_defs[i];
-	if (!def)
-		return 0;
-	for (int i = 0; i < F__N; i++) {
-		int ret = bind_field(d, a, ev, i);
-
-		if (ret < 0)
-			return ret;
+	    !(ev = tep_find_event(d->tep, (int)a->config)) || !ev->system ||
+	    strcmp(ev->system, "kmem"))
+		return;
+	if (!(a->sample_type & S_RAW)) {
+		pd_warn(d, a->at, "kmem:%s samples without their raw data: "
+			"skipped", ev->name);
+		return;
 	}
-	need = def->need;
-	if (def->type == MDB_TYPE_PAGE && !(a->have & (B(F_PFN) | B(F_PAGE))))
-		need |= B(F_PFN);
-	if ((need & ~a->have) || !(a->sample_type & S_RAW)) {
-		pd_warn(d, a->at, "kmem:%s has no %s: its samples are skipped",
-			def->name, (need & ~a->have) ?
-			field_name[__builtin_ctz(need & ~a->have)] : "raw data");
-		return 0;
-	}
-	a->def = def;
-	return 0;
+	a->kmem = 1;
 }
 
-/* Once, at the first sample: ids and formats are all known by then. */
+/*
+ * Once, at the first sample: ids and formats are all known by then.  The
+ * payloads are read by tep_kmem.c, by field name.
+ */
 static int pd_bind(struct pd *d)
 {
 	int ret = pd_id_pos(d);
 
 	if (ret < 0)
 		return ret;
-	for (size_t i = 0; i < d->nattrs; i++) {
-		ret = bind_attr(d, &d->attrs[i]);
+	if (d->have_tracing) {
+		ret = tep_kmem_init(&d->km, d->tep, d->page_size ?
+				    d->page_size : 4096, d->name, d->e);
 		if (ret < 0)
 			return ret;
+		d->have_km = 1;
 	}
+	for (size_t i = 0; d->have_km && i < d->nattrs; i++)
+		bind_attr(d, &d->attrs[i]);
 	d->bound = 1;
 	return 0;
 }
@@ -923,7 +732,7 @@ static int pd_rec_sample(struct pd *d, struct mdb_cursor *c)
 	ret = pd_sample_fields(d, c, &d->attrs[s.attr], &s);
 	if (ret < 0)
 		return ret;
-	if (!d->attrs[s.attr].def) {
+	if (!d->attrs[s.attr].kmem) {
 		d->st->unknown++;
 		return 0;
 	}
@@ -1133,158 +942,35 @@ static int pd_walk(struct pd *d, const struct mdb_cursor *buf, uint64_t off,
 
 /* ---- pass two: payloads to events --------------------------------------- */
 
-static uint64_t pd_num(const struct pd *d, const struct pd_field *f,
-		       const uint8_t *p)
-{
-	uint64_t v;
-
-	switch (f->size) {
-	case 1:
-		v = p[0];
-		return f->sign ? (uint64_t)(int64_t)(int8_t)v : v;
-	case 2:
-		v = get_u16(p, d->order);
-		return f->sign ? (uint64_t)(int64_t)(int16_t)v : v;
-	case 4:
-		v = get_u32(p, d->order);
-		return f->sign ? (uint64_t)(int64_t)(int32_t)v : v;
-	default:
-		return get_u64(p, d->order);
-	}
-}
-
-/* The value of field @i of @a in payload @raw of @n bytes, checked. */
-static int pd_field(struct pd *d, const struct pd_attr *a, int i,
-		    const struct pd_ent *en, uint64_t *v)
-{
-	const struct pd_field *f = &a->f[i];
-
-	if (f->off > en->raw_size || f->size > en->raw_size - f->off)
-		return pd_err(d, MDB_E_CORRUPT, en->raw,
-			      "kmem:%s raw data of %u bytes has no room for "
-			      "field %s (offset %u, size %u)", a->def->name,
-			      en->raw_size, field_name[i], f->off, f->size);
-	*v = pd_num(d, f, (en->inz ? d->z : d->all.start) + en->raw + f->off);
-	return 0;
-}
-
-/* A __data_loc / __rel_loc string (or char array): the cache name. */
-static int pd_string(struct pd *d, const struct pd_attr *a,
-		     const struct pd_ent *en, struct mdb_str *s)
-{
-	const struct pd_field *f = &a->f[F_NAME];
-	const char *p, *z;
-	uint64_t loc, off = f->off, n = f->size;
-	int ret;
-
-	if (f->dyn) {
-		ret = pd_field(d, a, F_NAME, en, &loc);
-		if (ret < 0)
-			return ret;
-		off = (loc & 0xffff) + (f->rel ? f->off + f->size : 0);
-		n = loc >> 16 & 0xffff;
-	}
-	if (off > en->raw_size || n > en->raw_size - off)
-		return pd_err(d, MDB_E_CORRUPT, en->raw + f->off,
-			      "kmem:%s cache name (offset %llu, %llu bytes) "
-			      "outside its %u bytes of raw data", a->def->name,
-			      (unsigned long long)off, (unsigned long long)n,
-			      en->raw_size);
-	p = (const char *)(en->inz ? d->z : d->all.start) + en->raw + off;
-	z = memchr(p, '\0', (size_t)n);
-	s->p = p;
-	s->len = z ? (size_t)(z - p) : (size_t)n;
-	return 0;
-}
-
-static int pd_slab(struct pd *d, const struct pd_attr *a,
-		   const struct pd_ent *en, struct mdb_event *ev)
-{
-	uint64_t node;
-	int ret;
-
-	if ((ret = pd_field(d, a, F_SITE, en, &ev->call_site)) < 0 ||
-	    (ret = pd_field(d, a, F_PTR, en, &ev->ptr)) < 0)
-		return ret;
-	if ((a->have & B(F_NAME)) && (ret = pd_string(d, a, en, &ev->cache)))
-		return ret;
-	if (ev->kind == MDB_EV_FREE)
-		return 0;
-	if ((ret = pd_field(d, a, F_REQ, en, &ev->bytes_req)) < 0 ||
-	    (ret = pd_field(d, a, F_ALLOC, en, &ev->bytes_alloc)) < 0 ||
-	    (ret = pd_field(d, a, F_GFP, en, &ev->gfp)) < 0)
-		return ret;
-	if (a->have & B(F_NODE)) {
-		if ((ret = pd_field(d, a, F_NODE, en, &node)) < 0)
-			return ret;
-		ev->node = (int32_t)node;
-	}
-	return 0;
-}
-
-/*
- * Page events, as the text decoders: the key is pfn << 12 (a kernel
- * with only the struct page pointer: that pointer), the size page_size
- * << order; a failed allocation (pfn -1, page NULL) gets ptr 0.
- */
-static int pd_page(struct pd *d, const struct pd_attr *a,
-		   const struct pd_ent *en, struct mdb_event *ev)
-{
-	uint64_t pfn, order;
-	int ret;
-
-	if ((ret = pd_field(d, a, F_ORDER, en, &order)) < 0)
-		return ret;
-	if (order > MAX_ORDER)
-		return pd_err(d, MDB_E_CORRUPT, en->raw + a->f[F_ORDER].off,
-			      "kmem:%s page order %llu", a->def->name,
-			      (unsigned long long)order);
-	if (a->have & B(F_PFN)) {
-		if ((ret = pd_field(d, a, F_PFN, en, &pfn)) < 0)
-			return ret;
-		if (a->f[F_PFN].size == 4 && pfn == UINT32_MAX)
-			pfn = UINT64_MAX;
-		ev->ptr = pfn == UINT64_MAX || !pfn ? 0 :
-			  pfn > UINT64_MAX >> 12 ? 0 : pfn << 12;
-	} else {
-		if ((ret = pd_field(d, a, F_PAGE, en, &ev->ptr)) < 0)
-			return ret;
-	}
-	if (ev->kind == MDB_EV_FREE)
-		return 0;
-	ev->bytes_req = ev->bytes_alloc = d->page_size << order;
-	return pd_field(d, a, F_GFP, en, &ev->gfp);
-}
-
 static int pd_emit(struct pd *d, const struct mdb_sink *sink)
 {
 	for (size_t i = 0; i < d->nents; i++) {
 		const struct pd_ent *en = &d->ents[i];
-		const struct pd_attr *a = &d->attrs[en->attr];
+		const uint8_t *raw = (en->inz ? d->z : d->all.start) + en->raw;
 		struct mdb_event ev;
 		int ret;
 
 		memset(&ev, 0, sizeof(ev));
 		d->in_z = en->inz;
-		ev.seq = (int64_t)i + 1;
+		ret = tep_kmem_event(&d->km, raw, en->raw_size, &ev);
+		if (ret < 0)
+			return pd_err(d, MDB_E_CORRUPT, en->raw, "kmem raw data "
+				      "of %u bytes without room for the fields "
+				      "its format names", en->raw_size);
+		if (!ret) { /* a kmem event memdb does not read */
+			d->st->unknown++;
+			continue;
+		}
+		ev.seq = (int64_t)++d->st->events;
 		ev.ts = en->ts;
 		ev.cpu = en->cpu < 0 ? 0 : en->cpu;
-		ev.kind = a->def->kind;
-		ev.type = a->def->type;
-		ev.gfp = MDB_NO_GFP;
-		ev.node = -1;
-		ret = a->def->type == MDB_TYPE_PAGE ? pd_page(d, a, en, &ev) :
-						      pd_slab(d, a, en, &ev);
-		if (ret < 0)
-			return ret;
 		ret = sink->event(sink->ctx, &ev);
 		if (ret < 0)
 			return ret;
-		d->st->events++;
 	}
-	if (d->nents) {
+	if (d->st->events) {
 		d->st->first_seq = 1;
-		d->st->last_seq = (int64_t)d->nents;
+		d->st->last_seq = (int64_t)d->st->events;
 	}
 	d->st->ncpus = d->maxcpu + 1;
 	return 0;
@@ -1336,6 +1022,8 @@ static void pd_release(struct pd *d)
 	if (d->tep)
 		tep_free(d->tep);
 	u64map_release(&d->ids);
+	if (d->have_km)
+		tep_kmem_release(&d->km);
 	ZSTD_freeDCtx(d->zd);
 	free(d->z);
 	free(d->attrs);

@@ -47,6 +47,17 @@ void tep_kmem_release(struct tep_kmem *k);
 int tep_kmem_event(const struct tep_kmem *k, const void *data, size_t size,
 		   struct mdb_event *ev);
 
+/*
+ * Hand libtraceevent the event format of @len bytes at @buf (system
+ * @sys), the guarded way: the print format is cut off (memdb reads
+ * none), and the field list is checked line by line first (libtraceevent
+ * 1.7.1 leaks on malformed ones; testdata/libtraceevent/README.md).
+ * Returns 0, 1 when the format is malformed (not handed over), -1 when
+ * libtraceevent refuses it.
+ */
+int tep_kmem_parse_format(struct tep_handle *tep, const char *buf,
+			  size_t len, const char *sys);
+
 /* The common_pid of the record, or -1. */
 int tep_kmem_pid(const struct tep_kmem *k, const void *data, size_t size);
 

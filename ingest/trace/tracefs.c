@@ -126,9 +126,12 @@ static int parse_format(struct tfs *t, const char *path, struct mdb_error *e)
 
 	if (ret < 0)
 		return ret;
-	if (tep_parse_event(t->tep, buf, len, "kmem")) {
+	ret = tep_kmem_parse_format(t->tep, buf, len, "kmem");
+	if (ret) {
 		mdb_error_set(e, MDB_E_FORMAT, path, -1, -1, NULL);
-		mdb_error_msg(e, "event format libtraceevent cannot parse");
+		mdb_error_msg(e, ret > 0 ? "malformed event format" :
+					   "event format libtraceevent cannot "
+					   "parse");
 		ret = -MDB_E_FORMAT;
 	}
 	free(buf);
