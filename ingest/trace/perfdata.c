@@ -20,9 +20,11 @@
  * Two passes: the first checks every record's structure, counts lost
  * events and indexes the kmem samples (time, payload offset); the index
  * is sorted stably by time and the second pass reads the payloads by
- * field name into events.  Only format text that passed memdb's own
- * checks reaches libtraceevent, and memdb reads every payload value
- * itself, with bounds checked against the payload's size.
+ * field name into events (tep_kmem.c, every field checked to lie inside
+ * the payload).  Only format text that passed memdb's own checks reaches
+ * libtraceevent (tep_kmem_parse_format()).  The records of `perf record
+ * -z` are decompressed into one buffer and walked the same way; docs/
+ * formats.md §6.1.
  */
 #include <stdarg.h>
 #include <stdio.h>
