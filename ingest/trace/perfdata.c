@@ -23,8 +23,8 @@
  * field name into events (tep_kmem.c, every field checked to lie inside
  * the payload).  Only format text that passed memdb's own checks reaches
  * libtraceevent (tep_kmem_parse_format()).  The records of `perf record
- * -z` are decompressed into one buffer and walked the same way; docs/
- * formats.md §6.1.
+ * -z` are decompressed into one buffer and walked the same way (see
+ * docs/formats.md §6.1).
  */
 #include <stdarg.h>
 #include <stdio.h>

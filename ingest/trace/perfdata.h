@@ -12,9 +12,9 @@
  * Byte order is the producer's, told by the magic: "PERFILE2" read as a
  * little-endian u64 is a little-endian file, the same bytes reversed
  * ("2ELIFREP") a big-endian one.  Samples are handed to the sink stably
- * sorted by time, ties in file order (design.md, Semantics: Order); seq is
- * the position in that order, from 1.  PERF_RECORD_LOST and LOST_SAMPLES
- * are counted as lost events.
+ * sorted by time, ties in file order (docs/design.md, Semantics: Order);
+ * seq is the position in that order, from 1.  PERF_RECORD_LOST and
+ * LOST_SAMPLES are counted as lost events.
  */
 #ifndef MDB_PERFDATA_H
 #define MDB_PERFDATA_H
