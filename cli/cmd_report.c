@@ -471,7 +471,9 @@ static int run_report(const char *name, const char *dbpath,
 	if (mdb_db_exec(&db, "CREATE TEMP TABLE cpu_node (cpu INTEGER "
 			     "PRIMARY KEY, node INTEGER NOT NULL)", &e) < 0)
 		goto fail;
-	if (cli_scope_resolve(&db, source, &scope, &e) < 0)
+	if (cli_scope_resolve(&db, source, annotation(q->sql, "source", list,
+							sizeof(list)),
+			      ro->from && ro->to, &scope, &e) < 0)
 		goto fail;
 	if (annotation(q->sql, "scope", list, sizeof(list)) &&
 	    !strcmp(list, "one source") && scope.lo != scope.hi) {
@@ -554,6 +556,8 @@ static int run_report(const char *name, const char *dbpath,
 	goto out;
 fail:
 	cli_error(&e);
+	if (e.code == MDB_E_INVAL) /* --source, --from, --to of no use */
+		status = MEMDB_EXIT_USAGE;
 out:
 	sqlite3_finalize(rows);
 	sqlite3_finalize(total);

@@ -160,13 +160,161 @@ static int describe(struct mdb_db *db, struct cli_scope *s, int64_t lo,
 	return 0;
 }
 
-int cli_scope_resolve(struct mdb_db *db, const char *arg,
-		      struct cli_scope *s, struct mdb_error *e)
+/* ---- kinds of source ------------------------------------------------ */
+
+/* A source's kind from its rows: allocation tags, zones, else a trace. */
+static const char kind_sql[] =
+	"SELECT s.id, s.format, CASE "
+	"WHEN EXISTS (SELECT 1 FROM tag t WHERE t.source_id = s.id) THEN 2 "
+	"WHEN EXISTS (SELECT 1 FROM zone z WHERE z.source_id = s.id) THEN 4 "
+	"ELSE 1 END FROM source s WHERE ?1 = 0 OR s.id = ?1 ORDER BY s.id DESC";
+
+static const struct {
+	unsigned bit;
+	const char *name, *what;
+} kinds[] = {
+	{ SCOPE_TRACE, "trace", "a trace" },
+	{ SCOPE_TAGS, "tags", "an allocation-tag snapshot (allocinfo)" },
+	{ SCOPE_ZONES, "zones", "a zone snapshot (slabinfo, vmstat, memstat)" },
+};
+
+unsigned cli_scope_kinds(const char *list)
 {
+	unsigned mask = 0;
+
+	for (size_t i = 0; list && i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		size_t n = strlen(kinds[i].name);
+
+		for (const char *p = list; p; p = strchr(p, '|'),
+		     p = p ? p + 1 : NULL)
+			if (!strncmp(p, kinds[i].name, n) &&
+			    (p[n] == '|' || !p[n] || p[n] == ' '))
+				mask |= kinds[i].bit;
+	}
+	return mask ? mask : SCOPE_ANY;
+}
+
+static const char *kind_what(unsigned bit)
+{
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i].bit == bit)
+			return kinds[i].what;
+	return "a source";
+}
+
+/* "a trace", "a trace or a zone snapshot (...)" for a mask */
+static void kinds_what(unsigned mask, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (mask & kinds[i].bit && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+					      n ? " or " : "", kinds[i].what);
+}
+
+/*
+ * The kind of source @id (0: the latest of a kind in @mask) into *@kind,
+ * its id into *@id and its format into @fmt; 0 when found, 1 when not.
+ */
+static int source_kind(struct mdb_db *db, int64_t *id, unsigned mask,
+		       unsigned *kind, char *fmt, size_t flen,
+		       struct mdb_error *e)
+{
+	sqlite3_stmt *st;
+	int rc, found = 0;
+
+	if (sqlite3_prepare_v2(db->h, kind_sql, -1, &st, NULL))
+		return mdb_db_error(db, e, "cannot read sources");
+	sqlite3_bind_int64(st, 1, *id);
+	while (!found && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*kind = (unsigned)sqlite3_column_int(st, 2);
+		if (*id || (*kind & mask)) {
+			found = 1;
+			*id = sqlite3_column_int64(st, 0);
+			snprintf(fmt, flen, "%s", col_text(st, 1));
+		}
+	}
+	if (!found && rc != SQLITE_DONE)
+		found = -1;
+	sqlite3_finalize(st);
+	if (found < 0)
+		return mdb_db_error(db, e, "cannot read sources");
+	return !found;
+}
+
+/* Source @id, given on the command line as @what, is of the wrong kind. */
+static int wrong_kind(int64_t id, const char *what, unsigned kind,
+		      const char *fmt, unsigned mask, struct mdb_error *e)
+{
+	char want[200];
+
+	kinds_what(mask, want, sizeof(want));
+	mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1,
+		      "%s=%" PRId64 " format=%s", what, id, fmt);
+	mdb_error_msg(e, "this report reads %s; source %" PRId64 " is %s",
+		      want, id, kind_what(kind));
+	mdb_error_hint(e, "without --source it takes the latest such "
+			  "source; 'memdb sources' lists them");
+	return -MDB_E_INVAL;
+}
+
+static int bad_source_arg(const char *arg, struct mdb_error *e)
+{
+	mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1, "source='%s'", arg);
+	mdb_error_msg(e, "--source takes a source id or 'all'");
+	return -MDB_E_INVAL;
+}
+
+static int no_such_source(struct mdb_db *db, const char *what, int64_t id,
+			  struct mdb_error *e)
+{
+	mdb_error_set(e, MDB_E_NOTFOUND, db->path, -1, -1,
+		      "%s=%" PRId64, what, id);
+	mdb_error_msg(e, "no such source");
+	mdb_error_hint(e, "'memdb sources' lists them");
+	return -MDB_E_NOTFOUND;
+}
+
+/* The latest source of a kind in @mask into *@id. */
+static int latest_of_kind(struct mdb_db *db, unsigned mask, int64_t *id,
+			  struct mdb_error *e)
+{
+	char fmt[64], want[200];
+	unsigned kind = 0;
+	int ret;
+
+	*id = 0;
+	ret = source_kind(db, id, mask, &kind, fmt, sizeof(fmt), e);
+	if (ret <= 0)
+		return ret;
+	if (mdb_db_latest_source(db, id, e) < 0)
+		return -MDB_E_DB;
+	if (!*id) {
+		mdb_error_set(e, MDB_E_EMPTY, db->path, -1, -1, NULL);
+		mdb_error_msg(e, "the database holds no sources");
+		mdb_error_hint(e, "add one with 'memdb ingest PATH'");
+		return -MDB_E_EMPTY;
+	}
+	kinds_what(mask, want, sizeof(want));
+	mdb_error_set(e, MDB_E_EMPTY, db->path, -1, -1, NULL);
+	mdb_error_msg(e, "this report reads %s, and the database holds none",
+		      want);
+	mdb_error_hint(e, "'memdb sources' lists what it holds");
+	return -MDB_E_EMPTY;
+}
+
+int cli_scope_resolve(struct mdb_db *db, const char *arg, const char *kinds_list,
+		      int pair_given, struct cli_scope *s, struct mdb_error *e)
+{
+	unsigned mask = cli_scope_kinds(kinds_list), kind = 0;
+	char fmt[64];
 	int64_t id;
 	int ret, n;
 
 	memset(s, 0, sizeof(*s));
+	s->kinds = mask;
 	if (arg && !strcmp(arg, "all")) {
 		s->lo = 0;
 		s->hi = INT64_MAX;
@@ -178,46 +326,26 @@ int cli_scope_resolve(struct mdb_db *db, const char *arg,
 		return ret;
 	}
 	if (arg) {
-		if (cli_parse_i64(arg, &id) || id <= 0) {
-			mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1,
-				      "source='%s'", arg);
-			mdb_error_msg(e, "--source takes a source id or 'all'");
-			return -MDB_E_INVAL;
-		}
-		ret = mdb_db_source_exists(db, id, e);
+		if (cli_parse_i64(arg, &id) || id <= 0)
+			return bad_source_arg(arg, e);
+		ret = source_kind(db, &id, mask, &kind, fmt, sizeof(fmt), e);
 		if (ret < 0)
 			return ret;
-		if (!ret) {
-			mdb_error_set(e, MDB_E_NOTFOUND, db->path, -1, -1,
-				      "id=%" PRId64, id);
-			mdb_error_msg(e, "no such source");
-			mdb_error_hint(e, "'memdb sources' lists them");
-			return -MDB_E_NOTFOUND;
-		}
+		if (ret)
+			return no_such_source(db, "id", id, e);
+		if (!(kind & mask))
+			return wrong_kind(id, "source", kind, fmt, mask, e);
+	} else if (pair_given) {
+		/* --from and --to name both: cli_scope_series() checks them */
+		return 0;
 	} else {
-		ret = mdb_db_latest_source(db, &id, e);
+		ret = latest_of_kind(db, mask, &id, e);
 		if (ret < 0)
 			return ret;
-		if (!id) {
-			mdb_error_set(e, MDB_E_EMPTY, db->path, -1, -1, NULL);
-			mdb_error_msg(e, "the database holds no sources");
-			mdb_error_hint(e, "add one with 'memdb ingest PATH'");
-			return -MDB_E_EMPTY;
-		}
 	}
 	s->lo = s->hi = id;
 	snprintf(s->json, sizeof(s->json), "%" PRId64, id);
 	return describe(db, s, id, id, s->title, sizeof(s->title), &n, e);
-}
-
-static int no_source(struct mdb_db *db, int64_t id, const char *what,
-		     struct mdb_error *e)
-{
-	mdb_error_set(e, MDB_E_NOTFOUND, db->path, -1, -1, "%s=%" PRId64,
-		      what, id);
-	mdb_error_msg(e, "no such source");
-	mdb_error_hint(e, "'memdb sources' lists them");
-	return -MDB_E_NOTFOUND;
 }
 
 /* First (@last = 0) or last snapshot of the series of source @id. */
@@ -247,11 +375,73 @@ static int series_end(struct mdb_db *db, int64_t id, int last, int64_t *out,
 	return 0;
 }
 
+/*
+ * Source @id named by --@what for a comparison of snapshots: exists, and
+ * is a snapshot; its kind in *@kind.
+ */
+static int series_source(struct mdb_db *db, struct cli_scope *s, int64_t id,
+			 const char *what, unsigned *kind, char *fmt,
+			 size_t flen, struct mdb_error *e)
+{
+	int64_t got = id;
+	int ret = source_kind(db, &got, s->kinds, kind, fmt, flen, e);
+
+	if (ret < 0)
+		return ret;
+	if (ret)
+		return no_such_source(db, what, id, e);
+	return 0;
+}
+
+/* Both ends given: are they snapshots of one kind? */
+static int check_pair(struct mdb_db *db, struct cli_scope *s, int64_t from,
+		      int64_t to, struct mdb_error *e)
+{
+	char ffmt[64], tfmt[64];
+	unsigned fk = 0, tk = 0;
+	int ret;
+
+	if ((ret = series_source(db, s, from, "from", &fk, ffmt,
+				 sizeof(ffmt), e)) < 0 ||
+	    (ret = series_source(db, s, to, "to", &tk, tfmt, sizeof(tfmt),
+				 e)) < 0)
+		return ret;
+	if (fk == SCOPE_TRACE && tk == SCOPE_TRACE && !(s->kinds & fk)) {
+		mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1,
+			      "from=%" PRId64 " to=%" PRId64 " format=%s,%s",
+			      from, to, ffmt, tfmt);
+		mdb_error_msg(e, "this report compares snapshots, and sources "
+				 "%" PRId64 " and %" PRId64 " are traces",
+			      from, to);
+		mdb_error_hint(e, "comparing two traces is the job of a "
+				  "'diff' report, planned but not in this "
+				  "memdb yet");
+		return -MDB_E_INVAL;
+	}
+	if (!(fk & s->kinds))
+		return wrong_kind(from, "from", fk, ffmt, s->kinds, e);
+	if (!(tk & s->kinds))
+		return wrong_kind(to, "to", tk, tfmt, s->kinds, e);
+	if (fk != tk) {
+		mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1,
+			      "from=%" PRId64 " format=%s to=%" PRId64
+			      " format=%s", from, ffmt, to, tfmt);
+		mdb_error_msg(e, "cannot compare snapshots of different "
+				 "kinds: source %" PRId64 " is %s, source %"
+				 PRId64 " is %s", from, kind_what(fk), to,
+			      kind_what(tk));
+		mdb_error_hint(e, "give --from and --to of one kind");
+		return -MDB_E_INVAL;
+	}
+	return 0;
+}
+
 int cli_scope_series(struct mdb_db *db, struct cli_scope *s, int64_t from,
 		     int64_t to, struct mdb_error *e)
 {
-	char a[1000], b[1000];
+	char a[1000], b[1000], fmt[64];
 	int64_t anchor = from ? from : to ? to : s->hi;
+	unsigned kind = 0;
 	int ret, n;
 
 	if (s->lo != s->hi && (!from || !to)) {
@@ -260,10 +450,18 @@ int cli_scope_series(struct mdb_db *db, struct cli_scope *s, int64_t from,
 				 "--source ID (its series) or --from and --to");
 		return -MDB_E_INVAL;
 	}
-	if (from && (ret = mdb_db_source_exists(db, from, e)) <= 0)
-		return ret < 0 ? ret : no_source(db, from, "from", e);
-	if (to && (ret = mdb_db_source_exists(db, to, e)) <= 0)
-		return ret < 0 ? ret : no_source(db, to, "to", e);
+	if (from && to)
+		ret = check_pair(db, s, from, to, e);
+	else if (from || to)
+		ret = series_source(db, s, anchor, from ? "from" : "to",
+				    &kind, fmt, sizeof(fmt), e);
+	else
+		ret = 0;
+	if (ret < 0)
+		return ret;
+	if ((from || to) && !(from && to) && !(kind & s->kinds))
+		return wrong_kind(anchor, from ? "from" : "to", kind, fmt,
+				  s->kinds, e);
 	s->from = from;
 	s->to = to;
 	if (!from && (ret = series_end(db, anchor, 0, &s->from, e)) < 0)

@@ -12,7 +12,20 @@
 
 #define SCOPE_MAX_NOTES 16
 
+/* Kinds of source, as a report's "-- source:" header names them. */
+enum {
+	SCOPE_TRACE = 1 << 0, /* "trace": alloc/free events */
+	SCOPE_TAGS = 1 << 1,  /* "tags": allocation tags (allocinfo) */
+	SCOPE_ZONES = 1 << 2, /* "zones": zones, malloc types, slab caches */
+	SCOPE_ANY = 7,
+};
+
+/* The kinds a "-- source:" value ("trace", "tags|zones") names; NULL or
+ * nothing known: any. */
+unsigned cli_scope_kinds(const char *list);
+
 struct cli_scope {
+	unsigned kinds;            /* SCOPE_* the report reads */
 	int64_t lo, hi;            /* source id range: bind :src_lo, :src_hi */
 	int64_t from, to;          /* cli_scope_series(): bind :from, :to */
 	char json[80];             /* value for the JSON "source" field */
@@ -21,15 +34,24 @@ struct cli_scope {
 	int nnotes;
 };
 
-/* Resolve @arg (NULL = latest) against @db; prints nothing. */
-int cli_scope_resolve(struct mdb_db *db, const char *arg,
-		      struct cli_scope *s, struct mdb_error *e);
+/*
+ * Resolve --source @arg against @db for a report reading the kinds of
+ * source @kinds names (its "-- source:" header; NULL: any): an id must be
+ * of such a kind (else MDB_E_INVAL, a usage error, as for a malformed
+ * @arg); NULL means the latest source of such a kind, and when
+ * @pair_given (--from and --to both given) no default is looked up at
+ * all.  Prints nothing.
+ */
+int cli_scope_resolve(struct mdb_db *db, const char *arg, const char *kinds,
+		      int pair_given, struct cli_scope *s,
+		      struct mdb_error *e);
 
 /*
  * Two snapshots to compare (reports using :from and :to): @from and @to
  * when not 0, else the first and the last (by taken_at) of the series of
  * the source @s selects (same label and format).  Sets s->from, s->to and
- * rewrites the title, JSON source and notes to name both.
+ * rewrites the title, JSON source and notes to name both.  Both must be
+ * snapshots of the kinds cli_scope_resolve() was given, and of one kind.
  */
 int cli_scope_series(struct mdb_db *db, struct cli_scope *s, int64_t from,
 		     int64_t to, struct mdb_error *e);

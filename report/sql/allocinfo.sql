@@ -1,6 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- report: allocinfo
 -- help: per allocation tag (file:line, function, module): bytes and calls, by bytes; --by function|file|module adds them up
+-- source: tags
 -- by: tag|function|file|module
 -- sort: bytes|calls|count
 --

@@ -1,6 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- report: callsites
 -- help: per call site hits, bytes, average, waste, fragmentation, ping-pong, live at end
+-- source: trace
 -- by: site|cache|type
 -- sort: bytes|hits|waste|frag|pingpong|live
 --

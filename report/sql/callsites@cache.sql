@@ -1,6 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- report: callsites --by cache
 -- help: per cache hits, bytes, average, waste, fragmentation, ping-pong, live at end
+-- source: trace
 --
 -- As callsites, grouped by cache.  The cache is the name the trace gives
 -- (ftrace name=); where it gives none, kmalloc objects are put in the

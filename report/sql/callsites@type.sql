@@ -1,6 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- report: callsites --by type
 -- help: per allocation type (kmalloc, kmem_cache) hits, bytes, waste, ping-pong, live
+-- source: trace
 --
 -- As callsites, grouped by allocation type.  Slab allocations only, as in
 -- every variant; page allocations have their own figures in summary.

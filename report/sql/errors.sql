@@ -1,6 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- report: errors
 -- help: one row per error or anomaly class: count, bytes, first occurrences
+-- source: trace
 --
 -- The memory-error classes of kmemtrace-report and the Solaris tools
 -- (bad free, duplicate free, leaks are the leaks report), one row per

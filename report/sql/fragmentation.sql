@@ -1,6 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- report: fragmentation
 -- help: per call site hits, bytes requested and allocated, waste and fragmentation %, by waste
+-- source: trace
 --
 -- Slab allocations only (kmalloc and kmem_cache); page allocations have
 -- figures of their own.  The figures are perf kmem stat --caller's:

@@ -1,6 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- report: growth
 -- help: change of bytes and counts per tag or zone between two snapshots of a series (default first and last), by growth
+-- source: tags|zones
 -- by: tag|function|file|module
 -- sort: bytes|calls|count
 --

@@ -1,6 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- report: leaks
 -- help: leak candidates: allocations live at the end (or at --at), per call site
+-- source: trace
 -- note: a trace cannot tell a leak from a long-lived object: these are candidates
 --
 -- Slab allocations live at the end of the trace, per call site: how many,

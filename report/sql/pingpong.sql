@@ -1,6 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- report: pingpong
 -- help: allocations freed on another CPU than the allocating one, per call site
+-- source: trace
 -- by: site|cpu
 --
 -- Slab allocations ended by a FREE on another CPU (perf kmem's

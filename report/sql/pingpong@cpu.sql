@@ -1,6 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- report: pingpong --by cpu
 -- help: allocations freed on another CPU, per (allocating CPU, freeing CPU) pair
+-- source: trace
 --
 -- Slab allocations ended by a FREE on another CPU, one row per CPU pair:
 -- how many, their bytes, their share of all ping-pong.

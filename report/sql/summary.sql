@@ -1,6 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- report: summary
 -- help: perf kmem's SUMMARY figures, plus frees it cannot classify, lost events and live at end
+-- source: trace
 --
 -- One row per figure, with the slab value (kmalloc + kmem_cache) and the
 -- page value (page allocator events), as perf kmem stat prints SUMMARY and

@@ -1,6 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- report: timeline
 -- help: live slab bytes and allocations over the trace, in --buckets N buckets, for plotting
+-- source: trace
 -- by: seq|time
 -- scope: one source
 --

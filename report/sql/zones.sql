@@ -1,6 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- report: zones
 -- help: per memstat zone, malloc type or slab cache, in snapshot order: size, limit, used, free, requests, failures, bytes, unused %
+-- source: zones
 --
 -- One row per UMA zone, malloc(9) type or slab cache of the selected
 -- snapshot, in the order the input lists them.  Names repeat (FreeBSD
