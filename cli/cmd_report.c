@@ -471,16 +471,6 @@ static int run_report(const char *name, const char *dbpath,
 	if (mdb_db_exec(&db, "CREATE TEMP TABLE cpu_node (cpu INTEGER "
 			     "PRIMARY KEY, node INTEGER NOT NULL)", &e) < 0)
 		goto fail;
-	if (cli_scope_resolve(&db, source, annotation(q->sql, "source", list,
-							sizeof(list)),
-			      ro->from && ro->to, &scope, &e) < 0)
-		goto fail;
-	if (annotation(q->sql, "scope", list, sizeof(list)) &&
-	    !strcmp(list, "one source") && scope.lo != scope.hi) {
-		status = cli_usage_error("report", "report '%s' covers one "
-					 "source: give --source ID", name);
-		goto out;
-	}
 	{
 		static const struct {
 			const char *opt, *param;
@@ -500,6 +490,16 @@ static int run_report(const char *name, const char *dbpath,
 					"'%s' takes no %s", name, need[i].opt);
 				goto out;
 			}
+	}
+	if (cli_scope_resolve(&db, source, annotation(q->sql, "source", list,
+							sizeof(list)),
+			      ro->from && ro->to, &scope, &e) < 0)
+		goto fail;
+	if (annotation(q->sql, "scope", list, sizeof(list)) &&
+	    !strcmp(list, "one source") && scope.lo != scope.hi) {
+		status = cli_usage_error("report", "report '%s' covers one "
+					 "source: give --source ID", name);
+		goto out;
 	}
 	if ((at_ts >= 0 || min_age >= 0 || !strcmp(by, "time")) &&
 	    !sources_timed(&db, &scope)) {
