@@ -255,8 +255,12 @@ static int wrong_kind(int64_t id, const char *what, unsigned kind,
 		      "%s=%" PRId64 " format=%s", what, id, fmt);
 	mdb_error_msg(e, "this report reads %s; source %" PRId64 " is %s",
 		      want, id, kind_what(kind));
-	mdb_error_hint(e, "without --source it takes the latest such "
-			  "source; 'memdb sources' lists them");
+	if (!strcmp(what, "source"))
+		mdb_error_hint(e, "without --source it takes the latest such "
+				  "source; 'memdb sources' lists them");
+	else
+		mdb_error_hint(e, "'memdb sources' lists the sources and "
+				  "their formats");
 	return -MDB_E_INVAL;
 }
 
