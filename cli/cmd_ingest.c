@@ -221,11 +221,17 @@ static void print_snapshot(const char *path, const struct mdb_source_meta *m,
 }
 
 static void print_duplicate(const char *path,
+			    const struct mdb_load_opts *lo,
 			    const struct mdb_load_result *res)
 {
 	printf("source %lld: '%s' already ingested (identical data; "
-	       "--force to read it again)\n", (long long)res->source_id,
+	       "--force to read it again)", (long long)res->source_id,
 	       path);
+	if (res->relabeled)
+		printf("; its label is now '%s'", lo->label);
+	else if (lo->label)
+		printf("; its label is '%s'", lo->label);
+	printf("\n");
 }
 
 /* Decode a snapshot input into the snapshot loader. */
@@ -244,7 +250,7 @@ static int load_snapshot(struct mdb_db *db, const char *path,
 		return ret;
 	if (ret == 1) {
 		if (!quiet)
-			print_duplicate(path, &res);
+			print_duplicate(path, lo, &res);
 		return 0;
 	}
 	ret = mdb_input_decode_snap(in, mdb_snap_load_sink(load), &info, e);
@@ -321,7 +327,7 @@ static int ingest_one(struct mdb_db *db, const char *path,
 		goto fail;
 	if (ret == 1) {
 		if (!quiet)
-			print_duplicate(path, &res);
+			print_duplicate(path, &lo, &res);
 		mdb_input_close(in);
 		return 0;
 	}
@@ -364,7 +370,7 @@ int cmd_ingest(int argc, char **argv)
 	struct mdb_load_opts lo = { 0 };
 	struct mdb_db db;
 	struct mdb_error e;
-	int quiet = 0, failed = 0, c;
+	int quiet = 0, failed = 0, removed = 0, c;
 	int64_t v;
 
 	mdb_ingest_opts_init(&io);
@@ -453,9 +459,12 @@ int cmd_ingest(int argc, char **argv)
 	for (int i = optind; i < argc; i++)
 		if (ingest_one(&db, argv[i], &io, &lo, quiet) < 0)
 			failed = 1;
-	if (mdb_db_close(&db, &e) < 0) {
+	/* a new database that nothing went into is not left behind */
+	if (mdb_db_close_or_remove(&db, &removed, &e) < 0) {
 		cli_error(&e);
 		failed = 1;
 	}
+	if (removed && !quiet)
+		cli_errorf("nothing ingested: '%s' not created", dbpath);
 	return cli_finish(failed ? MEMDB_EXIT_FAIL : MEMDB_EXIT_OK);
 }

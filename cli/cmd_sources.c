@@ -84,7 +84,8 @@ int cmd_sources(int argc, char **argv)
 		return cli_usage_error("sources", "unexpected argument '%s'",
 				       argv[optind]);
 	mdb_error_clear(&e);
-	if (mdb_db_open(&db, dbpath, del ? 0 : MDB_DB_READONLY, &e) < 0)
+	if (mdb_db_open(&db, dbpath, del ? MDB_DB_EXISTING : MDB_DB_READONLY,
+			&e) < 0)
 		goto fail;
 	if (del) {
 		if (mdb_db_delete_source(&db, del, &e) < 0)

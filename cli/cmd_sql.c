@@ -12,7 +12,9 @@ static const char usage[] =
 "usage: memdb sql [-d DB] [--format table|csv|json] SQL\n"
 "\n"
 "Run one or more SQL statements against the database and print their\n"
-"results.  The database is opened read-only: nothing can change it.\n"
+"results.  The database is opened read-only: nothing can change it,\n"
+"and statements that would write files (VACUUM INTO, ATTACH) or load\n"
+"extensions are refused; TEMP tables and views are allowed.\n"
 "\n"
 "The stable interface is the set of views (tables may change between\n"
 "schema versions):\n"
@@ -39,6 +41,23 @@ static const struct option longopts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* The SQLite error of @db; a statement the read-only connection refused
+ * (writes, ATTACH, VACUUM INTO, extensions) says why. */
+static void sql_error(struct mdb_db *db, struct mdb_error *e,
+		      const char *what)
+{
+	mdb_error_set(e, MDB_E_DB, NULL, -1, -1, "%s", sqlite3_errmsg(db->h));
+	if ((sqlite3_errcode(db->h) & 0xff) == SQLITE_AUTH) {
+		mdb_error_msg(e, "statement refused: memdb sql only reads "
+				 "the database");
+		mdb_error_hint(e, "no writes, ATTACH, VACUUM INTO, extensions "
+				  "or pragmas that change anything; TEMP "
+				  "tables are allowed");
+	} else {
+		mdb_error_msg(e, "%s", what);
+	}
+}
 
 int cmd_sql(int argc, char **argv)
 {
@@ -81,9 +100,7 @@ int cmd_sql(int argc, char **argv)
 
 		if (sqlite3_prepare_v2(db.h, sql, -1, &st, &tail) !=
 		    SQLITE_OK) {
-			mdb_error_set(&e, MDB_E_DB, NULL, -1, -1, "%s",
-				      sqlite3_errmsg(db.h));
-			mdb_error_msg(&e, "bad SQL");
+			sql_error(&db, &e, "bad SQL");
 			goto fail;
 		}
 		sql = tail;
@@ -96,9 +113,7 @@ int cmd_sql(int argc, char **argv)
 
 			sqlite3_finalize(st);
 			if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-				mdb_error_set(&e, MDB_E_DB, NULL, -1, -1,
-					      "%s", sqlite3_errmsg(db.h));
-				mdb_error_msg(&e, "statement failed");
+				sql_error(&db, &e, "statement failed");
 				goto fail;
 			}
 			continue;

@@ -229,7 +229,7 @@ int cmd_symbolize(int argc, char **argv)
 				       "or 'all', not '%s'", source);
 
 	mdb_error_clear(&e);
-	if (mdb_db_open(&db, dbpath, 0, &e) < 0)
+	if (mdb_db_open(&db, dbpath, MDB_DB_EXISTING, &e) < 0)
 		goto fail;
 	if (!source) {
 		if (mdb_db_latest_source(&db, &lo, &e) < 0)

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "../db/db.h"
 #include "cli.h"
 
 static const struct memdb_cmd commands[] = {
@@ -56,10 +57,19 @@ static const struct memdb_cmd *find(const char *name)
 	return NULL;
 }
 
+/* Another memdb holds the database: say what we wait for. */
+static void waiting(const char *path, int reader)
+{
+	cli_errorf("waiting for database '%s': another memdb holds it (%s); "
+		   "Ctrl-C gives up", path, reader ? "writing to it" :
+		   "writing to it, or reading a database being created");
+}
+
 int main(int argc, char **argv)
 {
 	const struct memdb_cmd *cmd;
 
+	mdb_db_on_wait(waiting);
 	if (argc < 2)
 		return usage(stderr, MEMDB_EXIT_USAGE);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))

@@ -10,16 +10,20 @@
  * closed.  Both modes keep a killed ingest from leaving a partial source.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "db.h"
 
 #include "schema.inc" /* schema_sql[], generated from db/schema.sql */
 
 #define BUSY_TIMEOUT_MS (10 * 60 * 1000) /* ingests wait for each other */
+#define WAIT_NOTICE_MS 1000 /* then say what we wait for */
 
 /*
  * migrations[v] moves a database from user_version v to v + 1.  Version 0
@@ -134,6 +138,318 @@ newer:
 	return -MDB_E_SCHEMA;
 }
 
+static int mdb_db_int_query(struct mdb_db *db, const char *sql, int64_t arg,
+			    int64_t *out, struct mdb_error *e);
+
+/* ---- waiting for another memdb ---------------------------------------- */
+
+static mdb_db_wait_fn wait_hook;
+
+void mdb_db_on_wait(mdb_db_wait_fn fn)
+{
+	wait_hook = fn;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/*
+ * SQLite's busy handler: sleep and retry, up to BUSY_TIMEOUT_MS, and
+ * after WAIT_NOTICE_MS tell the hook once what we wait for.
+ */
+static int busy_wait(void *ctx, int n)
+{
+	struct mdb_db *db = ctx;
+	int64_t now = now_ms();
+	struct timespec nap = { 0, 0 };
+
+	if (n == 0)
+		db->wait_start = now;
+	if (now - db->wait_start >= BUSY_TIMEOUT_MS)
+		return 0;
+	if (now - db->wait_start >= WAIT_NOTICE_MS && !db->wait_told) {
+		db->wait_told = 1;
+		if (wait_hook)
+			wait_hook(db->path, db->readonly);
+	}
+	nap.tv_nsec = (n < 7 ? 1L << n : 100L) * 1000000L;
+	nanosleep(&nap, NULL);
+	return 1;
+}
+
+/* ---- read-only opens ------------------------------------------------- */
+
+/*
+ * Does another process hold the write lock of the rollback-journal
+ * database at @path (SQLite's RESERVED byte, which only a writer locks)?
+ * Probed before this process opens it: closing a descriptor drops the
+ * process's own POSIX locks on the file.
+ */
+static int writer_holds(const char *path)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = 0x40000001, .l_len = 1 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), held;
+
+	if (fd < 0)
+		return 0;
+	held = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+	close(fd);
+	return held;
+}
+
+/* 1 when the database file at @path is in rollback-journal mode. */
+static int rollback_mode(const char *path)
+{
+	unsigned char hdr[20];
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(hdr, 1, sizeof(hdr), f) : 0;
+
+	if (f)
+		fclose(f);
+	/* an empty file is what a first ingest starts from */
+	return f && (n == 0 || (n == sizeof(hdr) && hdr[18] == 1));
+}
+
+/*
+ * A first ingest fills a new database in rollback-journal mode and holds
+ * it locked until it ends (see the top of this file): say so rather than
+ * fail on a half-made file or wait silently.
+ */
+static int being_created(struct mdb_db *db, struct mdb_error *e)
+{
+	if (!rollback_mode(db->path) || !writer_holds(db->path))
+		return 0;
+	mdb_error_set(e, MDB_E_DB, db->path, -1, -1, "journal=rollback");
+	mdb_error_msg(e, "the database is being created by another memdb "
+			 "(its first ingest)");
+	mdb_error_hint(e, "try again when that ingest has ended: a new "
+			  "database can be read once its first ingest is done");
+	return -MDB_E_DB;
+}
+
+static int exists(const char *path, const char *suffix)
+{
+	char *p;
+	int r;
+
+	if (asprintf(&p, "%s%s", path, suffix) < 0)
+		return 1;
+	r = access(p, F_OK) == 0;
+	free(p);
+	return r;
+}
+
+/* "file:PATH?immutable=1" with PATH percent-encoded where URIs need it */
+static char *immutable_uri(const char *path)
+{
+	size_t n = strlen(path);
+	char *u = malloc(n * 3 + 32), *o = u;
+
+	if (!u)
+		return NULL;
+	o += sprintf(o, "file:%s", path[0] == '/' ? "//" : "");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		if (*p == '%' || *p == '?' || *p == '#' || *p <= 0x20 ||
+		    *p >= 0x7f)
+			o += sprintf(o, "%%%02X", *p);
+		else
+			*o++ = (char)*p;
+	strcpy(o, "?immutable=1");
+	return u;
+}
+
+/*
+ * A WAL database in a place we cannot write (no -shm can be made) cannot
+ * be opened the usual way.  With no -wal and no -shm, every committed
+ * page is in the file itself and nobody can be writing it (a writer
+ * would have made them): open it immutable, which needs neither.
+ */
+static int reopen_immutable(struct mdb_db *db, int oflags,
+			    struct mdb_error *e)
+{
+	char *uri;
+	int rc;
+
+	if (exists(db->path, "-wal") || exists(db->path, "-shm")) {
+		mdb_db_error(db, e, "cannot read the database");
+		mdb_error_hint(e, "its -wal file holds changes a read-only "
+				  "open cannot apply: open it once where it "
+				  "can be written (any memdb ingest)");
+		return -MDB_E_DB;
+	}
+	uri = immutable_uri(db->path);
+	if (!uri)
+		return mdb_error_set(e, MDB_E_NOMEM, db->path, -1, -1, NULL);
+	sqlite3_close(db->h);
+	db->h = NULL;
+	rc = sqlite3_open_v2(uri, &db->h, oflags | SQLITE_OPEN_URI, NULL);
+	free(uri);
+	if (rc != SQLITE_OK)
+		return mdb_db_error(db, e, "cannot open database");
+	return 0;
+}
+
+/* Is @name a pragma that only reads (with an argument: names a table)? */
+static int pragma_reads(const char *name, const char *arg)
+{
+	static const char *const plain[] = {
+		"user_version", "schema_version", "application_id",
+		"page_size", "page_count", "freelist_count", "encoding",
+		"journal_mode", "data_version", "compile_options",
+		"database_list", "collation_list", "function_list",
+		"module_list", "pragma_list", NULL,
+	};
+	static const char *const with_arg[] = {
+		"table_info", "table_xinfo", "table_list", "index_info",
+		"index_xinfo", "index_list", "foreign_key_list",
+		"foreign_key_check", "integrity_check", "quick_check", NULL,
+	};
+
+	for (const char *const *p = with_arg; *p; p++)
+		if (!strcmp(name, *p))
+			return 1;
+	for (const char *const *p = plain; !arg && *p; p++)
+		if (!strcmp(name, *p))
+			return 1;
+	return 0;
+}
+
+/*
+ * The authorizer of read-only connections: reading anything, and temp
+ * objects (the reports' scratch tables); no writes to the database, no
+ * ATTACH (VACUUM INTO and ATTACH would create files), no extensions, no
+ * pragma that changes anything.
+ */
+static int authorize(void *ctx, int action, const char *a3, const char *a4,
+		     const char *dbname, const char *trigger)
+{
+	int temp = dbname && !strcmp(dbname, "temp");
+
+	(void)ctx;
+	(void)trigger;
+	switch (action) {
+	case SQLITE_SELECT:
+	case SQLITE_READ:
+	case SQLITE_RECURSIVE:
+	case SQLITE_TRANSACTION:
+	case SQLITE_SAVEPOINT:
+	case SQLITE_CREATE_TEMP_INDEX:
+	case SQLITE_CREATE_TEMP_TABLE:
+	case SQLITE_CREATE_TEMP_TRIGGER:
+	case SQLITE_CREATE_TEMP_VIEW:
+	case SQLITE_DROP_TEMP_INDEX:
+	case SQLITE_DROP_TEMP_TABLE:
+	case SQLITE_DROP_TEMP_TRIGGER:
+	case SQLITE_DROP_TEMP_VIEW:
+		return SQLITE_OK;
+	case SQLITE_FUNCTION:
+		return a4 && !strcmp(a4, "load_extension") ? SQLITE_DENY :
+							       SQLITE_OK;
+	case SQLITE_UPDATE:
+		/* table-valued pragmas (pragma_table_info()) ask for this
+		 * when they set up; the file is open read-only anyway */
+		if (a3 && !strcmp(a3, "sqlite_master"))
+			return SQLITE_OK;
+		/* fall through */
+	case SQLITE_INSERT:
+	case SQLITE_DELETE:
+		return temp || (a3 && !strcmp(a3, "sqlite_temp_master")) ?
+			       SQLITE_OK : SQLITE_DENY;
+	case SQLITE_PRAGMA:
+		return a3 && pragma_reads(a3, a4) ? SQLITE_OK : SQLITE_DENY;
+	default: /* ATTACH, DETACH, ANALYZE, ALTER, CREATE/DROP, VTABLE... */
+		return SQLITE_DENY;
+	}
+}
+
+/* SQLite's defensive settings, for connections that only read. */
+static void lock_down(struct mdb_db *db)
+{
+	sqlite3_db_config(db->h, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	sqlite3_db_config(db->h, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0,
+			  NULL);
+	sqlite3_db_config(db->h, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+	sqlite3_db_config(db->h, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
+	sqlite3_db_config(db->h, SQLITE_DBCONFIG_ENABLE_VIEW, 1, NULL);
+	sqlite3_limit(db->h, SQLITE_LIMIT_ATTACHED, 0);
+	sqlite3_set_authorizer(db->h, authorize, NULL);
+}
+
+/* Read-only: check the schema version, falling back to an immutable
+ * open where the place cannot be written. */
+static int open_readonly(struct mdb_db *db, int oflags, struct mdb_error *e)
+{
+	int v, ret, rc;
+
+	lock_down(db);
+	ret = mdb_db_user_version(db, &v, e);
+	rc = sqlite3_extended_errcode(db->h);
+	if (ret < 0 && ((rc & 0xff) == SQLITE_READONLY ||
+			(rc & 0xff) == SQLITE_CANTOPEN)) {
+		ret = reopen_immutable(db, oflags, e);
+		if (ret < 0)
+			return ret;
+		sqlite3_busy_handler(db->h, busy_wait, db);
+		sqlite3_extended_result_codes(db->h, 1);
+		lock_down(db);
+		ret = mdb_db_user_version(db, &v, e);
+	}
+	if (ret < 0)
+		return ret;
+	if (v == MDB_SCHEMA_VERSION)
+		return 0;
+	ret = mdb_error_set(e, MDB_E_SCHEMA, db->path, -1, -1,
+			    "user_version=%d supported=%d", v,
+			    MDB_SCHEMA_VERSION);
+	mdb_error_msg(e, v ? "unsupported database schema" :
+			     "not a memdb database");
+	if (v && v < MDB_SCHEMA_VERSION)
+		mdb_error_hint(e, "any 'memdb ingest' into it migrates it");
+	return ret;
+}
+
+/* The file at @path, before opening: missing (db->created), empty
+ * (db->fresh), or being created by another memdb (an error). */
+static int check_file(struct mdb_db *db, unsigned flags, struct mdb_error *e)
+{
+	struct stat st;
+	int ret;
+
+	if (stat(db->path, &st) < 0) {
+		if (errno != ENOENT || (flags & MDB_DB_EXISTING)) {
+			ret = mdb_error_set(e, errno == ENOENT ?
+					    MDB_E_NOTFOUND : MDB_E_IO,
+					    db->path, -1, -1, "%s",
+					    strerror(errno));
+			mdb_error_msg(e, "cannot open database");
+			if (errno == ENOENT)
+				mdb_error_hint(e, "create it with 'memdb "
+						  "ingest -d %s PATH'",
+					       db->path);
+			return ret;
+		}
+		db->fresh = db->created = 1;
+		return 0;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		mdb_error_set(e, MDB_E_IO, db->path, -1, -1, "%s",
+			      strerror(EISDIR));
+		mdb_error_msg(e, "cannot open database");
+		return -MDB_E_IO;
+	}
+	if (db->readonly)
+		return being_created(db, e);
+	if (st.st_size == 0)
+		db->fresh = 1;
+	return 0;
+}
+
 int mdb_db_open(struct mdb_db *db, const char *path, unsigned flags,
 		struct mdb_error *e)
 {
@@ -145,21 +461,11 @@ int mdb_db_open(struct mdb_db *db, const char *path, unsigned flags,
 	if (!db->path)
 		return mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
 	db->readonly = !!(flags & MDB_DB_READONLY);
-	if (stat(path, &st) < 0) {
-		if (errno != ENOENT || db->readonly) {
-			ret = mdb_error_set(e, errno == ENOENT ?
-					    MDB_E_NOTFOUND : MDB_E_IO, path,
-					    -1, -1, "%s", strerror(errno));
-			mdb_error_msg(e, "cannot open database");
-			if (errno == ENOENT)
-				mdb_error_hint(e, "create it with 'memdb "
-						  "ingest -d %s PATH'", path);
-			goto fail;
-		}
-		db->fresh = 1;
-	} else if (st.st_size == 0 && !db->readonly) {
-		db->fresh = 1;
-	}
+	if (db->readonly)
+		flags |= MDB_DB_EXISTING;
+	ret = check_file(db, flags, e);
+	if (ret < 0)
+		goto fail;
 	/*
 	 * One connection is never used by two threads at once, so SQLite's
 	 * per-connection mutex is pure overhead on the insert path; so is
@@ -174,26 +480,17 @@ int mdb_db_open(struct mdb_db *db, const char *path, unsigned flags,
 		ret = mdb_db_error(db, e, "cannot open database");
 		goto fail;
 	}
-	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
+	sqlite3_busy_handler(db->h, busy_wait, db);
 	sqlite3_extended_result_codes(db->h, 1);
 	if (db->readonly) {
-		int v;
-
-		ret = mdb_db_user_version(db, &v, e);
+		ret = open_readonly(db, oflags, e);
 		if (ret < 0)
 			goto fail;
-		if (v != MDB_SCHEMA_VERSION) {
-			ret = mdb_error_set(e, MDB_E_SCHEMA, path, -1, -1,
-					    "user_version=%d supported=%d", v,
-					    MDB_SCHEMA_VERSION);
-			mdb_error_msg(e, v ? "unsupported database schema" :
-					     "not a memdb database");
-			if (v && v < MDB_SCHEMA_VERSION)
-				mdb_error_hint(e, "any 'memdb ingest' into it "
-						  "migrates it");
-			goto fail;
-		}
 		return 0;
+	}
+	if (stat(path, &st) == 0) {
+		db->dev = st.st_dev;
+		db->ino = st.st_ino;
 	}
 	ret = mdb_db_exec(db, db->fresh ?
 			  "PRAGMA journal_mode = DELETE" :
@@ -232,6 +529,52 @@ out:
 	free(db->path);
 	memset(db, 0, sizeof(*db));
 	return ret;
+}
+
+int mdb_db_same_file(struct mdb_db *db)
+{
+	struct stat st;
+
+	return db->readonly || (stat(db->path, &st) == 0 &&
+				st.st_dev == db->dev && st.st_ino == db->ino);
+}
+
+/* The files SQLite keeps next to a database in either journal mode. */
+static void unlink_db(const char *path)
+{
+	static const char *const sfx[] = { "-journal", "-wal", "-shm" };
+
+	unlink(path);
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		char *p;
+
+		if (asprintf(&p, "%s%s", path, sfx[i]) >= 0) {
+			unlink(p);
+			free(p);
+		}
+	}
+}
+
+int mdb_db_close_or_remove(struct mdb_db *db, int *removed,
+			   struct mdb_error *e)
+{
+	int64_t n = -1;
+
+	*removed = 0;
+	if (!db->h || !db->created || db->readonly)
+		return mdb_db_close(db, e);
+	/* under the write lock, so no other memdb is filling it */
+	if (mdb_db_exec(db, "BEGIN IMMEDIATE", NULL) < 0)
+		return mdb_db_close(db, e);
+	if (mdb_db_int_query(db, "SELECT count(*) FROM source", 0, &n,
+			     NULL) > 0 && n == 0 && mdb_db_same_file(db)) {
+		unlink_db(db->path);
+		*removed = 1;
+	}
+	mdb_db_exec(db, "ROLLBACK", NULL);
+	if (*removed)
+		db->fresh = 0; /* nothing to switch to WAL */
+	return mdb_db_close(db, e);
 }
 
 static int mdb_db_int_query(struct mdb_db *db, const char *sql, int64_t arg,

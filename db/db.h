@@ -9,6 +9,7 @@
 
 #include <sqlite3.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../common/error.h"
 #include "../ingest/ingest.h"
@@ -17,17 +18,53 @@
 
 enum {
 	MDB_DB_READONLY = 1 << 0, /* never writes; the file must exist */
+	MDB_DB_EXISTING = 1 << 1, /* the file must exist */
 };
 
 struct mdb_db {
 	sqlite3 *h;
 	char *path;
-	int fresh;     /* created by this open: still in rollback-journal mode */
+	int fresh;     /* empty at open: filled in rollback-journal mode */
+	int created;   /* the file did not exist: this open made it */
 	int readonly;
+	dev_t dev;     /* the file opened (read-write opens) */
+	ino_t ino;
+	int64_t wait_start; /* busy handler: when this wait began, in ms */
+	int wait_told;      /* and whether the wait hook was called */
 };
 
+/*
+ * Open (read-write: creating and migrating) the database at @path; the
+ * struct must stay where it is until closed.  A read-only connection can
+ * only read the database (reports, memdb sql): no writes, no ATTACH or
+ * VACUUM INTO, no extensions, no pragma that changes anything; temp
+ * tables are allowed.  It works where nothing can be written (read-only
+ * media, a directory of someone else's) and says so when the database is
+ * being created by another memdb's first ingest.
+ */
 int mdb_db_open(struct mdb_db *db, const char *path, unsigned flags,
 		struct mdb_error *e);
+
+/*
+ * Waiting for another memdb that holds the database (locked): after about
+ * a second, @fn is called once per wait with the database path and
+ * whether this connection only reads; waits end after 10 minutes.
+ */
+typedef void (*mdb_db_wait_fn)(const char *path, int reader);
+void mdb_db_on_wait(mdb_db_wait_fn fn);
+
+/*
+ * Is the file at db->path still the one opened?  (A database that a
+ * failed first ingest removed is not.)  Always 1 for read-only opens.
+ */
+int mdb_db_same_file(struct mdb_db *db);
+
+/*
+ * Close, and when this open created the file and it holds no source (every
+ * input was rejected), remove it (and its journal): *@removed says so.
+ */
+int mdb_db_close_or_remove(struct mdb_db *db, int *removed,
+			   struct mdb_error *e);
 
 /* Close; a fresh database is switched to WAL mode first. */
 int mdb_db_close(struct mdb_db *db, struct mdb_error *e);
@@ -77,6 +114,7 @@ struct mdb_load_opts {
 struct mdb_load_result {
 	int64_t source_id;
 	int duplicate_of;   /* 1 when identical data was already present */
+	int relabeled;      /* and its label was set to opts->label */
 	uint64_t allocations;
 	uint64_t bad_frees;
 	uint64_t live;
@@ -86,8 +124,10 @@ struct mdb_load_result {
 /*
  * Start writing a source (every loader begins here): clear @res, BEGIN
  * IMMEDIATE, then either find identical data already ingested (returns 1
- * with res->source_id the existing source and res->duplicate_of set,
- * after ROLLBACK; unless opts->force, which deletes it and goes on) or
+ * with res->source_id the existing source and res->duplicate_of set, its
+ * label set to opts->label when one is given (res->relabeled when that
+ * changed it), the transaction ended; unless opts->force, which deletes
+ * it and goes on) or
  * insert the source row (returns 0 with res->source_id, the transaction
  * open).  On error the transaction is rolled back.
  */

@@ -133,6 +133,46 @@ static int write_attachments(struct mdb_db *db, int64_t source_id,
 	return ret;
 }
 
+/*
+ * Identical data is already source @id: a --label given now applies to it
+ * (res->relabeled), as the only thing a re-ingest can change.  Ends the
+ * transaction; returns 1, or <0 on error.
+ */
+static int relabel(struct mdb_db *db, int64_t id,
+		   const struct mdb_load_opts *opts,
+		   struct mdb_load_result *res, struct mdb_error *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!opts->label) {
+		mdb_db_exec(db, "ROLLBACK", NULL);
+		return 1;
+	}
+	if (sqlite3_prepare_v2(db->h, "UPDATE source SET label = ?2 "
+			       "WHERE id = ?1 AND label IS NOT ?2", -1, &st,
+			       NULL)) {
+		mdb_db_error(db, e, "cannot write to database");
+		mdb_db_exec(db, "ROLLBACK", NULL);
+		return -MDB_E_DB;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, opts->label, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		mdb_db_error(db, e, "cannot write to database");
+		mdb_db_exec(db, "ROLLBACK", NULL);
+		return -MDB_E_DB;
+	}
+	res->relabeled = sqlite3_changes(db->h) > 0;
+	if (mdb_db_exec(db, "COMMIT", e) < 0) {
+		mdb_db_exec(db, "ROLLBACK", NULL);
+		return -MDB_E_DB;
+	}
+	return 1;
+}
+
 int mdb_source_begin(struct mdb_db *db, const char *path,
 		     const struct mdb_source_meta *m,
 		     const struct mdb_load_opts *opts,
@@ -145,12 +185,19 @@ int mdb_source_begin(struct mdb_db *db, const char *path,
 	ret = mdb_db_exec(db, "BEGIN IMMEDIATE", e);
 	if (ret < 0)
 		return ret;
+	if (!mdb_db_same_file(db)) {
+		mdb_db_exec(db, "ROLLBACK", NULL);
+		mdb_error_set(e, MDB_E_DB, db->path, -1, -1, NULL);
+		mdb_error_msg(e, "the database file was removed or replaced "
+				 "while this ingest waited for it");
+		mdb_error_hint(e, "ingest again");
+		return -MDB_E_DB;
+	}
 	ret = find_or_drop_same(db, m, opts->force, &same, e);
 	if (ret > 0 && !opts->force) {
 		res->source_id = same;
 		res->duplicate_of = 1;
-		mdb_db_exec(db, "ROLLBACK", NULL);
-		return 1;
+		return relabel(db, same, opts, res, e);
 	}
 	if (ret >= 0)
 		ret = insert_source(db, path, m, opts, &res->source_id, e);
