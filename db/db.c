@@ -414,6 +414,28 @@ static int open_readonly(struct mdb_db *db, int oflags, struct mdb_error *e)
 	return ret;
 }
 
+/*
+ * Another memdb is filling this new database (rollback-journal mode, its
+ * write lock held): wait until it is done before opening, rather than
+ * open and then wait holding a read lock, which the other's switch to
+ * WAL at its end would have to wait for in turn.
+ */
+static void wait_for_creator(struct mdb_db *db)
+{
+	int64_t start = now_ms();
+	struct timespec nap = { 0, 50 * 1000000L };
+
+	while (rollback_mode(db->path) && writer_holds(db->path) &&
+	       now_ms() - start < BUSY_TIMEOUT_MS) {
+		if (now_ms() - start >= WAIT_NOTICE_MS && !db->wait_told) {
+			db->wait_told = 1;
+			if (wait_hook)
+				wait_hook(db->path, 0);
+		}
+		nanosleep(&nap, NULL);
+	}
+}
+
 /* The file at @path, before opening: missing (db->created), empty
  * (db->fresh), or being created by another memdb (an error). */
 static int check_file(struct mdb_db *db, unsigned flags, struct mdb_error *e)
@@ -443,10 +465,14 @@ static int check_file(struct mdb_db *db, unsigned flags, struct mdb_error *e)
 		mdb_error_msg(e, "cannot open database");
 		return -MDB_E_IO;
 	}
-	if (db->readonly)
+	if (db->readonly) {
+		db->fresh = rollback_mode(db->path);
 		return being_created(db, e);
+	}
 	if (st.st_size == 0)
 		db->fresh = 1;
+	else
+		wait_for_creator(db);
 	return 0;
 }
 
@@ -492,9 +518,10 @@ int mdb_db_open(struct mdb_db *db, const char *path, unsigned flags,
 		db->dev = st.st_dev;
 		db->ino = st.st_ino;
 	}
-	ret = mdb_db_exec(db, db->fresh ?
-			  "PRAGMA journal_mode = DELETE" :
-			  "PRAGMA journal_mode = WAL", e);
+	/* a database already in WAL mode needs no exclusive lock to say so */
+	ret = db->fresh || rollback_mode(path) ?
+	      mdb_db_exec(db, db->fresh ? "PRAGMA journal_mode = DELETE" :
+				  "PRAGMA journal_mode = WAL", e) : 0;
 	if (ret < 0)
 		goto fail;
 	ret = mdb_db_exec(db, "PRAGMA synchronous = NORMAL;"
