@@ -35,6 +35,15 @@ int cmd_check(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 
+/*
+ * Messages name files and quote inputs: everything below escapes what a
+ * terminal would act on (common/escape.h).  @s to @f so.
+ */
+void cli_put_safe(FILE *f, const char *s);
+
+/* @s escaped, malloc'ed (exits when out of memory): free it. */
+char *cli_safe(const char *s);
+
 /* "memdb: <error>" and, when there is one, "memdb: hint: <hint>". */
 void cli_error(const struct mdb_error *e);
 

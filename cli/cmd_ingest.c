@@ -135,8 +135,10 @@ static void show_progress(void *ctx, uint64_t events)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	secs = (double)(now.tv_sec - p->start.tv_sec) +
 	       (double)(now.tv_nsec - p->start.tv_nsec) / 1e9;
-	fprintf(stderr, "\rmemdb: ingesting '%s': %s events, %.1f s",
-		p->path, cli_num(n, sizeof(n), events), secs);
+	fputs("\rmemdb: ingesting '", stderr);
+	cli_put_safe(stderr, p->path);
+	fprintf(stderr, "': %s events, %.1f s",
+		cli_num(n, sizeof(n), events), secs);
 	p->shown = 1;
 }
 
@@ -158,8 +160,9 @@ static void print_events(const char *path, const struct mdb_source_meta *m,
 	/* text formats learn their CPUs only by reading */
 	int ncpus = st->ncpus > 0 ? st->ncpus : m->ncpus;
 
-	printf("source %lld: '%s' %s", (long long)res->source_id, path,
-	       m->format);
+	printf("source %lld: '", (long long)res->source_id);
+	cli_put_safe(stdout, path);
+	printf("' %s", m->format);
 	if (m->order != MDB_ORDER_UNKNOWN)
 		printf(", %s-endian",
 		       m->order == MDB_ORDER_BIG ? "big" : "little");
@@ -197,16 +200,20 @@ static void print_snapshot(const char *path, const struct mdb_source_meta *m,
 {
 	char a[32], b[32], t[40];
 
-	printf("source %lld: '%s' %s%s%s", (long long)res->source_id, path,
-	       m->format, info->version[0] ? " " : "", info->version);
+	printf("source %lld: '", (long long)res->source_id);
+	cli_put_safe(stdout, path);
+	printf("' %s%s%s", m->format, info->version[0] ? " " : "",
+	       info->version);
 	if (m->order != MDB_ORDER_UNKNOWN)
 		printf(", %s-endian",
 		       m->order == MDB_ORDER_BIG ? "big" : "little");
 	if (m->ncpus)
 		printf(", %d CPU%s", m->ncpus, m->ncpus == 1 ? "" : "s");
 	printf(", taken %s", cli_iso_time(t, sizeof(t), lo->taken_at));
-	if (lo->label)
-		printf(" on %s", lo->label);
+	if (lo->label) {
+		printf(" on ");
+		cli_put_safe(stdout, lo->label);
+	}
 	if (res->tags)
 		printf(": %s tags", cli_num(a, sizeof(a), res->tags));
 	else
@@ -224,13 +231,16 @@ static void print_duplicate(const char *path,
 			    const struct mdb_load_opts *lo,
 			    const struct mdb_load_result *res)
 {
-	printf("source %lld: '%s' already ingested (identical data; "
-	       "--force to read it again)", (long long)res->source_id,
-	       path);
-	if (res->relabeled)
-		printf("; its label is now '%s'", lo->label);
-	else if (lo->label)
-		printf("; its label is '%s'", lo->label);
+	printf("source %lld: '", (long long)res->source_id);
+	cli_put_safe(stdout, path);
+	printf("' already ingested (identical data; --force to read it "
+	       "again)");
+	if (lo->label) {
+		printf(res->relabeled ? "; its label is now '" :
+					"; its label is '");
+		cli_put_safe(stdout, lo->label);
+		printf("'");
+	}
 	printf("\n");
 }
 

@@ -3,7 +3,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../common/escape.h"
 #include "render.h"
 
 int mdb_format_parse(const char *s)
@@ -87,10 +89,29 @@ static int cell_text(sqlite3_stmt *st, int c, enum mdb_format fmt,
 
 /* ---- CSV ------------------------------------------------------------ */
 
-static void csv_field(FILE *out, const char *s)
+static void csv_quoted(FILE *out, const char *s);
+
+/* CSV to a terminal is read by a person: escape what it would act on.
+ * To a file or a pipe it carries the data as stored. */
+static int csv_escape;
+
+static void csv_field(FILE *out, const char *str)
 {
+	char *esc = NULL;
+	const char *s = str;
+
 	if (!s)
 		return;
+	if (csv_escape && mdb_escape_needed(s, 0)) {
+		esc = mdb_escape(s, 0);
+		s = esc ? esc : "?";
+	}
+	csv_quoted(out, s);
+	free(esc);
+}
+
+static void csv_quoted(FILE *out, const char *s)
+{
 	if (!strpbrk(s, ",\"\r\n")) {
 		fputs(s, out);
 		return;
@@ -121,44 +142,13 @@ static void csv_row(FILE *out, sqlite3_stmt *st, int ncol)
 
 /* ---- JSON ----------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at @s, 0 when invalid. */
-static int utf8_len(const unsigned char *s)
-{
-	int n;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (int i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 static void json_string(FILE *out, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
 	fputc('"', out);
 	while (*s) {
+		unsigned cp;
 		int n;
 
 		if (*s == '"' || *s == '\\') {
@@ -166,8 +156,12 @@ static void json_string(FILE *out, const char *str)
 			fputc(*s++, out);
 		} else if (*s < 0x20) {
 			fprintf(out, "\\u%04x", *s++);
-		} else if ((n = utf8_len(s)) > 0) {
-			fwrite(s, 1, (size_t)n, out);
+		} else if ((n = mdb_utf8_len(s, &cp)) > 0) {
+			/* the same string, safe on a terminal and in JS */
+			if (mdb_cp_unsafe(cp))
+				fprintf(out, "\\u%04x", cp);
+			else
+				fwrite(s, 1, (size_t)n, out);
 			s += n;
 		} else {
 			fputs("\\ufffd", out); /* invalid UTF-8 byte */
@@ -233,7 +227,8 @@ static int table_add(struct table *t, sqlite3_stmt *st)
 
 		if (cell_text(st, c, MDB_FMT_TABLE, buf, sizeof(buf), &s))
 			t->numeric[c] = 1;
-		*cell = strdup(s ? s : "-");
+		/* a table is for people: names from inputs are escaped */
+		*cell = s ? mdb_escape(s, 0) : strdup("-");
 		if (!*cell) {
 			for (int d = 0; d < c; d++)
 				free(t->cells[t->nrows * (size_t)t->ncol +
@@ -284,6 +279,15 @@ static int step_error(sqlite3_stmt *st, struct mdb_error *e)
 	return -MDB_E_DB;
 }
 
+/* @s (a title: file names, labels) escaped, its own newlines kept. */
+static void put_lines(FILE *out, const char *s)
+{
+	char *t = mdb_escape(s, MDB_ESC_KEEP_NL);
+
+	fprintf(out, "%s\n", t ? t : "?");
+	free(t);
+}
+
 static int render_table(FILE *out, const struct mdb_report_out *o,
 			sqlite3_stmt *rows, sqlite3_stmt *total,
 			struct mdb_error *e)
@@ -327,9 +331,9 @@ static int render_table(FILE *out, const struct mdb_report_out *o,
 	}
 
 	if (o->title)
-		fprintf(out, "%s\n", o->title);
+		put_lines(out, o->title);
 	for (const char **n = o->notes; n && *n; n++)
-		fprintf(out, "%s\n", *n);
+		put_lines(out, *n);
 	if (o->title || (o->notes && *o->notes))
 		fputc('\n', out);
 	{
@@ -376,6 +380,7 @@ int mdb_render(FILE *out, const struct mdb_report_out *o, sqlite3_stmt *rows,
 		return render_table(out, o, rows, total, e);
 
 	if (o->fmt == MDB_FMT_CSV) {
+		csv_escape = isatty(fileno(out));
 		for (int c = 0; c < ncol; c++) {
 			if (c)
 				fputc(',', out);

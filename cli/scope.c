@@ -20,8 +20,11 @@ static void note(struct cli_scope *s, const char *fmt, ...)
 	if (s->nnotes >= SCOPE_MAX_NOTES)
 		return;
 	va_start(ap, fmt);
-	if (vasprintf(&p, fmt, ap) >= 0)
-		s->notes[s->nnotes++] = p;
+	if (vasprintf(&p, fmt, ap) >= 0) {
+		/* notes quote sources' paths and notes: for a terminal */
+		s->notes[s->nnotes++] = cli_safe(p);
+		free(p);
+	}
 	va_end(ap);
 }
 
@@ -298,7 +301,12 @@ static int latest_of_kind(struct mdb_db *db, unsigned mask, int64_t *id,
 	if (!*id) {
 		mdb_error_set(e, MDB_E_EMPTY, db->path, -1, -1, NULL);
 		mdb_error_msg(e, "the database holds no sources");
-		mdb_error_hint(e, "add one with 'memdb ingest PATH'");
+		if (db->fresh) /* still in rollback-journal mode */
+			mdb_error_hint(e, "it is new: its first ingest may "
+					  "still be reading its input; try "
+					  "again when that has ended");
+		else
+			mdb_error_hint(e, "add one with 'memdb ingest PATH'");
 		return -MDB_E_EMPTY;
 	}
 	kinds_what(mask, want, sizeof(want));

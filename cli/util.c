@@ -7,50 +7,91 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/escape.h"
 #include "../ingest/ingest.h"
 #include "cli.h"
+
+void cli_put_safe(FILE *f, const char *s)
+{
+	char *t;
+
+	if (!mdb_escape_needed(s, 0)) {
+		fputs(s, f);
+		return;
+	}
+	t = mdb_escape(s, 0);
+	fputs(t ? t : "(unprintable)", f);
+	free(t);
+}
+
+char *cli_safe(const char *s)
+{
+	char *t = mdb_escape(s ? s : "", 0);
+
+	if (!t) {
+		fputs("memdb: out of memory\n", stderr);
+		exit(MEMDB_EXIT_FAIL);
+	}
+	return t;
+}
+
+/* "memdb: " @prefix, then @fmt escaped (it names files, inputs...) */
+static void message(const char *prefix, const char *fmt, va_list ap)
+{
+	char *m;
+
+	fputs("memdb: ", stderr);
+	fputs(prefix, stderr);
+	if (vasprintf(&m, fmt, ap) < 0) {
+		fputs("(out of memory)\n", stderr);
+		return;
+	}
+	cli_put_safe(stderr, m);
+	fputc('\n', stderr);
+	free(m);
+}
 
 void cli_error(const struct mdb_error *e)
 {
 	char buf[1400];
 
 	mdb_error_format(e, buf, sizeof(buf));
-	fprintf(stderr, "memdb: %s\n", buf);
-	if (e->hint[0])
-		fprintf(stderr, "memdb: hint: %s\n", e->hint);
+	fputs("memdb: ", stderr);
+	cli_put_safe(stderr, buf);
+	fputc('\n', stderr);
+	if (e->hint[0]) {
+		fputs("memdb: hint: ", stderr);
+		cli_put_safe(stderr, e->hint);
+		fputc('\n', stderr);
+	}
 }
 
 void cli_errorf(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("memdb: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message("", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void cli_warnf(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("memdb: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message("warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("memdb: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message("", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nmemdb: see 'memdb %s --help'\n", cmd);
+	fprintf(stderr, "memdb: see 'memdb %s --help'\n", cmd);
 	return MEMDB_EXIT_USAGE;
 }
 
