@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
+#include <sqlite3.h>
 
 #include "testlib.h"
 
@@ -202,6 +204,476 @@ static void test_reports_declare_kind(void **state)
 	run_free(&r);
 }
 
+/* ---- re-ingest with a new --label ----------------------------------- */
+
+static void test_relabel_on_reingest(void **state)
+{
+	char *db = fresh_db(tmp, "label.db");
+	char *ai = fixture("succeed/snapshots/allocinfo-t0.txt");
+	struct run r;
+
+	(void)state;
+	ingest_ok(db, "'%s'", ai);
+	assert_int_equal(db_int(db, "SELECT label IS NULL FROM source"), 1);
+	MEMDB(&r, db, "ingest --label web1 '%s'", ai);
+	assert_int_equal(r.status, 0);
+	assert_has(r.out, "already ingested");
+	assert_has(r.out, "its label is now 'web1'");
+	run_free(&r);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM source"), 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM source WHERE "
+				    "label = 'web1'"), 1);
+	/* the same label again changes nothing, and says what it is */
+	MEMDB(&r, db, "ingest --label web1 '%s'", ai);
+	assert_int_equal(r.status, 0);
+	assert_has(r.out, "its label is 'web1'");
+	run_free(&r);
+	/* without --label a re-ingest keeps the label */
+	ingest_ok(db, "'%s'", ai);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM source WHERE "
+				    "label = 'web1'"), 1);
+	free(ai);
+	free(db);
+}
+
+/* ---- untrusted strings on a terminal --------------------------------- */
+
+/* An allocinfo whose function names carry terminal escapes, in a file
+ * whose name carries one: returns its path. */
+static char *hostile_allocinfo(void)
+{
+	char *p = path_in(tmp, "evil\033[31m.txt");
+	FILE *f = fopen(p, "w");
+
+	assert_non_null(f);
+	fputs("        4096        1 mm/x.c:1 func:bad\033]0;pwned\007fn\n"
+	      "        8192        2 mm/y.c:2 func:c1_\302\233x\n", f);
+	fclose(f);
+	return p;
+}
+
+static void test_escapes_on_terminal(void **state)
+{
+	char *db = fresh_db(tmp, "esc.db"), *ai = hostile_allocinfo();
+	char *bad = path_in(tmp, "bad\033[2J.txt");
+	json_error_t jerr;
+	json_t *doc;
+	struct run r;
+
+	(void)state;
+	MEMDB(&r, db, "ingest --label 'l\033[2J' '%s'", ai);
+	assert_int_equal(r.status, 0);
+	assert_null(strchr(r.out, '\033'));
+	assert_has(r.out, "evil\\x1b[31m.txt");
+	assert_has(r.out, "l\\x1b[2J");
+	run_free(&r);
+	/* stored as given */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM tag WHERE function"
+				    " = 'bad' || char(27) || ']0;pwned' || "
+				    "char(7) || 'fn'"), 1);
+	/* tables escape (header: file name and label; cells: names) */
+	MEMDB(&r, db, "report allocinfo");
+	assert_int_equal(r.status, 0);
+	assert_null(strchr(r.out, '\033'));
+	assert_null(strchr(r.out, '\007'));
+	assert_has(r.out, "bad\\x1b]0;pwned\\x07fn");
+	assert_has(r.out, "c1_\\u009bx");
+	assert_has(r.out, "(l\\x1b[2J)");
+	run_free(&r);
+	MEMDB(&r, db, "sources");
+	assert_null(strchr(r.out, '\033'));
+	run_free(&r);
+	/* CSV to a pipe keeps the data */
+	MEMDB(&r, db, "report allocinfo --format csv");
+	assert_has(r.out, "bad\033]0;pwned\007fn");
+	run_free(&r);
+	/* JSON is valid and carries the same strings */
+	MEMDB(&r, db, "report allocinfo --format json");
+	assert_int_equal(r.status, 0);
+	assert_null(strchr(r.out, '\033'));
+	doc = json_loads(r.out, 0, &jerr);
+	if (!doc)
+		fail_msg("invalid JSON: %s: %s", jerr.text, r.out);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+		json_object_get(doc, "rows"), 1), "function")),
+			    "bad\033]0;pwned\007fn");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+		json_object_get(doc, "rows"), 0), "function")),
+			    "c1_\302\233x");
+	json_decref(doc);
+	run_free(&r);
+	/* messages: a rejected file's name */
+	run(&r, "printf 'garbage\\001\\002' > '%s'", bad);
+	run_free(&r);
+	MEMDB(&r, db, "ingest '%s'", bad);
+	assert_int_equal(r.status, 1);
+	assert_null(strchr(r.err, '\033'));
+	assert_has(r.err, "bad\\x1b[2J.txt");
+	run_free(&r);
+	/* CSV on a terminal is for a person: escaped (script(1) gives the
+	 * pty; COLUMNS=0 as some terminals report must change nothing) */
+	run(&r, "command -v script");
+	if (r.status == 0) {
+		run_free(&r);
+		run(&r, "COLUMNS=0 script -qec \"'%s' report allocinfo -d "
+			"'%s' --format csv\" /dev/null", env("MEMDB"), db);
+		assert_int_equal(r.status, 0);
+		assert_null(strchr(r.out, '\033'));
+		assert_has(r.out, "bad\\x1b]0;pwned\\x07fn");
+	}
+	run_free(&r);
+	free(bad);
+	free(ai);
+	free(db);
+}
+
+/* ---- memdb sql cannot write ------------------------------------------ */
+
+static void test_sql_cannot_write(void **state)
+{
+	char *db = fresh_db(tmp, "sqlro.db"), *out = path_in(tmp, "copy.db");
+	char *att = path_in(tmp, "attached.db"), *before;
+	/* statement, then the file it names (NULL: none) */
+	const char *const refused[][2] = {
+		{ "VACUUM INTO", out }, { "ATTACH", att },
+		{ "SELECT load_extension(", att },
+		{ "PRAGMA user_version = 7", NULL },
+		{ "PRAGMA journal_mode = DELETE", NULL },
+		{ "DELETE FROM source", NULL }, { "CREATE TABLE t (x)", NULL },
+		{ "CREATE VIRTUAL TABLE temp.v USING fts5(x)", NULL },
+	};
+	struct run r;
+
+	(void)state;
+	ingest_ok(db, "'%s/succeed/kt-small-le'", env("TESTDATA"));
+	before = db_counts(db);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		char sql[512];
+		const char *f = refused[i][1];
+
+		snprintf(sql, sizeof(sql), "%s%s%s%s%s", refused[i][0],
+			 f ? " '" : "", f ? f : "", f ? "'" : "",
+			 f && strchr(refused[i][0], '(') ? ")" :
+			 f && i == 1 ? " AS x" : "");
+		MEMDB(&r, db, "sql \"%s\"", sql);
+		if (r.status != 1)
+			fail_msg("'%s' not refused: %d %s", sql, r.status,
+				 r.out);
+		assert_has(r.err, "memdb: ");
+		run_free(&r);
+	}
+	MEMDB(&r, db, "sql \"VACUUM INTO '%s'\"", out);
+	assert_has(r.err, "only reads the database");
+	run_free(&r);
+	assert_int_equal(access(out, F_OK), -1);
+	assert_int_equal(access(att, F_OK), -1);
+	assert_int_equal(db_int(db, "PRAGMA user_version"), 1);
+	{
+		char *after = db_counts(db);
+
+		assert_string_equal(before, after);
+		free(after);
+	}
+	/* what only reads still works: views, pragmas that read, TEMP */
+	MEMDB(&r, db, "sql -f csv \"CREATE TEMP TABLE t AS SELECT count(*) AS"
+		      " n FROM v_allocations; SELECT n FROM t; SELECT count(*)"
+		      " > 0 AS cols FROM pragma_table_info('source'); PRAGMA "
+		      "user_version\"");
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "n\n8\ncols\n1\nuser_version\n1\n");
+	run_free(&r);
+	free(before);
+	free(out);
+	free(att);
+	free(db);
+}
+
+/* ---- read-only databases --------------------------------------------- */
+
+/*
+ * Run memdb ARGS as a user who cannot write @dir: as root, nobody through
+ * setpriv (root bypasses file modes); otherwise ourselves.  Returns 0
+ * when that is impossible here.
+ */
+static int run_unprivileged(struct run *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int run_unprivileged(struct run *r, const char *fmt, ...)
+{
+	char args[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	if (geteuid() != 0) {
+		run(r, "'%s' %s", env("MEMDB"), args);
+		return 1;
+	}
+	run(r, "setpriv --reuid=65534 --regid=65534 --clear-groups true");
+	if (r->status) {
+		run_free(r);
+		return 0;
+	}
+	run_free(r);
+	run(r, "setpriv --reuid=65534 --regid=65534 --clear-groups '%s' %s",
+	    env("MEMDB"), args);
+	return 1;
+}
+
+static void test_readonly_database(void **state)
+{
+	char *dir = path_in(tmp, "ro"), *db, *wal, *shm;
+	struct run r;
+
+	(void)state;
+	run(&r, "rm -rf '%s' && mkdir '%s'", dir, dir);
+	run_free(&r);
+	db = path_in(dir, "memdb.db");
+	ingest_ok(db, "'%s/succeed/kt-small-le'", env("TESTDATA"));
+	/* written in WAL mode (header bytes 18, 19 = 2), no -wal left */
+	wal = path_in(dir, "memdb.db-wal");
+	shm = path_in(dir, "memdb.db-shm");
+	assert_int_equal(access(wal, F_OK), -1);
+	run(&r, "chmod 444 '%s' && chmod 555 '%s' && chmod a+rx '%s'", db,
+	    dir, tmp);
+	run_free(&r);
+	if (!run_unprivileged(&r, "sources -d '%s'", db)) {
+		run(&r, "chmod 755 '%s'", dir);
+		run_free(&r);
+		skip();
+	}
+	if (r.status)
+		fail_msg("sources on a read-only database: %s", r.err);
+	assert_has(r.out, "kmemtrace-relay");
+	run_free(&r);
+	run_unprivileged(&r, "report fragmentation -d '%s' --format csv", db);
+	assert_int_equal(r.status, 0);
+	assert_has(r.out, small_total);
+	run_free(&r);
+	run_unprivileged(&r, "sql -d '%s' \"SELECT count(*) FROM "
+			 "v_allocations\"", db);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	run_unprivileged(&r, "report leaks -d '%s'", db); /* temp tables */
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	/* nothing was written there */
+	assert_int_equal(access(wal, F_OK), -1);
+	assert_int_equal(access(shm, F_OK), -1);
+	/* writing is refused with the reason */
+	run_unprivileged(&r, "ingest -d '%s' '%s/succeed/kt-small-be'", db,
+			 env("TESTDATA"));
+	assert_int_equal(r.status, 1);
+	assert_has(r.err, "memdb: ");
+	run_free(&r);
+	run(&r, "chmod 755 '%s' && chmod 644 '%s'", dir, db);
+	run_free(&r);
+	free(wal);
+	free(shm);
+	free(db);
+	free(dir);
+}
+
+/* ---- what a rejected ingest leaves ----------------------------------- */
+
+static void test_rejected_ingest_leaves_no_file(void **state)
+{
+	char *db = fresh_db(tmp, "never.db"), *empty, *j;
+	struct run r;
+
+	(void)state;
+	MEMDB(&r, db, "ingest '%s/nonexistent'", tmp);
+	assert_int_equal(r.status, 1);
+	assert_has(r.err, "not created");
+	run_free(&r);
+	assert_int_equal(access(db, F_OK), -1);
+	j = path_in(tmp, "never.db-journal");
+	assert_int_equal(access(j, F_OK), -1);
+	/* a file that was there already stays, even empty */
+	empty = fresh_db(tmp, "empty.db");
+	run(&r, "touch '%s'", empty);
+	run_free(&r);
+	MEMDB(&r, empty, "ingest '%s/nonexistent'", tmp);
+	assert_int_equal(r.status, 1);
+	run_free(&r);
+	assert_int_equal(access(empty, F_OK), 0);
+	/* one good and one bad path: the database stays */
+	MEMDB(&r, db, "ingest '%s/nonexistent' '%s/succeed/kt-small-le'", tmp,
+	      env("TESTDATA"));
+	assert_int_equal(r.status, 1);
+	run_free(&r);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM source"), 1);
+	/* commands that only read or delete do not create one either */
+	free(db);
+	db = fresh_db(tmp, "never2.db");
+	MEMDB(&r, db, "sources --delete 1");
+	assert_int_equal(r.status, 1);
+	run_free(&r);
+	MEMDB(&r, db, "symbolize --kallsyms /dev/null");
+	assert_int_equal(r.status, 1);
+	run_free(&r);
+	assert_int_equal(access(db, F_OK), -1);
+	free(j);
+	free(empty);
+	free(db);
+}
+
+/* ---- another memdb holds the database -------------------------------- */
+
+/* A connection of this process holding @db's write lock. */
+static sqlite3 *hold_write_lock(const char *db, const char *journal)
+{
+	sqlite3 *h;
+	char sql[200];
+
+	if (sqlite3_open(db, &h))
+		fail_msg("cannot open %s", db);
+	snprintf(sql, sizeof(sql), "PRAGMA journal_mode = %s; "
+		 "BEGIN IMMEDIATE; CREATE TABLE IF NOT EXISTS held (x)",
+		 journal);
+	if (sqlite3_exec(h, sql, NULL, NULL, NULL))
+		fail_msg("cannot lock %s: %s", db, sqlite3_errmsg(h));
+	return h;
+}
+
+static void test_waiting_writer_says_so(void **state)
+{
+	char *db = fresh_db(tmp, "busy.db"), *errf = path_in(tmp, "busy.err");
+	sqlite3 *h;
+	struct run r;
+	char *err;
+
+	(void)state;
+	ingest_ok(db, "'%s/succeed/kt-small-le'", env("TESTDATA"));
+	h = hold_write_lock(db, "WAL");
+	/* the ingest waits; after about a second it says for what */
+	run(&r, "'%s' ingest -q -d '%s' '%s/succeed/kt-small-be' 2>'%s' & "
+		"pid=$!; sleep 3; echo $pid", env("MEMDB"), db,
+	    env("TESTDATA"), errf);
+	assert_int_equal(r.status, 0);
+	err = slurp(errf, NULL);
+	assert_non_null(err);
+	assert_has(err, "waiting for database '");
+	assert_has(err, "busy.db': another memdb holds it");
+	free(err);
+	sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(h);
+	/* and then goes on */
+	run_free(&r);
+	run(&r, "for i in $(seq 100); do [ \"$('%s' sql -d '%s' -f csv "
+		"'SELECT count(*) FROM source' | tail -n 1)\" = 2 ] && exit 0;"
+		" sleep 0.1; done; exit 1", env("MEMDB"), db);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	free(errf);
+	free(db);
+}
+
+static void test_reader_of_database_being_created(void **state)
+{
+	char *db = fresh_db(tmp, "creating.db");
+	sqlite3 *h;
+	struct run r;
+
+	(void)state;
+	/* as a first ingest holds it: new, rollback journal, write lock */
+	h = hold_write_lock(db, "DELETE");
+	MEMDB(&r, db, "report fragmentation");
+	assert_int_equal(r.status, 1);
+	assert_has(r.err, "being created by another memdb");
+	assert_null(strstr(r.err, "not a memdb database"));
+	assert_null(strstr(r.err, "locked"));
+	run_free(&r);
+	MEMDB(&r, db, "sql 'SELECT 1'");
+	assert_int_equal(r.status, 1);
+	assert_has(r.err, "being created");
+	run_free(&r);
+	sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(h);
+	free(db);
+}
+
+/* ---- exit codes as the README promises --------------------------------- */
+
+/* @s with "@DB" replaced by '@db' and "@NODB" by '@nodb', malloc'ed. */
+static char *subst(const char *s, const char *db, const char *nodb)
+{
+	size_t n = strlen(s) + 2 * (strlen(db) + strlen(nodb)) + 8;
+	char *out = malloc(n), *o = out;
+
+	assert_non_null(out);
+	while (*s) {
+		const char *v = !strncmp(s, "@NODB", 5) ? nodb :
+				!strncmp(s, "@DB", 3) ? db : NULL;
+
+		if (v) {
+			o += sprintf(o, "'%s'", v);
+			s += v == nodb ? 5 : 3;
+		} else {
+			*o++ = *s++;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+static void test_exit_codes(void **state)
+{
+	char *db = fresh_db(tmp, "exit.db"), *missing;
+	static const struct {
+		int status;
+		const char *args; /* @DB: the database, @NODB: a missing one */
+	} cases[] = {
+		{ 2, "" }, { 2, "nosuch" }, { 2, "help nosuch" },
+		{ 0, "--help" }, { 0, "--version" },
+		{ 2, "ingest" }, { 2, "ingest --bogus x" },
+		{ 2, "ingest --format nope x" }, { 2, "ingest --time x y" },
+		{ 1, "ingest -d @DB /nonexistent" },
+		{ 0, "sources -d @DB" }, { 1, "sources -d @NODB" },
+		{ 2, "sources -d @DB --delete x" },
+		{ 1, "sources -d @DB --delete 99" },
+		{ 2, "sources -d @DB extra" },
+		{ 0, "report list" }, { 2, "report -d @DB" },
+		{ 2, "report nosuch -d @DB" },
+		{ 0, "report summary -d @DB" },
+		{ 2, "report summary -d @DB --source x" },
+		{ 2, "report summary -d @DB --source 0" },
+		{ 2, "report summary -d @DB --source -1" },
+		{ 2, "report summary -d @DB --source 2" }, /* a snapshot */
+		{ 1, "report summary -d @DB --source 99" },
+		{ 1, "report summary -d @NODB" },
+		{ 2, "report summary -d @DB --top x" },
+		{ 2, "report zones -d @DB --from 1" },
+		{ 2, "report growth -d @DB --source all" },
+		{ 2, "sql -d @DB" }, { 0, "sql -d @DB 'SELECT 1'" },
+		{ 1, "sql -d @DB 'SELEC 1'" }, { 1, "sql -d @NODB 'SELECT 1'" },
+		{ 2, "symbolize -d @DB --source x" },
+		{ 1, "symbolize -d @NODB --kallsyms /dev/null" },
+		{ 2, "check" }, { 2, "check --bogus" },
+		{ 1, "check /nonexistent" },
+	};
+	struct run r;
+
+	(void)state;
+	missing = fresh_db(tmp, "exit-missing.db");
+	ingest_ok(db, "'%s/succeed/kt-small-le'", env("TESTDATA"));
+	ingest_ok(db, "'%s/succeed/snapshots/allocinfo-t0.txt'",
+		  env("TESTDATA"));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *args = subst(cases[i].args, db, missing);
+
+		run(&r, "'%s' %s", env("MEMDB"), args);
+		if (r.status != cases[i].status)
+			fail_msg("memdb %s: exit %d, not %d: %s", args,
+				 r.status, cases[i].status, r.err);
+		run_free(&r);
+		free(args);
+	}
+	free(missing);
+	free(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +681,14 @@ int main(void)
 		cmocka_unit_test(test_wrong_kind_refused),
 		cmocka_unit_test(test_growth_traces_only),
 		cmocka_unit_test(test_reports_declare_kind),
+		cmocka_unit_test(test_relabel_on_reingest),
+		cmocka_unit_test(test_escapes_on_terminal),
+		cmocka_unit_test(test_sql_cannot_write),
+		cmocka_unit_test(test_readonly_database),
+		cmocka_unit_test(test_rejected_ingest_leaves_no_file),
+		cmocka_unit_test(test_waiting_writer_says_so),
+		cmocka_unit_test(test_reader_of_database_being_created),
+		cmocka_unit_test(test_exit_codes),
 	};
 
 	return cmocka_run_group_tests(tests, setup_all, teardown_all);
