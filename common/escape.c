@@ -93,10 +93,13 @@ char *mdb_escape(const char *str, unsigned flags)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	/* the longest escape, \u202e or \x1b, is 6 bytes for 1 to 3 */
-	char *out = malloc(strlen(str) * 6 + 1), *o = out;
+	char *out, *o;
 	char buf[16];
 	int n;
 
+	if (!mdb_escape_needed(str, flags))
+		return strdup(str);
+	out = o = malloc(strlen(str) * 6 + 1);
 	if (!out)
 		return NULL;
 	for (; *s; s += n) {

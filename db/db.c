@@ -207,13 +207,13 @@ static int writer_holds(const char *path)
 static int rollback_mode(const char *path)
 {
 	unsigned char hdr[20];
-	FILE *f = fopen(path, "rb");
-	size_t n = f ? fread(hdr, 1, sizeof(hdr), f) : 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n = fd >= 0 ? read(fd, hdr, sizeof(hdr)) : -1;
 
-	if (f)
-		fclose(f);
+	if (fd >= 0)
+		close(fd);
 	/* an empty file is what a first ingest starts from */
-	return f && (n == 0 || (n == sizeof(hdr) && hdr[18] == 1));
+	return n == 0 || (n == (ssize_t)sizeof(hdr) && hdr[18] == 1);
 }
 
 /*
@@ -459,9 +459,10 @@ static int check_file(struct mdb_db *db, unsigned flags, struct mdb_error *e)
 		db->fresh = db->created = 1;
 		return 0;
 	}
-	if (S_ISDIR(st.st_mode)) {
+	if (!S_ISREG(st.st_mode)) {
 		mdb_error_set(e, MDB_E_IO, db->path, -1, -1, "%s",
-			      strerror(EISDIR));
+			      S_ISDIR(st.st_mode) ? strerror(EISDIR) :
+			      "not a regular file");
 		mdb_error_msg(e, "cannot open database");
 		return -MDB_E_IO;
 	}

@@ -469,6 +469,19 @@ static void test_readonly_database(void **state)
 	run_free(&r);
 	run(&r, "chmod 755 '%s' && chmod 644 '%s'", dir, db);
 	run_free(&r);
+	/* read-only media: a read-only bind mount, where root may mount */
+	run(&r, "unshare -m sh -c \"mkdir -p '%s/mnt' && mount --bind -o ro "
+		"'%s' '%s/mnt' && mount -o remount,bind,ro '%s/mnt' && ! touch "
+		"'%s/mnt/x' 2>/dev/null || exit 77; '%s' report fragmentation "
+		"-f csv -d '%s/mnt/memdb.db'\" 2>&1", tmp, dir, tmp, tmp, tmp,
+	    env("MEMDB"), tmp);
+	if (r.status == 77) /* no mount here: the directory above stands */
+		print_message("read-only mount not possible here\n");
+	else if (r.status)
+		fail_msg("report on read-only media: %s", r.out);
+	else
+		assert_has(r.out, small_total);
+	run_free(&r);
 	free(wal);
 	free(shm);
 	free(db);
