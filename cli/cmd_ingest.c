@@ -365,6 +365,33 @@ fail:
 	return -1;
 }
 
+/* Ingest the @n @paths into @dbpath; returns the exit status. */
+static int ingest_all(const char *dbpath, char **paths, int n,
+		      const struct mdb_ingest_opts *io,
+		      const struct mdb_load_opts *lo, int quiet)
+{
+	struct mdb_db db;
+	struct mdb_error e;
+	int failed = 0, removed = 0;
+
+	mdb_error_clear(&e);
+	if (mdb_db_open(&db, dbpath, 0, &e) < 0) {
+		cli_error(&e);
+		return cli_finish(MEMDB_EXIT_FAIL);
+	}
+	for (int i = 0; i < n; i++)
+		if (ingest_one(&db, paths[i], io, lo, quiet) < 0)
+			failed = 1;
+	/* a new database that nothing went into is not left behind */
+	if (mdb_db_close_or_remove(&db, &removed, &e) < 0) {
+		cli_error(&e);
+		failed = 1;
+	}
+	if (removed && !quiet)
+		cli_errorf("nothing ingested: '%s' not created", dbpath);
+	return cli_finish(failed ? MEMDB_EXIT_FAIL : MEMDB_EXIT_OK);
+}
+
 /* Is @name a format --format takes? */
 static int known_format(const char *name)
 {
@@ -379,9 +406,7 @@ int cmd_ingest(int argc, char **argv)
 	const char *dbpath = cli_default_db();
 	struct mdb_ingest_opts io;
 	struct mdb_load_opts lo = { 0 };
-	struct mdb_db db;
-	struct mdb_error e;
-	int quiet = 0, failed = 0, removed = 0, c;
+	int quiet = 0, c;
 	int64_t v;
 
 	mdb_ingest_opts_init(&io);
@@ -462,20 +487,6 @@ int cmd_ingest(int argc, char **argv)
 	if (optind >= argc)
 		return cli_usage_error("ingest", "no PATH to ingest");
 
-	mdb_error_clear(&e);
-	if (mdb_db_open(&db, dbpath, 0, &e) < 0) {
-		cli_error(&e);
-		return MEMDB_EXIT_FAIL;
-	}
-	for (int i = optind; i < argc; i++)
-		if (ingest_one(&db, argv[i], &io, &lo, quiet) < 0)
-			failed = 1;
-	/* a new database that nothing went into is not left behind */
-	if (mdb_db_close_or_remove(&db, &removed, &e) < 0) {
-		cli_error(&e);
-		failed = 1;
-	}
-	if (removed && !quiet)
-		cli_errorf("nothing ingested: '%s' not created", dbpath);
-	return cli_finish(failed ? MEMDB_EXIT_FAIL : MEMDB_EXIT_OK);
+	return ingest_all(dbpath, argv + optind, argc - optind, &io, &lo,
+			  quiet);
 }

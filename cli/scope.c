@@ -317,8 +317,9 @@ static int latest_of_kind(struct mdb_db *db, unsigned mask, int64_t *id,
 	return -MDB_E_EMPTY;
 }
 
-int cli_scope_resolve(struct mdb_db *db, const char *arg, const char *kinds_list,
-		      int pair_given, struct cli_scope *s, struct mdb_error *e)
+int cli_scope_resolve(struct mdb_db *db, const char *arg,
+		      const char *kinds_list, int pair_given,
+		      struct cli_scope *s, struct mdb_error *e)
 {
 	unsigned mask = cli_scope_kinds(kinds_list), kind = 0;
 	char fmt[64];
