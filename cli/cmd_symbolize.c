@@ -9,6 +9,7 @@
 #include "../db/db.h"
 #include "../symbolize/symbolize.h"
 #include "cli.h"
+#include "scope.h"
 
 static const char usage[] =
 "usage: memdb symbolize [-d DB] [--source ID|all] --vmlinux FILE\n"
@@ -62,7 +63,7 @@ static const char usage[] =
 "Options:\n"
 "  -d, --db DB            database file (default: $MEMDB_DB, else\n"
 "                         memdb.db)\n"
-"  -s, --source ID|all    source to symbolize (default: the latest)\n"
+"  -s, --source ID|all    source to symbolize (default: the latest trace)\n"
 "      --vmlinux FILE     the traced kernel's vmlinux, with symbols and\n"
 "                         ideally DWARF (not a vmlinuz)\n"
 "      --modules DIR      where the module .ko files are\n"
@@ -232,14 +233,9 @@ int cmd_symbolize(int argc, char **argv)
 	if (mdb_db_open(&db, dbpath, MDB_DB_EXISTING, &e) < 0)
 		goto fail;
 	if (!source) {
-		if (mdb_db_latest_source(&db, &lo, &e) < 0)
+		/* snapshots have no call sites: the latest trace */
+		if (cli_scope_latest(&db, SCOPE_TRACE, &lo, &e) < 0)
 			goto fail;
-		if (!lo) {
-			mdb_error_set(&e, MDB_E_EMPTY, dbpath, -1, -1, NULL);
-			mdb_error_msg(&e, "no source in the database");
-			mdb_error_hint(&e, "ingest a capture first");
-			goto fail;
-		}
 		hi = lo;
 	} else if (!strcmp(source, "all")) {
 		lo = 1;

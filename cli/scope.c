@@ -284,9 +284,8 @@ static int no_such_source(struct mdb_db *db, const char *what, int64_t id,
 	return -MDB_E_NOTFOUND;
 }
 
-/* The latest source of a kind in @mask into *@id. */
-static int latest_of_kind(struct mdb_db *db, unsigned mask, int64_t *id,
-			  struct mdb_error *e)
+int cli_scope_latest(struct mdb_db *db, unsigned mask, int64_t *id,
+		     struct mdb_error *e)
 {
 	char fmt[64], want[200];
 	unsigned kind = 0;
@@ -311,8 +310,8 @@ static int latest_of_kind(struct mdb_db *db, unsigned mask, int64_t *id,
 	}
 	kinds_what(mask, want, sizeof(want));
 	mdb_error_set(e, MDB_E_EMPTY, db->path, -1, -1, NULL);
-	mdb_error_msg(e, "this report reads %s, and the database holds none",
-		      want);
+	mdb_error_msg(e, "the database holds no source of the kind needed, "
+			 "%s", want);
 	mdb_error_hint(e, "'memdb sources' lists what it holds");
 	return -MDB_E_EMPTY;
 }
@@ -352,7 +351,7 @@ int cli_scope_resolve(struct mdb_db *db, const char *arg,
 		/* --from and --to name both: cli_scope_series() checks them */
 		return 0;
 	} else {
-		ret = latest_of_kind(db, mask, &id, e);
+		ret = cli_scope_latest(db, mask, &id, e);
 		if (ret < 0)
 			return ret;
 	}

@@ -24,6 +24,13 @@ enum {
  * nothing known: any. */
 unsigned cli_scope_kinds(const char *list);
 
+/*
+ * The latest source of a kind in @kinds (SCOPE_*) into *@id; an error
+ * naming the kind when the database holds none.
+ */
+int cli_scope_latest(struct mdb_db *db, unsigned kinds, int64_t *id,
+		     struct mdb_error *e);
+
 struct cli_scope {
 	unsigned kinds;            /* SCOPE_* the report reads */
 	int64_t lo, hi;            /* source id range: bind :src_lo, :src_hi */

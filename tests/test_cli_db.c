@@ -99,6 +99,23 @@ static void test_default_source_by_kind(void **state)
 	assert_has(r.out, "\"source\": 1,");
 	run_free(&r);
 
+	/* symbolize, too, takes the latest trace (snapshots have no call
+	 * sites) */
+	{
+		char *ks = path_in(tmp, "kallsyms");
+		FILE *f = fopen(ks, "w");
+
+		assert_non_null(f);
+		fputs("ffffffff81000000 T _stext\n"
+		      "ffffffff81234500 T small_site\n", f);
+		fclose(f);
+		MEMDB(&r, db, "symbolize --kallsyms '%s'", ks);
+		assert_int_equal(r.status, 0);
+		assert_has(r.out, "source 1: ");
+		run_free(&r);
+		free(ks);
+	}
+
 	/* a snapshot report the latest snapshot, even after a trace */
 	ingest_ok(db, "'%s/succeed/kt-small-be'", env("TESTDATA"));
 	MEMDB(&r, db, "report zones --format json --top 1");
@@ -114,7 +131,7 @@ static void test_default_source_by_kind(void **state)
 	MEMDB(&r, db, "report allocinfo");
 	assert_int_equal(r.status, 1);
 	assert_has(r.err, "allocation-tag snapshot");
-	assert_has(r.err, "holds none");
+	assert_has(r.err, "holds no source of the kind");
 	run_free(&r);
 	free(db);
 }
@@ -185,7 +202,7 @@ static void test_growth_traces_only(void **state)
 	run_free(&r);
 	MEMDB(&r, db, "report growth");
 	assert_int_equal(r.status, 1);
-	assert_has(r.err, "holds none");
+	assert_has(r.err, "holds no source of the kind");
 	run_free(&r);
 	free(db);
 }
