@@ -8,6 +8,16 @@
  * yet; it is filled in rollback-journal mode, which writes appended pages
  * once instead of twice (WAL, then checkpoint), and switched to WAL when
  * closed.  Both modes keep a killed ingest from leaving a partial source.
+ * While it is being filled, readers are told so (they would block on its
+ * locks, or see no schema yet) and other ingests wait for it to end.
+ *
+ * Read-only connections (reports, memdb sql, sources) are locked down:
+ * an authorizer and SQLite's defensive settings let them read and use
+ * TEMP tables only.  They open a WAL database where nothing can be
+ * written (no -shm can be made) as immutable, when no -wal or -shm exists.
+ *
+ * Waiting: a busy connection retries for up to 10 minutes, and after a
+ * second tells the CLI's hook once what it waits for.
  */
 #include <errno.h>
 #include <fcntl.h>
