@@ -682,6 +682,7 @@ static void test_exit_codes(void **state)
 		{ 1, "symbolize -d @NODB --kallsyms /dev/null" },
 		{ 2, "check" }, { 2, "check --bogus" },
 		{ 1, "check /nonexistent" },
+		{ 2, "record --bogus" }, { 2, "record --duration x" },
 	};
 	struct run r;
 
