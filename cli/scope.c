@@ -183,15 +183,16 @@ static const struct {
 
 unsigned cli_scope_kinds(const char *list)
 {
+	size_t len = list ? strcspn(list, "\n") : 0;
 	unsigned mask = 0;
 
-	for (size_t i = 0; list && i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		size_t n = strlen(kinds[i].name);
+	/* the value ends at a newline: it may be a header line in place */
+	for (size_t at = 0; at < len; at += strcspn(list + at, "|\n") + 1) {
+		size_t w = strcspn(list + at, "| \t\r\n");
 
-		for (const char *p = list; p; p = strchr(p, '|'),
-		     p = p ? p + 1 : NULL)
-			if (!strncmp(p, kinds[i].name, n) &&
-			    (p[n] == '|' || !p[n] || p[n] == ' '))
+		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+			if (w == strlen(kinds[i].name) &&
+			    !strncmp(list + at, kinds[i].name, w))
 				mask |= kinds[i].bit;
 	}
 	return mask ? mask : SCOPE_ANY;

@@ -20,8 +20,8 @@ enum {
 	SCOPE_ANY = 7,
 };
 
-/* The kinds a "-- source:" value ("trace", "tags|zones") names; NULL or
- * nothing known: any. */
+/* The kinds a "-- source:" value ("trace", "tags|zones", up to the end
+ * of its line) names; NULL or nothing known: any. */
 unsigned cli_scope_kinds(const char *list);
 
 /*
