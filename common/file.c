@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* File access wrappers; see file.h. */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +14,279 @@
 
 #include "file.h"
 
+/*
+ * ---- mapped files that shrink -------------------------------------------
+ *
+ * Reading a page of a mapping past the end of a file that was truncated
+ * after mmap(2) raises SIGBUS.  Every mapping mdb_map_file() makes is
+ * watched: the SIGBUS handler replaces the rest of such a mapping by zero
+ * pages (so the reader runs on, reading zeros, and nothing is unwound) and
+ * records the fault; mdb_map_check() then turns it into an error naming
+ * the file.  The table is read by the handler without a lock: a slot is
+ * published by storing its start last and retired by clearing it first;
+ * chunks are never freed.
+ */
+#define WATCH_SLOTS 64
+
+struct watch_slot {
+	_Atomic uintptr_t start, end; /* start 0: a free slot */
+	_Atomic uintptr_t fault;      /* first faulting address, 0: none */
+	char *path;                   /* under watch_mu only */
+};
+
+struct watch_chunk {
+	struct watch_slot slot[WATCH_SLOTS];
+	struct watch_chunk *_Atomic next;
+};
+
+static struct watch_chunk watch_first;
+static pthread_mutex_t watch_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct sigaction watch_old;
+static int watch_installed;  /* once: watch_old is what was there */
+static uintptr_t watch_page;
+static atomic_int watch_faults;
+static char *fault_path;   /* a faulted mapping already unmapped */
+static uintptr_t fault_off;
+
+/* Zero pages over [@addr's page, @end) of a watched mapping. */
+static int watch_patch(uintptr_t addr, uintptr_t end)
+{
+	uintptr_t page = addr & ~(watch_page - 1);
+	uintptr_t stop = (end + watch_page - 1) & ~(watch_page - 1);
+
+	return mmap((void *)page, stop - page, PROT_READ,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+	       MAP_FAILED ? -1 : 0;
+}
+
+/* The slot whose mapping holds @addr, or NULL. */
+static struct watch_slot *watch_find(uintptr_t addr)
+{
+	for (struct watch_chunk *c = &watch_first; c; c = atomic_load(&c->next))
+		for (int i = 0; i < WATCH_SLOTS; i++) {
+			struct watch_slot *s = &c->slot[i];
+			uintptr_t start = atomic_load(&s->start);
+
+			if (start && addr >= start &&
+			    addr < atomic_load(&s->end) &&
+			    atomic_load(&s->start) == start)
+				return s;
+		}
+	return NULL;
+}
+
+static void watch_handler(int sig, siginfo_t *si, void *uc)
+{
+	uintptr_t addr = (uintptr_t)si->si_addr, none = 0;
+	struct watch_slot *s = watch_find(addr);
+
+	if (s && watch_patch(addr, atomic_load(&s->end)) == 0) {
+		atomic_compare_exchange_strong(&s->fault, &none, addr);
+		atomic_fetch_add(&watch_faults, 1);
+		return;
+	}
+	/* not ours: what was there before decides */
+	if ((watch_old.sa_flags & SA_SIGINFO) && watch_old.sa_sigaction) {
+		watch_old.sa_sigaction(sig, si, uc);
+	} else if (watch_old.sa_handler != SIG_DFL &&
+		   watch_old.sa_handler != SIG_IGN) {
+		watch_old.sa_handler(sig);
+	} else {
+		/* the fault repeats on return, under the default action */
+		signal(SIGBUS, SIG_DFL);
+	}
+}
+
+/* Install the handler, again when someone replaced it since. */
+static int watch_install(void)
+{
+	struct sigaction sa, cur;
+
+	if (watch_installed && sigaction(SIGBUS, NULL, &cur) == 0 &&
+	    (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == watch_handler)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = watch_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	watch_page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	if (sigaction(SIGBUS, &sa, watch_installed ? NULL : &watch_old) < 0)
+		return -1;
+	watch_installed = 1;
+	return 0;
+}
+
+/* A free slot, a new chunk's when all are taken; NULL on ENOMEM. */
+static struct watch_slot *watch_free_slot(void)
+{
+	struct watch_chunk *c = &watch_first, *n;
+
+	for (;;) {
+		for (int i = 0; i < WATCH_SLOTS; i++)
+			if (!atomic_load(&c->slot[i].start) &&
+			    !c->slot[i].path)
+				return &c->slot[i];
+		n = atomic_load(&c->next);
+		if (!n)
+			break;
+		c = n;
+	}
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	atomic_store(&c->next, n);
+	return &n->slot[0];
+}
+
+static int map_watch(const void *p, size_t len, const char *path)
+{
+	struct watch_slot *s;
+	int ret = -1;
+
+	pthread_mutex_lock(&watch_mu);
+	if (watch_install() == 0 && (s = watch_free_slot()) &&
+	    (s->path = strdup(path))) {
+		atomic_store(&s->fault, 0);
+		atomic_store(&s->end, (uintptr_t)p + len);
+		atomic_store(&s->start, (uintptr_t)p);
+		ret = 0;
+	}
+	pthread_mutex_unlock(&watch_mu);
+	return ret;
+}
+
+static void map_unwatch(const void *p)
+{
+	struct watch_slot *s;
+
+	pthread_mutex_lock(&watch_mu);
+	s = watch_find((uintptr_t)p);
+	if (s && atomic_load(&s->start) == (uintptr_t)p) {
+		uintptr_t fault = atomic_load(&s->fault);
+
+		atomic_store(&s->start, 0);
+		atomic_store(&s->end, 0);
+		if (fault && !fault_path) {
+			fault_path = s->path;
+			fault_off = (fault - (uintptr_t)p) & ~(watch_page - 1);
+		} else {
+			free(s->path);
+		}
+		s->path = NULL;
+	}
+	pthread_mutex_unlock(&watch_mu);
+}
+
+/* The first recorded fault: its file (malloc'ed) and page offset. */
+static char *watch_take_fault(uintptr_t *off)
+{
+	char *path = NULL;
+
+	for (struct watch_chunk *c = &watch_first; c && !path;
+	     c = atomic_load(&c->next))
+		for (int i = 0; i < WATCH_SLOTS && !path; i++) {
+			struct watch_slot *s = &c->slot[i];
+			uintptr_t f = atomic_exchange(&s->fault, 0);
+
+			if (f && s->path) {
+				path = strdup(s->path);
+				*off = (f - atomic_load(&s->start)) &
+				       ~(watch_page - 1);
+			}
+		}
+	if (!path && fault_path) {
+		path = fault_path;
+		*off = fault_off;
+		fault_path = NULL;
+	}
+	return path;
+}
+
+int mdb_map_check(int ret, struct mdb_error *e)
+{
+	uintptr_t off = 0;
+	char *path;
+
+	if (!atomic_load(&watch_faults))
+		return ret;
+	pthread_mutex_lock(&watch_mu);
+	atomic_store(&watch_faults, 0);
+	path = watch_take_fault(&off);
+	free(fault_path);
+	fault_path = NULL;
+	pthread_mutex_unlock(&watch_mu);
+	mdb_error_set(e, MDB_E_IO, path ? path : "", (int64_t)off, -1, NULL);
+	mdb_error_msg(e, "the file shrank while memdb read it");
+	mdb_error_hint(e, "another program truncated or rewrote it: ingest "
+			  "a copy nothing writes to; the database is "
+			  "unchanged");
+	free(path);
+	return -MDB_E_IO;
+}
+
+/* What @st is when it is not a regular file, for a message. */
+static const char *file_kind(const struct stat *st)
+{
+	if (S_ISDIR(st->st_mode))
+		return "a directory";
+	if (S_ISFIFO(st->st_mode))
+		return "a FIFO (named pipe)";
+	if (S_ISSOCK(st->st_mode))
+		return "a socket";
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+		return "a device";
+	return NULL;
+}
+
+int mdb_file_kind_error(const char *path, const struct stat *st,
+			struct mdb_error *e)
+{
+	const char *kind = file_kind(st);
+
+	mdb_error_set(e, MDB_E_IO, path, -1, -1, NULL);
+	if (kind)
+		mdb_error_msg(e, "%s, not a regular file", kind);
+	else
+		mdb_error_msg(e, "not a regular file");
+	if (S_ISFIFO(st->st_mode))
+		mdb_error_hint(e, "memdb reads files, not streams: save the "
+				  "stream to a file first");
+	return -MDB_E_IO;
+}
+
+/*
+ * Open @path for reading only when it is a regular file: the type is
+ * checked before open(2) (a FIFO without a writer blocks the opener
+ * forever) and again on the descriptor, which O_NONBLOCK keeps from
+ * blocking should the path change in between.
+ */
+int mdb_open_regular(const char *path, struct stat *st, struct mdb_error *e)
+{
+	int fd;
+
+	if (stat(path, st) < 0)
+		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
+				     strerror(errno));
+	if (!S_ISREG(st->st_mode))
+		return mdb_file_kind_error(path, st, e);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
+				     strerror(errno));
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		int err = errno;
+
+		if (S_ISREG(st->st_mode))
+			mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
+				      strerror(err));
+		else
+			mdb_file_kind_error(path, st, e);
+		close(fd);
+		return -MDB_E_IO;
+	}
+	return fd;
+}
+
 int mdb_map_file(const char *path, struct mdb_map *m, struct mdb_error *e)
 {
 	struct stat st;
@@ -18,23 +294,9 @@ int mdb_map_file(const char *path, struct mdb_map *m, struct mdb_error *e)
 	int fd;
 
 	memset(m, 0, sizeof(*m));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = mdb_open_regular(path, &st, e);
 	if (fd < 0)
-		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
-				     strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		int err = errno;
-
-		close(fd);
-		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
-				     strerror(err));
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		mdb_error_set(e, MDB_E_IO, path, -1, -1, NULL);
-		mdb_error_msg(e, "not a regular file");
-		return -MDB_E_IO;
-	}
+		return fd;
 	if (st.st_size == 0) {
 		close(fd);
 		return 0;
@@ -49,6 +311,10 @@ int mdb_map_file(const char *path, struct mdb_map *m, struct mdb_error *e)
 	if (p == MAP_FAILED)
 		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "mmap: %s",
 				     strerror(errno));
+	if (map_watch(p, (size_t)st.st_size, path) < 0) {
+		munmap(p, (size_t)st.st_size);
+		return mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
+	}
 	madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
 	m->data = p;
 	m->len = (size_t)st.st_size;
@@ -71,8 +337,10 @@ void mdb_map_done(struct mdb_map *m, size_t upto)
 
 void mdb_unmap(struct mdb_map *m)
 {
-	if (m->mapped && m->data)
+	if (m->mapped && m->data) {
+		map_unwatch(m->data);
 		munmap((void *)m->data, m->len);
+	}
 	else
 		free((void *)m->data);
 	memset(m, 0, sizeof(*m));
@@ -81,15 +349,21 @@ void mdb_unmap(struct mdb_map *m)
 int mdb_read_small(const char *path, size_t max, char **out, size_t *len,
 		   struct mdb_error *e)
 {
+	struct stat st;
 	FILE *f;
 	char *buf;
 	size_t n;
+	int fd;
 
 	*out = NULL;
-	f = fopen(path, "rb");
-	if (!f)
-		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
-				     strerror(errno));
+	fd = mdb_open_regular(path, &st, e);
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "rb");
+	if (!f) {
+		close(fd);
+		return mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
+	}
 	buf = malloc(max + 1);
 	if (!buf) {
 		fclose(f);

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "error.h"
 
@@ -17,9 +18,35 @@ struct mdb_map {
 	int mapped;          /* 1 when data comes from mmap(2) */
 };
 
-/* Map @path read-only (empty files give data NULL, len 0). */
+/*
+ * Map @path read-only (empty files give data NULL, len 0).  Only a
+ * regular file is mapped: a FIFO, device or socket is refused without
+ * being opened.
+ */
 int mdb_map_file(const char *path, struct mdb_map *m, struct mdb_error *e);
 void mdb_unmap(struct mdb_map *m);
+
+/*
+ * A file mapped by mdb_map_file() that shrinks while it is read does not
+ * kill the process (SIGBUS): the pages past its new end read as zeros and
+ * the fault is recorded.  Call after reading: returns @ret when no mapped
+ * file shrank since the last call, else -MDB_E_IO with @e naming the file
+ * and the offset (page) where its bytes ended.  A caller that gets it
+ * must not keep what it read.
+ */
+int mdb_map_check(int ret, struct mdb_error *e);
+
+/*
+ * open(2) @path for reading when it is a regular file (checked before
+ * opening and on the descriptor, opened O_NONBLOCK: a FIFO never blocks),
+ * with *@st filled; returns the descriptor or a negative MDB_E_* with @e
+ * saying what the path is instead.
+ */
+int mdb_open_regular(const char *path, struct stat *st, struct mdb_error *e);
+
+/* The error for @path (of type @st) that is not a regular file. */
+int mdb_file_kind_error(const char *path, const struct stat *st,
+			struct mdb_error *e);
 
 /*
  * Tell the kernel bytes [0, @upto) of a mapping will not be read again, so

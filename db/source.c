@@ -128,6 +128,7 @@ static int write_attachments(struct mdb_db *db, int64_t source_id,
 					   "cannot write to database");
 		sqlite3_reset(st);
 		mdb_unmap(&map);
+		ret = mdb_map_check(ret, e); /* shrank while stored */
 	}
 	sqlite3_finalize(st);
 	return ret;

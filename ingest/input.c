@@ -576,8 +576,17 @@ int mdb_input_open(const char *path, const struct mdb_ingest_opts *o,
 	if (stat(path, &st) < 0)
 		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
 				     strerror(errno));
+	/* never open(2) a FIFO, socket or device: a FIFO blocks */
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return mdb_file_kind_error(path, &st, e);
 	ret = o->format ? open_forced(path, o, &st, in, e) :
 			  detect(path, o, &st, in, e);
+	/* probes and hashes read the mapping: did the file shrink? */
+	ret = mdb_map_check(ret, e);
+	if (ret < 0 && *in) {
+		mdb_input_close(*in);
+		*in = NULL;
+	}
 	if (ret == 0)
 		(*in)->meta.mtime = (int64_t)st.st_mtime;
 	return ret;
@@ -673,7 +682,7 @@ int mdb_input_decode(struct mdb_input *in, const struct mdb_sink *sink,
 		mdb_error_msg(e, "a snapshot, not a trace");
 		return -MDB_E_INVAL;
 	}
-	return in->ops->decode(in, sink, st, e);
+	return mdb_map_check(in->ops->decode(in, sink, st, e), e);
 }
 
 int mdb_input_decode_snap(struct mdb_input *in,
@@ -686,7 +695,7 @@ int mdb_input_decode_snap(struct mdb_input *in,
 		mdb_error_msg(e, "a trace, not a snapshot");
 		return -MDB_E_INVAL;
 	}
-	return in->ops->decode_snap(in, sink, info, e);
+	return mdb_map_check(in->ops->decode_snap(in, sink, info, e), e);
 }
 
 void mdb_input_close(struct mdb_input *in)

@@ -239,7 +239,8 @@ int kallsyms_parse(struct kallsyms *k, const void *buf, size_t len,
 		p = nl ? nl + 1 : end;
 		if (r == 0)
 			continue;
-		if (r < 0 || memchr(name, '\0', nlen) ||
+		/* a last line without its newline may hold a cut name */
+		if (r < 0 || !nl || memchr(name, '\0', nlen) ||
 		    (mod && memchr(mod, '\0', mlen))) {
 			k->malformed++;
 			if (k->first_bad_line < 0)

@@ -19,6 +19,7 @@ void mdb_lines_init(struct mdb_lines *l, const void *buf, size_t len)
 	l->p = buf;
 	l->end = len ? l->p + len : l->p; /* an empty mapping is NULL */
 	l->no = 0;
+	l->cut = 0;
 }
 
 int mdb_lines_next(struct mdb_lines *l, struct mdb_str *s)
@@ -31,6 +32,7 @@ int mdb_lines_next(struct mdb_lines *l, struct mdb_str *s)
 	s->p = l->p;
 	s->len = (size_t)((nl ? nl : l->end) - l->p);
 	l->p = nl ? nl + 1 : l->end;
+	l->cut = !nl;
 	l->no++;
 	if (s->len && s->p[s->len - 1] == '\r')
 		s->len--;

@@ -17,6 +17,7 @@
 struct mdb_lines {
 	const char *p, *end;
 	int64_t no;   /* 1-based number of the line last returned */
+	int cut;      /* that line ended the input without its '\n' */
 };
 
 void mdb_lines_init(struct mdb_lines *l, const void *buf, size_t len);
@@ -24,8 +25,17 @@ void mdb_lines_init(struct mdb_lines *l, const void *buf, size_t len);
 /*
  * The next line, without its '\n' (nor a '\r' before it).  Returns 1 with
  * *@s set, 0 at the end of the input.
+ *
+ * A last line without its '\n' sets @l->cut: the file was cut short
+ * (`head -c`, a copy of a file being written) and the line's last field
+ * may be a prefix of what was printed ("ptr=0xfff", "__dma_direct_alloc_pag",
+ * size "5" of "512").  Every text format ends its lines with '\n', so the
+ * decoders take such a line, unless blank, as malformed (MDB_CUT_WHAT).
  */
 int mdb_lines_next(struct mdb_lines *l, struct mdb_str *s);
+
+/* What a cut last line lacks, for "expected=" in messages. */
+#define MDB_CUT_WHAT "a newline at the end (the file is cut short)"
 
 /*
  * The first line of @buf that is not blank, at most @max lines (and 64

@@ -131,6 +131,11 @@ static int snapshot(struct ctx *c, const char *path, const char *name,
 			memcpy(data, m.data, m.len);
 		*len = m.len;
 		mdb_unmap(&m);
+		ret = mdb_map_check(0, c->e);
+		if (ret < 0) {
+			free(data);
+			return ret;
+		}
 		snprintf(label, lsize, "%s", path);
 		*buf = data;
 		return 1;

@@ -127,6 +127,16 @@ static int bad_line(struct mdb_error *e, const char *name, int64_t no,
 	return -MDB_E_CORRUPT;
 }
 
+/* A line that parses but ends the file without its newline: the last
+ * field may be cut short (text.h). */
+static int cut_line(struct mdb_error *e, const char *name, int64_t no,
+		    struct mdb_str s)
+{
+	struct line_error le = { .expected = MDB_CUT_WHAT, .got = s };
+
+	return bad_line(e, name, no, &le);
+}
+
 static const struct mdb_version_rule version_rule = {
 	ALLOCINFO_HEADER, "allocinfo", 0, 1, 2, "1.x,2.x",
 };
@@ -165,11 +175,15 @@ int mdb_allocinfo_decode(const void *buf, size_t len, const char *name,
 						 sizeof(info->version), e);
 			if (ret < 0)
 				return ret;
+			if (l.cut)
+				return cut_line(e, name, l.no, s);
 			continue;
 		}
 		seen_data = 1;
 		if (parse_line(s, &t, &le) < 0)
 			return bad_line(e, name, l.no, &le);
+		if (l.cut)
+			return cut_line(e, name, l.no, s);
 		t.line = l.no;
 		info->tags++;
 		info->approx += t.approx;

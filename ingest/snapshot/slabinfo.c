@@ -133,16 +133,23 @@ int mdb_slabinfo_decode(const void *buf, size_t len, const char *name,
 						 sizeof(info->version), e);
 			if (ret < 0)
 				return ret;
+			if (l.cut)
+				goto cut;
 			continue;
 		}
 		if (parse_row(s, &z, &what, &got) < 0)
 			goto bad;
+		if (l.cut)
+			goto cut;
 		z.line = l.no;
 		info->zones++;
 		ret = sink->zone(sink->ctx, &z);
 		if (ret < 0)
 			return ret;
 		continue;
+cut:
+		what = MDB_CUT_WHAT;
+		got = s;
 bad:
 		mdb_error_set(e, MDB_E_CORRUPT, name, -1, l.no,
 			      "expected=%s got='%s'", what,

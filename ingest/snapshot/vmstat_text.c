@@ -20,8 +20,10 @@
  * the size list is a comma list and may be empty.
  *
  * Without a header line (a pasted excerpt) the first row's shape picks the
- * layout: -z rows by their colon and comma list, -m rows by the KiB
- * column.  A file may hold both sections (vmstat -m -z).  Humanized
+ * layout: -z rows by their colon and comma list; -m rows by a HighUse
+ * column of "-" (vmstat never printed anything else there, and a number
+ * in its place is the Requests column of the next layout), else by the
+ * KiB column ("44K"), else plain numbers are the newest layout's bytes.  A file may hold both sections (vmstat -m -z).  Humanized
  * numbers ("12K", "3.4M") are read and mark the row approximate; so do
  * -m's KiB figures, which vmstat rounds up.
  */
@@ -39,6 +41,7 @@ enum col {
 	C_KIB,   /* -m MemUse: KiB with a 'K' unit */
 	C_BYTES, /* -m Memory: bytes */
 	C_HIGH,  /* -m HighUse: always "-" */
+	C_DASH,  /* HighUse in a headerless row: "-" only */
 };
 
 struct layout {
@@ -78,6 +81,11 @@ static const struct layout m_high = { MDB_ZONE_MALLOC, 4,
 	{ C_USED, C_KIB, C_HIGH, C_REQ } };
 static const struct layout m_kib = { MDB_ZONE_MALLOC, 3,
 	{ C_USED, C_KIB, C_REQ } };
+static const struct layout m_bytes = { MDB_ZONE_MALLOC, 3,
+	{ C_USED, C_BYTES, C_REQ } };
+/* what a headerless row must show to be of the HighUse layout */
+static const struct layout m_high_guess = { MDB_ZONE_MALLOC, 4,
+	{ C_USED, C_KIB, C_DASH, C_REQ } };
 
 /*
  * A header line: "ITEM ..." (-z) or "Type ... Size(s)" (-m).  Returns 1
@@ -158,6 +166,8 @@ static int set_col(struct mdb_zone *z, enum col c, struct mdb_str t)
 
 	if (c == C_HIGH)
 		return mdb_str_is(t, "-") || mdb_is_number(t) ? 0 : -1;
+	if (c == C_DASH)
+		return mdb_str_is(t, "-") ? 0 : -1;
 	if (c == C_KIB) {
 		/* "%5juK": vmstat rounds bytes up to KiB */
 		if (t.len < 2 || t.p[t.len - 1] != 'K')
@@ -304,12 +314,16 @@ static int guess_row(struct mdb_str s, struct layout *lo)
 		*lo = *pick;
 		return SEC_Z;
 	}
-	if (parse_m_row(s, &m_high, &z, &what, &got) == 0) {
+	if (parse_m_row(s, &m_high_guess, &z, &what, &got) == 0) {
 		*lo = m_high;
 		return SEC_M;
 	}
 	if (parse_m_row(s, &m_kib, &z, &what, &got) == 0) {
 		*lo = m_kib;
+		return SEC_M;
+	}
+	if (parse_m_row(s, &m_bytes, &z, &what, &got) == 0) {
+		*lo = m_bytes;
 		return SEC_M;
 	}
 	return SEC_NONE;
@@ -385,6 +399,8 @@ static int vmstat_decode(const void *buf, size_t len, const char *name,
 				       "header word", got);
 		if (h > 0) {
 			sec = lo.kind == MDB_ZONE_UMA ? SEC_Z : SEC_M;
+			if (l.cut)
+				break;
 			continue;
 		}
 		if (sec == SEC_NONE) {
@@ -404,6 +420,8 @@ static int vmstat_decode(const void *buf, size_t len, const char *name,
 			ret = parse_m_row(s, &lo, &z, &what, &got);
 		if (ret < 0)
 			return bad_row(e, name, l.no, sec, what, got);
+		if (l.cut)
+			break;
 		z.line = l.no;
 		info->zones++;
 		info->approx += z.approx;
@@ -411,6 +429,11 @@ static int vmstat_decode(const void *buf, size_t len, const char *name,
 		if (ret < 0)
 			return ret;
 	}
+	/* a line that parses but ends the file without its newline: its
+	 * last field may be cut short (text.h) */
+	if (l.cut && !mdb_str_blank(s))
+		return bad_row(e, name, l.no, sec, MDB_CUT_WHAT,
+			       mdb_str_trim(s));
 	return info->zones ? 0 : mdb_snap_no_rows(e, name, info, "no vmstat rows");
 }
 

@@ -80,7 +80,8 @@ static const struct ft_event_def ft_events[] = {
 
 /* Why a line was rejected. */
 enum ft_bad { BAD_NOT_TRACE = 1, BAD_NO_EVENT, BAD_CUT_NAME, BAD_TS,
-	      BAD_NO_FIELD, BAD_VALUE, BAD_WIDTH, BAD_ORDER, BAD_PFN };
+	      BAD_NO_FIELD, BAD_VALUE, BAD_WIDTH, BAD_ORDER, BAD_PFN,
+	      BAD_CUT_LINE };
 
 /* One line, split. */
 struct ft_line {
@@ -991,6 +992,10 @@ static void describe_bad(const struct ft_dec *d, const struct ft_line *l,
 	case BAD_PFN:
 		snprintf(buf, len, "pfn out of range in %s event", ev);
 		break;
+	case BAD_CUT_LINE:
+		snprintf(buf, len, "last line without its newline: the file "
+			 "is cut short, the line may be too");
+		break;
 	}
 }
 
@@ -1094,6 +1099,12 @@ int ft_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 		p = nl ? nl + 1 : end;
 		if (k == FT_EVENT && build_event(&d, &l, line, &ev))
 			k = FT_BAD;
+		if (!nl && k != FT_BLANK && k != FT_HEADER && k != FT_BAD) {
+			/* its last field may be a prefix of what was
+			 * printed: never an event */
+			k = FT_BAD;
+			l.bad = BAD_CUT_LINE;
+		}
 		switch (k) {
 		case FT_EVENT:
 			ret = sink->event(sink->ctx, &ev);
