@@ -127,21 +127,24 @@ deps:
 
 # The test suite: every tests/test_*.c is a cmocka program.  They find the
 # binaries and data through the environment.
+# The counts go to $(BUILD)/test-summary; the last line is
+# "BUILD: N passed, N failed".
 test: all $(TESTS)
-	@set -e; fail=0; \
-	for t in $(TESTS); do \
-		echo "== $$t"; \
-		MEMDB=$(abspath $(MEMDB)) KTGEN=$(abspath $(BUILD)/ktgen) \
-		MKMEMSTAT=$(abspath $(BUILD)/mkmemstat) \
-		TESTDATA=$(abspath testdata) TESTS_DIR=$(abspath tests) \
-		TEST_TMP=$(abspath $(BUILD)/tmp) \
-		$$t || fail=1; \
-	done; \
-	exit $$fail
+	@MEMDB=$(abspath $(MEMDB)) KTGEN=$(abspath $(BUILD)/ktgen) \
+	MKMEMSTAT=$(abspath $(BUILD)/mkmemstat) \
+	TESTDATA=$(abspath testdata) TESTS_DIR=$(abspath tests) \
+	TEST_TMP=$(abspath $(BUILD)/tmp) \
+	sh tools/runtests.sh $(BUILD)/test-summary "$(BUILD)" $(TESTS)
 
+# Both passes run whatever the first gives; the last line is the whole
+# run's "N passed, N failed".
 check: deps
-	$(MAKE) test
-	$(MAKE) BUILD=build-san SAN=1 test
+	@rm -f $(BUILD)/test-summary build-san/test-summary; st=0; \
+	$(MAKE) test || st=1; \
+	$(MAKE) BUILD=build-san SAN=1 test || st=1; \
+	sh tools/runtests.sh --total $(BUILD)/test-summary \
+		build-san/test-summary || st=1; \
+	exit $$st
 
 demo: deps
 	$(MAKE) all

@@ -59,6 +59,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,26 @@ static uint64_t rnd(struct gen *g)
 static uint64_t rndn(struct gen *g, uint64_t n)
 {
 	return n ? rnd(g) % n : 0;
+}
+
+/* printf into a new malloc'ed string (no path length limit), freeing
+ * @old. */
+static char *xfmt(char *old, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static char *xfmt(char *old, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	free(old);
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0) {
+		fprintf(stderr, "out of memory\n");
+		exit(1);
+	}
+	va_end(ap);
+	return s;
 }
 
 static void die(const char *msg)
@@ -908,10 +929,11 @@ int main(int argc, char **argv)
 	if (!g.cpu || !leak_count_by_site || !leak_bytes_by_site)
 		die("out of memory");
 	for (int i = 0; i < g.ncpus && g.fmt == OUT_RELAY; i++) {
-		char path[4096];
+		char *path = NULL;
 
-		snprintf(path, sizeof(path), "%s/cpu%d%s", dir, i, suffix);
+		path = xfmt(path, "%s/cpu%d%s", dir, i, suffix);
 		g.cpu[i] = fopen(path, "wb");
+		free(path);
 		if (!g.cpu[i])
 			die("cannot create a per-CPU file");
 		setvbuf(g.cpu[i], NULL, _IOFBF, 1 << 16);
@@ -977,20 +999,21 @@ int main(int argc, char **argv)
 	if (ksyms)
 		write_kallsyms(&g, ksyms);
 	if (g.fmt == OUT_RELAY) {
-		char path[4096];
+		char *path = NULL;
 		FILE *f;
 
-		snprintf(path, sizeof(path), "%s/abi_version", dir);
+		path = xfmt(path, "%s/abi_version", dir);
 		f = fopen(path, "w");
 		if (!f || fprintf(f, "%" PRId64 "\n", abi) < 0 || fclose(f))
 			die("cannot write abi_version");
 		if (overruns >= 0) {
-			snprintf(path, sizeof(path), "%s/total_overruns", dir);
+			path = xfmt(path, "%s/total_overruns", dir);
 			f = fopen(path, "w");
 			if (!f || fprintf(f, "%" PRId64 "\n", overruns) < 0 ||
 			    fclose(f))
 				die("cannot write total_overruns");
 		}
+		free(path);
 	}
 	if (manifest) {
 		FILE *f = fopen(manifest, "w");

@@ -12,6 +12,7 @@
  * Run `make fixtures` after changing this file and commit the result.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,26 @@ static const struct rec small[] = {
 	{ 16, 1, 1, 1, F1, P3, 0, 0, 0 },     /* kmem_cache_free of P3   */
 };
 
+/* printf into a new malloc'ed string (no path length limit), freeing
+ * @old. */
+static char *xfmt(char *old, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static char *xfmt(char *old, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	free(old);
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0) {
+		fprintf(stderr, "out of memory\n");
+		exit(1);
+	}
+	va_end(ap);
+	return s;
+}
+
 static void die(const char *what)
 {
 	fprintf(stderr, "mkfixtures: %s: %s\n", what, strerror(errno));
@@ -67,13 +88,14 @@ static void die(const char *what)
 
 static FILE *create(const char *dir, const char *name)
 {
-	char path[4096];
+	char *path = NULL;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	path = xfmt(path, "%s/%s", dir, name);
 	f = fopen(path, "wb");
 	if (!f)
 		die(path);
+	free(path);
 	return f;
 }
 
@@ -228,7 +250,7 @@ static void write_ktf_broken(const char *path, size_t tail, unsigned size)
 
 int main(int argc, char **argv)
 {
-	char d[4096];
+	char *d = NULL;
 	uint8_t b[64];
 	size_t n;
 	FILE *f;
@@ -237,19 +259,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: mkfixtures TESTDATA_DIR\n");
 		return 2;
 	}
-	snprintf(d, sizeof(d), "%s/succeed", argv[1]);
+	d = xfmt(d, "%s/succeed", argv[1]);
 	mkdirs(d);
-	snprintf(d, sizeof(d), "%s/fail", argv[1]);
+	d = xfmt(d, "%s/fail", argv[1]);
 	mkdirs(d);
 
-	snprintf(d, sizeof(d), "%s/succeed/kt-small-le", argv[1]);
+	d = xfmt(d, "%s/succeed/kt-small-le", argv[1]);
 	write_capture(d, small, sizeof(small) / sizeof(small[0]), 2,
 		      MDB_ORDER_LITTLE, ".out");
-	snprintf(d, sizeof(d), "%s/succeed/kt-small-be", argv[1]);
+	d = xfmt(d, "%s/succeed/kt-small-be", argv[1]);
 	write_capture(d, small, sizeof(small) / sizeof(small[0]), 2,
 		      MDB_ORDER_BIG, ".out");
 	/* the same, debugfs names, plus an idle CPU's empty file */
-	snprintf(d, sizeof(d), "%s/succeed/kt-small-idle-cpu", argv[1]);
+	d = xfmt(d, "%s/succeed/kt-small-idle-cpu", argv[1]);
 	write_capture(d, small, sizeof(small) / sizeof(small[0]), 3,
 		      MDB_ORDER_LITTLE, "");
 
@@ -263,7 +285,7 @@ int main(int argc, char **argv)
 			{ (int)0x80000001, 1, 1, 0, F1, P2, 0, 0, 0 },
 		};
 
-		snprintf(d, sizeof(d), "%s/succeed/kt-wrap", argv[1]);
+		d = xfmt(d, "%s/succeed/kt-wrap", argv[1]);
 		write_capture(d, wrap, 4, 2, MDB_ORDER_BIG, "");
 	}
 
@@ -285,7 +307,7 @@ int main(int argc, char **argv)
 		};
 
 		for (size_t i = 0; i < sizeof(ktf) / sizeof(ktf[0]); i++) {
-			snprintf(d, sizeof(d), "%s/succeed/%s", argv[1],
+			d = xfmt(d, "%s/succeed/%s", argv[1],
 				 ktf[i].name);
 			write_ktf(d, small, sizeof(small) / sizeof(small[0]),
 				  ktf[i].o, ktf[i].word, ktf[i].prefix);
@@ -295,10 +317,10 @@ int main(int argc, char **argv)
 	/* ---- failures: each dir has its expected message in NAME.err */
 
 	/* ftrace-era tracer file: five records, then 40 bytes of an ALLOC */
-	snprintf(d, sizeof(d), "%s/fail/ktf-truncated.bin", argv[1]);
+	d = xfmt(d, "%s/fail/ktf-truncated.bin", argv[1]);
 	write_ktf_broken(d, 40, 0);
 	/* ... or an ALLOC whose event_size (32) cannot hold it */
-	snprintf(d, sizeof(d), "%s/fail/ktf-short-alloc.bin", argv[1]);
+	d = xfmt(d, "%s/fail/ktf-short-alloc.bin", argv[1]);
 	write_ktf_broken(d, 32, 32);
 
 	/* ... or 300 good ALLOCs (more than detection walks), then one on
@@ -312,13 +334,13 @@ int main(int argc, char **argv)
 			many[i].ptr = P1 + (uint64_t)i * 64;
 		}
 		many[300].cpu = 0x7fffffff;
-		snprintf(d, sizeof(d), "%s/fail/ktf-cpu-out-of-range.bin",
+		d = xfmt(d, "%s/fail/ktf-cpu-out-of-range.bin",
 			 argv[1]);
 		write_ktf(d, many, 301, MDB_ORDER_LITTLE, 8, 0);
 	}
 
 	/* a complete ALLOC, then 20 bytes of the next record */
-	snprintf(d, sizeof(d), "%s/fail/truncated-record", argv[1]);
+	d = xfmt(d, "%s/fail/truncated-record", argv[1]);
 	mkdirs(d);
 	f = create(d, "cpu0");
 	n = encode(b, &small[0], MDB_ORDER_LITTLE, 0);
@@ -330,7 +352,7 @@ int main(int argc, char **argv)
 	text(d, "abi_version", "1\n");
 
 	/* a good record, then one whose event_size (16) is below 24 */
-	snprintf(d, sizeof(d), "%s/fail/event-size-too-small", argv[1]);
+	d = xfmt(d, "%s/fail/event-size-too-small", argv[1]);
 	mkdirs(d);
 	f = create(d, "cpu0");
 	n = encode(b, &small[0], MDB_ORDER_LITTLE, 0);
@@ -341,7 +363,7 @@ int main(int argc, char **argv)
 		die("event-size-too-small");
 
 	/* an ALLOC whose event_size (24) has no room for its fields */
-	snprintf(d, sizeof(d), "%s/fail/alloc-too-short", argv[1]);
+	d = xfmt(d, "%s/fail/alloc-too-short", argv[1]);
 	mkdirs(d);
 	f = create(d, "cpu0");
 	n = encode(b, &small[0], MDB_ORDER_LITTLE, 0);
@@ -352,30 +374,31 @@ int main(int argc, char **argv)
 		die("alloc-too-short");
 
 	/* a capture from a kernel with an ABI memdb does not know */
-	snprintf(d, sizeof(d), "%s/fail/abi-version-2", argv[1]);
+	d = xfmt(d, "%s/fail/abi-version-2", argv[1]);
 	write_capture(d, small, 4, 1, MDB_ORDER_LITTLE, "");
 	text(d, "abi_version", "2\n");
 
 	/* not kmemtrace at all */
-	snprintf(d, sizeof(d), "%s/fail/not-kmemtrace", argv[1]);
+	d = xfmt(d, "%s/fail/not-kmemtrace", argv[1]);
 	mkdirs(d);
 	text(d, "cpu0", "This is a text file, not a kmemtrace capture.\n"
 			"It is long enough to hold a record header.\n");
 
 	/* a lone empty per-CPU file */
-	snprintf(d, sizeof(d), "%s/fail", argv[1]);
+	d = xfmt(d, "%s/fail", argv[1]);
 	text(d, "empty-cpu0.out", "");
 
 	/* a capture directory whose per-CPU files are all empty */
-	snprintf(d, sizeof(d), "%s/fail/all-cpus-idle", argv[1]);
+	d = xfmt(d, "%s/fail/all-cpus-idle", argv[1]);
 	mkdirs(d);
 	text(d, "cpu0", "");
 	text(d, "cpu1", "");
 	text(d, "abi_version", "1\n");
 
 	/* a total_overruns that is not a number */
-	snprintf(d, sizeof(d), "%s/fail/bad-overruns", argv[1]);
+	d = xfmt(d, "%s/fail/bad-overruns", argv[1]);
 	write_capture(d, small, 4, 1, MDB_ORDER_LITTLE, "");
 	text(d, "total_overruns", "lots\n");
+	free(d);
 	return 0;
 }

@@ -25,6 +25,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,26 @@ struct opts {
 	int wrap;
 	long cut; /* >= 0: write only this many bytes */
 };
+
+/* printf into a new malloc'ed string (no path length limit), freeing
+ * @old. */
+static char *xfmt(char *old, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static char *xfmt(char *old, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	free(old);
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0) {
+		fprintf(stderr, "out of memory\n");
+		exit(1);
+	}
+	va_end(ap);
+	return s;
+}
 
 static void die(const char *what)
 {
@@ -405,69 +426,70 @@ static void mkdirs(const char *dir)
 static void fixtures(const char *top)
 {
 	static const uint32_t cpus[] = { 1, 4 };
-	char dir[4096], path[4200];
+	char *dir = NULL, *path = NULL;
 	struct opts o = { MDB_ORDER_LITTLE, 1, 1, 0, NULL, 0, -1 };
 
-	snprintf(dir, sizeof(dir), "%s/succeed/memstat", top);
+	dir = xfmt(dir, "%s/succeed/memstat", top);
 	mkdirs(dir);
 	for (int b = 0; b < 2; b++) {
 		o.order = b ? MDB_ORDER_BIG : MDB_ORDER_LITTLE;
 		for (size_t c = 0; c < sizeof(cpus) / sizeof(cpus[0]); c++) {
 			o.maxcpus = cpus[c];
-			snprintf(path, sizeof(path), "%s/zone_stats-%s-%u.bin",
+			path = xfmt(path, "%s/zone_stats-%s-%u.bin",
 				 dir, b ? "be" : "le", cpus[c]);
 			write_one("zone-stats", path, &o);
-			snprintf(path, sizeof(path),
-				 "%s/malloc_stats-%s-%u.bin", dir,
+			path = xfmt(path, "%s/malloc_stats-%s-%u.bin", dir,
 				 b ? "be" : "le", cpus[c]);
 			write_one("malloc-stats", path, &o);
 		}
 	}
 	o.order = MDB_ORDER_LITTLE;
 	o.maxcpus = 4;
-	snprintf(path, sizeof(path), "%s/vmstat-z.txt", dir);
+	path = xfmt(path, "%s/vmstat-z.txt", dir);
 	write_one("vmstat-z", path, &o);
 	o.header = "failsleep";
-	snprintf(path, sizeof(path), "%s/vmstat-z-failsleep.txt", dir);
+	path = xfmt(path, "%s/vmstat-z-failsleep.txt", dir);
 	write_one("vmstat-z", path, &o);
 	o.header = "noxdomain";
-	snprintf(path, sizeof(path), "%s/vmstat-z-noxdomain.txt", dir);
+	path = xfmt(path, "%s/vmstat-z-noxdomain.txt", dir);
 	write_one("vmstat-z", path, &o);
 	o.header = NULL;
-	snprintf(path, sizeof(path), "%s/vmstat-z.json", dir);
+	path = xfmt(path, "%s/vmstat-z.json", dir);
 	write_one("vmstat-z-json", path, &o);
 	o.wrap = 1;
-	snprintf(path, sizeof(path), "%s/vmstat-z-v2.json", dir);
+	path = xfmt(path, "%s/vmstat-z-v2.json", dir);
 	write_one("vmstat-z-json", path, &o);
 	o.wrap = 0;
-	snprintf(path, sizeof(path), "%s/vmstat-m.txt", dir);
+	path = xfmt(path, "%s/vmstat-m.txt", dir);
 	write_one("vmstat-m", path, &o);
 	o.header = "highuse";
-	snprintf(path, sizeof(path), "%s/vmstat-m-highuse.txt", dir);
+	path = xfmt(path, "%s/vmstat-m-highuse.txt", dir);
 	write_one("vmstat-m", path, &o);
 	o.header = NULL;
-	snprintf(path, sizeof(path), "%s/vmstat-m.json", dir);
+	path = xfmt(path, "%s/vmstat-m.json", dir);
 	write_one("vmstat-m-json", path, &o);
 
 	/* failures: each has its expected message in NAME.err */
-	snprintf(dir, sizeof(dir), "%s/fail", top);
+	dir = xfmt(dir, "%s/fail", top);
 	mkdirs(dir);
 	o.maxcpus = 2;
 	/* the second zone record cut short: 16 + 248 + 100 bytes */
 	o.cut = 16 + 248 + 100;
-	snprintf(path, sizeof(path), "%s/memstat-truncated.bin", dir);
+	path = xfmt(path, "%s/memstat-truncated.bin", dir);
 	write_one("zone-stats", path, &o);
 	/* a header counting 20 records over the 8 written */
 	o.cut = -1;
 	o.count = 20;
-	snprintf(path, sizeof(path), "%s/memstat-count-too-large.bin", dir);
+	path = xfmt(path, "%s/memstat-count-too-large.bin", dir);
 	write_one("zone-stats", path, &o);
 	/* a stream version memdb does not know, big-endian */
 	o.count = 0;
 	o.version = 2;
 	o.order = MDB_ORDER_BIG;
-	snprintf(path, sizeof(path), "%s/memstat-version-2.bin", dir);
+	path = xfmt(path, "%s/memstat-version-2.bin", dir);
 	write_one("malloc-stats", path, &o);
+	free(path);
+	free(dir);
 }
 
 int main(int argc, char **argv)

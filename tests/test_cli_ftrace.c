@@ -48,19 +48,19 @@ static char *out_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static char *out_of(const char *fmt, ...)
 {
-	char cmd[8192];
 	struct run r;
 	va_list ap;
-	char *s;
+	char *s, *cmd;
 
 	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	cmd = vstrf(fmt, ap);
 	va_end(ap);
 	run(&r, "%s", cmd);
 	if (r.status)
 		fail_msg("%s: status %d: %s", cmd, r.status, r.err);
 	s = strdup(r.out);
 	run_free(&r);
+	free(cmd);
 	return s;
 }
 
@@ -333,14 +333,12 @@ static void check_readme_figures(const char *db)
 static void test_real_text(void **state)
 {
 	char *dir = path_in(tmp, "real"), *db, *t, *s_bin, *s_text;
-	char args[1200];
 
 	(void)state;
 	unpack_real(dir);
 
 	db = fresh_db(tmp, "real-text.db");
-	snprintf(args, sizeof(args), "'%s/ftrace.txt'", dir);
-	ingest_ok(db, "%s", args);
+	ingest_ok(db, "'%s/ftrace.txt'", dir);
 	check_readme_figures(db);
 	t = db_text(db, "SELECT format, records, events, unknown, malformed, "
 			"lost_events, ncpus, word_size, hashed_ptrs, first_seq, "
@@ -351,22 +349,18 @@ static void test_real_text(void **state)
 	free(db);
 
 	db = fresh_db(tmp, "real-hashed.db");
-	snprintf(args, sizeof(args), "'%s/hashed.txt'", dir);
-	ingest_ok(db, "%s", args);
+	ingest_ok(db, "'%s/hashed.txt'", dir);
 	check_readme_figures(db);
 	assert_int_equal(db_int(db, "SELECT hashed_ptrs FROM source"), 1);
 	free(db);
 
 	/* call sites through the kallsyms = the binary capture's */
 	db = fresh_db(tmp, "real-bin.db");
-	snprintf(args, sizeof(args), "'%s/kt'", dir);
-	ingest_ok(db, "%s", args);
+	ingest_ok(db, "'%s/kt'", dir);
 	s_bin = db_text(db, SITES_SQL);
 	free(db);
 	db = fresh_db(tmp, "real-ksyms.db");
-	snprintf(args, sizeof(args), "--kallsyms '%s/kallsyms' '%s/hashed.txt'",
-		 dir, dir);
-	ingest_ok(db, "%s", args);
+	ingest_ok(db, "--kallsyms '%s/kallsyms' '%s/hashed.txt'", dir, dir);
 	check_readme_figures(db);
 	s_text = db_text(db, SITES_SQL);
 	assert_true(strlen(s_bin) > 1000);

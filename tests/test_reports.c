@@ -417,11 +417,10 @@ static void test_summary_vs_perf(void **state)
 		}
 	}
 	{
-		char args[512];
+		char *args = strf("summary --format csv --cpu-node '%s'", map);
 
-		snprintf(args, sizeof(args), "summary --format csv "
-			 "--cpu-node '%s'", map);
 		csv = report(sdb, args);
+		free(args);
 	}
 	assert_int_equal(csv_field(csv, "allocations", 1), nallocs);
 	assert_int_equal(csv_field(csv, "bytes_requested", 1), req);

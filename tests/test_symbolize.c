@@ -56,35 +56,37 @@ static void memdb_ok(const char *db, const char *fmt, ...)
 
 static void memdb_ok(const char *db, const char *fmt, ...)
 {
-	char args[4096];
 	struct run r;
 	va_list ap;
+	char *args;
 
 	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
+	args = vstrf(fmt, ap);
 	va_end(ap);
 	run_memdb(&r, db, "%s", args);
 	if (r.status)
 		fail_msg("memdb %s: status %d\n%s%s", args, r.status, r.out,
 			 r.err);
 	run_free(&r);
+	free(args);
 }
 
 static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static void sh(const char *fmt, ...)
 {
-	char cmd[8192];
 	struct run r;
 	va_list ap;
+	char *cmd;
 
 	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	cmd = vstrf(fmt, ap);
 	va_end(ap);
 	run(&r, "%s", cmd);
 	if (r.status)
 		fail_msg("%s: status %d\n%s%s", cmd, r.status, r.out, r.err);
 	run_free(&r);
+	free(cmd);
 }
 
 /* A kmemtrace capture in @dir: one kmalloc ALLOC per address. */
@@ -495,10 +497,10 @@ static int setup_all(void **state)
 	vsyms = func_syms(vmlinux, &nvsyms, 5);
 	vexp = calloc(nvaddrs, sizeof(*vexp));
 	{
-		char args[1024];
+		char *args = strf("-e '%s'", vmlinux);
 
-		snprintf(args, sizeof(args), "-e '%s'", vmlinux);
 		addr2line(args, vaddrs, nvaddrs, 0, vexp);
+		free(args);
 	}
 	if (have_llvm_symbolizer())
 		llvm_chains(vmlinux, vaddrs, nvaddrs, vexp);
@@ -880,7 +882,7 @@ static void test_module(void **state)
 {
 	char *db = fresh_db(tmp, "mod.db"), *cap = path_in(tmp, "cap-m");
 	char *mods = path_in(tmp, "mods"), *secs = path_in(tmp, "sections");
-	char *procm = path_in(tmp, "proc-modules"), args[2048];
+	char *procm = path_in(tmp, "proc-modules"), *args = NULL;
 	size_t nt, nc, nsym;
 	uint64_t *t = insns(module_ko, ".text", &nt);
 	uint64_t *cold = insns(module_ko, ".text.unlikely", &nc);
@@ -931,9 +933,9 @@ static void test_module(void **state)
 			 procm);
 		free(ks);
 	}
-	snprintf(args, sizeof(args), "-e '%s' -j .text", module_ko);
+	args = restrf(args, "-e '%s' -j .text", module_ko);
 	addr2line(args, a, nt, MOD_TEXT, xt);
-	snprintf(args, sizeof(args), "-e '%s' -j .text.unlikely", module_ko);
+	args = restrf(args, "-e '%s' -j .text.unlikely", module_ko);
 	addr2line(args, a + nt, nc, MOD_COLD, xc);
 	{
 		struct run rs;
@@ -1001,6 +1003,7 @@ static void test_module(void **state)
 	free(t);
 	free(cold);
 	free(procm);
+	free(args);
 	free(secs);
 	free(mods);
 	free(cap);
@@ -1034,7 +1037,7 @@ static void test_bad_inputs(void **state)
 	char *nodw = path_in(tmp, "nodwarf"), *ks = path_in(tmp, "ks-bad");
 	char *zero = path_in(tmp, "ks-zero"), *other = path_in(tmp,
 							       "ks-other");
-	char args[4096];
+	char *args = NULL;
 	int inl, unk;
 	struct run r;
 
@@ -1053,13 +1056,13 @@ static void test_bad_inputs(void **state)
 	   "$(seq 1 40); do printf 'ffffffff81%%06x T other_%%d\\n' "
 	   "$((i * 0x40 + 7)) $i; done >> '%s'", other, other);
 
-	snprintf(args, sizeof(args), "--vmlinux '%s'", text);
+	args = restrf(args, "--vmlinux '%s'", text);
 	refused(db, args, "not an ELF file");
-	snprintf(args, sizeof(args), "--vmlinux '%s'", stripped);
+	args = restrf(args, "--vmlinux '%s'", stripped);
 	refused(db, args, "no symbol table");
-	snprintf(args, sizeof(args), "--vmlinux '%s/nonexistent'", tmp);
+	args = restrf(args, "--vmlinux '%s/nonexistent'", tmp);
 	refused(db, args, "No such file");
-	snprintf(args, sizeof(args), "--kallsyms '%s'", ks);
+	args = restrf(args, "--kallsyms '%s'", ks);
 	refused(db, args, "malformed kallsyms line in");
 	assert_non_null(strstr(args, ks));
 	{
@@ -1067,17 +1070,17 @@ static void test_bad_inputs(void **state)
 		assert_non_null(strstr(r.err, "line=3"));
 		run_free(&r);
 	}
-	snprintf(args, sizeof(args), "--kallsyms '%s'", zero);
+	args = restrf(args, "--kallsyms '%s'", zero);
 	refused(db, args, "kptr_restrict");
-	snprintf(args, sizeof(args), "--kallsyms '%s'", text);
+	args = restrf(args, "--kallsyms '%s'", text);
 	refused(db, args, "no symbols");
-	snprintf(args, sizeof(args), "--vmlinux '%s' --kallsyms '%s'",
+	args = restrf(args, "--vmlinux '%s' --kallsyms '%s'",
 		 vmlinux, other);
 	refused(db, args, "vmlinux does not match the kallsyms snapshot");
 	refused(db, "--source 9 --kallsyms /dev/null", "no such source");
 	refused(db, "", "nothing to resolve");
 	sh("touch '%s/empty'", tmp);
-	snprintf(args, sizeof(args), "--vmlinux '%s' --modules '%s/nope' "
+	args = restrf(args, "--vmlinux '%s' --modules '%s/nope' "
 		 "--proc-modules '%s/empty'", vmlinux, tmp, tmp);
 	refused(db, args, "cannot read module directory");
 	run(&r, "'%s' symbolize --kaslr-offset xyz", env("MEMDB"));
@@ -1097,6 +1100,7 @@ static void test_bad_inputs(void **state)
 	memdb_ok(db, "symbolize --vmlinux '%s'", vmlinux);
 	check_all(db, 1, 0, 1, &inl, &unk);
 	free(other);
+	free(args);
 	free(zero);
 	free(ks);
 	free(nodw);

@@ -56,20 +56,47 @@ char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-int run(struct run *r, const char *fmt, ...)
+char *vstrf(const char *fmt, va_list ap)
 {
-	char cmd[8192], full[8400], out[64], err[64];
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		fail_msg("out of memory");
+	return s;
+}
+
+char *strf(const char *fmt, ...)
+{
 	va_list ap;
-	int st;
+	char *s;
 
 	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	s = vstrf(fmt, ap);
 	va_end(ap);
-	snprintf(out, sizeof(out), "%s/run.%d.out", env("TEST_TMP"),
-		 (int)getpid());
-	snprintf(err, sizeof(err), "%s/run.%d.err", env("TEST_TMP"),
-		 (int)getpid());
-	snprintf(full, sizeof(full), "(%s) >'%s' 2>'%s'", cmd, out, err);
+	return s;
+}
+
+char *restrf(char *old, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	free(old);
+	va_start(ap, fmt);
+	s = vstrf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+/* Run @cmd with its output captured in @r. */
+static int run_cmd(struct run *r, const char *cmd)
+{
+	char *out, *err, *full;
+	int st;
+
+	out = strf("%s/run.%d.out", env("TEST_TMP"), (int)getpid());
+	err = strf("%s/run.%d.err", env("TEST_TMP"), (int)getpid());
+	full = strf("(%s) >'%s' 2>'%s'", cmd, out, err);
 	st = system(full);
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	r->out = slurp(out, NULL);
@@ -80,6 +107,22 @@ int run(struct run *r, const char *fmt, ...)
 		r->err = strdup("");
 	unlink(out);
 	unlink(err);
+	free(full);
+	free(err);
+	free(out);
+	return r->status;
+}
+
+int run(struct run *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *cmd;
+
+	va_start(ap, fmt);
+	cmd = vstrf(fmt, ap);
+	va_end(ap);
+	run_cmd(r, cmd);
+	free(cmd);
 	return r->status;
 }
 
@@ -136,13 +179,13 @@ char *db_counts(const char *db)
 			       "type = 'table' ORDER BY name", -1, &st, NULL))
 		fail_msg("cannot list tables");
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		char q[256], *n;
-		sqlite3_stmt *c;
 		const char *t = (const char *)sqlite3_column_text(st, 0);
+		char *q = strf("SELECT count(*) FROM \"%s\"", t), *n;
+		sqlite3_stmt *c;
 
-		snprintf(q, sizeof(q), "SELECT count(*) FROM \"%s\"", t);
 		if (sqlite3_prepare_v2(h, q, -1, &c, NULL))
 			fail_msg("cannot count %s", t);
+		free(q);
 		sqlite3_step(c);
 		if (asprintf(&n, "%s%s=%lld;", acc, t,
 			     (long long)sqlite3_column_int64(c, 0)) < 0)
@@ -158,13 +201,15 @@ char *db_counts(const char *db)
 
 int run_memdb(struct run *r, const char *db, const char *fmt, ...)
 {
-	char args[4096];
 	va_list ap;
+	char *args;
 
 	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
+	args = vstrf(fmt, ap);
 	va_end(ap);
-	return run(r, "'%s' %s -d '%s'", env("MEMDB"), args, db);
+	run(r, "'%s' %s -d '%s'", env("MEMDB"), args, db);
+	free(args);
+	return r->status;
 }
 
 char *path_in(const char *dir, const char *name)
@@ -188,17 +233,18 @@ char *fresh_db(const char *dir, const char *name)
 
 void ingest_ok(const char *db, const char *fmt, ...)
 {
-	char args[4096];
 	struct run r;
 	va_list ap;
+	char *args;
 
 	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
+	args = vstrf(fmt, ap);
 	va_end(ap);
 	run_memdb(&r, db, "ingest -q %s", args);
 	if (r.status)
 		fail_msg("ingest %s failed: %s", args, r.err);
 	run_free(&r);
+	free(args);
 }
 
 char *db_text(const char *db, const char *sql)

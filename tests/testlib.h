@@ -8,6 +8,7 @@
 #ifndef MDB_TESTLIB_H
 #define MDB_TESTLIB_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,15 @@ struct run {
 	char *out;    /* stdout, NUL-terminated */
 	char *err;    /* stderr */
 };
+
+/* printf into a malloc'ed string (fails the test on ENOMEM). */
+char *strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *vstrf(const char *fmt, va_list ap)
+	__attribute__((format(printf, 1, 0)));
+
+/* strf() that frees @old: "p = restrf(p, ...)". */
+char *restrf(char *old, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* Run a shell command line (printf-style); output captured in @r. */
 int run(struct run *r, const char *fmt, ...)
