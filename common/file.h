@@ -31,8 +31,8 @@ void mdb_unmap(struct mdb_map *m);
  * kill the process (SIGBUS): the pages past its new end read as zeros and
  * the fault is recorded.  Call after reading: returns @ret when no mapped
  * file shrank since the last call, else -MDB_E_IO with @e naming the file
- * and the offset (page) where its bytes ended.  A caller that gets it
- * must not keep what it read.
+ * and the offset (page) where reading found its bytes gone.  A caller
+ * that gets it must not keep what it read.
  */
 int mdb_map_check(int ret, struct mdb_error *e);
 

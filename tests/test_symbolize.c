@@ -227,23 +227,24 @@ struct expect {
 	uint64_t addr;
 	char func[128];
 	uint64_t off;
-	char file[512];       /* eu-addr2line's line table answer */
+	char *file;           /* eu-addr2line's line table answer */
 	long line;
-	char inlines[2048];   /* eu-addr2line's chain */
+	char *inlines;        /* eu-addr2line's chain */
 	int eu_consistent;    /* its chain agrees with its first line */
-	char llvm[2048];      /* llvm-symbolizer's chain */
+	char *llvm;           /* llvm-symbolizer's chain (NULL: none) */
 	int have_llvm;
 };
 
-/* "file:line[:col]" -> file, line; "??:0" -> "", -1 */
-static void split_loc(const char *loc, char *file, size_t fsize, long *line)
+/* "file:line[:col]" -> *@file (malloc'ed), line; "??:0" -> "", -1 */
+static void split_loc(const char *loc, char **file, long *line)
 {
-	const char *c1 = strrchr(loc, ':'), *c2;
-	char tmpl[512];
+	const char *c1 = strrchr(loc, ':');
+	char *tmpl = strdup(loc), *c2;
 
-	snprintf(tmpl, sizeof(tmpl), "%s", loc);
+	assert_non_null(tmpl);
 	if (!strcmp(loc, "??:0") || !c1) {
-		file[0] = '\0';
+		tmpl[0] = '\0';
+		*file = tmpl;
 		*line = -1;
 		return;
 	}
@@ -253,11 +254,37 @@ static void split_loc(const char *loc, char *file, size_t fsize, long *line)
 	if (c2 && strspn(c2 + 1, "0123456789") == strlen(c2 + 1) &&
 	    strspn(c1 + 1, "0123456789") == strlen(c1 + 1)) {
 		*line = strtol(c2 + 1, NULL, 10);
-		tmpl[c2 - tmpl] = '\0';
+		*c2 = '\0';
 	} else {
 		*line = strtol(c1 + 1, NULL, 10);
 	}
-	snprintf(file, fsize, "%s", tmpl);
+	*file = tmpl;
+}
+
+/* *@acc with @add appended (both malloc'ed; @add is freed). */
+static void append(char **acc, char *add)
+{
+	char *s2 = strf("%s%s", *acc ? *acc : "", add);
+
+	free(*acc);
+	free(add);
+	*acc = s2;
+}
+
+static void expect_free(struct expect *ex, size_t n)
+{
+	for (size_t i = 0; ex && i < n; i++) {
+		free(ex[i].file);
+		free(ex[i].inlines);
+		free(ex[i].llvm);
+	}
+	free(ex);
+}
+
+/* @s, or "" for NULL */
+static const char *S(const char *s)
+{
+	return s ? s : "";
 }
 
 /*
@@ -292,18 +319,18 @@ static void addr2line(const char *args, const uint64_t *a, size_t n,
 		if (!p || !strncmp(p, "0x", 2)) {
 			if (k != (size_t)-1) {
 				struct expect *e = &ex[k];
-				char f0[600], file[512];
+				char *f0, *file, *at;
 				long line;
 
 				assert_true(nl >= 2 && nl % 2 == 0);
-				split_loc(lines[1], e->file, sizeof(e->file),
-					  &e->line);
-				e->inlines[0] = '\0';
+				free(e->file);
+				split_loc(lines[1], &e->file, &e->line);
+				free(e->inlines);
+				e->inlines = strf("%s", "");
 				e->eu_consistent = 1;
 				if (nl > 2) {
 					char *in2 = strstr(lines[0],
 							   " inlined at ");
-					char at[600];
 
 					/*
 					 * eu-addr2line 0.188 finds the chain
@@ -313,30 +340,32 @@ static void addr2line(const char *args, const uint64_t *a, size_t n,
 					 * address: where they disagree its
 					 * chain is not the address's.
 					 */
-					snprintf(at, sizeof(at), " inlined at "
-						 "%s in ", lines[3]);
+					at = strf(" inlined at %s in ",
+						  lines[3]);
 					e->eu_consistent = in2 &&
 						!strncmp(in2, at, strlen(at));
+					free(at);
 
-					snprintf(f0, sizeof(f0), "%.*s",
-						 in2 ? (int)(in2 - lines[0]) :
-						       (int)strlen(lines[0]),
-						 lines[0]);
-					snprintf(e->inlines, sizeof(e->inlines),
-						 "%s (%s:%ld)", f0,
-						 e->file[0] ? e->file : "??",
-						 e->file[0] ? e->line : 0);
+					f0 = strf("%.*s",
+						  in2 ? (int)(in2 - lines[0]) :
+							(int)strlen(lines[0]),
+						  lines[0]);
+					append(&e->inlines,
+					       strf("%s (%s:%ld)", f0,
+						    e->file[0] ? e->file : "??",
+						    e->file[0] ? e->line : 0));
+					free(f0);
 					for (int j = 2; j < nl; j += 2) {
-						size_t len = strlen(e->inlines);
-
-						split_loc(lines[j + 1], file,
-							  sizeof(file), &line);
-						snprintf(e->inlines + len,
-							 sizeof(e->inlines) - len,
-							 " <- %s (%s:%ld)",
-							 lines[j],
-							 file[0] ? file : "??",
-							 file[0] ? line : 0);
+						split_loc(lines[j + 1], &file,
+							  &line);
+						append(&e->inlines,
+						       strf(" <- %s (%s:%ld)",
+							    lines[j],
+							    file[0] ? file :
+								      "??",
+							    file[0] ? line :
+								      0));
+						free(file);
 					}
 				}
 			}
@@ -389,8 +418,10 @@ static void llvm_chains(const char *file, const uint64_t *a, size_t n,
 			break;
 		if (nl == p) { /* end of one address */
 			ex[k].have_llvm = 1;
-			if (nf < 2)
-				ex[k].llvm[0] = '\0';
+			if (nf < 2) {
+				free(ex[k].llvm);
+				ex[k].llvm = strf("%s", "");
+			}
 			k++;
 			nf = 0;
 			p = nl + 1;
@@ -404,16 +435,21 @@ static void llvm_chains(const char *file, const uint64_t *a, size_t n,
 		*nl = '\0';
 		p = nl + 1;
 		{
-			char file2[512];
+			char *file2;
 			long line;
-			size_t len = nf ? strlen(ex[k].llvm) : 0;
 
-			split_loc(loc, file2, sizeof(file2), &line);
+			if (!nf) {
+				free(ex[k].llvm);
+				ex[k].llvm = NULL;
+			}
+			split_loc(loc, &file2, &line);
 			if (!strcmp(loc, "??:0:0"))
 				file2[0] = '\0';
-			snprintf(ex[k].llvm + len, sizeof(ex[k].llvm) - len,
-				 "%s%s (%s:%ld)", nf ? " <- " : "", name,
-				 file2[0] ? file2 : "??", file2[0] ? line : 0);
+			append(&ex[k].llvm, strf("%s%s (%s:%ld)",
+						 nf ? " <- " : "", name,
+						 file2[0] ? file2 : "??",
+						 file2[0] ? line : 0));
+			free(file2);
 		}
 		nf++;
 	}
@@ -426,9 +462,10 @@ static void llvm_chains(const char *file, const uint64_t *a, size_t n,
 
 /* ---- memdb's answer ------------------------------------------------- */
 
+/* file and inlines stay valid until the next got_of() */
 struct got {
 	int found;
-	char func[128], file[512], inlines[2048], module[64], resolver[16];
+	char func[128], *file, *inlines, module[64], resolver[16];
 	uint64_t off;
 	long line;
 	int quality;
@@ -437,10 +474,17 @@ struct got {
 static void got_of(const char *db, int64_t src, uint64_t addr,
 		   struct got *g)
 {
+	static char *file, *inlines; /* the last answer's */
 	sqlite3 *h;
 	sqlite3_stmt *st;
 
+	free(file);
+	free(inlines);
+	file = strf("%s", "");
+	inlines = strf("%s", "");
 	memset(g, 0, sizeof(*g));
+	g->file = file;
+	g->inlines = inlines;
 	g->line = -1;
 	assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL),
 			 0);
@@ -458,11 +502,13 @@ static void got_of(const char *db, int64_t src, uint64_t addr,
 		snprintf(g->func, sizeof(g->func), "%s", t ? t : "");
 		g->off = (uint64_t)sqlite3_column_int64(st, 1);
 		t = (const char *)sqlite3_column_text(st, 2);
-		snprintf(g->file, sizeof(g->file), "%s", t ? t : "");
+		free(file);
+		g->file = file = strf("%s", t ? t : "");
 		g->line = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 :
 			  (long)sqlite3_column_int64(st, 3);
 		t = (const char *)sqlite3_column_text(st, 4);
-		snprintf(g->inlines, sizeof(g->inlines), "%s", t ? t : "");
+		free(inlines);
+		g->inlines = inlines = strf("%s", t ? t : "");
 		t = (const char *)sqlite3_column_text(st, 5);
 		snprintf(g->module, sizeof(g->module), "%s", t ? t : "");
 		t = (const char *)sqlite3_column_text(st, 6);
@@ -525,7 +571,7 @@ static int teardown_all(void **state)
 		      "eu-addr2line chains not the address's own (its 0.188 "
 		      "quirk, compared with llvm-symbolizer only): %d\n",
 		      llvm_checked, eu_quirks);
-	free(vexp);
+	expect_free(vexp, nvaddrs);
 	free(vsyms);
 	free(vaddrs);
 	free(vmlinux);
@@ -543,13 +589,13 @@ static void check_one(const struct expect *x, const struct got *g)
 {
 	if (strcmp(g->file, x->file) || g->line != x->line ||
 	    (x->eu_consistent && strcmp(g->inlines, x->inlines)) ||
-	    (x->have_llvm && strcmp(g->inlines, x->llvm)))
+	    (x->have_llvm && strcmp(g->inlines, S(x->llvm))))
 		fail_msg("0x%llx %s+0x%llx:\n  eu-addr2line:    %s:%ld [%s]%s"
 			 "\n  llvm-symbolizer: [%s]\n  memdb:           "
 			 "%s:%ld [%s]", (unsigned long long)x->addr, x->func,
 			 (unsigned long long)x->off, x->file, x->line,
 			 x->inlines, x->eu_consistent ? "" :
-			 " (not the address's chain)", x->llvm, g->file,
+			 " (not the address's chain)", S(x->llvm), g->file,
 			 g->line, g->inlines);
 	eu_quirks += !x->eu_consistent;
 	llvm_checked += x->have_llvm;
@@ -997,8 +1043,8 @@ static void test_module(void **state)
 			 (int64_t)db_int(db, "SELECT count(*) FROM symbol "
 					     "WHERE func = 'testmod_init'"));
 	free(ms);
-	free(xt);
-	free(xc);
+	expect_free(xt, nt);
+	expect_free(xc, nc);
 	free(a);
 	free(t);
 	free(cold);

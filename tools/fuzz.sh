@@ -16,6 +16,18 @@ make -s BUILD=$out CC=clang SAN=fuzz $out/libmemdb.a || exit 1
 libs="$(pkg-config --libs sqlite3 libelf libdw libxxhash jansson libzstd zlib \
 	liblzma libtraceevent 2>/dev/null) -pthread"
 mkdir -p $out/findings
+
+# A directory as fuzz/fuzz_capture.c unpacks it: "=== NAME SIZE\n" and
+# the bytes of each regular file.
+pack_dir() {
+	local f
+	for f in "$1"/*; do
+		[ -f "$f" ] || continue
+		printf '=== %s %d\n' "$(basename "$f")" "$(wc -c < "$f")"
+		cat "$f"
+	done
+}
+
 names=
 for src in fuzz/fuzz_*.c; do
 	name=$(basename "$src" .c)
@@ -30,8 +42,12 @@ for src in fuzz/fuzz_*.c; do
 	while read -r h prefix globs; do
 		[ "$h" = "$name" ] || continue
 		for f in $globs; do
-			[ -f "$f" ] || continue
 			seed=$corpus/seed-$(echo "$prefix$f" | md5sum | cut -c1-12)
+			if [ "$prefix" = dir ]; then
+				[ -d "$f" ] && pack_dir "$f" > "$seed"
+				continue
+			fi
+			[ -f "$f" ] || continue
 			if [ "$prefix" = - ]; then
 				cp "$f" "$seed"
 			else
