@@ -154,8 +154,9 @@ bench: deps
 	$(MAKE) all
 	sh bench/bench.sh $(BUILD)
 
-# The test suite under valgrind memcheck (memdb too); fails on any leak or
-# invalid access.  Not part of check: it takes minutes.
+# A representative subset of the test suite under valgrind memcheck (memdb
+# too), the rest left to check's ASan pass (see tools/valgrind.sh); fails
+# on any leak or invalid access.  Not part of check: it takes minutes.
 check-valgrind:
 	@sh tools/deps.sh valgrind
 	$(MAKE) all $(TESTS)
