@@ -14,7 +14,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "../common/file.h"
 #include "../db/db.h"
 #include "../report/queries.h"
 #include "cli.h"
@@ -317,14 +320,19 @@ static int64_t parse_duration(const char *s)
 static int load_cpu_node(struct mdb_db *db, const char *path,
 			 struct mdb_error *e)
 {
-	FILE *f = fopen(path, "r");
 	sqlite3_stmt *st = NULL;
+	struct stat sb;
 	char line[256];
 	int64_t lineno = 0;
-	int ret = 0;
+	int ret = 0, fd = mdb_open_regular(path, &sb, e); /* a FIFO: refused */
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
 
-	if (!f)
-		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "cannot open");
+	if (fd < 0)
+		return fd;
+	if (!f) {
+		close(fd);
+		return mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
+	}
 	if (sqlite3_prepare_v2(db->h, "INSERT OR REPLACE INTO temp.cpu_node "
 			       "VALUES (?1, ?2)", -1, &st, NULL)) {
 		fclose(f);

@@ -8,7 +8,7 @@
  *     === fifo:NAME 0\n a FIFO named NAME (no writer: must never block)
  *
  * repeated; NAME is 1-40 of [A-Za-z0-9._-] and not "." or "..", others
- * are skipped.  The directory then goes through mdb_input_open() (format
+ * are skipped, and so is a name given again.  The directory then goes through mdb_input_open() (format
  * detection, cpuN / cpuN.out scan, abi_version, total_overruns,
  * kernel-release, kallsyms, attachments) and the trace or snapshot decoder
  * into the pairing and derived figures, as ingest does without SQLite.
@@ -16,6 +16,7 @@
  * prefix "dir").
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,8 +54,7 @@ static int put_entry(const char *dir, const char *name, size_t nlen,
 {
 	int fifo = nlen > 5 && !memcmp(name, "fifo:", 5);
 	char *path;
-	FILE *f;
-	int ret = -1;
+	int ret = -1, fd;
 
 	if (fifo) {
 		name += 5;
@@ -63,11 +63,14 @@ static int put_entry(const char *dir, const char *name, size_t nlen,
 	if (!name_ok(name, nlen) ||
 	    asprintf(&path, "%s/%.*s", dir, (int)nlen, name) < 0)
 		return -1;
+	/* a name given twice keeps its first entry: opening a FIFO made
+	 * before for writing would block the harness itself */
 	if (fifo) {
 		ret = mkfifo(path, 0600);
-	} else if ((f = fopen(path, "wb"))) {
-		ret = fwrite(body, 1, blen, f) == blen ? 0 : -1;
-		if (fclose(f))
+	} else if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
+			      0600)) >= 0) {
+		ret = write(fd, body, blen) == (ssize_t)blen ? 0 : -1;
+		if (close(fd))
 			ret = -1;
 	}
 	free(path);

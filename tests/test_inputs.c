@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Inputs that hang, crash or mislead (issue 11): FIFOs given as PATH,
- * inside a capture directory or as --kallsyms are refused at once; a file
+ * inside a capture directory, as --kallsyms or as a report's --cpu-node
+ * are refused at once; a file
  * that shrinks while it is read is an error naming it, with the database
  * unchanged; a text file cut mid-line never stores its cut line; headerless
  * vmstat -m excerpts of every layout are read.  The expected figures are
@@ -115,6 +116,12 @@ static void test_fifo_refused(void **state)
 	/* as --kallsyms */
 	if (asprintf(&args, "ingest --kallsyms '%s' '%s/succeed/ftrace-6.18/"
 		     "trace'", fifo, td) < 0)
+		fail();
+	refused_fifo(db, args, "pipe");
+	free(args);
+
+	/* a report's --cpu-node map */
+	if (asprintf(&args, "report summary --cpu-node '%s'", fifo) < 0)
 		fail();
 	refused_fifo(db, args, "pipe");
 	free(args);

@@ -2,23 +2,26 @@
 # SPDX-License-Identifier: MIT
 # make check-valgrind: a representative subset of the test suite under
 # valgrind memcheck, sized to finish in minutes on 2 cores (the whole suite
-# with every memdb it runs under memcheck took over 15 minutes).  A leak
-# or an invalid access fails it.
+# with every memdb it runs under memcheck took well over 15 minutes: its
+# CLI tests ingest generated traces of up to a million events).  A leak or
+# an invalid access fails it.
 #
+#   smoke:   memdb itself under memcheck on every committed fixture of
+#            testdata/succeed (each trace and snapshot format, capture
+#            directories), then every report, check, sources and sql
 #   full:    the program and every memdb it runs under memcheck (MEMDB
-#            points at a wrapper): the CLI, every ingest format, reports,
-#            snapshots, the hostile inputs
+#            points at a wrapper): snapshots end to end, hostile inputs
 #   library: the program under memcheck, any memdb it runs native: the
 #            decoders, pairing, kallsyms, modules, fuzz regressions
-#   the rest (test_reports, test_cli_ftrace, test_symbolize,
-#   test_concurrency: long generated traces, real captures, many memdb
-#   runs) is covered by the ASan + UBSan pass of make check.
+#   the rest (test_cli, test_reports, test_cli_ftrace, test_symbolize,
+#   test_concurrency: large generated traces, real captures) is covered by
+#   the ASan + UBSan pass of make check.
 #
 #   sh tools/valgrind.sh BUILD_DIR TEST...
 set -u
 build=$(cd "$1" && pwd)
 shift
-full="test_cli test_snapshot_cli test_inputs"
+full="test_snapshot_cli test_inputs"
 library="test_u64map test_pair test_kallsyms test_ftrace test_kmemtrace
 test_kt_ftrace test_snapshot test_modules test_fuzz_regress"
 vg="valgrind -q --error-exitcode=99 --leak-check=full \
@@ -39,6 +42,38 @@ in_list() {
 
 start=$(date +%s)
 fail=0
+
+# smoke: every fixture into one database (traces, then snapshots), the
+# reports over the latest trace and the latest snapshot
+smoke=$build/tmp-vg/smoke
+rm -rf "$smoke"
+mkdir -p "$smoke"
+t0=$(date +%s)
+n=0
+for f in testdata/succeed/ftrace-* testdata/succeed/kt-* \
+	 testdata/succeed/ktf-*.bin testdata/succeed/snapshots/* \
+	 testdata/succeed/memstat/*; do
+	n=$((n + 1))
+	"$wrap" ingest -q -d "$smoke/all.db" "$f" ||
+		{ echo "== smoke: ingest $f"; fail=1; }
+done
+"$wrap" ingest -q -d "$smoke/trace.db" testdata/succeed/ftrace-6.18 ||
+	fail=1
+for db in trace all; do
+	for r in $("$build/memdb" report list | cut -d' ' -f1); do
+		"$wrap" report "$r" -d "$smoke/$db.db" -f csv > /dev/null 2>&1
+		[ $? -ge 99 ] && { echo "== smoke: report $r ($db)"; fail=1; }
+	done
+done
+for f in testdata/succeed/ftrace-6.18 testdata/succeed/kt-small-le \
+	 testdata/succeed/memstat/vmstat-z.txt testdata/fail/abi-version-2; do
+	"$wrap" check "$f" > /dev/null 2>&1
+	[ $? -ge 99 ] && { echo "== smoke: check $f"; fail=1; }
+done
+"$wrap" sources -d "$smoke/all.db" > /dev/null || fail=1
+"$wrap" sql -d "$smoke/all.db" "SELECT count(*) FROM alloc" > /dev/null ||
+	fail=1
+echo "== valgrind smoke: $n fixtures, $(( $(date +%s) - t0 )) s"
 for t in "$@"; do
 	name=$(basename "$t")
 	if in_list "$name" "$full"; then
