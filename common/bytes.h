@@ -137,7 +137,7 @@ static inline void mdb_cursor_init(struct mdb_cursor *c, const void *buf,
 {
 	c->start = buf;
 	c->p = buf;
-	c->end = c->start + len;
+	c->end = len ? c->start + len : c->start; /* NULL + 0 is undefined */
 }
 
 static inline size_t mdb_cursor_left(const struct mdb_cursor *c)

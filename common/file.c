@@ -249,8 +249,8 @@ int mdb_file_kind_error(const char *path, const struct stat *st,
 	else
 		mdb_error_msg(e, "not a regular file");
 	if (S_ISFIFO(st->st_mode))
-		mdb_error_hint(e, "memdb reads files, not streams: save the "
-				  "stream to a file first");
+		mdb_error_hint(e, "memdb reads files, not pipes: give - to "
+				  "read a stream on standard input");
 	return -MDB_E_IO;
 }
 

@@ -7,10 +7,12 @@
  *     === NAME SIZE\n   then SIZE bytes (fewer when the input ends)
  *     === fifo:NAME 0\n a FIFO named NAME (no writer: must never block)
  *
- * repeated; NAME is 1-40 of [A-Za-z0-9._-] and not "." or "..", others
- * are skipped, and so is a name given again.  The directory then goes through mdb_input_open() (format
+ * repeated; NAME is 1-40 of [A-Za-z0-9._-] and not "." or "..", or up to
+ * four of them joined by '/' (subdirectories, as a tracefs copy's
+ * per_cpu/cpuN/trace_pipe_raw); others are skipped, and so is a name
+ * given again.  The directory then goes through mdb_input_open() (format
  * detection, cpuN / cpuN.out scan, abi_version, total_overruns,
- * kernel-release, kallsyms, attachments) and the trace or snapshot decoder
+ * kernel-release, kallsyms, attachments, tracefs copies) and the trace or snapshot decoder
  * into the pairing and derived figures, as ingest does without SQLite.
  * tools/fuzz.sh packs capture directories of testdata/ as seeds (seeds.txt
  * prefix "dir").
@@ -28,11 +30,12 @@
 #include "fuzz_sink.h"
 
 #define MAX_NAME 40
+#define MAX_DEPTH 4
 #define MAX_FILES 64
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int name_ok(const char *s, size_t n)
+static int part_ok(const char *s, size_t n)
 {
 	if (!n || n > MAX_NAME || (n == 1 && s[0] == '.') ||
 	    (n == 2 && s[0] == '.' && s[1] == '.'))
@@ -46,6 +49,34 @@ static int name_ok(const char *s, size_t n)
 			return 0;
 	}
 	return 1;
+}
+
+/* Components of at most MAX_DEPTH part_ok() parts joined by '/'. */
+static int name_ok(const char *s, size_t n)
+{
+	int parts = 0;
+
+	for (;;) {
+		const char *sl = memchr(s, '/', n);
+		size_t k = sl ? (size_t)(sl - s) : n;
+
+		if (!part_ok(s, k) || ++parts > MAX_DEPTH)
+			return 0;
+		if (!sl)
+			return 1;
+		s += k + 1;
+		n -= k + 1;
+	}
+}
+
+/* The directories @path (under @dir, whose length is @dlen) lies in. */
+static void make_parents(char *path, size_t dlen)
+{
+	for (char *p = path + dlen + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0700);
+		*p = '/';
+	}
 }
 
 /* Write one entry into @dir; 0, or -1 when the entry is skipped. */
@@ -63,6 +94,7 @@ static int put_entry(const char *dir, const char *name, size_t nlen,
 	if (!name_ok(name, nlen) ||
 	    asprintf(&path, "%s/%.*s", dir, (int)nlen, name) < 0)
 		return -1;
+	make_parents(path, strlen(dir));
 	/* a name given twice keeps its first entry: opening a FIFO made
 	 * before for writing would block the harness itself */
 	if (fifo) {
@@ -125,14 +157,18 @@ static void remove_dir(const char *dir)
 	struct dirent *de;
 
 	while (d && (de = readdir(d))) {
+		struct stat st;
 		char *path;
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (asprintf(&path, "%s/%s", dir, de->d_name) >= 0) {
+		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0)
+			continue;
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			remove_dir(path);
+		else
 			unlink(path);
-			free(path);
-		}
+		free(path);
 	}
 	if (d)
 		closedir(d);

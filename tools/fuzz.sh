@@ -18,13 +18,12 @@ libs="$(pkg-config --libs sqlite3 libelf libdw libxxhash jansson libzstd zlib \
 mkdir -p $out/findings
 
 # A directory as fuzz/fuzz_capture.c unpacks it: "=== NAME SIZE\n" and
-# the bytes of each regular file.
+# the bytes of each regular file, NAME relative to the directory.
 pack_dir() {
 	local f
-	for f in "$1"/*; do
-		[ -f "$f" ] || continue
-		printf '=== %s %d\n' "$(basename "$f")" "$(wc -c < "$f")"
-		cat "$f"
+	(cd "$1" && find . -type f | sed 's|^\./||' | sort) | while read -r f; do
+		printf '=== %s %d\n' "$f" "$(wc -c < "$1/$f")"
+		cat "$1/$f"
 	done
 }
 

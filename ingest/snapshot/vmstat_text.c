@@ -23,9 +23,10 @@
  * layout: -z rows by their colon and comma list; -m rows by a HighUse
  * column of "-" (vmstat never printed anything else there, and a number
  * in its place is the Requests column of the next layout), else by the
- * KiB column ("44K"), else plain numbers are the newest layout's bytes.  A file may hold both sections (vmstat -m -z).  Humanized
- * numbers ("12K", "3.4M") are read and mark the row approximate; so do
- * -m's KiB figures, which vmstat rounds up.
+ * KiB column ("44K"), else plain numbers are the newest layout's bytes.
+ * A file may hold both sections (vmstat -m -z).  Humanized numbers
+ * ("12K", "3.4M") are read and mark the row approximate; so do -m's KiB
+ * figures, which vmstat rounds up.
  */
 #include <string.h>
 
