@@ -6,9 +6,9 @@
 # CLI tests ingest generated traces of up to a million events).  A leak or
 # an invalid access fails it.
 #
-#   smoke:   memdb itself under memcheck on every committed fixture of
-#            testdata/succeed (each trace and snapshot format, capture
-#            directories), then every report, check, sources and sql
+#   smoke:   memdb itself under memcheck on one committed fixture of each
+#            input format and layout (capture directories included), then
+#            every report, check, sources and sql
 #   full:    the program and every memdb it runs under memcheck (MEMDB
 #            points at a wrapper): snapshots end to end, hostile inputs
 #   library: the program under memcheck, any memdb it runs native: the
@@ -16,6 +16,9 @@
 #   the rest (test_cli, test_reports, test_cli_ftrace, test_symbolize,
 #   test_concurrency: large generated traces, real captures) is covered by
 #   the ASan + UBSan pass of make check.
+#
+# Origins of uninitialised values are not tracked (it doubles the time):
+# VALGRIND_OPTS=--track-origins=yes make check-valgrind when one shows.
 #
 #   sh tools/valgrind.sh BUILD_DIR TEST...
 set -u
@@ -25,8 +28,7 @@ full="test_snapshot_cli test_inputs"
 library="test_u64map test_pair test_kallsyms test_ftrace test_kmemtrace
 test_kt_ftrace test_snapshot test_modules test_fuzz_regress"
 vg="valgrind -q --error-exitcode=99 --leak-check=full \
---show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
---track-origins=yes"
+--show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect"
 wrap=$build/vg-memdb
 cat > "$wrap" <<WRAP
 #!/bin/sh
@@ -43,16 +45,22 @@ in_list() {
 start=$(date +%s)
 fail=0
 
-# smoke: every fixture into one database (traces, then snapshots), the
-# reports over the latest trace and the latest snapshot
+# smoke: a fixture of each format into one database (traces, then
+# snapshots), the reports over the latest trace and the latest snapshot
 smoke=$build/tmp-vg/smoke
 rm -rf "$smoke"
 mkdir -p "$smoke"
 t0=$(date +%s)
 n=0
-for f in testdata/succeed/ftrace-* testdata/succeed/kt-* \
-	 testdata/succeed/ktf-*.bin testdata/succeed/snapshots/* \
-	 testdata/succeed/memstat/*; do
+s=testdata/succeed
+for f in $s/ftrace-2.6.30 $s/ftrace-6.18 $s/ftrace-perf-script \
+	 $s/ftrace-trace-cmd $s/ftrace-malformed $s/kt-small-be $s/kt-wrap \
+	 $s/ktf-small-lp64-le.bin $s/ktf-small-ilp32-be-prefix.bin \
+	 $s/snapshots/allocinfo-v2.txt $s/snapshots/allocinfo-humanized.txt \
+	 $s/snapshots/slabinfo-noheader.txt $s/snapshots/vmstat-m-excerpt.txt \
+	 $s/memstat/vmstat-z.txt $s/memstat/vmstat-z-v2.json \
+	 $s/memstat/vmstat-m.json $s/memstat/zone_stats-be-4.bin \
+	 $s/memstat/malloc_stats-le-4.bin testdata/real-tracefs; do
 	n=$((n + 1))
 	"$wrap" ingest -q -d "$smoke/all.db" "$f" ||
 		{ echo "== smoke: ingest $f"; fail=1; }
