@@ -10,12 +10,13 @@
 #            input format and layout (capture directories included), then
 #            every report, check, sources and sql
 #   full:    the program and every memdb it runs under memcheck (MEMDB
-#            points at a wrapper): snapshots end to end, hostile inputs
+#            points at a wrapper): the hostile inputs
 #   library: the program under memcheck, any memdb it runs native: the
 #            decoders, pairing, kallsyms, modules, fuzz regressions
-#   the rest (test_cli, test_reports, test_cli_ftrace, test_symbolize,
-#   test_concurrency: large generated traces, real captures) is covered by
-#   the ASan + UBSan pass of make check.
+#   the rest (test_cli, test_snapshot_cli, test_reports, test_cli_ftrace,
+#   test_symbolize, test_concurrency, ...: large generated traces, real
+#   captures, hundreds of memdb runs; test_snapshot_cli alone took 8
+#   minutes) is covered by the ASan + UBSan pass of make check.
 #
 # Origins of uninitialised values are not tracked (it doubles the time):
 # VALGRIND_OPTS=--track-origins=yes make check-valgrind when one shows.
@@ -24,9 +25,10 @@
 set -u
 build=$(cd "$1" && pwd)
 shift
-full="test_snapshot_cli test_inputs"
+full="test_inputs"
 library="test_u64map test_pair test_kallsyms test_ftrace test_kmemtrace
-test_kt_ftrace test_snapshot test_modules test_fuzz_regress"
+test_kt_ftrace test_snapshot test_modules test_fuzz_regress test_spool
+test_tracefs"
 vg="valgrind -q --error-exitcode=99 --leak-check=full \
 --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect"
 wrap=$build/vg-memdb
@@ -67,7 +69,12 @@ for f in $s/ftrace-2.6.30 $s/ftrace-6.18 $s/ftrace-perf-script \
 done
 "$wrap" ingest -q -d "$smoke/trace.db" testdata/succeed/ftrace-6.18 ||
 	fail=1
-for db in trace all; do
+# a series of two snapshots, for growth
+for f in allocinfo-t0 allocinfo-t1; do
+	"$wrap" ingest -q --label m -d "$smoke/series.db" \
+		"$s/snapshots/$f.txt" || fail=1
+done
+for db in trace all series; do
 	for r in $("$build/memdb" report list | cut -d' ' -f1); do
 		"$wrap" report "$r" -d "$smoke/$db.db" -f csv > /dev/null 2>&1
 		[ $? -ge 99 ] && { echo "== smoke: report $r ($db)"; fail=1; }
