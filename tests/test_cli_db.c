@@ -365,19 +365,19 @@ static void test_sql_cannot_write(void **state)
 	ingest_ok(db, "'%s/succeed/kt-small-le'", env("TESTDATA"));
 	before = db_counts(db);
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
-		char sql[512];
 		const char *f = refused[i][1];
+		char *sql = strf("%s%s%s%s%s", refused[i][0],
+				 f ? " '" : "", f ? f : "", f ? "'" : "",
+				 f && strchr(refused[i][0], '(') ? ")" :
+				 f && i == 1 ? " AS x" : "");
 
-		snprintf(sql, sizeof(sql), "%s%s%s%s%s", refused[i][0],
-			 f ? " '" : "", f ? f : "", f ? "'" : "",
-			 f && strchr(refused[i][0], '(') ? ")" :
-			 f && i == 1 ? " AS x" : "");
 		MEMDB(&r, db, "sql \"%s\"", sql);
 		if (r.status != 1)
 			fail_msg("'%s' not refused: %d %s", sql, r.status,
 				 r.out);
 		assert_has(r.err, "memdb: ");
 		run_free(&r);
+		free(sql);
 	}
 	MEMDB(&r, db, "sql \"VACUUM INTO '%s'\"", out);
 	assert_has(r.err, "only reads the database");
@@ -417,25 +417,29 @@ static int run_unprivileged(struct run *r, const char *fmt, ...)
 
 static int run_unprivileged(struct run *r, const char *fmt, ...)
 {
-	char args[4096];
 	va_list ap;
+	char *args;
+	int ran = 1;
 
 	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
+	args = vstrf(fmt, ap);
 	va_end(ap);
 	if (geteuid() != 0) {
 		run(r, "'%s' %s", env("MEMDB"), args);
-		return 1;
+	} else {
+		run(r, "setpriv --reuid=65534 --regid=65534 --clear-groups "
+		    "true");
+		if (r->status) {
+			run_free(r);
+			ran = 0;
+		} else {
+			run_free(r);
+			run(r, "setpriv --reuid=65534 --regid=65534 "
+			    "--clear-groups '%s' %s", env("MEMDB"), args);
+		}
 	}
-	run(r, "setpriv --reuid=65534 --regid=65534 --clear-groups true");
-	if (r->status) {
-		run_free(r);
-		return 0;
-	}
-	run_free(r);
-	run(r, "setpriv --reuid=65534 --regid=65534 --clear-groups '%s' %s",
-	    env("MEMDB"), args);
-	return 1;
+	free(args);
+	return ran;
 }
 
 static void test_readonly_database(void **state)
