@@ -30,6 +30,44 @@ void mdb_pair_release(struct mdb_pair *p)
 	memset(p, 0, sizeof(*p));
 }
 
+void mdb_pair_set_all_traced(struct mdb_pair *p, int on)
+{
+	p->all_traced = !!on;
+}
+
+/* Leading decimal number of @s, advancing it; -1 when none. */
+static long release_num(const char **s)
+{
+	long n = 0;
+
+	if (**s < '0' || **s > '9')
+		return -1;
+	while (**s >= '0' && **s <= '9' && n < 100000)
+		n = n * 10 + (*(*s)++ - '0');
+	return n;
+}
+
+int mdb_pair_all_traced(const char *format, const char *release)
+{
+	long major, minor = 0;
+
+	if (!format || (strcmp(format, "kmemtrace-relay") &&
+			strcmp(format, "kmemtrace-ftrace")))
+		return 0;
+	if (!release || !*release)
+		return 1;
+	/* kernel release "MAJOR.MINOR...": from 4.2 on, bulk allocations
+	 * are not traced per object (events converted from a newer kernel) */
+	major = release_num(&release);
+	if (major < 0)
+		return 1;
+	if (*release == '.') {
+		release++;
+		minor = release_num(&release);
+	}
+	return major < 4 || (major == 4 && minor < 2);
+}
+
 size_t mdb_pair_live(const struct mdb_pair *p)
 {
 	return p->pool_len - p->nfree;
@@ -125,32 +163,42 @@ int mdb_pair_alloc(struct mdb_pair *p, const struct mdb_lifetime *in)
 	return 0;
 }
 
+/*
+ * A FREE that ends nothing; @v is the address's map value, NULL when
+ * absent.  A NULL free; an unknown free (never allocated in the trace:
+ * before it began, by an untraced path, or bogus; it leaves no mark, so a
+ * later FREE of the address is another unknown free); or a second FREE of
+ * an allocation already freed.
+ */
+static int free_not_live(struct mdb_pair *p, struct mdb_free *f,
+			 uint64_t *v)
+{
+	if (f->ptr < MDB_MIN_ADDR) {
+		f->class = MDB_FREE_NULL;
+	} else if (!v) {
+		f->class = MDB_FREE_UNKNOWN;
+	} else {
+		/* freed, not allocated again since: proof of a double free
+		 * only when no allocation path escapes the trace */
+		f->class = p->all_traced ? MDB_FREE_DUPLICATE :
+			   MDB_FREE_DUPLICATE_SUSPECT;
+		f->prev_seq = (int64_t)(*v & ~FREED);
+		*v = freed_val(f->seq);
+	}
+	return p->ops.bad_free(p->ops.ctx, f);
+}
+
 int mdb_pair_free(struct mdb_pair *p, const struct mdb_free *in)
 {
 	struct mdb_free f = *in;
 	struct mdb_lifetime *lt;
-	uint64_t *v;
-	int added, ret;
+	uint64_t *v = NULL;
 
 	f.prev_seq = MDB_NO_SEQ;
-	if (f.ptr < MDB_MIN_ADDR) {
-		f.class = MDB_FREE_NULL;
-		return p->ops.bad_free(p->ops.ctx, &f);
-	}
-	v = u64map_put(key_space(p, f.type), f.ptr, freed_val(f.seq), &added);
-	if (!v)
-		return -MDB_E_NOMEM;
-	if (added) {
-		/* never seen: allocated before the trace began, or bogus */
-		f.class = MDB_FREE_UNKNOWN;
-		return p->ops.bad_free(p->ops.ctx, &f);
-	}
-	if (*v & FREED) {
-		f.class = MDB_FREE_DUPLICATE;
-		f.prev_seq = (int64_t)(*v & ~FREED);
-		*v = freed_val(f.seq);
-		return p->ops.bad_free(p->ops.ctx, &f);
-	}
+	if (f.ptr >= MDB_MIN_ADDR)
+		v = u64map_get(key_space(p, f.type), f.ptr);
+	if (!v || (*v & FREED))
+		return free_not_live(p, &f, v);
 	lt = &p->pool[*v];
 	pool_put(p, (uint32_t)*v);
 	*v = freed_val(f.seq);
@@ -160,8 +208,7 @@ int mdb_pair_free(struct mdb_pair *p, const struct mdb_free *in)
 	lt->free_cpu = f.cpu;
 	lt->free_site_id = f.site_id;
 	lt->free_type = (int8_t)f.type;
-	ret = p->ops.lifetime(p->ops.ctx, lt);
-	return ret;
+	return p->ops.lifetime(p->ops.ctx, lt);
 }
 
 static int by_seq(const void *a, const void *b)

@@ -5,8 +5,12 @@
  * anomalous frees.  Pure C, no SQLite: the results go to callbacks, so the
  * rules are tested with in-memory events.
  *
- * Memory: live allocations, plus one map slot per distinct address freed
- * and not allocated again (to tell duplicate frees from unknown ones).
+ * Memory: live allocations, plus one map slot per distinct address whose
+ * traced allocation was freed and that was not allocated again (to tell
+ * duplicate frees from unknown ones).
+ *
+ * A second FREE of a freed allocation is proof of a double free only when
+ * the kernel traces every allocation path; see mdb_pair_all_traced().
  */
 #ifndef MDB_PAIR_H
 #define MDB_PAIR_H
@@ -28,7 +32,8 @@ enum mdb_alloc_state {
 enum mdb_free_class {
 	MDB_FREE_NULL = 1,
 	MDB_FREE_UNKNOWN = 2,
-	MDB_FREE_DUPLICATE = 3,
+	MDB_FREE_DUPLICATE = 3,         /* freed twice, every path traced */
+	MDB_FREE_DUPLICATE_SUSPECT = 4, /* freed twice, untraced paths exist */
 };
 
 #define MDB_NO_SEQ INT64_MIN
@@ -65,7 +70,8 @@ struct mdb_free {
 	int32_t cpu;
 	uint8_t type;
 	uint8_t class;        /* output only: enum mdb_free_class */
-	int64_t prev_seq;     /* output, duplicates: the earlier free */
+	int64_t prev_seq;     /* output, duplicates and suspects: the
+			       * earlier free */
 };
 
 struct mdb_pair_ops {
@@ -83,10 +89,29 @@ struct mdb_pair {
 	struct mdb_lifetime *pool;
 	uint32_t *free_idx;      /* stack of unused pool slots */
 	size_t pool_len, pool_cap, nfree;
+	int all_traced;          /* see mdb_pair_set_all_traced() */
 };
 
 void mdb_pair_init(struct mdb_pair *p, const struct mdb_pair_ops *ops);
 void mdb_pair_release(struct mdb_pair *p);
+
+/*
+ * Does a source of @format, from a kernel of release @release (NULL or ""
+ * when not known), trace every slab allocation path?  Only kmemtrace-era
+ * producers ("kmemtrace-relay", "kmemtrace-ftrace") of kernels older than
+ * 4.2 do: 4.2 added kmem_cache_alloc_bulk(), which emits no per-object
+ * event, and later kernels add more such paths (the skb caches, 6.18's
+ * sheaves).  1 yes, 0 no.
+ */
+int mdb_pair_all_traced(const char *format, const char *release);
+
+/*
+ * Judge a second FREE of a freed allocation as a duplicate free (@on: the
+ * source traces every allocation path) or as a suspect (the default: the
+ * object may have been allocated again by an untraced path).  Call before
+ * feeding events.
+ */
+void mdb_pair_set_all_traced(struct mdb_pair *p, int on);
 
 /* Feed an ALLOC; @lt's end fields are ignored. */
 int mdb_pair_alloc(struct mdb_pair *p, const struct mdb_lifetime *lt);

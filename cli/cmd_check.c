@@ -25,13 +25,17 @@ static const char usage[] =
 "\n"
 "A capture is not clean when its records are corrupt, events were lost\n"
 "(total_overruns, missing sequence numbers, LOST lines), sequence numbers\n"
-"repeat or go backwards, or it shows duplicate frees, kmem_cache_free of\n"
-"a kmalloc object, or bytes_alloc < bytes_req (slab events).  Unknown\n"
-"frees, frees not traced, kfree of a kmem_cache object (legal since\n"
-"Linux 6.4), NULL frees, failed and zero-size allocations are reported\n"
-"but legal or expected in a trace that did not start at boot.  Page\n"
-"events are counted, not judged: page frees pair loosely with page\n"
-"allocations (other orders, untraced paths).\n"
+"repeat or go backwards, or it shows duplicate frees (a traced allocation\n"
+"freed twice, in a kmemtrace-era capture: those kernels trace every\n"
+"allocation path), kmem_cache_free of a kmalloc object, or bytes_alloc <\n"
+"bytes_req (slab events).  Suspect duplicate frees (the same in a capture\n"
+"of a kernel with untraced allocation paths, kmem_cache_alloc_bulk since\n"
+"4.2: the object may have been allocated again untraced), unknown frees,\n"
+"frees not traced, kfree of a kmem_cache object (legal since Linux 6.4),\n"
+"NULL frees, failed and zero-size allocations are reported but legal or\n"
+"expected in a trace that did not start at boot.  Page events are\n"
+"counted, not judged: page frees pair loosely with page allocations\n"
+"(other orders, untraced paths).\n"
 "\n"
 "Options:\n"
 "      --endian ORDER  byte order, little or big (default: detected)\n"
@@ -209,6 +213,8 @@ static int check_one(const char *path, const struct mdb_ingest_opts *io,
 	u64map_init(&c.site_ids);
 	ops.ctx = &c;
 	mdb_pair_init(&c.pair, &ops);
+	mdb_pair_set_all_traced(&c.pair, mdb_pair_all_traced(m->format,
+							     m->kernel_release));
 
 	ret = mdb_input_decode(in, &sink, &st, &e);
 	if (ret >= 0)
@@ -258,12 +264,15 @@ static int check_one(const char *path, const struct mdb_ingest_opts *io,
 		       cli_num(n1, sizeof(n1), c.frees - page_frees -
 			       an_page(&c, MDB_AN_NULL_FREE) -
 			       an_page(&c, MDB_AN_UNKNOWN_FREE) -
-			       an_page(&c, MDB_AN_DUPLICATE_FREE)),
+			       an_page(&c, MDB_AN_DUPLICATE_FREE) -
+			       an_page(&c, MDB_AN_DUPLICATE_SUSPECT)),
 		       cli_num(n2, sizeof(n2), an(&c, MDB_AN_NULL_FREE)),
 		       cli_num(n3, sizeof(n3), an(&c, MDB_AN_UNKNOWN_FREE)));
-		printf("%s duplicate, %s not traced\n",
+		printf("%s duplicate, %s suspect duplicate, %s not traced\n",
 		       cli_num(n1, sizeof(n1), an(&c, MDB_AN_DUPLICATE_FREE)),
-		       cli_num(n2, sizeof(n2), an(&c, MDB_AN_NOT_TRACED)));
+		       cli_num(n2, sizeof(n2),
+			       an(&c, MDB_AN_DUPLICATE_SUSPECT)),
+		       cli_num(n3, sizeof(n3), an(&c, MDB_AN_NOT_TRACED)));
 		printf("  mismatches    %s kmem_cache_free of kmalloc, %s "
 		       "kfree of kmem_cache (legal since 6.4)\n",
 		       cli_num(n1, sizeof(n1),
@@ -273,7 +282,8 @@ static int check_one(const char *path, const struct mdb_ingest_opts *io,
 		       cli_num(n1, sizeof(n1), live),
 		       cli_num(n2, sizeof(n2), live_bytes));
 		if (pages || an_page(&c, MDB_AN_UNKNOWN_FREE) ||
-		    an_page(&c, MDB_AN_DUPLICATE_FREE))
+		    an_page(&c, MDB_AN_DUPLICATE_FREE) ||
+		    an_page(&c, MDB_AN_DUPLICATE_SUSPECT))
 			printf("  pages         %s allocations, %s paired frees, "
 			       "%s unknown, %s duplicate (not judged)\n",
 			       cli_num(n1, sizeof(n1), pages),
@@ -281,7 +291,8 @@ static int check_one(const char *path, const struct mdb_ingest_opts *io,
 			       cli_num(n3, sizeof(n3),
 				       an_page(&c, MDB_AN_UNKNOWN_FREE)),
 			       cli_num(n4, sizeof(n4),
-				       an_page(&c, MDB_AN_DUPLICATE_FREE)));
+				       an_page(&c, MDB_AN_DUPLICATE_FREE) +
+				       an_page(&c, MDB_AN_DUPLICATE_SUSPECT)));
 	}
 	if (ret < 0) {
 		char buf[1400];

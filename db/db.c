@@ -39,8 +39,30 @@
  * migrations[v] moves a database from user_version v to v + 1.  Version 0
  * is an empty file.  Append, never edit, once a version has shipped.
  */
+/*
+ * Version 2: a second free of a freed allocation is a duplicate free (an
+ * error) only where every allocation path is traced, else a suspect; an
+ * unknown free leaves no mark (analysis/pair.h).  Sources ingested before
+ * keep the classes they were given; ingest --force applies the rule.
+ */
+static const char migrate_2[] =
+	"INSERT INTO free_class VALUES (4, 'duplicate_free_suspect');\n"
+	"INSERT INTO anomaly_class VALUES (10, 'duplicate_free_suspect', 0, "
+	"'a traced allocation freed twice, no traced allocation between, on "
+	"a kernel with untraced allocation paths (kmem_cache_alloc_bulk "
+	"since 4.2, skb caches, RCU sheaves): the object may have been "
+	"allocated again untraced; a double free only if KASAN or "
+	"slub_debug agrees');\n"
+	"UPDATE anomaly_class SET note = 'a traced allocation freed twice, "
+	"no allocation between, on a kernel that traces every allocation "
+	"path (kmemtrace era): a double free' WHERE id = 3;\n"
+	"UPDATE anomaly_class SET note = 'address never seen allocated: "
+	"allocated before the trace began or by an untraced path, or a bad "
+	"free; a later free of it is unknown again' WHERE id = 2;\n";
+
 static const char *const migrations[] = {
 	schema_sql,
+	migrate_2,
 };
 
 int mdb_db_error(struct mdb_db *db, struct mdb_error *e, const char *what)

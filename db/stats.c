@@ -331,9 +331,10 @@ int mdb_stats_bad_free(struct mdb_stats *s, const struct mdb_free *f)
 		[MDB_FREE_NULL] = MDB_AN_NULL_FREE,
 		[MDB_FREE_UNKNOWN] = MDB_AN_UNKNOWN_FREE,
 		[MDB_FREE_DUPLICATE] = MDB_AN_DUPLICATE_FREE,
+		[MDB_FREE_DUPLICATE_SUSPECT] = MDB_AN_DUPLICATE_SUSPECT,
 	};
 
-	if (f->class < MDB_FREE_NULL || f->class > MDB_FREE_DUPLICATE)
+	if (f->class < MDB_FREE_NULL || f->class > MDB_FREE_DUPLICATE_SUSPECT)
 		return 0;
 	anom_add(s, cls[f->class], f->type == MDB_TYPE_PAGE, 0, f->seq,
 		 f->cpu, f->site_id);

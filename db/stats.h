@@ -34,13 +34,14 @@
 enum mdb_anomaly {
 	MDB_AN_NULL_FREE = 1,       /* FREE of ptr < 4096 (legal) */
 	MDB_AN_UNKNOWN_FREE,        /* FREE of an address never seen */
-	MDB_AN_DUPLICATE_FREE,      /* FREE of an address already freed */
+	MDB_AN_DUPLICATE_FREE,      /* freed again; every path traced */
 	MDB_AN_CACHE_FREE_KMALLOC,  /* kmem_cache_free of a kmalloc object */
 	MDB_AN_KFREE_CACHE,         /* kfree of a kmem_cache object (>= 6.4 ok) */
 	MDB_AN_NOT_TRACED,          /* address allocated again while live */
 	MDB_AN_FAILED,              /* ALLOC returned NULL */
 	MDB_AN_ZERO_REQUEST,        /* ALLOC with bytes_req 0 */
 	MDB_AN_UNDERSIZED,          /* bytes_alloc < bytes_req */
+	MDB_AN_DUPLICATE_SUSPECT,   /* freed again; untraced paths exist */
 	MDB_AN__COUNT
 };
 

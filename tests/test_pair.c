@@ -154,29 +154,101 @@ static void test_mismatch(void **state)
 	assert_int_equal(out.nbf, 0);
 }
 
-/* Duplicate and unknown frees. */
+/*
+ * Unknown and duplicate frees where every allocation path is traced
+ * (kmemtrace era): a traced allocation freed twice is a duplicate free;
+ * a free of an address never allocated leaves no mark, so freeing it
+ * again is another unknown free.
+ */
 static void test_bad_frees(void **state)
 {
 	(void)state;
+	mdb_pair_set_all_traced(&pair, 1);
 	release(1, 0, MDB_TYPE_KMALLOC, B);  /* never seen: unknown */
 	alloc(2, 0, MDB_TYPE_KMALLOC, A, 8, 8);
 	release(3, 0, MDB_TYPE_KMALLOC, A);
 	release(4, 1, MDB_TYPE_KMALLOC, A);  /* duplicate of 3 */
 	release(5, 1, MDB_TYPE_KMALLOC, A);  /* duplicate of 4 */
-	release(6, 0, MDB_TYPE_KMALLOC, B);  /* B was freed at 1: duplicate */
+	release(6, 0, MDB_TYPE_KMALLOC, B);  /* B never allocated: unknown */
 	assert_int_equal(out.nbf, 4);
 	assert_int_equal(out.bf[0].class, MDB_FREE_UNKNOWN);
 	assert_int_equal(out.bf[0].prev_seq, MDB_NO_SEQ);
 	assert_int_equal(out.bf[1].class, MDB_FREE_DUPLICATE);
 	assert_int_equal(out.bf[1].prev_seq, 3);
+	assert_int_equal(out.bf[2].class, MDB_FREE_DUPLICATE);
 	assert_int_equal(out.bf[2].prev_seq, 4);
-	assert_int_equal(out.bf[3].class, MDB_FREE_DUPLICATE);
-	assert_int_equal(out.bf[3].prev_seq, 1);
+	assert_int_equal(out.bf[3].class, MDB_FREE_UNKNOWN);
+	assert_int_equal(out.bf[3].prev_seq, MDB_NO_SEQ);
 	/* allocated again: a free is good again */
 	alloc(7, 0, MDB_TYPE_KMALLOC, A, 8, 8);
 	release(8, 0, MDB_TYPE_KMALLOC, A);
 	assert_int_equal(out.nbf, 4);
 	assert_int_equal(out.lt[out.nlt - 1].state, MDB_ST_FREED);
+	/* B allocated after its unknown frees pairs as usual, and a second
+	 * free of it is then a duplicate */
+	alloc(9, 0, MDB_TYPE_CACHE, B, 8, 8);
+	release(10, 0, MDB_TYPE_CACHE, B);
+	release(11, 1, MDB_TYPE_CACHE, B);
+	assert_int_equal(out.lt[out.nlt - 1].seq, 9);
+	assert_int_equal(out.lt[out.nlt - 1].end_seq, 10);
+	assert_int_equal(out.nbf, 5);
+	assert_int_equal(out.bf[4].class, MDB_FREE_DUPLICATE);
+	assert_int_equal(out.bf[4].prev_seq, 10);
+}
+
+/*
+ * The default, for kernels with untraced allocation paths: the second
+ * free of a freed allocation is a suspect, not a duplicate.
+ */
+static void test_suspect_frees(void **state)
+{
+	(void)state;
+	release(1, 0, MDB_TYPE_CACHE, B);  /* unknown */
+	release(2, 1, MDB_TYPE_CACHE, B);  /* unknown again */
+	alloc(3, 0, MDB_TYPE_CACHE, A, 8, 8);
+	release(4, 0, MDB_TYPE_CACHE, A);
+	release(5, 1, MDB_TYPE_CACHE, A);  /* suspect, after 4 */
+	release(6, 1, MDB_TYPE_CACHE, A);  /* suspect, after 5 */
+	release(7, 1, MDB_TYPE_CACHE, 0);  /* NULL */
+	assert_int_equal(out.nbf, 5);
+	assert_int_equal(out.bf[0].class, MDB_FREE_UNKNOWN);
+	assert_int_equal(out.bf[1].class, MDB_FREE_UNKNOWN);
+	assert_int_equal(out.bf[1].prev_seq, MDB_NO_SEQ);
+	assert_int_equal(out.bf[2].class, MDB_FREE_DUPLICATE_SUSPECT);
+	assert_int_equal(out.bf[2].prev_seq, 4);
+	assert_int_equal(out.bf[3].class, MDB_FREE_DUPLICATE_SUSPECT);
+	assert_int_equal(out.bf[3].prev_seq, 5);
+	assert_int_equal(out.bf[4].class, MDB_FREE_NULL);
+	/* pages follow the same rule in their own key space */
+	alloc(8, 0, MDB_TYPE_PAGE, A, 4096, 4096);
+	release(9, 0, MDB_TYPE_PAGE, A);
+	release(10, 0, MDB_TYPE_PAGE, A);
+	assert_int_equal(out.nbf, 6);
+	assert_int_equal(out.bf[5].class, MDB_FREE_DUPLICATE_SUSPECT);
+	assert_int_equal(out.bf[5].prev_seq, 9);
+}
+
+/* Which sources trace every allocation path. */
+static void test_all_traced(void **state)
+{
+	(void)state;
+	assert_int_equal(mdb_pair_all_traced("kmemtrace-relay", NULL), 1);
+	assert_int_equal(mdb_pair_all_traced("kmemtrace-relay", ""), 1);
+	assert_int_equal(mdb_pair_all_traced("kmemtrace-ftrace", "2.6.30"), 1);
+	assert_int_equal(mdb_pair_all_traced("kmemtrace-relay",
+					     "2.6.29-rc3"), 1);
+	assert_int_equal(mdb_pair_all_traced("kmemtrace-relay", "4.1.52"), 1);
+	assert_int_equal(mdb_pair_all_traced("kmemtrace-relay", "3"), 1);
+	assert_int_equal(mdb_pair_all_traced("kmemtrace-relay", "junk"), 1);
+	/* converted from a kernel with kmem_cache_alloc_bulk() */
+	assert_int_equal(mdb_pair_all_traced("kmemtrace-relay", "4.2.0"), 0);
+	assert_int_equal(mdb_pair_all_traced("kmemtrace-relay",
+					     "6.18.44-fc-v657"), 0);
+	assert_int_equal(mdb_pair_all_traced("kmemtrace-ftrace", "10.1"), 0);
+	/* ftrace and perf text: untraced paths on every kernel we read */
+	assert_int_equal(mdb_pair_all_traced("ftrace-text", NULL), 0);
+	assert_int_equal(mdb_pair_all_traced("ftrace-text", "2.6.32"), 0);
+	assert_int_equal(mdb_pair_all_traced(NULL, NULL), 0);
 }
 
 /* Page events have their own key space. */
@@ -241,6 +313,9 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_mismatch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_frees, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_suspect_frees, setup,
+						teardown),
+		cmocka_unit_test(test_all_traced),
 		cmocka_unit_test_setup_teardown(test_page_key_space, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_finish, setup, teardown),

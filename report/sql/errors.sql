@@ -6,9 +6,16 @@
 -- The memory-error classes of kmemtrace-report and the Solaris tools
 -- (bad free, duplicate free, leaks are the leaks report), one row per
 -- class and per allocator (slab, page) where it occurred:
---   unknown_free          FREE of an address never seen (before the trace, or bad)
---   duplicate_free        FREE of an address already freed
---   frees_of_non_live     the two above together
+--   unknown_free          FREE of an address never seen allocated (before the
+--                         trace, by an untraced path, or bad); leaves no mark:
+--                         a later FREE of it is unknown again
+--   duplicate_free        FREE of a traced allocation already freed, on a
+--                         kernel that traces every allocation path
+--                         (kmemtrace-era captures): a double free
+--   duplicate_free_suspect the same on a kernel with untraced allocation
+--                         paths (ftrace and perf captures: bulk allocations
+--                         since 4.2, RCU sheaves): not decidable
+--   frees_of_non_live     the three above together
 --   cache_free_of_kmalloc kmem_cache_free of a kmalloc object (an error)
 --   kfree_of_cache        kfree of a kmem_cache object (legal since Linux 6.4)
 --   free_not_traced       address allocated again while live (bulk/RCU frees)
@@ -54,10 +61,10 @@ WITH an AS (
 	UNION ALL
 	SELECT 3.5, 'frees_of_non_live', an.page, NULL, CAST(total(an.count) AS INTEGER), NULL,
 	       min(an.first_seq), NULL, NULL, NULL, NULL,
-	       'unknown_free + duplicate_free'
-	FROM an WHERE an.class_id IN (2, 3) GROUP BY an.page
+	       'unknown_free + duplicate_free + duplicate_free_suspect'
+	FROM an WHERE an.class_id IN (2, 3, 10) GROUP BY an.page
 	UNION ALL
-	SELECT 10, 'lost_events', 0, 1,
+	SELECT 11, 'lost_events', 0, 1,
 	       sum(coalesce(overruns, 0) + lost_events +
 	           CASE WHEN whole_capture THEN seq_missing ELSE 0 END),
 	       NULL, NULL, NULL, NULL, NULL, NULL,
@@ -70,7 +77,7 @@ SELECT class, CASE page WHEN 1 THEN 'page' ELSE 'slab' END AS allocator,
        error, count, bytes, first_seq, first_cpu, first_call_site,
        first_symbol, examples, note
 FROM rows
-ORDER BY class_id, page
+ORDER BY CASE class_id WHEN 10 THEN 3.2 ELSE class_id END, page
 LIMIT :top;
 
 SELECT 'total' AS class, NULL AS allocator, NULL AS error,

@@ -14,7 +14,8 @@
 --                        differs from the node of the allocating CPU: needs
 --                        --cpu-node FILE (lines "CPU NODE" of the traced
 --                        machine); 'unknown' without it
--- and what perf kmem cannot say: NULL, unknown and duplicate frees, frees
+-- and what perf kmem cannot say: NULL, unknown, duplicate and suspect
+-- duplicate frees (design.md, Semantics), frees
 -- not traced (address allocated again while live), failures, events lost
 -- (ftrace LOST lines), sequence numbers missing (kmemtrace: lost events
 -- when the source is a whole capture), the producer's overrun count.
@@ -117,6 +118,9 @@ UNION ALL SELECT 'unknown_frees',
 UNION ALL SELECT 'duplicate_frees',
                  coalesce((SELECT n FROM an WHERE page = 0 AND class = 3), 0),
                  coalesce((SELECT n FROM an WHERE page = 1 AND class = 3), 0)
+UNION ALL SELECT 'duplicate_frees_suspect',
+                 coalesce((SELECT n FROM an WHERE page = 0 AND class = 10), 0),
+                 coalesce((SELECT n FROM an WHERE page = 1 AND class = 10), 0)
 UNION ALL SELECT 'frees_not_traced', coalesce(not_traced, 0),
                  coalesce(p_not_traced, 0) FROM s
 UNION ALL SELECT 'allocation_failures', coalesce(failed, 0),
