@@ -51,8 +51,8 @@ function small(p) { return length(p) <= 3 }   # hex below 0x1000
 		} else if (key in freed) {
 			dup_frees++
 		} else {
+			# never allocated: no mark, a later free is unknown too
 			unknown_frees++
-			freed[key] = 1
 		}
 	}
 }

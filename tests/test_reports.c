@@ -804,7 +804,7 @@ static void test_check(void **state)
 	assert_non_null(strstr(r.out, "11 kmem_cache_free of kmalloc"));
 	assert_non_null(strstr(r.out, "41 allocations with bytes_alloc"));
 	assert_non_null(strstr(r.out, "37 NULL, 17 unknown, 7 duplicate, "
-				      "23 not traced"));
+				      "0 suspect duplicate, 23 not traced"));
 	run_free(&r);
 
 	if (asprintf(&clean, "%s/clean", tmp) < 0)

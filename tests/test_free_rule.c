@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Which frees are errors (design.md, Semantics; issue 11), end to end
+ * through the binary:
+ *   - every real capture (the 6.18 trace, perf script and tracefs text,
+ *     and the kmemtrace relay conversion): memdb check is clean, report
+ *     errors has no row with error 1, and the free classes equal those of
+ *     tests/free_classes.awk, an independent replay of the text;
+ *   - a planted double free (a traced allocation freed twice) is an error
+ *     in a kmemtrace relay capture, and a suspect when the capture says
+ *     it comes from a kernel with untraced allocation paths (a
+ *     kernel-release of 4.2 or later) or is ftrace text.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "testlib.h"
+
+static char *tmp;
+
+static int setup_all(void **state)
+{
+	(void)state;
+	tmp = tmpdir("free-rule");
+	return 0;
+}
+
+static int teardown_all(void **state)
+{
+	(void)state;
+	free(tmp);
+	return 0;
+}
+
+/* Output of a shell command line that must succeed. */
+static char *out_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *out_of(const char *fmt, ...)
+{
+	struct run r;
+	char *cmd, *s;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&cmd, fmt, ap);
+	va_end(ap);
+	assert_true(n >= 0);
+	run(&r, "%s", cmd);
+	if (r.status)
+		fail_msg("%s: status %d: %s", cmd, r.status, r.err);
+	s = strdup(r.out);
+	assert_non_null(s);
+	run_free(&r);
+	free(cmd);
+	return s;
+}
+
+/* Field @n (1-based) of the CSV line starting with "@key,"; 0 if none. */
+static long long csv_num(const char *csv, const char *key, int n)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = csv; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+		if (strncmp(p, key, kl) || p[kl] != ',')
+			continue;
+		for (int i = 1; i < n && p; i++) {
+			p = strchr(p, ',');
+			p = p ? p + 1 : p;
+		}
+		assert_non_null(p);
+		return strtoll(p, NULL, 10);
+	}
+	return 0;
+}
+
+/* Fail when a row of the errors report (CSV) has error 1. */
+static void assert_no_error_row(const char *csv, const char *what)
+{
+	for (const char *p = strchr(csv, '\n'); p && p[1];
+	     p = strchr(p + 1, '\n')) {
+		const char *f = p + 1;
+
+		for (int i = 1; i < 3 && f; i++) {
+			f = strchr(f, ',');
+			f = f ? f + 1 : f;
+		}
+		if (f && !strncmp(f, "1,", 2))
+			fail_msg("%s: error row: %.80s", what, p + 1);
+	}
+}
+
+static const char *const classes[] = {
+	"null_free", "unknown_free", "duplicate_free",
+	"duplicate_free_suspect",
+};
+
+/*
+ * memdb on @path (check, then ingest and report errors) against the awk
+ * replay of @text (with all_traced @strict): clean, no error row, the
+ * same count per free class.
+ */
+static void compare(const char *path, const char *text, int strict)
+{
+	char *db = fresh_db(tmp, "real.db"), *csv, *awk;
+	struct run r;
+
+	run(&r, "'%s' check -q '%s'", env("MEMDB"), path);
+	if (r.status)
+		fail_msg("%s: check status %d: %s", path, r.status, r.out);
+	run_free(&r);
+	ingest_ok(db, "'%s'", path);
+	csv = out_of("'%s' report errors -d '%s' --format csv --top 0",
+		     env("MEMDB"), db);
+	assert_no_error_row(csv, path);
+	awk = out_of("awk -v all_traced=%d -f '%s/free_classes.awk' '%s'",
+		     strict, env("TESTS_DIR"), text);
+	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {
+		char key[64];
+		long long want = -1;
+		const char *p = strstr(awk, classes[i]);
+
+		while (p && p[strlen(classes[i])] != ' ')
+			p = strstr(p + 1, classes[i]);
+		assert_non_null(p);
+		want = strtoll(p + strlen(classes[i]) + 1, NULL, 10);
+		snprintf(key, sizeof(key), "%s,slab", classes[i]);
+		if (csv_num(csv, key, 4) != want)
+			fail_msg("%s: %s: memdb %lld, awk %lld", path,
+				 classes[i], csv_num(csv, key, 4), want);
+	}
+	free(awk);
+	free(csv);
+	free(db);
+}
+
+/* Decompress @td_rel (under $TESTDATA) into @dir/@name; the path. */
+static char *unpack(const char *td_rel, const char *name)
+{
+	char *to = path_in(tmp, name);
+
+	free(out_of("zstd -dqf '%s/%s' -o '%s'", env("TESTDATA"), td_rel,
+		    to));
+	return to;
+}
+
+static void test_real_captures(void **state)
+{
+	static const char *const texts[] = {
+		"real-6.18-small/ftrace.txt.zst",
+		"real-6.18-small/ftrace-hashed.txt.zst",
+		"real-6.18-perf/perf-mixed.txt.zst",
+		"real-6.18-perf/perf-fs.txt.zst",
+		"real-6.18-tracefs/trace.txt.zst",
+	};
+	char *ft = NULL, *kt = path_in(tmp, "kt");
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		char name[32], *t;
+
+		snprintf(name, sizeof(name), "text%zu.txt", i);
+		t = unpack(texts[i], name);
+		compare(t, t, 0);
+		if (!ft)
+			ft = t;
+		else
+			free(t);
+	}
+	/* the relay conversion of the same events as ftrace.txt: a
+	 * kmemtrace-era format without a kernel-release, judged strictly */
+	free(out_of("mkdir -p '%s' && cp '%s/real-6.18-small/kmemtrace-v1-le/"
+		    "abi_version' '%s/'", kt, env("TESTDATA"), kt));
+	free(unpack("real-6.18-small/kmemtrace-v1-le/cpu0.out.zst",
+		    "kt/cpu0.out"));
+	free(unpack("real-6.18-small/kmemtrace-v1-le/cpu1.out.zst",
+		    "kt/cpu1.out"));
+	compare(kt, ft, 1);
+	free(ft);
+	free(kt);
+}
+
+#define PLANT "--seed 3 --events 20000 --cpus 2 --live 300 --dup-frees 5 " \
+	      "--unknown-frees 4"
+
+/* errors CSV of @path ingested into a fresh database */
+static char *errors_of(const char *path, const char *dbname)
+{
+	char *db = fresh_db(tmp, dbname), *csv;
+
+	ingest_ok(db, "'%s'", path);
+	csv = out_of("'%s' report errors -d '%s' --format csv --top 0",
+		     env("MEMDB"), db);
+	free(db);
+	return csv;
+}
+
+static void test_planted_double_free(void **state)
+{
+	char *cap = path_in(tmp, "plant"), *text = path_in(tmp, "plant.txt");
+	char *csv;
+	struct run r;
+
+	(void)state;
+	free(out_of("rm -rf '%s' && '%s' " PLANT " '%s' && '%s' " PLANT
+		    " --format ftrace-text '%s'", cap, env("KTGEN"), cap,
+		    env("KTGEN"), text));
+
+	/* kmemtrace relay: every allocation path traced, an error */
+	run(&r, "'%s' check '%s'", env("MEMDB"), cap);
+	assert_int_equal(r.status, 3);
+	assert_non_null(strstr(r.out, "NOT CLEAN: 5 duplicate frees"));
+	run_free(&r);
+	csv = errors_of(cap, "plant-relay.db");
+	assert_non_null(strstr(csv, "\nduplicate_free,slab,1,5,"));
+	assert_null(strstr(csv, "\nduplicate_free_suspect,"));
+	assert_int_equal(csv_num(csv, "unknown_free,slab", 4), 4);
+	assert_int_equal(csv_num(csv, "total", 4), 5);
+	free(csv);
+
+	/* the same text from ftrace: untraced paths exist, a suspect */
+	run(&r, "'%s' check '%s'", env("MEMDB"), text);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "0 duplicate, 5 suspect duplicate"));
+	run_free(&r);
+	csv = errors_of(text, "plant-text.db");
+	assert_non_null(strstr(csv, "\nduplicate_free_suspect,slab,0,5,"));
+	assert_null(strstr(csv, "\nduplicate_free,"));
+	assert_int_equal(csv_num(csv, "total", 4), 0);
+	free(csv);
+
+	/* relay converted from a 6.18 kernel, which says so: a suspect */
+	free(out_of("echo 6.18.0 > '%s/kernel-release'", cap));
+	run(&r, "'%s' check '%s'", env("MEMDB"), cap);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	csv = errors_of(cap, "plant-618.db");
+	assert_non_null(strstr(csv, "\nduplicate_free_suspect,slab,0,5,"));
+	assert_null(strstr(csv, "\nduplicate_free,"));
+	free(csv);
+	/* from a 2.6.30 kernel: an error again */
+	free(out_of("echo 2.6.30 > '%s/kernel-release'", cap));
+	csv = errors_of(cap, "plant-2630.db");
+	assert_non_null(strstr(csv, "\nduplicate_free,slab,1,5,"));
+	free(csv);
+	free(text);
+	free(cap);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_real_captures),
+		cmocka_unit_test(test_planted_double_free),
+	};
+
+	return cmocka_run_group_tests_name("which frees are errors", tests,
+					   setup_all, teardown_all);
+}
