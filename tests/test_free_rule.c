@@ -254,11 +254,49 @@ static void test_planted_double_free(void **state)
 	free(cap);
 }
 
+/*
+ * A schema 1 database (before the suspect class) is migrated by an
+ * ingest: the class and its note appear, rows keep their class.
+ */
+static void test_migration(void **state)
+{
+	char *db = fresh_db(tmp, "v1.db"), *text = path_in(tmp, "plant.txt");
+	struct run r;
+
+	(void)state;
+	run(&r, "test -f '%s' || '%s' " PLANT " --format ftrace-text '%s'",
+	    text, env("KTGEN"), text);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	ingest_ok(db, "'%s'", text);
+	run(&r, "sqlite3 '%s' \"DELETE FROM free_class WHERE id = 4; "
+		"DELETE FROM anomaly_class WHERE id = 10; "
+		"PRAGMA user_version = 1\"", db);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	assert_int_equal(db_int(db, "PRAGMA user_version"), 1);
+	/* reports refuse an old schema; any ingest migrates it (this one
+	 * finds its data already present) */
+	run_memdb(&r, db, "ingest -q '%s'", text);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	run_memdb(&r, db, "report errors --format csv");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "\nduplicate_free_suspect,slab,0,5,"));
+	run_free(&r);
+	assert_int_equal(db_int(db, "PRAGMA user_version"), 2);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM v_bad_frees WHERE "
+				    "class = 'duplicate_free_suspect'"), 5);
+	free(text);
+	free(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_real_captures),
 		cmocka_unit_test(test_planted_double_free),
+		cmocka_unit_test(test_migration),
 	};
 
 	return cmocka_run_group_tests_name("which frees are errors", tests,
