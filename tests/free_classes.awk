@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # An independent replay of a kmem trace as text (cat trace, trace_pipe or
-# perf script lines), written from design.md and README's Semantics rule
+# perf script lines), written from docs/design.md §4.3 and the README
 # without looking at memdb's C: it classifies every slab FREE that ends no
 # allocation and prints one line per class,
 #   <class> <count>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Which frees are errors (design.md, Semantics; issue 11), end to end
+ * Which frees are errors (docs/design.md §4.3; issue 11), end to end
  * through the binary:
  *   - every real capture (the 6.18 trace, perf script and tracefs text,
  *     and the kmemtrace relay conversion): memdb check is clean, report

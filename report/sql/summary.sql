@@ -15,7 +15,7 @@
 --                        --cpu-node FILE (lines "CPU NODE" of the traced
 --                        machine); 'unknown' without it
 -- and what perf kmem cannot say: NULL, unknown, duplicate and suspect
--- duplicate frees (design.md, Semantics), frees
+-- duplicate frees (docs/design.md §4.3), frees
 -- not traced (address allocated again while live), failures, events lost
 -- (ftrace LOST lines), sequence numbers missing (kmemtrace: lost events
 -- when the source is a whole capture), the producer's overrun count.
