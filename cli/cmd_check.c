@@ -213,8 +213,9 @@ static int check_one(const char *path, const struct mdb_ingest_opts *io,
 	u64map_init(&c.site_ids);
 	ops.ctx = &c;
 	mdb_pair_init(&c.pair, &ops);
-	mdb_pair_set_all_traced(&c.pair, mdb_pair_all_traced(m->format,
-							     m->kernel_release));
+	mdb_pair_set_all_traced(&c.pair,
+				mdb_pair_all_traced(m->format,
+						    m->kernel_release));
 
 	ret = mdb_input_decode(in, &sink, &st, &e);
 	if (ret >= 0)

@@ -36,10 +36,6 @@
 #define WAIT_NOTICE_MS 1000 /* then say what we wait for */
 
 /*
- * migrations[v] moves a database from user_version v to v + 1.  Version 0
- * is an empty file.  Append, never edit, once a version has shipped.
- */
-/*
  * Version 2: a second free of a freed allocation is a duplicate free (an
  * error) only where every allocation path is traced, else a suspect; an
  * unknown free leaves no mark (analysis/pair.h).  Sources ingested before
@@ -60,6 +56,10 @@ static const char migrate_2[] =
 	"allocated before the trace began or by an untraced path, or a bad "
 	"free; a later free of it is unknown again' WHERE id = 2;\n";
 
+/*
+ * migrations[v] moves a database from user_version v to v + 1.  Version 0
+ * is an empty file.  Append, never edit, once a version has shipped.
+ */
 static const char *const migrations[] = {
 	schema_sql,
 	migrate_2,

@@ -303,8 +303,9 @@ int mdb_load_begin(struct mdb_db *db, const char *path,
 	l->sink.event = load_event;
 	ops.ctx = l;
 	mdb_pair_init(&l->pair, &ops);
-	mdb_pair_set_all_traced(&l->pair, mdb_pair_all_traced(m->format,
-							      m->kernel_release));
+	mdb_pair_set_all_traced(&l->pair,
+				mdb_pair_all_traced(m->format,
+						    m->kernel_release));
 
 	ret = mdb_source_begin(db, path, m, opts, res, e);
 	if (ret != 0) {
