@@ -19,12 +19,17 @@ void mdb_pair_init(struct mdb_pair *p, const struct mdb_pair_ops *ops)
 	p->ops = *ops;
 	u64map_init(&p->slab);
 	u64map_init(&p->page);
+	u64map_init(&p->slab_skip);
+	u64map_init(&p->page_skip);
+	p->last_seq = MDB_NO_SEQ;
 }
 
 void mdb_pair_release(struct mdb_pair *p)
 {
 	u64map_release(&p->slab);
 	u64map_release(&p->page);
+	u64map_release(&p->slab_skip);
+	u64map_release(&p->page_skip);
 	free(p->pool);
 	free(p->free_idx);
 	memset(p, 0, sizeof(*p));
@@ -78,6 +83,40 @@ static inline struct u64map *key_space(struct mdb_pair *p, uint8_t type)
 	return type == MDB_TYPE_PAGE ? &p->page : &p->slab;
 }
 
+/* Count the positions skipped before @seq (positions always rise). */
+static inline void note_pos(struct mdb_pair *p, int64_t seq)
+{
+	if (p->last_seq != MDB_NO_SEQ && seq > p->last_seq + 1)
+		p->skipped += (uint64_t)(seq - p->last_seq - 1);
+	if (p->last_seq == MDB_NO_SEQ || seq > p->last_seq)
+		p->last_seq = seq;
+}
+
+/* all_traced: remember what was skipped when @ptr was freed. */
+static inline int mark_skipped(struct mdb_pair *p, uint8_t type, uint64_t ptr)
+{
+	uint64_t *v;
+
+	if (!p->all_traced)
+		return 0;
+	v = u64map_put(type == MDB_TYPE_PAGE ? &p->page_skip : &p->slab_skip,
+		       ptr, 0, NULL);
+	if (!v)
+		return -MDB_E_NOMEM;
+	*v = p->skipped;
+	return 0;
+}
+
+/* all_traced: was every position since @ptr's last free fed? */
+static inline int nothing_skipped(struct mdb_pair *p, uint8_t type,
+				  uint64_t ptr)
+{
+	uint64_t *v = u64map_get(type == MDB_TYPE_PAGE ? &p->page_skip :
+				 &p->slab_skip, ptr);
+
+	return v && *v == p->skipped;
+}
+
 /* Seq values are positions (>= 0) stored in 63 bits. */
 static inline uint64_t freed_val(int64_t seq)
 {
@@ -123,6 +162,7 @@ int mdb_pair_alloc(struct mdb_pair *p, const struct mdb_lifetime *in)
 	uint32_t idx;
 	int added, ret;
 
+	note_pos(p, lt.seq);
 	lt.state = MDB_ST_LIVE;
 	lt.end_seq = MDB_NO_SEQ;
 	lt.end_ts = MDB_NO_TS;
@@ -179,11 +219,15 @@ static int free_not_live(struct mdb_pair *p, struct mdb_free *f,
 		f->class = MDB_FREE_UNKNOWN;
 	} else {
 		/* freed, not allocated again since: proof of a double free
-		 * only when no allocation path escapes the trace */
-		f->class = p->all_traced ? MDB_FREE_DUPLICATE :
-			   MDB_FREE_DUPLICATE_SUSPECT;
+		 * only when no allocation path escapes the trace and no
+		 * event between the two frees is missing */
+		f->class = p->all_traced &&
+			   nothing_skipped(p, f->type, f->ptr) ?
+			   MDB_FREE_DUPLICATE : MDB_FREE_DUPLICATE_SUSPECT;
 		f->prev_seq = (int64_t)(*v & ~FREED);
 		*v = freed_val(f->seq);
+		if (mark_skipped(p, f->type, f->ptr) < 0)
+			return -MDB_E_NOMEM;
 	}
 	return p->ops.bad_free(p->ops.ctx, f);
 }
@@ -194,11 +238,15 @@ int mdb_pair_free(struct mdb_pair *p, const struct mdb_free *in)
 	struct mdb_lifetime *lt;
 	uint64_t *v = NULL;
 
+	note_pos(p, f.seq);
 	f.prev_seq = MDB_NO_SEQ;
 	if (f.ptr >= MDB_MIN_ADDR)
 		v = u64map_get(key_space(p, f.type), f.ptr);
 	if (!v || (*v & FREED))
 		return free_not_live(p, &f, v);
+	if (mark_skipped(p, f.type, f.ptr) < 0)
+		return -MDB_E_NOMEM;
+	/* @v stays valid: mark_skipped() inserts into another map */
 	lt = &p->pool[*v];
 	pool_put(p, (uint32_t)*v);
 	*v = freed_val(f.seq);

@@ -6,8 +6,8 @@
  * rules are tested with in-memory events.
  *
  * Memory: live allocations, plus one map slot per distinct address whose
- * traced allocation was freed and that was not allocated again (to tell
- * duplicate frees from unknown ones).
+ * traced allocation was freed (to tell duplicate frees from unknown ones;
+ * two when every allocation path is traced).
  *
  * A second FREE of a freed allocation is proof of a double free only when
  * the kernel traces every allocation path; see mdb_pair_all_traced().
@@ -90,6 +90,11 @@ struct mdb_pair {
 	uint32_t *free_idx;      /* stack of unused pool slots */
 	size_t pool_len, pool_cap, nfree;
 	int all_traced;          /* see mdb_pair_set_all_traced() */
+	int64_t last_seq;        /* position of the last event fed */
+	uint64_t skipped;        /* positions no event was fed for so far */
+	/* all_traced: address -> skipped when it was last freed, so a
+	 * second free proves a double free only with nothing skipped since */
+	struct u64map slab_skip, page_skip;
 };
 
 void mdb_pair_init(struct mdb_pair *p, const struct mdb_pair_ops *ops);
@@ -108,7 +113,10 @@ int mdb_pair_all_traced(const char *format, const char *release);
 /*
  * Judge a second FREE of a freed allocation as a duplicate free (@on: the
  * source traces every allocation path) or as a suspect (the default: the
- * object may have been allocated again by an untraced path).  Call before
+ * object may have been allocated again by an untraced path).  Even with
+ * @on, it is a suspect when a position between the two frees was never
+ * fed (lost events, records of unknown ids, the other CPUs of a lone
+ * per-CPU file): the missing event may be its allocation.  Call before
  * feeding events.
  */
 void mdb_pair_set_all_traced(struct mdb_pair *p, int on);

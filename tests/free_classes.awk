@@ -12,8 +12,9 @@
 # free.  A FREE of a pointer never allocated is an unknown free and leaves
 # no mark.  A FREE of a freed pointer (no ALLOC since) is a duplicate free
 # when the kernel traces every allocation path (-v all_traced=1, the
-# kmemtrace-era captures), else a suspect duplicate.  Page events and
-# other lines are ignored.
+# kmemtrace-era captures; the file must then hold every event of the
+# capture, none lost), else a suspect duplicate.  Page events and other
+# lines are ignored.
 #
 # Usage: awk [-v all_traced=1] -f free_classes.awk trace.txt
 

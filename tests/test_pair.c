@@ -197,6 +197,45 @@ static void test_bad_frees(void **state)
 }
 
 /*
+ * Every allocation path traced, but positions missing between the two
+ * frees (lost events, unknown records, a lone per-CPU file): the missing
+ * event may be the allocation, so the second free is only a suspect.
+ */
+static void test_duplicate_needs_every_event(void **state)
+{
+	(void)state;
+	mdb_pair_set_all_traced(&pair, 1);
+	alloc(1, 0, MDB_TYPE_KMALLOC, A, 8, 8);
+	alloc(2, 0, MDB_TYPE_KMALLOC, B, 8, 8);
+	release(3, 0, MDB_TYPE_KMALLOC, A);
+	release(4, 0, MDB_TYPE_KMALLOC, B);
+	release(7, 0, MDB_TYPE_KMALLOC, A);  /* 5 and 6 missing: suspect */
+	release(8, 0, MDB_TYPE_KMALLOC, A);  /* nothing missing since 7 */
+	release(9, 0, MDB_TYPE_KMALLOC, B);  /* 5 and 6 lie between 4 and 9 */
+	assert_int_equal(out.nbf, 3);
+	assert_int_equal(out.bf[0].class, MDB_FREE_DUPLICATE_SUSPECT);
+	assert_int_equal(out.bf[0].prev_seq, 3);
+	assert_int_equal(out.bf[1].class, MDB_FREE_DUPLICATE);
+	assert_int_equal(out.bf[1].prev_seq, 7);
+	assert_int_equal(out.bf[2].class, MDB_FREE_DUPLICATE_SUSPECT);
+	/* a gap before the allocation does not matter */
+	alloc(20, 0, MDB_TYPE_CACHE, A, 8, 8);
+	release(21, 0, MDB_TYPE_CACHE, A);
+	release(22, 0, MDB_TYPE_CACHE, A);
+	assert_int_equal(out.nbf, 4);
+	assert_int_equal(out.bf[3].class, MDB_FREE_DUPLICATE);
+	/* NULL frees and failed allocations are events too */
+	alloc(23, 0, MDB_TYPE_CACHE, B, 8, 8);
+	release(24, 0, MDB_TYPE_CACHE, B);
+	alloc(25, 0, MDB_TYPE_CACHE, 0, 8, 8);
+	release(26, 0, MDB_TYPE_CACHE, 0);
+	release(27, 0, MDB_TYPE_CACHE, B);
+	assert_int_equal(out.nbf, 6);
+	assert_int_equal(out.bf[5].class, MDB_FREE_DUPLICATE);
+	assert_int_equal(out.bf[5].prev_seq, 24);
+}
+
+/*
  * The default, for kernels with untraced allocation paths: the second
  * free of a freed allocation is a suspect, not a duplicate.
  */
@@ -315,6 +354,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_frees, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_suspect_frees, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_duplicate_needs_every_event, setup, teardown),
 		cmocka_unit_test(test_all_traced),
 		cmocka_unit_test_setup_teardown(test_page_key_space, setup,
 						teardown),
