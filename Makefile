@@ -19,7 +19,7 @@ CC      ?= gcc
 PKG_CONFIG ?= pkg-config
 
 PKGS := sqlite3 libelf libdw libxxhash jansson libzstd zlib liblzma \
-	libtraceevent
+	libtraceevent libtracecmd
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -pthread
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)

@@ -105,13 +105,16 @@ static int write_attachments(struct mdb_db *db, int64_t source_id,
 			       "data) VALUES (?1, ?2, ?3)", -1, &st, NULL))
 		return mdb_db_error(db, e, "cannot write to database");
 	for (int i = 0; i < m->nattach && ret >= 0; i++) {
-		struct mdb_map map;
+		struct mdb_map map = { m->attach[i].data, m->attach[i].len,
+				       0 };
 
-		ret = mdb_map_file(m->attach[i].path, &map, e);
+		if (!m->attach[i].data)
+			ret = mdb_map_file(m->attach[i].path, &map, e);
 		if (ret < 0)
 			break;
 		if (map.len > MAX_ATTACH_BYTES) {
-			mdb_unmap(&map);
+			if (!m->attach[i].data)
+				mdb_unmap(&map);
 			ret = mdb_error_set(e, MDB_E_LIMIT,
 					    m->attach[i].path, -1, -1,
 					    "size=%zu max=%u", map.len,
@@ -127,7 +130,8 @@ static int write_attachments(struct mdb_db *db, int64_t source_id,
 			ret = mdb_db_error(db, e,
 					   "cannot write to database");
 		sqlite3_reset(st);
-		mdb_unmap(&map);
+		if (!m->attach[i].data)
+			mdb_unmap(&map);
 		ret = mdb_map_check(ret, e); /* shrank while stored */
 	}
 	sqlite3_finalize(st);

@@ -46,6 +46,10 @@ struct mdb_ingest_opts {
 struct mdb_attach {
 	const char *name;  /* "kallsyms", "modules", "sections" */
 	char path[4096];
+	/* the bytes themselves, when a capture file carries them (a
+	 * trace.dat's kallsyms): kept instead of reading path */
+	const void *data;
+	size_t len;
 };
 
 /* What is known of a source's origin; stored in the source table. */

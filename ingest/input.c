@@ -11,11 +11,13 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include "../common/file.h"
@@ -26,6 +28,7 @@
 #include "trace/ftrace.h"
 #include "trace/kt_ftrace.h"
 #include "trace/perfdata.h"
+#include "trace/tracedat.h"
 #include "trace/tracefs.h"
 
 #define TEXT_PROBE_BYTES 4096
@@ -79,6 +82,9 @@ static const struct mdb_format formats[] = {
 	/* perf.data: the PERFILE2 magic, either byte order */
 	{ .name = PERF_FORMAT, .probe = perf_probe, .decode = perf_decode,
 	  .describe = perf_input_describe, .empty_hint = KMEM_HINT },
+	/* trace-cmd's trace.dat: its magic; libtracecmd reads it */
+	{ .name = "trace-dat", .probe = tdat_probe,
+	  .open_file = tdat_input_open },
 	/* binary snapshot streams: a version word, counts that match the
 	 * file's length */
 	{ .name = "memstat-uma", .probe = mdb_memstat_uma_probe,
@@ -368,9 +374,6 @@ const char *mdb_looks_like(const void *buf, size_t len)
 		{ "PERFILE2", 8, "a perf.data file" },
 		{ "2ELIFREP", 8, "a big-endian perf.data file" },
 		{ "PERFFILE", 8, "a perf.data file of an old perf (PERFFILE)" },
-		{ "\x17\x08\x44tracing", 10, "a trace-cmd trace.dat file; "
-					    "give its 'trace-cmd report' "
-					    "text to memdb" },
 		{ "SQLite format 3", 16, "an SQLite database (a memdb "
 					 "database? read it with -d)" },
 	};
@@ -411,11 +414,39 @@ static int refuse_binary(const char *path, struct mdb_map *map,
 	return -MDB_E_FORMAT;
 }
 
-/* Open regular file @path, mapped in @map, as format @f. */
-static int open_as(const char *path, const struct mdb_format *f,
-		   struct mdb_map *map, const struct mdb_ingest_opts *o,
-		   struct mdb_input **in, struct mdb_error *e)
+/*
+ * A format that reads a file itself: the spool's descriptor @fd, else
+ * @path opened again.
+ */
+static int open_seekable(const char *path, const struct mdb_format *f,
+			 struct mdb_map *map, int fd,
+			 const struct mdb_ingest_opts *o,
+			 struct mdb_input **in, struct mdb_error *e)
 {
+	int own = -1, ret;
+
+	if (fd < 0 && (fd = own = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		mdb_unmap(map);
+		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
+				     strerror(errno));
+	}
+	ret = f->open_file(path, map, fd, o, in, e);
+	if (own >= 0)
+		close(own);
+	return ret;
+}
+
+/*
+ * Open regular file @path, mapped in @map, as format @f; @fd is the
+ * descriptor of a spool holding those bytes, or -1.
+ */
+static int open_as(const char *path, const struct mdb_format *f,
+		   struct mdb_map *map, int fd,
+		   const struct mdb_ingest_opts *o, struct mdb_input **in,
+		   struct mdb_error *e)
+{
+	if (f->open_file)
+		return open_seekable(path, f, map, fd, o, in, e);
 	if (f->open && !f->decode) {
 		mdb_unmap(map);
 		return f->open(path, o, in, e);
@@ -429,18 +460,20 @@ static int open_as(const char *path, const struct mdb_format *f,
 
 /*
  * The bytes of regular file @path in @map: mapped as they are, or, when
- * they start with a compression magic, decompressed into a spool.
+ * they start with a compression magic, decompressed into a spool whose
+ * descriptor is *@fd (else -1; the caller closes it).
  */
-static int map_input(const char *path, struct mdb_map *map,
+static int map_input(const char *path, struct mdb_map *map, int *fd,
 		     struct mdb_error *e)
 {
 	enum mdb_compression comp;
 	int ret = mdb_map_file(path, map, e);
 
+	*fd = -1;
 	if (ret < 0 || !mdb_compression_of(map->data, map->len))
 		return ret;
 	mdb_unmap(map);
-	return mdb_spool_path(path, map, &comp, e);
+	return mdb_spool_path(path, map, &comp, fd, e);
 }
 
 /* The format @o->format names, without probing. */
@@ -450,7 +483,7 @@ static int open_forced(const char *path, const struct mdb_ingest_opts *o,
 {
 	const struct mdb_format *f = mdb_format_find(o->format);
 	struct mdb_map map = { 0 };
-	int ret;
+	int ret, fd = -1;
 
 	if (!f) {
 		mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1, "format='%s'",
@@ -463,8 +496,10 @@ static int open_forced(const char *path, const struct mdb_ingest_opts *o,
 	else if (!S_ISREG(st->st_mode))
 		ret = mdb_error_set(e, MDB_E_IO, path, -1, -1, "format=%s",
 				    f->name);
-	else if ((ret = map_input(path, &map, e)) == 0)
-		ret = open_as(path, f, &map, o, in, e);
+	else if ((ret = map_input(path, &map, &fd, e)) == 0)
+		ret = open_as(path, f, &map, fd, o, in, e);
+	if (fd >= 0)
+		close(fd);
 	if (ret == 1) {
 		mdb_error_set(e, MDB_E_FORMAT, path, -1, -1, NULL);
 		mdb_error_msg(e, "not a %s input", f->name);
@@ -486,7 +521,7 @@ static int no_format(const char *path, struct mdb_error *e)
 }
 
 /* The first format of the table that claims the bytes of @map. */
-static int detect_map(const char *path, struct mdb_map *map,
+static int detect_map(const char *path, struct mdb_map *map, int fd,
 		      const struct mdb_ingest_opts *o, struct mdb_input **in,
 		      struct mdb_error *e)
 {
@@ -501,7 +536,7 @@ static int detect_map(const char *path, struct mdb_map *map,
 			continue;
 		if (f->probe == any_probe && mdb_looks_like(map->data, map->len))
 			return refuse_binary(path, map, e);
-		ret = open_as(path, f, map, o, in, e);
+		ret = open_as(path, f, map, fd, o, in, e);
 		return ret == 1 ? no_format(path, e) : ret;
 	}
 	mdb_unmap(map);
@@ -513,7 +548,7 @@ static int detect(const char *path, const struct mdb_ingest_opts *o,
 		  struct mdb_error *e)
 {
 	struct mdb_map map = { 0 };
-	int ret;
+	int ret, fd;
 
 	if (S_ISDIR(st->st_mode)) {
 		ret = mdb_capture_open(path, NULL, o, in, e);
@@ -525,10 +560,13 @@ static int detect(const char *path, const struct mdb_ingest_opts *o,
 		mdb_error_hint(e, "give - to read standard input");
 		return -MDB_E_IO;
 	}
-	ret = map_input(path, &map, e);
+	ret = map_input(path, &map, &fd, e);
 	if (ret < 0)
 		return ret;
-	return detect_map(path, &map, o, in, e);
+	ret = detect_map(path, &map, fd, o, in, e);
+	if (fd >= 0)
+		close(fd);
+	return ret;
 }
 
 /* Standard input: spooled (and decompressed), then detected or forced. */
@@ -539,7 +577,7 @@ static int open_stdin(const struct mdb_ingest_opts *o, struct mdb_input **in,
 	struct mdb_ingest_opts so = *o;
 	enum mdb_compression comp;
 	struct mdb_map map;
-	int ret;
+	int ret, fd = -1;
 
 	if (o->format && !(f = mdb_format_find(o->format))) {
 		mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1, "format='%s'",
@@ -547,21 +585,24 @@ static int open_stdin(const struct mdb_ingest_opts *o, struct mdb_input **in,
 		mdb_error_msg(e, "unknown input format");
 		return -MDB_E_INVAL;
 	}
-	ret = mdb_spool_fd(0, MDB_STDIN_NAME, &map, &comp, e);
+	ret = mdb_spool_fd(0, MDB_STDIN_NAME, &map, &comp, &fd, e);
 	if (ret < 0)
 		return ret;
 	so.stream = 1;
-	if (!f)
-		return detect_map(MDB_STDIN_NAME, &map, &so, in, e);
-	if (f->open && !f->decode) {
+	if (!f) {
+		ret = detect_map(MDB_STDIN_NAME, &map, fd, &so, in, e);
+	} else if (f->open && !f->decode) {
 		mdb_unmap(&map);
 		mdb_error_set(e, MDB_E_INVAL, MDB_STDIN_NAME, -1, -1,
 			      "format=%s", f->name);
 		mdb_error_msg(e, "a capture directory cannot come from "
 				 "standard input");
-		return -MDB_E_INVAL;
+		ret = -MDB_E_INVAL;
+	} else {
+		ret = open_as(MDB_STDIN_NAME, f, &map, fd, &so, in, e);
 	}
-	return open_as(MDB_STDIN_NAME, f, &map, &so, in, e);
+	close(fd);
+	return ret;
 }
 
 int mdb_input_open(const char *path, const struct mdb_ingest_opts *o,

@@ -64,6 +64,14 @@ struct mdb_format {
 	 */
 	int (*open)(const char *path, const struct mdb_ingest_opts *o,
 		    struct mdb_input **in, struct mdb_error *e);
+	/*
+	 * One-file formats a library reads from a seekable descriptor
+	 * (trace.dat): @map holds the (decompressed) bytes, taken over;
+	 * @fd reads the same bytes (a spool, or the file), borrowed.
+	 */
+	int (*open_file)(const char *path, struct mdb_map *map, int fd,
+			 const struct mdb_ingest_opts *o,
+			 struct mdb_input **in, struct mdb_error *e);
 	unsigned flags;
 	const char *empty_hint; /* events: what to do when none were found */
 };

@@ -287,7 +287,7 @@ static int spool_map(struct spool *s, struct mdb_map *m)
 }
 
 int mdb_spool_fd(int fd, const char *name, struct mdb_map *m,
-		 enum mdb_compression *comp, struct mdb_error *e)
+		 enum mdb_compression *comp, int *keep, struct mdb_error *e)
 {
 	struct spool s = { .name = name, .in = fd, .out = -1, .e = e };
 	uint8_t *in = malloc(CHUNK), *out = malloc(CHUNK);
@@ -326,6 +326,10 @@ int mdb_spool_fd(int fd, const char *name, struct mdb_map *m,
 	}
 	if (ret == 0)
 		ret = spool_map(&s, m);
+	if (ret == 0 && keep) {
+		*keep = s.out;
+		s.out = -1;
+	}
 out:
 	if (s.out >= 0)
 		close(s.out);
@@ -335,7 +339,7 @@ out:
 }
 
 int mdb_spool_path(const char *path, struct mdb_map *m,
-		   enum mdb_compression *comp, struct mdb_error *e)
+		   enum mdb_compression *comp, int *keep, struct mdb_error *e)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), ret;
 	struct stat st;
@@ -349,7 +353,7 @@ int mdb_spool_path(const char *path, struct mdb_map *m,
 		mdb_error_msg(e, "not a regular file");
 		return -MDB_E_IO;
 	}
-	ret = mdb_spool_fd(fd, path, m, comp, e);
+	ret = mdb_spool_fd(fd, path, m, comp, keep, e);
 	close(fd);
 	return ret;
 }

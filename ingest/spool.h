@@ -27,12 +27,14 @@ const char *mdb_compression_name(enum mdb_compression c);
  * Read @fd to its end (@name for messages), decompress it when it is
  * compressed (*@comp says how it was), and map the result in @m.  A
  * damaged or cut stream is an error naming the compressed byte offset.
+ * When @keep is not NULL, *@keep is a descriptor of the spooled bytes
+ * (for libraries that read a file themselves); the caller closes it.
  */
 int mdb_spool_fd(int fd, const char *name, struct mdb_map *m,
-		 enum mdb_compression *comp, struct mdb_error *e);
+		 enum mdb_compression *comp, int *keep, struct mdb_error *e);
 
 /* The same for the regular file @path (a compressed one). */
 int mdb_spool_path(const char *path, struct mdb_map *m,
-		   enum mdb_compression *comp, struct mdb_error *e);
+		   enum mdb_compression *comp, int *keep, struct mdb_error *e);
 
 #endif

@@ -1,0 +1,867 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace-cmd's trace.dat (docs/formats.md §6.2): file version 6 (one
+ * sequential layout) and 7 (sections found through options sections,
+ * optionally zstd-compressed).
+ *
+ * libtracecmd reads the file: it parses the event formats the file
+ * carries into a tep handle, decompresses, and walks each CPU's
+ * ring-buffer pages.  The kmem events are decoded by field name with
+ * those formats (tep_kmem.c); the CPUs are merged by timestamp, ties to
+ * the lower CPU, as `trace-cmd report` prints them.
+ *
+ * libtracecmd trusts the sizes and offsets it reads (it mallocs what a
+ * size field says, prints to stdout on a cut file, dereferences what a
+ * failed parse returns), so memdb walks the whole structure first: every
+ * size and offset inside the file, every string terminated, the options
+ * libtracecmd parses well-formed, compressed sections decompressing to
+ * the size they declare.  A file that fails is refused at its offset and
+ * never reaches the library.  Debian's libtracecmd decompresses zstd
+ * only: other algorithms are refused by name.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <trace-cmd/trace-cmd.h>
+#include <zstd.h>
+
+#include "../input.h"
+#include "tep_kmem.h"
+#include "tracedat.h"
+
+#define TDAT_FORMAT "trace-dat"
+#define MAGIC "\027\010\104tracing"
+#define MAGIC_LEN 10
+#define MAX_CPUS 4096
+#define MAX_SECTIONS 4096     /* options sections chained */
+#define MAX_SECTION_BYTES (256u << 20) /* decompressed */
+
+enum { OPT_DONE, OPT_DATE, OPT_CPUSTAT, OPT_BUFFER, OPT_TRACECLOCK,
+       OPT_UNAME, OPT_HOOK, OPT_OFFSET, OPT_CPUCOUNT, OPT_VERSION,
+       OPT_PROCMAPS, OPT_TRACEID, OPT_TIME_SHIFT, OPT_GUEST, OPT_TSC2NSEC,
+       OPT_STRINGS, OPT_HEADER_INFO, OPT_FTRACE_EVENTS, OPT_EVENT_FORMATS,
+       OPT_KALLSYMS, OPT_PRINTK, OPT_CMDLINES, OPT_BUFFER_TEXT };
+
+/* A stretch of bytes being walked: the file, or a decompressed section. */
+struct rd {
+	const uint8_t *p;
+	size_t len, pos;
+	uint64_t base;  /* file offset of p[0] */
+	int packed;     /* decompressed: errors name the section's offset */
+};
+
+struct tdat {
+	char *path;
+	struct mdb_map map;
+	enum mdb_order order;
+	int version, long_size;
+	uint32_t page_size;
+	int compressed;        /* v7: sections may be zstd-compressed */
+	int ncpus;             /* CPUs of the top buffer's data */
+	int has_data;          /* a flyrecord buffer was seen */
+	uint8_t *ksyms;        /* the kallsyms the file carries (a copy) */
+	size_t ksyms_len;
+	char release[128];
+	struct mdb_error *e;
+	struct tracecmd_input *h;
+	struct tep_kmem km;
+	int have_km;
+	struct tep_record **recs;
+};
+
+/* ---- errors ----------------------------------------------------------- */
+
+static uint64_t rd_off(const struct rd *r)
+{
+	return r->packed ? r->base : r->base + r->pos;
+}
+
+static int tdat_bad(struct tdat *t, int code, uint64_t off, const char *fmt,
+		    ...) __attribute__((format(printf, 4, 5)));
+
+static int tdat_bad(struct tdat *t, int code, uint64_t off, const char *fmt,
+		    ...)
+{
+	char msg[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	mdb_error_set(t->e, code, t->path, (int64_t)off, -1, NULL);
+	mdb_error_msg(t->e, "trace.dat: %s", msg);
+	return -code;
+}
+
+/* @n more bytes of @r, or an error naming @what. */
+static int rd_need(struct tdat *t, const struct rd *r, uint64_t n,
+		   const char *what)
+{
+	if (n <= r->len - r->pos)
+		return 0;
+	if (r->packed)
+		return tdat_bad(t, MDB_E_CORRUPT, r->base,
+				"%s runs past the end of its section", what);
+	return tdat_bad(t, MDB_E_TRUNCATED, rd_off(r),
+			"file cut short in %s (need %" PRIu64 " bytes, "
+			"have %zu)", what, n, r->len - r->pos);
+}
+
+static int rd_num(struct tdat *t, struct rd *r, int size, uint64_t *v,
+		  const char *what)
+{
+	int ret = rd_need(t, r, (uint64_t)size, what);
+
+	if (ret)
+		return ret;
+	if (size == 2)
+		*v = get_u16(r->p + r->pos, t->order);
+	else if (size == 4)
+		*v = get_u32(r->p + r->pos, t->order);
+	else
+		*v = get_u64(r->p + r->pos, t->order);
+	r->pos += (size_t)size;
+	return 0;
+}
+
+/* A NUL-terminated string. */
+static int rd_str(struct tdat *t, struct rd *r, const char **s,
+		  const char *what)
+{
+	const uint8_t *nul = r->pos < r->len ?
+		memchr(r->p + r->pos, 0, r->len - r->pos) : NULL;
+
+	if (!nul)
+		return rd_need(t, r, r->len - r->pos + 1, what);
+	*s = (const char *)r->p + r->pos;
+	r->pos = (size_t)(nul - r->p) + 1;
+	return 0;
+}
+
+/* A size of @width bytes, then that many bytes. */
+static int rd_blob(struct tdat *t, struct rd *r, int width,
+		   const uint8_t **data, size_t *n, const char *what)
+{
+	uint64_t size;
+	int ret = rd_num(t, r, width, &size, what);
+
+	if (!ret)
+		ret = rd_need(t, r, size, what);
+	if (ret)
+		return ret;
+	if (data)
+		*data = r->p + r->pos;
+	if (n)
+		*n = (size_t)size;
+	r->pos += (size_t)size;
+	return 0;
+}
+
+static int rd_expect(struct tdat *t, struct rd *r, const char *s, size_t n,
+		     const char *what)
+{
+	uint64_t off = rd_off(r);
+	int ret = rd_need(t, r, n, what);
+
+	if (ret)
+		return ret;
+	if (memcmp(r->p + r->pos, s, n))
+		return tdat_bad(t, MDB_E_CORRUPT, off, "expected %s", what);
+	r->pos += n;
+	return 0;
+}
+
+/* ---- the metadata both versions share ---------------------------------- */
+
+static int walk_header_info(struct tdat *t, struct rd *r)
+{
+	int ret = rd_expect(t, r, "header_page", 12, "\"header_page\"");
+
+	if (!ret)
+		ret = rd_blob(t, r, 8, NULL, NULL, "header_page");
+	if (!ret)
+		ret = rd_expect(t, r, "header_event", 13, "\"header_event\"");
+	if (!ret)
+		ret = rd_blob(t, r, 8, NULL, NULL, "header_event");
+	return ret;
+}
+
+static int walk_ftrace_events(struct tdat *t, struct rd *r)
+{
+	uint64_t count;
+	int ret = rd_num(t, r, 4, &count, "ftrace event count");
+
+	for (uint64_t i = 0; !ret && i < count; i++)
+		ret = rd_blob(t, r, 8, NULL, NULL, "ftrace event format");
+	return ret;
+}
+
+static int walk_event_formats(struct tdat *t, struct rd *r)
+{
+	uint64_t systems, count;
+	int ret = rd_num(t, r, 4, &systems, "event system count");
+
+	for (uint64_t i = 0; !ret && i < systems; i++) {
+		const char *name;
+
+		ret = rd_str(t, r, &name, "event system name");
+		if (!ret)
+			ret = rd_num(t, r, 4, &count, "event count");
+		for (uint64_t j = 0; !ret && j < count; j++)
+			ret = rd_blob(t, r, 8, NULL, NULL, "event format");
+	}
+	return ret;
+}
+
+static int walk_kallsyms(struct tdat *t, struct rd *r)
+{
+	const uint8_t *data;
+	size_t n;
+	int ret = rd_blob(t, r, 4, &data, &n, "kallsyms");
+
+	if (ret || !n || t->ksyms)
+		return ret;
+	t->ksyms = malloc(n);
+	if (!t->ksyms)
+		return mdb_error_set(t->e, MDB_E_NOMEM, t->path, -1, -1, NULL);
+	memcpy(t->ksyms, data, n);
+	t->ksyms_len = n;
+	return 0;
+}
+
+/* ---- options ---------------------------------------------------------- */
+
+/* Option payload @r holds a NUL-terminated string. */
+static int opt_string(struct tdat *t, const struct rd *r, const char *what)
+{
+	if (!r->len || r->p[r->len - 1])
+		return tdat_bad(t, MDB_E_CORRUPT, rd_off(r),
+				"%s option not NUL-terminated", what);
+	return 0;
+}
+
+/* "sysname nodename release ...": the release. */
+static void opt_uname(struct tdat *t, const struct rd *r)
+{
+	const char *s = (const char *)r->p;
+	int skip = 0, n = 0;
+
+	if (sscanf(s, "%*s %*s %n%*s%n", &skip, &n) >= 0 && n > skip &&
+	    (size_t)(n - skip) < sizeof(t->release))
+		snprintf(t->release, sizeof(t->release), "%.*s", n - skip,
+			 s + skip);
+}
+
+static int check_data(struct tdat *t, const struct rd *r, uint64_t off,
+		      uint64_t size)
+{
+	if (off > t->map.len || size > t->map.len - off)
+		return tdat_bad(t, MDB_E_TRUNCATED, rd_off(r),
+				"CPU data at %" PRIu64 " of %" PRIu64
+				" bytes past the end of the file (%zu bytes)",
+				off, size, t->map.len);
+	return 0;
+}
+
+static int open_section(struct tdat *t, uint64_t off, int id, struct rd *out,
+			uint8_t **own);
+
+/* v7 BUFFER: offset, name, clock, page size, CPUs and their data. */
+static int opt_buffer(struct tdat *t, struct rd *r)
+{
+	uint64_t off, psize, cpus, id, doff, dsize, max = 0;
+	const char *name, *clock;
+	int ret = rd_num(t, r, 8, &off, "buffer offset");
+
+	if (!ret)
+		ret = rd_str(t, r, &name, "buffer name");
+	if (ret || t->version < 7)
+		return ret;
+	if ((ret = rd_str(t, r, &clock, "buffer clock")) ||
+	    (ret = rd_num(t, r, 4, &psize, "buffer page size")) ||
+	    (ret = rd_num(t, r, 4, &cpus, "buffer CPU count")))
+		return ret;
+	if (cpus > MAX_CPUS || psize != t->page_size)
+		return tdat_bad(t, MDB_E_CORRUPT, rd_off(r),
+				"buffer of %" PRIu64 " CPUs, page size %"
+				PRIu64 " (file: %u)", cpus, psize,
+				t->page_size);
+	for (uint64_t i = 0; !ret && i < cpus; i++) {
+		if ((ret = rd_num(t, r, 4, &id, "buffer CPU")) ||
+		    (ret = rd_num(t, r, 8, &doff, "CPU data offset")) ||
+		    (ret = rd_num(t, r, 8, &dsize, "CPU data size")))
+			break;
+		if (id >= MAX_CPUS)
+			return tdat_bad(t, MDB_E_CORRUPT, rd_off(r),
+					"CPU id %" PRIu64, id);
+		max = id + 1 > max ? id + 1 : max;
+		ret = check_data(t, r, doff, dsize);
+	}
+	if (!ret) {
+		struct rd sec;
+		uint8_t *own;
+
+		ret = open_section(t, off, -1, &sec, &own);
+		free(own);
+	}
+	if (!ret && !*name) {
+		t->ncpus = (int)max;
+		t->has_data = 1;
+	}
+	return ret;
+}
+
+/* TIME_SHIFT: peer id, flags, CPUs, per CPU count and 3 x count words. */
+static int opt_time_shift(struct tdat *t, struct rd *r)
+{
+	uint64_t v, cpus, count;
+	int ret = rd_num(t, r, 8, &v, "time shift peer");
+
+	if (!ret)
+		ret = rd_num(t, r, 4, &v, "time shift flags");
+	if (!ret)
+		ret = rd_num(t, r, 4, &cpus, "time shift CPUs");
+	if (!ret && cpus > MAX_CPUS)
+		return tdat_bad(t, MDB_E_CORRUPT, rd_off(r),
+				"time shift of %" PRIu64 " CPUs", cpus);
+	for (uint64_t i = 0; !ret && i < cpus; i++) {
+		ret = rd_num(t, r, 4, &count, "time shift samples");
+		if (!ret)
+			ret = rd_need(t, r, count * 24, "time shift samples");
+		if (!ret)
+			r->pos += (size_t)count * 24;
+	}
+	return ret;
+}
+
+/* GUEST: name, trace id, CPUs, per CPU id and host pid. */
+static int opt_guest(struct tdat *t, struct rd *r)
+{
+	const char *name;
+	uint64_t v, cpus;
+	int ret = rd_str(t, r, &name, "guest name");
+
+	if (!ret)
+		ret = rd_num(t, r, 8, &v, "guest trace id");
+	if (!ret)
+		ret = rd_num(t, r, 4, &cpus, "guest CPUs");
+	if (!ret && cpus > MAX_CPUS)
+		return tdat_bad(t, MDB_E_CORRUPT, rd_off(r),
+				"guest of %" PRIu64 " CPUs", cpus);
+	if (!ret)
+		ret = rd_need(t, r, cpus * 8, "guest CPUs");
+	return ret;
+}
+
+static int walk_section(struct tdat *t, uint64_t off, int id);
+
+/* One option of @r's payload: checked as libtracecmd will parse it. */
+static int check_option(struct tdat *t, int id, struct rd *r)
+{
+	uint64_t v;
+
+	switch (id) {
+	case OPT_DATE: case OPT_CPUSTAT: case OPT_TRACECLOCK:
+	case OPT_OFFSET: case OPT_VERSION: case OPT_PROCMAPS:
+		return opt_string(t, r, "text");
+	case OPT_UNAME:
+		if (opt_string(t, r, "uname"))
+			return -MDB_E_CORRUPT;
+		opt_uname(t, r);
+		return 0;
+	case OPT_HOOK:
+		return tdat_bad(t, MDB_E_FORMAT, rd_off(r),
+				"event hook options are not read by memdb");
+	case OPT_CPUCOUNT:
+		if (r->len != 4)
+			return tdat_bad(t, MDB_E_CORRUPT, rd_off(r),
+					"CPU count option of %zu bytes",
+					r->len);
+		v = get_u32(r->p, t->order);
+		if (v > MAX_CPUS)
+			return tdat_bad(t, MDB_E_CORRUPT, rd_off(r),
+					"CPU count %" PRIu64, v);
+		if (t->version < 7)
+			t->ncpus = (int)v;
+		return 0;
+	case OPT_BUFFER:
+		return opt_buffer(t, r);
+	case OPT_TIME_SHIFT:
+		return opt_time_shift(t, r);
+	case OPT_GUEST:
+		return opt_guest(t, r);
+	case OPT_TSC2NSEC:
+		return r->len < 16 ? rd_need(t, r, 16, "tsc2nsec option") : 0;
+	case OPT_BUFFER_TEXT:
+		return tdat_bad(t, MDB_E_FORMAT, rd_off(r),
+				"a latency trace (text), not ring-buffer data");
+	case OPT_HEADER_INFO: case OPT_FTRACE_EVENTS: case OPT_EVENT_FORMATS:
+	case OPT_KALLSYMS: case OPT_PRINTK: case OPT_CMDLINES:
+		if (t->version < 7)
+			return 0;
+		if (rd_num(t, r, 8, &v, "section offset"))
+			return -MDB_E_CORRUPT;
+		return walk_section(t, v, id);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The options of @r: id, size, payload; v6 ends at id 0, v7 at a DONE
+ * option holding the offset of the next options section (*@next).
+ */
+static int walk_options(struct tdat *t, struct rd *r, uint64_t *next)
+{
+	*next = 0;
+	for (;;) {
+		uint64_t id, size;
+		struct rd sub;
+		int ret = rd_num(t, r, 2, &id, "option id");
+
+		if (ret)
+			return ret;
+		if (!id && t->version < 7)
+			return 0;
+		ret = rd_num(t, r, 4, &size, "option size");
+		if (!ret)
+			ret = rd_need(t, r, size, "option");
+		if (ret)
+			return ret;
+		sub = (struct rd){ r->p + r->pos, (size_t)size, 0,
+				   r->packed ? r->base : r->base + r->pos,
+				   r->packed };
+		r->pos += (size_t)size;
+		if (id == OPT_DONE) {
+			if (size != 8)
+				return tdat_bad(t, MDB_E_CORRUPT, rd_off(&sub),
+						"options end of %" PRIu64
+						" bytes", size);
+			*next = get_u64(sub.p, t->order);
+			return 0;
+		}
+		ret = check_option(t, (int)id, &sub);
+		if (ret)
+			return ret;
+	}
+}
+
+/* ---- version 6 -------------------------------------------------------- */
+
+static int walk_v6_data(struct tdat *t, struct rd *r)
+{
+	for (int i = 0; i < t->ncpus; i++) {
+		uint64_t off, size;
+		int ret = rd_num(t, r, 8, &off, "CPU data offset");
+
+		if (!ret)
+			ret = rd_num(t, r, 8, &size, "CPU data size");
+		if (!ret && size)
+			ret = check_data(t, r, off, size);
+		if (ret)
+			return ret;
+	}
+	t->has_data = 1;
+	return 0;
+}
+
+static int walk_v6(struct tdat *t, struct rd *r)
+{
+	uint64_t cpus, next;
+	int ret = walk_header_info(t, r);
+
+	if (!ret)
+		ret = walk_ftrace_events(t, r);
+	if (!ret)
+		ret = walk_event_formats(t, r);
+	if (!ret)
+		ret = walk_kallsyms(t, r);
+	if (!ret)
+		ret = rd_blob(t, r, 4, NULL, NULL, "printk formats");
+	if (!ret)
+		ret = rd_blob(t, r, 8, NULL, NULL, "saved command lines");
+	if (!ret)
+		ret = rd_num(t, r, 4, &cpus, "CPU count");
+	if (ret)
+		return ret;
+	if (cpus > MAX_CPUS)
+		return tdat_bad(t, MDB_E_CORRUPT, rd_off(r) - 4,
+				"CPU count %" PRIu64, cpus);
+	t->ncpus = (int)cpus;
+	ret = rd_need(t, r, 10, "data kind");
+	if (!ret && !memcmp(r->p + r->pos, "options  ", 10)) {
+		r->pos += 10;
+		ret = walk_options(t, r, &next);
+	}
+	if (!ret)
+		ret = rd_need(t, r, 10, "data kind");
+	if (!ret && !memcmp(r->p + r->pos, "latency  ", 10))
+		return tdat_bad(t, MDB_E_FORMAT, rd_off(r),
+				"a latency trace (text), not ring-buffer data");
+	if (!ret)
+		ret = rd_expect(t, r, "flyrecord", 10, "\"flyrecord\"");
+	return ret ? ret : walk_v6_data(t, r);
+}
+
+/* ---- version 7: sections ---------------------------------------------- */
+
+/*
+ * The section at @off: id @id (-1: the flyrecord data, not read here),
+ * its content in @out, decompressed into *@own when compressed.
+ */
+static int open_section(struct tdat *t, uint64_t off, int id, struct rd *out,
+			uint8_t **own)
+{
+	struct rd r = { t->map.data, t->map.len, 0, 0, 0 };
+	uint64_t sid, flags, desc, size, csize, usize;
+	int ret;
+
+	*own = NULL;
+	if (off > t->map.len)
+		return tdat_bad(t, MDB_E_TRUNCATED, off,
+				"section past the end of the file (%zu bytes)",
+				t->map.len);
+	r.pos = (size_t)off;
+	if ((ret = rd_num(t, &r, 2, &sid, "section id")) ||
+	    (ret = rd_num(t, &r, 2, &flags, "section flags")) ||
+	    (ret = rd_num(t, &r, 4, &desc, "section description")) ||
+	    (ret = rd_num(t, &r, 8, &size, "section size")) ||
+	    (ret = rd_need(t, &r, size, "section")))
+		return ret;
+	if (id >= 0 && sid != (uint64_t)id)
+		return tdat_bad(t, MDB_E_CORRUPT, off, "section id %" PRIu64
+				" where %d was expected", sid, id);
+	*out = (struct rd){ r.p + r.pos, (size_t)size, 0, r.pos, 0 };
+	if (!(flags & 1) || id < 0)
+		return 0;
+	if (!t->compressed)
+		return tdat_bad(t, MDB_E_CORRUPT, off, "compressed section in "
+				"a file that declares no compression");
+	if ((ret = rd_num(t, out, 4, &csize, "compressed size")) ||
+	    (ret = rd_num(t, out, 4, &usize, "uncompressed size")) ||
+	    (ret = rd_need(t, out, csize, "compressed data")))
+		return ret;
+	if (usize > MAX_SECTION_BYTES)
+		return tdat_bad(t, MDB_E_LIMIT, off, "section of %" PRIu64
+				" bytes decompressed", usize);
+	*own = malloc(usize ? usize : 1);
+	if (!*own)
+		return mdb_error_set(t->e, MDB_E_NOMEM, t->path, -1, -1, NULL);
+	if (ZSTD_decompress(*own, usize, out->p + out->pos, csize) != usize) {
+		free(*own);
+		*own = NULL;
+		return tdat_bad(t, MDB_E_CORRUPT, off, "compressed section "
+				"does not decompress to its %" PRIu64
+				" bytes", usize);
+	}
+	*out = (struct rd){ *own, (size_t)usize, 0, off, 1 };
+	return 0;
+}
+
+static int walk_section(struct tdat *t, uint64_t off, int id)
+{
+	struct rd r;
+	uint8_t *own;
+	int ret = open_section(t, off, id, &r, &own);
+
+	if (ret)
+		return ret;
+	switch (id) {
+	case OPT_HEADER_INFO:
+		ret = walk_header_info(t, &r);
+		break;
+	case OPT_FTRACE_EVENTS:
+		ret = walk_ftrace_events(t, &r);
+		break;
+	case OPT_EVENT_FORMATS:
+		ret = walk_event_formats(t, &r);
+		break;
+	case OPT_KALLSYMS:
+		ret = walk_kallsyms(t, &r);
+		break;
+	case OPT_PRINTK:
+		ret = rd_blob(t, &r, 4, NULL, NULL, "printk formats");
+		break;
+	case OPT_CMDLINES:
+		ret = rd_blob(t, &r, 8, NULL, NULL, "saved command lines");
+		break;
+	}
+	free(own);
+	return ret;
+}
+
+static int walk_v7(struct tdat *t, struct rd *r)
+{
+	const char *alg, *ver;
+	uint64_t next;
+	int ret = rd_str(t, r, &alg, "compression name");
+
+	if (!ret)
+		ret = rd_str(t, r, &ver, "compression version");
+	if (ret)
+		return ret;
+	if (strcmp(alg, "none") && strcmp(alg, "zstd")) {
+		ret = tdat_bad(t, MDB_E_FORMAT, 0, "compressed with %.40s", alg);
+		mdb_error_hint(t->e, "Debian's libtracecmd decompresses zstd "
+				     "only; convert it with 'trace-cmd convert "
+				     "--compression zstd' (or none)");
+		return ret;
+	}
+	t->compressed = !strcmp(alg, "zstd");
+	ret = rd_num(t, r, 8, &next, "first options offset");
+	for (int n = 0; !ret && next; n++) {
+		struct rd s;
+		uint8_t *own;
+
+		if (n == MAX_SECTIONS)
+			return tdat_bad(t, MDB_E_CORRUPT, next,
+					"options sections loop");
+		ret = open_section(t, next, OPT_DONE, &s, &own);
+		if (!ret)
+			ret = walk_options(t, &s, &next);
+		free(own);
+	}
+	return ret;
+}
+
+/* ---- the header ------------------------------------------------------- */
+
+static int walk_file(struct tdat *t)
+{
+	struct rd r = { t->map.data, t->map.len, MAGIC_LEN, 0, 0 };
+	const char *ver;
+	uint64_t psize;
+	int ret;
+
+	if (t->map.len < MAGIC_LEN || memcmp(t->map.data, MAGIC, MAGIC_LEN))
+		return tdat_bad(t, MDB_E_FORMAT, 0, "no trace.dat magic");
+	ret = rd_str(t, &r, &ver, "version");
+	if (!ret)
+		ret = rd_need(t, &r, 6, "byte order, long size, page size");
+	if (ret)
+		return ret;
+	if (strcmp(ver, "6") && strcmp(ver, "7"))
+		return tdat_bad(t, MDB_E_VERSION, MAGIC_LEN,
+				"file version '%.20s' (memdb reads 6 and 7)",
+				ver);
+	t->version = ver[0] - '0';
+	if (r.p[r.pos] > 1 || (r.p[r.pos + 1] != 4 && r.p[r.pos + 1] != 8))
+		return tdat_bad(t, MDB_E_CORRUPT, r.pos, "byte order %u, "
+				"long size %u", r.p[r.pos], r.p[r.pos + 1]);
+	t->order = r.p[r.pos] ? MDB_ORDER_BIG : MDB_ORDER_LITTLE;
+	t->long_size = r.p[r.pos + 1];
+	r.pos += 2;
+	rd_num(t, &r, 4, &psize, "page size");
+	if (psize < 1024 || psize > (1u << 20) || (psize & (psize - 1)))
+		return tdat_bad(t, MDB_E_CORRUPT, r.pos - 4,
+				"page size %" PRIu64, psize);
+	t->page_size = (uint32_t)psize;
+	ret = t->version == 6 ? walk_v6(t, &r) : walk_v7(t, &r);
+	if (!ret && !t->has_data)
+		ret = tdat_bad(t, MDB_E_FORMAT, 0,
+			       "no ring-buffer (flyrecord) data");
+	return ret;
+}
+
+/* ---- reading the events ----------------------------------------------- */
+
+static int tdat_emit(struct tdat *t, struct tep_record *rec,
+		     const struct mdb_sink *sink, struct mdb_decode_stats *st)
+{
+	struct mdb_event ev;
+	int ret;
+
+	st->records++;
+	if (rec->missed_events)
+		st->lost_events += rec->missed_events > 0 ?
+			(uint64_t)rec->missed_events : 1;
+	memset(&ev, 0, sizeof(ev));
+	ret = tep_kmem_event(&t->km, rec->data,
+			     rec->size > 0 ? (size_t)rec->size : 0, &ev);
+	if (ret < 0) {
+		mdb_error_set(t->e, MDB_E_CORRUPT, t->path, -1, -1,
+			      "cpu=%d record_offset=%llu size=%d", rec->cpu,
+			      rec->offset, rec->size);
+		mdb_error_msg(t->e, "kmem event shorter than its format");
+		return -MDB_E_CORRUPT;
+	}
+	if (!ret) {
+		st->unknown++;
+		return 0;
+	}
+	ev.seq = (int64_t)st->records;
+	ev.ts = (int64_t)rec->ts;
+	ev.cpu = rec->cpu;
+	if (!st->events++)
+		st->first_seq = ev.seq;
+	st->last_seq = ev.seq;
+	return sink->event(sink->ctx, &ev);
+}
+
+/* The CPU whose next record comes first (ties: the lower CPU). */
+static int first_cpu(const struct tdat *t)
+{
+	int best = -1;
+
+	for (int c = 0; c < t->ncpus; c++)
+		if (t->recs[c] && (best < 0 || t->recs[c]->ts <
+					       t->recs[best]->ts))
+			best = c;
+	return best;
+}
+
+static int tdat_decode(struct mdb_input *in, const struct mdb_sink *sink,
+		       struct mdb_decode_stats *st, struct mdb_error *e)
+{
+	struct tdat *t = in->priv;
+	int ret = 0, c;
+
+	memset(st, 0, sizeof(*st));
+	t->e = e;
+	for (c = 0; c < t->ncpus; c++)
+		t->recs[c] = tracecmd_read_cpu_first(t->h, c);
+	while (ret >= 0 && (c = first_cpu(t)) >= 0) {
+		ret = tdat_emit(t, t->recs[c], sink, st);
+		tracecmd_free_record(t->recs[c]);
+		t->recs[c] = tracecmd_read_data(t->h, c);
+	}
+	if (ret < 0)
+		return ret;
+	if (!st->events) {
+		mdb_error_set(e, MDB_E_EMPTY, t->path, -1, -1,
+			      "records=%" PRIu64, st->records);
+		mdb_error_msg(e, "no kmem events");
+		return -MDB_E_EMPTY;
+	}
+	return 0;
+}
+
+static void tdat_free(struct tdat *t)
+{
+	if (!t)
+		return;
+	for (int c = 0; t->recs && c < t->ncpus; c++)
+		if (t->recs[c])
+			tracecmd_free_record(t->recs[c]);
+	free(t->recs);
+	if (t->have_km)
+		tep_kmem_release(&t->km);
+	if (t->h)
+		tracecmd_close(t->h);
+	mdb_unmap(&t->map);
+	free(t->ksyms);
+	free(t->path);
+	free(t);
+}
+
+static void tdat_close(struct mdb_input *in)
+{
+	tdat_free(in->priv);
+	free(in);
+}
+
+static const struct mdb_input_ops tdat_ops = {
+	.decode = tdat_decode,
+	.close = tdat_close,
+};
+
+/* ---- opening ---------------------------------------------------------- */
+
+static int open_library(struct tdat *t, int fd, uint64_t page_size)
+{
+	int dfd = dup(fd);
+
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	if (dfd < 0 || lseek(dfd, 0, SEEK_SET) < 0) {
+		if (dfd >= 0)
+			close(dfd);
+		return mdb_error_set(t->e, MDB_E_IO, t->path, -1, -1,
+				     "not a seekable file");
+	}
+	t->h = tracecmd_open_fd(dfd, TRACECMD_FL_LOAD_NO_PLUGINS |
+					    TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	if (!t->h) {
+		close(dfd);
+		return tdat_bad(t, MDB_E_CORRUPT, 0,
+				"libtracecmd cannot read the file");
+	}
+	tep_set_loglevel(TEP_LOG_NONE);
+	if (tep_kmem_init(&t->km, tracecmd_get_tep(t->h), page_size, t->path,
+			  t->e))
+		return -MDB_E_FORMAT;
+	t->have_km = 1;
+	t->recs = calloc((size_t)(t->ncpus ? t->ncpus : 1), sizeof(*t->recs));
+	if (!t->recs)
+		return mdb_error_set(t->e, MDB_E_NOMEM, t->path, -1, -1, NULL);
+	return 0;
+}
+
+static void tdat_meta(struct tdat *t, struct mdb_source_meta *m)
+{
+	struct mdb_hasher *h = mdb_hash_begin(TDAT_FORMAT, t->e);
+
+	m->format = TDAT_FORMAT;
+	m->abi_version = t->version;
+	m->order = t->order;
+	m->word_size = t->long_size;
+	m->ncpus = t->ncpus;
+	m->overruns = -1;
+	m->whole_capture = 1;
+	m->data_bytes = t->map.len;
+	snprintf(m->kernel_release, sizeof(m->kernel_release), "%s",
+		 t->release);
+	if (t->ksyms) {
+		m->attach[0].name = "kallsyms";
+		snprintf(m->attach[0].path, sizeof(m->attach[0].path), "%s",
+			 t->path);
+		m->attach[0].data = t->ksyms;
+		m->attach[0].len = t->ksyms_len;
+		m->nattach = 1;
+	}
+	if (h) {
+		mdb_hash_map(h, &t->map, MDB_RELEASE_STEP);
+		mdb_hash_end(h, m);
+	}
+}
+
+int tdat_probe(const void *buf, size_t len)
+{
+	return len >= MAGIC_LEN && !memcmp(buf, MAGIC, MAGIC_LEN);
+}
+
+int tdat_input_open(const char *path, struct mdb_map *map, int fd,
+		    const struct mdb_ingest_opts *o, struct mdb_input **out,
+		    struct mdb_error *e)
+{
+	struct mdb_input *in = calloc(1, sizeof(*in));
+	struct tdat *t = calloc(1, sizeof(*t));
+	int ret;
+
+	*out = NULL;
+	if (!in || !t || !(t->path = strdup(path))) {
+		mdb_unmap(map);
+		ret = mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
+		goto fail;
+	}
+	t->map = *map;
+	memset(map, 0, sizeof(*map));
+	t->e = e;
+	ret = walk_file(t);
+	if (!ret)
+		ret = open_library(t, fd, o->page_size ? o->page_size :
+							 t->page_size);
+	if (ret)
+		goto fail;
+	tdat_meta(t, &in->meta);
+	in->ops = &tdat_ops;
+	in->priv = t;
+	*out = in;
+	return 0;
+fail:
+	tdat_free(t);
+	free(in);
+	return ret;
+}
