@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace-cmd's trace.dat (ingest/trace/tracedat.c).
+ *
+ * testdata/real-tracedat holds three real 6.18 captures, file version 6,
+ * version 7 and version 7 with zstd-compressed sections, each with its
+ * own `trace-cmd report` text (see its README): the binary decoder
+ * (libtracecmd and the file's event formats) and the text decoder,
+ * independent of each other, must give the same reports.  The kallsyms
+ * the file carries is kept, so `memdb symbolize` needs no option.  Cut
+ * and corrupt files are refused with file and offset, the database
+ * unchanged; a zlib-compressed v7 file is refused by name.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "testlib.h"
+
+static char *dir, *fix;
+
+static const char *const captures[][2] = {
+	{ "v6.dat.zst", "v6.txt.zst" },
+	{ "v7.dat.zst", "v7.txt.zst" },
+	{ "v7-zstd.dat", "v7-zstd.txt.zst" },
+};
+
+static int setup(void **state)
+{
+	(void)state;
+	dir = tmpdir("tracedat");
+	if (asprintf(&fix, "%s/real-tracedat", env("TESTDATA")) < 0)
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(fix);
+	free(dir);
+	return 0;
+}
+
+static char *report(const char *db, const char *name)
+{
+	struct run r;
+	char *out;
+
+	run_memdb(&r, db, "report %s --format csv", name);
+	if (r.status)
+		fail_msg("report %s: %s", name, r.err);
+	out = r.out;
+	r.out = NULL;
+	run_free(&r);
+	return out;
+}
+
+static void symbolize(const char *db, int with_option)
+{
+	struct run r;
+
+	if (with_option)
+		run_memdb(&r, db, "symbolize --kallsyms '%s/kallsyms'", fix);
+	else
+		run_memdb(&r, db, "symbolize");
+	if (r.status)
+		fail_msg("symbolize: %s", r.err);
+	run_free(&r);
+}
+
+static void same_reports(const char *a_db, const char *b_db,
+			 const char *what)
+{
+	static const char *const reports[] = { "summary", "fragmentation",
+					       "callsites", "pingpong" };
+
+	for (size_t i = 0; i < sizeof(reports) / sizeof(reports[0]); i++) {
+		char *a = report(a_db, reports[i]);
+		char *b = report(b_db, reports[i]);
+
+		if (strcmp(a, b))
+			fail_msg("%s: %s differs:\n%s\n---\n%s", what,
+				 reports[i], a, b);
+		free(a);
+		free(b);
+	}
+}
+
+/* Each binary and its own trace-cmd report text: the same reports. */
+static void test_same_as_text(void **state)
+{
+	char *release, *rel_path = path_in(fix, "kernel-release");
+
+	(void)state;
+	release = slurp(rel_path, NULL);
+	assert_non_null(release);
+	release[strcspn(release, "\n")] = '\0';
+	for (size_t i = 0; i < sizeof(captures) / sizeof(captures[0]); i++) {
+		char *bin = fresh_db(dir, "bin.db");
+		char *text = fresh_db(dir, "text.db"), *src;
+
+		ingest_ok(bin, "'%s/%s'", fix, captures[i][0]);
+		ingest_ok(text, "--kallsyms '%s/kallsyms' '%s/%s'", fix, fix,
+			  captures[i][1]);
+		src = db_text(bin, "SELECT format, byte_order, abi_version, "
+				   "kernel_release FROM source");
+		/* the version as the file name says, the release as uname */
+		if (strncmp(src, "trace-dat,little,", 17) ||
+		    src[17] != captures[i][0][1] || !strstr(src, release))
+			fail_msg("%s: source %s", captures[i][0], src);
+		free(src);
+		assert_true(db_int(bin, "SELECT events FROM source") > 1000);
+		assert_int_equal(db_int(bin, "SELECT events FROM source"),
+				 db_int(text, "SELECT events FROM source"));
+		symbolize(bin, 1);
+		symbolize(text, 1);
+		same_reports(bin, text, captures[i][0]);
+		free(bin);
+		free(text);
+	}
+	free(release);
+	free(rel_path);
+}
+
+/* The file's kallsyms is kept: symbolize with no option, same result. */
+static void test_kallsyms_kept(void **state)
+{
+	char *a = fresh_db(dir, "a.db"), *b = fresh_db(dir, "b.db"), *ks;
+	struct stat st;
+
+	(void)state;
+	ingest_ok(a, "'%s/v7-zstd.dat'", fix);
+	ingest_ok(b, "'%s/v7-zstd.dat'", fix);
+	if (asprintf(&ks, "%s/kallsyms", fix) < 0 || stat(ks, &st))
+		fail();
+	assert_int_equal(db_int(a, "SELECT length(data) FROM source_file "
+				   "WHERE name = 'kallsyms'"),
+			 (int64_t)st.st_size);
+	symbolize(a, 0);
+	symbolize(b, 1);
+	assert_true(db_int(a, "SELECT count(*) FROM symbol WHERE func IS NOT NULL")
+		    > 50);
+	same_reports(a, b, "stored kallsyms");
+	free(ks);
+	free(a);
+	free(b);
+}
+
+/* Piped and compressed: the same content hash, one source. */
+static void test_stdin(void **state)
+{
+	char *db = fresh_db(dir, "pipe.db");
+	struct run r;
+
+	(void)state;
+	ingest_ok(db, "'%s/v6.dat.zst'", fix);
+	run(&r, "zstd -dc '%s/v6.dat.zst' | '%s' ingest -q -d '%s' -", fix,
+	    env("MEMDB"), db);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM source"), 1);
+	free(db);
+}
+
+/* memdb ingest of @file fails naming @what and @offset; @db unchanged. */
+static void refused(const char *file, const char *what, const char *offset)
+{
+	char *db = fresh_db(dir, "bad.db"), *before, *after;
+	struct run r;
+
+	ingest_ok(db, "'%s/v7-zstd.dat'", fix);
+	before = db_counts(db);
+	run_memdb(&r, db, "ingest '%s'", file);
+	assert_int_equal(r.status, 1);
+	if (!strstr(r.err, what) || !strstr(r.err, offset) ||
+	    !strstr(r.err, file))
+		fail_msg("expected '%s' at %s, got: %s", what, offset, r.err);
+	run_free(&r);
+	after = db_counts(db);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	free(db);
+}
+
+/* A copy of capture @name, decompressed, then the shell @edit on it. */
+static char *edited(const char *name, const char *out, const char *edit)
+{
+	char *p = path_in(dir, out);
+	struct run r;
+
+	run(&r, "zstd -dcf '%s/%s' > '%s' && F='%s' && %s", fix, name, p, p,
+	    edit);
+	if (r.status)
+		fail_msg("%s: %s", edit, r.err);
+	run_free(&r);
+	return p;
+}
+
+static void test_corrupt(void **state)
+{
+	char *p;
+
+	(void)state;
+	/* the header: 10 magic bytes, "6\0", byte order at 12 */
+	p = edited("v6.dat.zst", "endian.dat",
+		   "printf '\\007' | dd of=\"$F\" bs=1 seek=12 conv=notrunc "
+		   "status=none");
+	refused(p, "byte order 7", "offset=12");
+	free(p);
+	p = edited("v6.dat.zst", "version.dat",
+		   "printf '9' | dd of=\"$F\" bs=1 seek=10 conv=notrunc "
+		   "status=none");
+	refused(p, "file version '9'", "offset=10");
+	free(p);
+	/* cut inside the header, and inside the CPU data */
+	p = edited("v7.dat.zst", "cut-head.dat", "truncate -s 13 \"$F\"");
+	refused(p, "file cut short", "offset=12");
+	free(p);
+	p = edited("v6.dat.zst", "cut-data.dat", "truncate -s 200000 \"$F\"");
+	refused(p, "past the end of the file", "offset=");
+	free(p);
+	p = edited("v7.dat.zst", "cut-data7.dat", "truncate -s 200000 \"$F\"");
+	refused(p, "past the end of the file", "offset=");
+	free(p);
+}
+
+/* A v7 file declaring zlib: refused by name, before libtracecmd. */
+static void test_zlib_refused(void **state)
+{
+	/* "none\0" at 18 (magic, "7\0", order, long, page size), as long */
+	char *p = edited("v7.dat.zst", "zlib.dat",
+			 "printf 'zlib' | dd of=\"$F\" bs=1 seek=18 "
+			 "conv=notrunc status=none");
+
+	(void)state;
+	refused(p, "compressed with zlib", "offset=0");
+	free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_same_as_text),
+		cmocka_unit_test(test_kallsyms_kept),
+		cmocka_unit_test(test_stdin),
+		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_zlib_refused),
+	};
+
+	return cmocka_run_group_tests_name("trace.dat", tests, setup,
+					   teardown);
+}
