@@ -220,6 +220,13 @@ static void test_corrupt(void **state)
 		   "status=none");
 	refused(p, "file version '9'", "offset=10");
 	free(p);
+	/* the commit size of CPU 0's first page (at 122880, see the
+	 * README's trace-cmd dump) past the page */
+	p = edited("v6.dat.zst", "commit.dat",
+		   "printf '\\377\\377' | dd of=\"$F\" bs=1 seek=122889 "
+		   "conv=notrunc status=none");
+	refused(p, "commit size", "offset=122888");
+	free(p);
 	/* cut inside the header, and inside the CPU data */
 	p = edited("v7.dat.zst", "cut-head.dat", "truncate -s 13 \"$F\"");
 	refused(p, "file cut short", "offset=12");

@@ -62,6 +62,7 @@ struct tdat {
 	int compressed;        /* v7: sections may be zstd-compressed */
 	int ncpus;             /* CPUs of the top buffer's data */
 	int has_data;          /* a flyrecord buffer was seen */
+	size_t page_hdr;       /* ring-buffer page header: timestamp, commit */
 	int clock_opt;         /* v6: a trace clock option (its text follows
 				* the CPU data table) */
 	uint8_t *ksyms;        /* the kallsyms the file carries (a copy) */
@@ -178,12 +179,46 @@ static int rd_expect(struct tdat *t, struct rd *r, const char *s, size_t n,
 
 /* ---- the metadata both versions share ---------------------------------- */
 
+/* The "size:N" of header_page's line for @field, or 0. */
+static unsigned header_size(const uint8_t *hp, size_t n, const char *field)
+{
+	char *text = strndup((const char *)hp, n), *p, *q;
+	unsigned size = 0;
+
+	if (text && (p = strstr(text, field)) && (q = strstr(p, "size:")))
+		size = (unsigned)strtoul(q + 5, NULL, 10);
+	free(text);
+	return size;
+}
+
+/*
+ * The page header libtracecmd reads: an 8-byte timestamp (it refuses
+ * anything else), then commit, a kernel long.
+ */
+static int page_layout(struct tdat *t, const struct rd *r, const uint8_t *hp,
+		       size_t n)
+{
+	unsigned ts = header_size(hp, n, "timestamp;");
+	unsigned commit = header_size(hp, n, "commit;");
+
+	if (ts != 8 || (commit != 4 && commit != 8))
+		return tdat_bad(t, MDB_E_CORRUPT, rd_off(r), "header_page with "
+				"a %u-byte timestamp and a %u-byte commit",
+				ts, commit);
+	t->page_hdr = 8 + commit;
+	return 0;
+}
+
 static int walk_header_info(struct tdat *t, struct rd *r)
 {
+	const uint8_t *hp;
+	size_t n;
 	int ret = rd_expect(t, r, "header_page", 12, "\"header_page\"");
 
 	if (!ret)
-		ret = rd_blob(t, r, 8, NULL, NULL, "header_page");
+		ret = rd_blob(t, r, 8, &hp, &n, "header_page");
+	if (!ret)
+		ret = page_layout(t, r, hp, n);
 	if (!ret)
 		ret = rd_expect(t, r, "header_event", 13, "\"header_event\"");
 	if (!ret)
@@ -257,15 +292,51 @@ static void opt_uname(struct tdat *t, const struct rd *r)
 			 s + skip);
 }
 
+/*
+ * Ring-buffer pages @p of @n bytes (whole pages): each page's commit size
+ * within the page, as libtracecmd's kbuffer will trust it.  Errors name
+ * @off, plus the page's offset unless @packed.
+ */
+static int check_pages(struct tdat *t, const uint8_t *p, size_t n,
+		       uint64_t off, int packed)
+{
+	if (!t->page_hdr)
+		return tdat_bad(t, MDB_E_CORRUPT, off,
+				"CPU data before the header_page format");
+	for (size_t at = 0; at + t->page_size <= n; at += t->page_size) {
+		const uint8_t *c = p + at + 8;
+		uint64_t commit = t->page_hdr == 16 ? get_u64(c, t->order) :
+						      get_u32(c, t->order);
+
+		commit &= (1u << 27) - 1;
+		if (commit > t->page_size - t->page_hdr)
+			return tdat_bad(t, MDB_E_CORRUPT,
+					packed ? off : off + at + 8,
+					"ring-buffer page commit size %" PRIu64
+					" past the page end", commit);
+	}
+	return 0;
+}
+
+/* CPU data at @off, @size bytes: in the file; pages unless @z. */
 static int check_data(struct tdat *t, const struct rd *r, uint64_t off,
-		      uint64_t size)
+		      uint64_t size, int z)
 {
 	if (off > t->map.len || size > t->map.len - off)
 		return tdat_bad(t, MDB_E_TRUNCATED, rd_off(r),
 				"CPU data at %" PRIu64 " of %" PRIu64
 				" bytes past the end of the file (%zu bytes)",
 				off, size, t->map.len);
-	return 0;
+	if (z || !size)
+		return 0;
+	if (!t->page_hdr)
+		return tdat_bad(t, MDB_E_CORRUPT, rd_off(r),
+				"CPU data before the header_page format");
+	if ((off | size) % t->page_size)
+		return tdat_bad(t, MDB_E_CORRUPT, rd_off(r),
+				"CPU data at %" PRIu64 " of %" PRIu64
+				" bytes: not whole pages", off, size);
+	return check_pages(t, t->map.data + off, (size_t)size, off, 0);
 }
 
 static int open_section(struct tdat *t, uint64_t off, int id, struct rd *out,
@@ -311,6 +382,8 @@ static int check_chunks(struct tdat *t, uint64_t off, uint64_t size)
 			ret = tdat_bad(t, MDB_E_CORRUPT, at, "compressed chunk "
 				       "does not decompress to its %" PRIu64
 				       " bytes", usize);
+		else
+			ret = check_pages(t, out, (size_t)usize, at, 1);
 		r.pos += (size_t)csize;
 	}
 	free(out);
@@ -349,7 +422,7 @@ static int buffer_cpus(struct tdat *t, struct rd *r, uint64_t cpus, int z,
 			return tdat_bad(t, MDB_E_CORRUPT, rd_off(r),
 					"CPU id %" PRIu64, id);
 		*max = id + 1 > *max ? id + 1 : *max;
-		ret = check_data(t, r, doff, dsize);
+		ret = check_data(t, r, doff, dsize, z);
 		if (!ret && z && dsize)
 			ret = check_chunks(t, doff, dsize);
 	}
@@ -536,7 +609,7 @@ static int walk_v6_data(struct tdat *t, struct rd *r)
 		if (!ret)
 			ret = rd_num(t, r, 8, &size, "CPU data size");
 		if (!ret && size)
-			ret = check_data(t, r, off, size);
+			ret = check_data(t, r, off, size, 0);
 		if (ret)
 			return ret;
 	}
