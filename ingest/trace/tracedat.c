@@ -411,21 +411,28 @@ static int buffer_cpus(struct tdat *t, struct rd *r, uint64_t cpus, int z,
 		       uint64_t *max)
 {
 	uint64_t id, doff, dsize;
-	int ret = 0;
+	uint8_t *seen = calloc(MAX_CPUS, 1);
+	int ret = seen ? 0 : mdb_error_set(t->e, MDB_E_NOMEM, t->path, -1, -1,
+					   NULL);
 
 	for (uint64_t i = 0; !ret && i < cpus; i++) {
 		if ((ret = rd_num(t, r, 4, &id, "buffer CPU")) ||
 		    (ret = rd_num(t, r, 8, &doff, "CPU data offset")) ||
 		    (ret = rd_num(t, r, 8, &dsize, "CPU data size")))
 			break;
-		if (id >= MAX_CPUS)
-			return tdat_bad(t, MDB_E_CORRUPT, rd_off(r),
-					"CPU id %" PRIu64, id);
+		if (id >= MAX_CPUS || seen[id]) {
+			ret = tdat_bad(t, MDB_E_CORRUPT, rd_off(r),
+				       "CPU id %" PRIu64 " out of range or "
+				       "twice", id);
+			break;
+		}
+		seen[id] = 1;
 		*max = id + 1 > *max ? id + 1 : *max;
 		ret = check_data(t, r, doff, dsize, z);
 		if (!ret && z && dsize)
 			ret = check_chunks(t, doff, dsize);
 	}
+	free(seen);
 	return ret;
 }
 
