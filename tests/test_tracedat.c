@@ -227,6 +227,13 @@ static void test_corrupt(void **state)
 		   "conv=notrunc status=none");
 	refused(p, "commit size", "offset=122888");
 	free(p);
+	/* a kmem format's field list damaged (libtraceevent would leak) */
+	p = edited("v7.dat.zst", "field.dat",
+		   "python3 -c \"import sys; p = sys.argv[1]; "
+		   "d = open(p, 'rb').read().replace(b'call_site;\\\\toffset', "
+		   "b'call_site;\\\\toffsex', 1); open(p, 'wb').write(d)\" \"$F\"");
+	refused(p, "event format with a malformed field list", "offset=");
+	free(p);
 	/* cut inside the header, and inside the CPU data */
 	p = edited("v7.dat.zst", "cut-head.dat", "truncate -s 13 \"$F\"");
 	refused(p, "file cut short", "offset=12");

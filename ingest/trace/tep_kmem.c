@@ -306,6 +306,13 @@ static int format_fields_ok(const char *p, size_t n)
 	return line > 3;
 }
 
+int tep_kmem_fields_ok(const char *buf, size_t len)
+{
+	const char *pf = memmem(buf, len, "\nprint fmt:", 11);
+
+	return format_fields_ok(buf, pf ? (size_t)(pf - buf) + 1 : len);
+}
+
 int tep_kmem_parse_format(struct tep_handle *tep, const char *buf,
 			  size_t len, const char *sys)
 {

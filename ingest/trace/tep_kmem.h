@@ -58,6 +58,12 @@ int tep_kmem_event(const struct tep_kmem *k, const void *data, size_t size,
 int tep_kmem_parse_format(struct tep_handle *tep, const char *buf,
 			  size_t len, const char *sys);
 
+/*
+ * Is the field list of the event format at @buf (up to its print fmt)
+ * as the kernel writes it (the check tep_kmem_parse_format makes)?
+ */
+int tep_kmem_fields_ok(const char *buf, size_t len);
+
 /* The common_pid of the record, or -1. */
 int tep_kmem_pid(const struct tep_kmem *k, const void *data, size_t size);
 

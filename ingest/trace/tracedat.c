@@ -62,6 +62,7 @@ struct tdat {
 	int compressed;        /* v7: sections may be zstd-compressed */
 	int ncpus;             /* CPUs of the top buffer's data */
 	int has_data;          /* a flyrecord buffer was seen */
+	int zdata;             /* its CPU data is compressed */
 	size_t page_hdr;       /* ring-buffer page header: timestamp, commit */
 	int clock_opt;         /* v6: a trace clock option (its text follows
 				* the CPU data table) */
@@ -226,13 +227,31 @@ static int walk_header_info(struct tdat *t, struct rd *r)
 	return ret;
 }
 
+/*
+ * An event format: a 64-bit size and the text, whose field list must be
+ * as the kernel writes it (libtraceevent leaks on malformed ones, and
+ * libtracecmd hands it every format of the file).
+ */
+static int walk_format(struct tdat *t, struct rd *r, const char *what)
+{
+	uint64_t off = rd_off(r) + 8;
+	const uint8_t *fmt;
+	size_t n;
+	int ret = rd_blob(t, r, 8, &fmt, &n, what);
+
+	if (!ret && !tep_kmem_fields_ok((const char *)fmt, n))
+		ret = tdat_bad(t, MDB_E_CORRUPT, r->packed ? r->base : off,
+			       "%s with a malformed field list", what);
+	return ret;
+}
+
 static int walk_ftrace_events(struct tdat *t, struct rd *r)
 {
 	uint64_t count;
 	int ret = rd_num(t, r, 4, &count, "ftrace event count");
 
 	for (uint64_t i = 0; !ret && i < count; i++)
-		ret = rd_blob(t, r, 8, NULL, NULL, "ftrace event format");
+		ret = walk_format(t, r, "ftrace event format");
 	return ret;
 }
 
@@ -248,7 +267,7 @@ static int walk_event_formats(struct tdat *t, struct rd *r)
 		if (!ret)
 			ret = rd_num(t, r, 4, &count, "event count");
 		for (uint64_t j = 0; !ret && j < count; j++)
-			ret = rd_blob(t, r, 8, NULL, NULL, "event format");
+			ret = walk_format(t, r, "event format");
 	}
 	return ret;
 }
@@ -463,6 +482,7 @@ static int opt_buffer(struct tdat *t, struct rd *r)
 	if (!ret && !*name) {
 		t->ncpus = (int)max;
 		t->has_data = 1;
+		t->zdata = z;
 	}
 	return ret;
 }
@@ -839,7 +859,9 @@ static int tdat_emit(struct tdat *t, struct tep_record *rec,
 	ret = tep_kmem_event(&t->km, rec->data,
 			     rec->size > 0 ? (size_t)rec->size : 0, &ev);
 	if (ret < 0) {
-		mdb_error_set(t->e, MDB_E_CORRUPT, t->path, -1, -1,
+		/* the record's file offset, or in the decompressed data */
+		mdb_error_set(t->e, MDB_E_CORRUPT, t->path,
+			      t->zdata ? -1 : (int64_t)rec->offset, -1,
 			      "cpu=%d record_offset=%llu size=%d", rec->cpu,
 			      rec->offset, rec->size);
 		mdb_error_msg(t->e, "kmem event shorter than its format");
