@@ -5,6 +5,8 @@
 # fuzz/seeds.txt), run each for FUZZ_SECONDS (FUZZ_JOBS at a time,
 # default 2), and print executions and coverage per harness.  Crashes,
 # leaks, timeouts and allocations over 256 MB land in build-fuzz/findings/.
+# fuzz/NAME.lsan, when present, holds LeakSanitizer suppressions for
+# harness NAME (leaks inside a Debian library, each explained there).
 set -u
 secs=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_JOBS:-2}
@@ -59,6 +61,10 @@ done
 
 run_one() {
 	local name=$1 log=$out/fuzz_$1.log
+	# known leaks inside a Debian library, documented there
+	if [ -f "fuzz/$name.lsan" ]; then
+		export LSAN_OPTIONS="suppressions=fuzz/$name.lsan"
+	fi
 	"$out/fuzz_$name" -max_total_time="$secs" -print_final_stats=1 \
 		-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=256 \
 		-artifact_prefix="$out/findings/$name-" "$out/corpus/$name" \

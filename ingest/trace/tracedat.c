@@ -228,6 +228,40 @@ static int walk_header_info(struct tdat *t, struct rd *r)
 }
 
 /*
+ * The print fmt of an event format, roughly as the kernel writes it: a
+ * quoted format, then arguments whose string literals end and whose
+ * brackets balance, with none of the characters C expressions never
+ * hold.  libtraceevent leaks on some malformed ones; this catches the
+ * damage fuzzing produced (a bracket or a stray '#'), not every kind.
+ */
+static int print_fmt_ok(const char *p, size_t n)
+{
+	const char *pf = memmem(p, n, "\nprint fmt: \"", 13), *e = p + n;
+	int depth = 0, quoted = 0;
+
+	if (!pf)
+		return 1;
+	for (p = pf + 12; p < e && *p && *p != '\n'; p++) {
+		if (quoted) {
+			if (*p == '\\' && p + 1 < e)
+				p++;
+			else if (*p == '"')
+				quoted = 0;
+		} else if (*p == '"') {
+			quoted = 1;
+		} else if (*p == '(' || *p == '[') {
+			depth++;
+		} else if (*p == ')' || *p == ']') {
+			if (--depth < 0)
+				return 0;
+		} else if (strchr("#$@`\\", *p)) {
+			return 0;
+		}
+	}
+	return !quoted && !depth;
+}
+
+/*
  * An event format: a 64-bit size and the text, whose field list must be
  * as the kernel writes it (libtraceevent leaks on malformed ones, and
  * libtracecmd hands it every format of the file).
@@ -242,6 +276,9 @@ static int walk_format(struct tdat *t, struct rd *r, const char *what)
 	if (!ret && !tep_kmem_fields_ok((const char *)fmt, n))
 		ret = tdat_bad(t, MDB_E_CORRUPT, r->packed ? r->base : off,
 			       "%s with a malformed field list", what);
+	if (!ret && !print_fmt_ok((const char *)fmt, n))
+		ret = tdat_bad(t, MDB_E_CORRUPT, r->packed ? r->base : off,
+			       "%s with a malformed print fmt", what);
 	return ret;
 }
 
