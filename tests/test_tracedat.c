@@ -234,6 +234,13 @@ static void test_corrupt(void **state)
 		   "b'call_site;\\\\toffsex', 1); open(p, 'wb').write(d)\" \"$F\"");
 	refused(p, "event format with a malformed field list", "offset=");
 	free(p);
+	/* a stray '#' in a print fmt (libtraceevent would leak) */
+	p = edited("v7.dat.zst", "printfmt.dat",
+		   "python3 -c \"import sys; p = sys.argv[1]; "
+		   "d = open(p, 'rb').read().replace(b'REC->call_site, ', "
+		   "b'REC->call_site# ', 1); open(p, 'wb').write(d)\" \"$F\"");
+	refused(p, "event format with a malformed print fmt", "offset=");
+	free(p);
 	/* cut inside the header, and inside the CPU data */
 	p = edited("v7.dat.zst", "cut-head.dat", "truncate -s 13 \"$F\"");
 	refused(p, "file cut short", "offset=12");
