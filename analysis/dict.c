@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The loaders' string dictionary; see dict.h. */
+/* The string dictionary; see dict.h. */
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A string dictionary: text -> small id (from 1), texts kept so a hash
- * collision is told apart by comparing them.  Used by the loaders for call
- * sites, cache names and zone names.
+ * collision is told apart by comparing them.  Used by the analysis for
+ * call sites and cache names, and by the snapshot loader for zone names.
  */
 #ifndef MDB_DICT_H
 #define MDB_DICT_H

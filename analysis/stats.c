@@ -1,72 +1,83 @@
 // SPDX-License-Identifier: MIT
 /* Figures derived at ingest; see stats.h. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../ingest/event.h"
-#include "sqlutil.h"
 #include "stats.h"
 
 /* ---- keyed figure tables --------------------------------------------- */
 
-static inline uint64_t key4(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+static inline uint64_t key_hash(const struct mdb_fkey *k)
 {
-	uint64_t k = ((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ULL;
+	uint64_t h = ((uint64_t)k->site_id << 32 | k->cache_id) *
+		     0x9e3779b97f4a7c15ULL;
 
-	k ^= ((uint64_t)c << 32 | d) + 0x632be59bd9b4e019ULL + (k << 6) +
-	     (k >> 2);
-	return k;
+	h ^= ((uint64_t)(uint32_t)k->cpu << 32 | (uint32_t)k->free_cpu) +
+	     0x632be59bd9b4e019ULL + (h << 6) + (h >> 2);
+	h ^= (k->obj_size ^ (uint64_t)(uint32_t)k->node << 8 ^ k->type) *
+	     0xbf58476d1ce4e5b9ULL;
+	return h;
 }
 
-/* The row for key fields (a, b, c, d), created when new; NULL on ENOMEM. */
-static struct mdb_frow *ftable_get(struct mdb_ftable *t, uint32_t a,
-				   uint32_t b, uint32_t c, uint32_t d)
+static inline int key_eq(const struct mdb_fkey *a, const struct mdb_fkey *b)
 {
-	uint64_t key = key4(a, b, c, d);
+	return a->site_id == b->site_id && a->cache_id == b->cache_id &&
+	       a->obj_size == b->obj_size && a->cpu == b->cpu &&
+	       a->free_cpu == b->free_cpu && a->node == b->node &&
+	       a->type == b->type;
+}
+
+/* A new row for @k under map key @hash; NULL on ENOMEM. */
+static struct mdb_frow *ftable_add(struct mdb_ftable *t, uint64_t hash,
+				   const struct mdb_fkey *k)
+{
+	struct mdb_frow *r;
+
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 256;
+		struct mdb_frow *nr = realloc(t->rows, ncap * sizeof(*nr));
+
+		if (!nr)
+			return NULL;
+		t->rows = nr;
+		t->cap = ncap;
+	}
+	r = &t->rows[t->n++];
+	memset(r, 0, sizeof(*r));
+	r->hash = hash;
+	r->k = *k;
+	return r;
+}
+
+/* The row for key @k, created when new; NULL on ENOMEM. */
+static struct mdb_frow *ftable_get(struct mdb_ftable *t,
+				   const struct mdb_fkey *k)
+{
+	uint64_t key = key_hash(k);
 	uint32_t *hint = &t->hint[(key ^ key >> 32) & (MDB_FT_HINTS - 1)];
 
-	if (*hint) {
-		struct mdb_frow *r = &t->rows[*hint - 1];
-
-		if (r->a == a && r->b == b && r->c == c && r->d == d)
-			return r;
-	}
-	for (uint64_t k = key;; k++) {
+	if (*hint && key_eq(&t->rows[*hint - 1].k, k))
+		return &t->rows[*hint - 1];
+	for (uint64_t h = key;; h++) {
 		int added;
-		uint64_t *v = u64map_put(&t->idx, k, t->n, &added);
+		uint64_t *v = u64map_put(&t->idx, h, t->n, &added);
 		struct mdb_frow *r;
 
 		if (!v)
 			return NULL;
 		if (!added) {
-			r = &t->rows[*v];
-			if (r->a == a && r->b == b && r->c == c && r->d == d) {
-				*hint = (uint32_t)*v + 1;
-				return r;
-			}
-			continue; /* a different key hashed here: probe on */
+			if (!key_eq(&t->rows[*v].k, k))
+				continue; /* another key hashed here: probe */
+			*hint = (uint32_t)*v + 1;
+			return &t->rows[*v];
 		}
-		if (t->n == t->cap) {
-			size_t ncap = t->cap ? t->cap * 2 : 256;
-			struct mdb_frow *nr = realloc(t->rows,
-						      ncap * sizeof(*nr));
-
-			if (!nr) {
-				u64map_del(&t->idx, k);
-				return NULL;
-			}
-			t->rows = nr;
-			t->cap = ncap;
+		r = ftable_add(t, h, k);
+		if (!r) {
+			u64map_del(&t->idx, h);
+			return NULL;
 		}
-		r = &t->rows[t->n++];
 		*hint = (uint32_t)t->n;
-		memset(r, 0, sizeof(*r));
-		r->key = k;
-		r->a = a;
-		r->b = b;
-		r->c = c;
-		r->d = d;
 		return r;
 	}
 }
@@ -262,34 +273,45 @@ void mdb_stats_release(struct mdb_stats *s)
 	ftable_release(&s->nodes);
 }
 
-int mdb_stats_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
+/* The rows of site_stats, cache_stats, node_stats, pingpong_stats. */
+static int tables_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 {
-	int page = lt->type == MDB_TYPE_PAGE;
-	uint64_t size = lt->bytes_alloc;
+	struct mdb_fkey site = { .site_id = lt->site_id, .type = lt->type,
+				 .cache_id = lt->cache_id };
+	struct mdb_fkey cache = { .type = lt->type, .cache_id = lt->cache_id,
+				  .obj_size = lt->bytes_alloc };
+	struct mdb_fkey node = { .type = lt->type, .cpu = lt->cpu,
+				 .node = lt->node };
+	struct mdb_fkey pp = { .site_id = lt->site_id, .type = lt->type,
+			       .cpu = lt->cpu, .free_cpu = lt->free_cpu };
 	struct mdb_frow *r;
 
-	r = ftable_get(&s->sites, lt->site_id, lt->type, lt->cache_id, 0);
+	r = ftable_get(&s->sites, &site);
 	if (!r)
 		return -MDB_E_NOMEM;
 	figs_add(&r->f, lt);
-	r = ftable_get(&s->caches, lt->type, lt->cache_id, (uint32_t)size,
-		       (uint32_t)(size >> 32));
+	r = ftable_get(&s->caches, &cache);
 	if (!r)
 		return -MDB_E_NOMEM;
 	figs_add(&r->f, lt);
-	r = ftable_get(&s->nodes, lt->type, (uint32_t)lt->cpu,
-		       (uint32_t)lt->node, 0);
+	r = ftable_get(&s->nodes, &node);
 	if (!r)
 		return -MDB_E_NOMEM;
 	r->f.hits++;
 	if (lt->state == MDB_ST_FREED && lt->free_cpu != lt->cpu) {
-		r = ftable_get(&s->pingpong, lt->site_id, lt->type,
-			       (uint32_t)lt->cpu, (uint32_t)lt->free_cpu);
+		r = ftable_get(&s->pingpong, &pp);
 		if (!r)
 			return -MDB_E_NOMEM;
 		r->f.hits++;
 		add_bytes(&r->f.bytes_alloc, lt->bytes_alloc);
 	}
+	return 0;
+}
+
+/* The anomaly classes an allocation lifetime falls in. */
+static void anom_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
+{
+	int page = lt->type == MDB_TYPE_PAGE;
 
 	switch (lt->state) {
 	case MDB_ST_FAILED:
@@ -321,6 +343,15 @@ int mdb_stats_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 		anom_add(s, MDB_AN_UNDERSIZED, page,
 			 lt->bytes_req - lt->bytes_alloc, lt->seq, lt->cpu,
 			 lt->site_id);
+}
+
+int mdb_stats_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
+{
+	int ret = tables_lifetime(s, lt);
+
+	if (ret < 0)
+		return ret;
+	anom_lifetime(s, lt);
 	tl_lifetime(s, lt);
 	return 0;
 }
@@ -339,172 +370,4 @@ int mdb_stats_bad_free(struct mdb_stats *s, const struct mdb_free *f)
 	anom_add(s, cls[f->class], f->type == MDB_TYPE_PAGE, 0, f->seq,
 		 f->cpu, f->site_id);
 	return 0;
-}
-
-/* ---- writing --------------------------------------------------------- */
-
-static int prep(sqlite3 *db, const char *sql, sqlite3_stmt **st,
-		struct mdb_error *e)
-{
-	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) == SQLITE_OK)
-		return 0;
-	mdb_error_set(e, MDB_E_DB, NULL, -1, -1, "%s", sqlite3_errmsg(db));
-	mdb_error_msg(e, "cannot write to database");
-	return -MDB_E_DB;
-}
-
-static int step(sqlite3 *db, sqlite3_stmt *st, struct mdb_error *e)
-{
-	int rc = sqlite3_step(st);
-
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE)
-		return 0;
-	mdb_error_set(e, MDB_E_DB, NULL, -1, -1, "%s", sqlite3_errmsg(db));
-	mdb_error_msg(e, "cannot write to database");
-	return -MDB_E_DB;
-}
-
-static void bind_figs(sqlite3_stmt *st, int col, const struct mdb_figs *f)
-{
-	const uint64_t v[] = { f->hits, f->bytes_req, f->bytes_alloc,
-			       f->failed, f->zero_size, f->freed,
-			       f->freed_bytes, f->pingpong, f->not_traced,
-			       f->live, f->live_bytes, f->mismatched };
-
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		sqlite3_bind_int64(st, col + (int)i, (sqlite3_int64)v[i]);
-}
-
-#define FIGS_COLS "hits, bytes_req, bytes_alloc, failed, zero_size, " \
-		  "freed, freed_bytes, pingpong, not_traced, live, "  \
-		  "live_bytes, mismatched"
-#define FIGS_VALS "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
-
-int mdb_stats_write(struct mdb_stats *s, sqlite3 *db, int64_t source_id,
-		    struct mdb_error *e)
-{
-	sqlite3_stmt *st = NULL;
-	int ret;
-
-	ret = prep(db, "INSERT INTO site_stats (source_id, site_id, type, "
-		       "cache_id, " FIGS_COLS ") VALUES (?, ?, ?, ?, "
-		       FIGS_VALS ")", &st, e);
-	for (size_t i = 0; !ret && i < s->sites.n; i++) {
-		const struct mdb_frow *r = &s->sites.rows[i];
-
-		sqlite3_bind_int64(st, 1, source_id);
-		sqlite3_bind_int64(st, 2, r->a);
-		sqlite3_bind_int64(st, 3, r->b);
-		sqlite3_bind_int64(st, 4, r->c);
-		bind_figs(st, 5, &r->f);
-		ret = step(db, st, e);
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (!ret)
-		ret = prep(db, "INSERT INTO cache_stats (source_id, type, "
-			       "cache_id, obj_size, " FIGS_COLS ") VALUES "
-			       "(?, ?, ?, ?, " FIGS_VALS ")", &st, e);
-	for (size_t i = 0; !ret && i < s->caches.n; i++) {
-		const struct mdb_frow *r = &s->caches.rows[i];
-
-		sqlite3_bind_int64(st, 1, source_id);
-		sqlite3_bind_int64(st, 2, r->a);
-		sqlite3_bind_int64(st, 3, r->b);
-		sqlite3_bind_int64(st, 4, (sqlite3_int64)((uint64_t)r->d << 32 |
-							  r->c));
-		bind_figs(st, 5, &r->f);
-		ret = step(db, st, e);
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (!ret)
-		ret = prep(db, "INSERT INTO pingpong_stats (source_id, site_id, "
-			       "type, cpu, free_cpu, allocations, bytes) "
-			       "VALUES (?, ?, ?, ?, ?, ?, ?)", &st, e);
-	for (size_t i = 0; !ret && i < s->pingpong.n; i++) {
-		const struct mdb_frow *r = &s->pingpong.rows[i];
-
-		sqlite3_bind_int64(st, 1, source_id);
-		sqlite3_bind_int64(st, 2, r->a);
-		sqlite3_bind_int64(st, 3, r->b);
-		sqlite3_bind_int64(st, 4, (int32_t)r->c);
-		sqlite3_bind_int64(st, 5, (int32_t)r->d);
-		sqlite3_bind_int64(st, 6, (sqlite3_int64)r->f.hits);
-		sqlite3_bind_int64(st, 7, (sqlite3_int64)r->f.bytes_alloc);
-		ret = step(db, st, e);
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (!ret)
-		ret = prep(db, "INSERT INTO node_stats (source_id, type, cpu, "
-			       "node, allocations) VALUES (?, ?, ?, ?, ?)",
-			   &st, e);
-	for (size_t i = 0; !ret && i < s->nodes.n; i++) {
-		const struct mdb_frow *r = &s->nodes.rows[i];
-
-		sqlite3_bind_int64(st, 1, source_id);
-		sqlite3_bind_int64(st, 2, r->a);
-		sqlite3_bind_int64(st, 3, (int32_t)r->b);
-		sqlite3_bind_int64(st, 4, (int32_t)r->c);
-		sqlite3_bind_int64(st, 5, (sqlite3_int64)r->f.hits);
-		ret = step(db, st, e);
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (!ret)
-		ret = prep(db, "INSERT INTO anomaly (source_id, class, page, "
-			       "count, bytes, first_seq, first_cpu, "
-			       "first_site_id, examples) VALUES "
-			       "(?, ?, ?, ?, ?, ?, ?, ?, ?)", &st, e);
-	for (int c = 1; !ret && c < MDB_AN__COUNT; c++)
-		for (int p = 0; !ret && p < 2; p++) {
-			const struct mdb_anom *a = &s->anom[c][p];
-			char ex[MDB_EXAMPLES * 24] = "";
-			size_t n = 0;
-
-			if (!a->count)
-				continue;
-			for (int i = 0; i < a->nex; i++)
-				n += (size_t)snprintf(ex + n, sizeof(ex) - n,
-						      "%s%lld", i ? " " : "",
-						      (long long)a->seq[i]);
-			sqlite3_bind_int64(st, 1, source_id);
-			sqlite3_bind_int(st, 2, c);
-			sqlite3_bind_int(st, 3, p);
-			sqlite3_bind_int64(st, 4, (sqlite3_int64)a->count);
-			sqlite3_bind_int64(st, 5, (sqlite3_int64)a->bytes);
-			sqlite3_bind_int64(st, 6, a->seq[0]);
-			sqlite3_bind_int64(st, 7, a->cpu[0]);
-			sqlite3_bind_int64(st, 8, a->site[0]);
-			sqlite3_bind_text(st, 9, ex, -1, SQLITE_TRANSIENT);
-			ret = step(db, st, e);
-		}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (!ret)
-		ret = prep(db, "INSERT INTO timeline (source_id, slot, "
-			       "first_seq, last_seq, first_ts, last_ts, "
-			       "allocs, frees, bytes_in, bytes_out) VALUES "
-			       "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st, e);
-	for (size_t i = 0; !ret && i < s->tl_n; i++) {
-		const struct mdb_tl_slot *t = &s->tl[i];
-
-		if (t->first_seq == INT64_MIN)
-			continue; /* no event fell in this slot */
-		sqlite3_bind_int64(st, 1, source_id);
-		sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
-		sqlite3_bind_int64(st, 3, t->first_seq);
-		sqlite3_bind_int64(st, 4, t->last_seq);
-		bind_opt(st, 5, t->first_ts, t->first_ts == MDB_NO_TS);
-		bind_opt(st, 6, t->last_ts, t->last_ts == MDB_NO_TS);
-		sqlite3_bind_int64(st, 7, (sqlite3_int64)t->allocs);
-		sqlite3_bind_int64(st, 8, (sqlite3_int64)t->frees);
-		sqlite3_bind_int64(st, 9, (sqlite3_int64)t->bytes_in);
-		sqlite3_bind_int64(st, 10, (sqlite3_int64)t->bytes_out);
-		ret = step(db, st, e);
-	}
-	sqlite3_finalize(st);
-	return ret;
 }

@@ -13,19 +13,17 @@
  *
  * Each is a pure function of the rows (tests compare them with SQL over
  * alloc and bad_free).  The cost is a few hash lookups per allocation and
- * a few thousand rows per source.  The C side is pure; only
- * mdb_stats_write() touches SQLite, and `memdb check` uses the same
- * figures without a database.
+ * a few thousand rows per source.  Pure C: db/stats.c writes the
+ * tables, and `memdb check` prints the same figures without a database.
  */
 #ifndef MDB_STATS_H
 #define MDB_STATS_H
 
-#include <sqlite3.h>
 #include <stdint.h>
 
 #include "../common/error.h"
 #include "../common/u64map.h"
-#include "../analysis/pair.h"
+#include "pair.h"
 
 #define MDB_TL_SLOTS 4096 /* timeline resolution */
 #define MDB_EXAMPLES 5    /* first positions kept per anomaly class */
@@ -67,10 +65,24 @@ struct mdb_ftable {
 	uint32_t hint[MDB_FT_HINTS];
 };
 
+/*
+ * The key of a row.  Each table uses some of the fields (see struct
+ * mdb_stats) and leaves the others 0.
+ */
+struct mdb_fkey {
+	uint64_t obj_size;  /* caches */
+	uint32_t site_id;   /* sites, pingpong */
+	uint32_t cache_id;  /* sites, caches; 0: none */
+	int32_t cpu;        /* pingpong, nodes: the allocating CPU */
+	int32_t free_cpu;   /* pingpong */
+	int32_t node;       /* nodes: the node asked for, -1 none */
+	uint8_t type;       /* every table: enum mdb_alloc_type */
+};
+
 struct mdb_frow {
-	uint64_t key;
-	uint32_t a, b, c, d;   /* key fields, meaning per table */
-	struct mdb_figs f;
+	uint64_t hash;      /* map key: hash of @k, probed on collision */
+	struct mdb_fkey k;
+	struct mdb_figs f;  /* pingpong and nodes use hits (and bytes_alloc) */
 };
 
 struct mdb_anom {
@@ -87,10 +99,10 @@ struct mdb_tl_slot {
 };
 
 struct mdb_stats {
-	struct mdb_ftable sites;    /* a=site b=type c=cache */
-	struct mdb_ftable caches;   /* a=type b=cache c,d=object size */
-	struct mdb_ftable pingpong; /* a=site b=type c=cpu d=free cpu */
-	struct mdb_ftable nodes;    /* a=type b=cpu c=node (as u32) */
+	struct mdb_ftable sites;    /* by site_id, type, cache_id */
+	struct mdb_ftable caches;   /* by type, cache_id, obj_size */
+	struct mdb_ftable pingpong; /* by site_id, type, cpu, free_cpu */
+	struct mdb_ftable nodes;    /* by type, cpu, node */
 	struct mdb_anom anom[MDB_AN__COUNT][2]; /* [class][slab, page] */
 	struct mdb_tl_slot tl[MDB_TL_SLOTS];
 	int64_t tl_base;            /* position of slot 0 */
@@ -109,9 +121,5 @@ int mdb_stats_event(struct mdb_stats *s, int64_t seq, int64_t ts);
 /* A finished lifetime; a FREE that ended nothing.  -MDB_E_NOMEM on ENOMEM */
 int mdb_stats_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt);
 int mdb_stats_bad_free(struct mdb_stats *s, const struct mdb_free *f);
-
-/* Write every table for @source_id inside the caller's transaction. */
-int mdb_stats_write(struct mdb_stats *s, sqlite3 *db, int64_t source_id,
-		    struct mdb_error *e);
 
 #endif

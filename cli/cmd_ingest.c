@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../analysis/analysis.h"
 #include "../db/db.h"
 #include "../ingest/ingest.h"
 #include "../ingest/snapshot.h"
@@ -99,24 +100,16 @@ static const char usage[] =
 "  memdb ingest --format vmstat-z zones-excerpt.txt\n"
 "  memdb ingest --kallsyms kallsyms.txt trace.txt\n";
 
-enum { OPT_LABEL = 256, OPT_FORCE,
-       OPT_KALLSYMS, OPT_PAGE_SIZE, OPT_STRICT, OPT_FORMAT };
+enum { OPT_LABEL = 256, OPT_FORCE };
 
 static const struct option longopts[] = {
 	{ "db", required_argument, NULL, 'd' },
-	{ "format", required_argument, NULL, 'F' },
 	{ "time", required_argument, NULL, 't' },
-	{ "endian", required_argument, NULL, CLI_OPT_ENDIAN },
-	{ "abi", required_argument, NULL, CLI_OPT_ABI },
-	{ "cpu", required_argument, NULL, CLI_OPT_CPU },
 	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-	{ "page-size", required_argument, NULL, OPT_PAGE_SIZE },
-	{ "strict", no_argument, NULL, OPT_STRICT },
-	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
+	CLI_CAPTURE_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -158,8 +151,7 @@ static void print_events(const char *path, const struct mdb_source_meta *m,
 			 const struct mdb_load_result *res)
 {
 	char a[32], b[32], c[32], d[32];
-	/* text formats learn their CPUs only by reading */
-	int ncpus = st->ncpus > 0 ? st->ncpus : m->ncpus;
+	int ncpus = mdb_source_ncpus(m, st);
 
 	printf("source %lld: '", (long long)res->source_id);
 	cli_put_safe(stdout, path);
@@ -392,38 +384,25 @@ static int ingest_all(const char *dbpath, char **paths, int n,
 	return cli_finish(failed ? MEMDB_EXIT_FAIL : MEMDB_EXIT_OK);
 }
 
-/* Is @name a format --format takes? */
-static int known_format(const char *name)
-{
-	for (const char *const *f = mdb_input_formats(); *f; f++)
-		if (!strcmp(*f, name))
-			return 1;
-	return 0;
-}
-
 int cmd_ingest(int argc, char **argv)
 {
 	const char *dbpath = cli_default_db();
 	struct mdb_ingest_opts io;
 	struct mdb_load_opts lo = { 0 };
 	int quiet = 0, c;
-	int64_t v;
 
 	mdb_ingest_opts_init(&io);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:F:t:qh", longopts, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, "d:t:qh" CLI_CAPTURE_SHORTOPTS,
+				longopts, NULL)) != -1) {
+		if (cli_is_capture_opt(c)) {
+			if (cli_capture_opt("ingest", c, optarg, &io))
+				return MEMDB_EXIT_USAGE;
+			continue;
+		}
 		switch (c) {
 		case 'd':
 			dbpath = optarg;
-			break;
-		case 'F':
-			if (!known_format(optarg))
-				return cli_usage_error("ingest",
-					"--format takes one of the formats "
-					"'memdb ingest --help' lists, not '%s'",
-					optarg);
-			io.format = optarg;
 			break;
 		case 't':
 			if (cli_parse_time(optarg, &lo.taken_at))
@@ -433,45 +412,9 @@ int cmd_ingest(int argc, char **argv)
 					"not '%s'", optarg);
 			lo.has_taken_at = 1;
 			break;
-		case CLI_OPT_ENDIAN:
-		case CLI_OPT_ABI:
-		case CLI_OPT_CPU:
-			if (cli_capture_opt("ingest", c, optarg, &io))
-				return MEMDB_EXIT_USAGE;
-			break;
 		case OPT_LABEL:
 			lo.label = optarg;
 			break;
-		case OPT_KALLSYMS:
-			io.kallsyms = optarg;
-			break;
-		case OPT_PAGE_SIZE:
-			if (cli_parse_i64(optarg, &v) || v < 512 ||
-			    v > (1 << 24) || (v & (v - 1)))
-				return cli_usage_error("ingest",
-					"--page-size takes a power of two "
-					"from 512 to 16777216, not '%s'",
-					optarg);
-			io.page_size = (uint64_t)v;
-			break;
-		case OPT_STRICT:
-			io.strict = 1;
-			break;
-		case OPT_FORMAT: {
-			const char *const *f = mdb_input_formats();
-			char list[160] = "";
-
-			for (; *f && strcmp(*f, optarg); f++)
-				snprintf(list + strlen(list),
-					 sizeof(list) - strlen(list), "%s%s",
-					 *list ? ", " : "", *f);
-			if (!*f)
-				return cli_usage_error("ingest",
-					"--format takes one of %s, not '%s'",
-					list, optarg);
-			io.format = *f;
-			break;
-		}
 		case OPT_FORCE:
 			lo.force = 1;
 			break;

@@ -251,8 +251,37 @@ const char *cli_iso_time(char *buf, size_t len, int64_t t)
 	return buf;
 }
 
-int cli_capture_opt(const char *cmd, int opt, const char *arg,
-		    struct mdb_ingest_opts *io)
+int cli_is_capture_opt(int opt)
+{
+	switch (opt) {
+	case CLI_OPT_FORMAT:
+	case CLI_OPT_ENDIAN:
+	case CLI_OPT_ABI:
+	case CLI_OPT_CPU:
+	case CLI_OPT_KALLSYMS:
+	case CLI_OPT_PAGE_SIZE:
+	case CLI_OPT_STRICT:
+		return 1;
+	}
+	return 0;
+}
+
+/* --format NAME: one of mdb_input_formats(). */
+static int capture_format(const char *cmd, const char *arg,
+			  struct mdb_ingest_opts *io)
+{
+	for (const char *const *f = mdb_input_formats(); *f; f++)
+		if (!strcmp(*f, arg)) {
+			io->format = *f;
+			return 0;
+		}
+	return cli_usage_error(cmd, "--format takes one of the formats "
+			       "'memdb ingest --help' lists, not '%s'", arg);
+}
+
+/* The capture options with a number or a word for an argument. */
+static int capture_value(const char *cmd, int opt, const char *arg,
+			 struct mdb_ingest_opts *io)
 {
 	int64_t v;
 
@@ -278,6 +307,30 @@ int cli_capture_opt(const char *cmd, int opt, const char *arg,
 					       "not '%s'", arg);
 		io->cpu = (int)v;
 		return 0;
+	case CLI_OPT_PAGE_SIZE:
+		if (cli_parse_i64(arg, &v) || v < 512 || v > (1 << 24) ||
+		    (v & (v - 1)))
+			return cli_usage_error(cmd, "--page-size takes a power "
+					       "of two from 512 to 16777216, "
+					       "not '%s'", arg);
+		io->page_size = (uint64_t)v;
+		return 0;
 	}
 	return cli_usage_error(cmd, "unknown option");
+}
+
+int cli_capture_opt(const char *cmd, int opt, const char *arg,
+		    struct mdb_ingest_opts *io)
+{
+	switch (opt) {
+	case CLI_OPT_FORMAT:
+		return capture_format(cmd, arg, io);
+	case CLI_OPT_KALLSYMS:
+		io->kallsyms = arg;
+		return 0;
+	case CLI_OPT_STRICT:
+		io->strict = 1;
+		return 0;
+	}
+	return capture_value(cmd, opt, arg, io);
 }

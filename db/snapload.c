@@ -13,7 +13,7 @@
 
 #include "../ingest/snapshot.h"
 #include "db.h"
-#include "dict.h"
+#include "../analysis/dict.h"
 #include "sqlutil.h"
 
 #define PROGRESS_EVERY (1u << 18)

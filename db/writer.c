@@ -180,56 +180,87 @@ static void *writer_main(void *arg)
 	}
 }
 
-/* INSERT INTO alloc (...) VALUES (?1, ?2, ...), (?1, ?20, ...), ... */
-static int prepare_multi(struct mdb_writer *w, int64_t source_id,
-			 struct mdb_error *e)
+/* The one definition of an alloc row: its columns after source_id. */
+#define ALLOC_INSERT "INSERT INTO alloc (source_id, seq, ts, cpu, type, " \
+		     "site_id, ptr, bytes_req, bytes_alloc, gfp, gfp_id, "  \
+		     "node, cache_id, state, end_seq, end_ts, free_cpu, "  \
+		     "free_site_id, free_type) VALUES "
+#define BAD_INSERT "INSERT INTO bad_free (source_id, seq, ts, cpu, type, " \
+		   "site_id, ptr, cache_id, class, prev_seq) VALUES "      \
+		   "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+
+/*
+ * Prepare the insert of @nrows alloc rows, bind_lifetime()'s layout:
+ * VALUES (?1, ?2, ... ?19), (?1, ?20, ...), ..., with ?1 = @source_id.
+ */
+static int prepare_alloc(struct mdb_writer *w, int nrows, int64_t source_id,
+			 sqlite3_stmt **st, struct mdb_error *e)
 {
-	const char *single = sqlite3_sql(w->ins_alloc);
-	const char *values = strstr(single, "VALUES");
-	size_t cap = 64 + (size_t)(values - single) +
-		     MULTI_ROWS * (ALLOC_COLS + 1) * 8;
+	size_t cap = sizeof(ALLOC_INSERT) + (size_t)nrows *
+		     (ALLOC_COLS + 1) * 8;
 	char *sql = malloc(cap);
 	size_t n;
 	int rc;
 
-	if (!sql || !values) {
-		free(sql);
+	if (!sql)
 		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
-	}
-	n = (size_t)(values - single);
-	memcpy(sql, single, n);
-	n += (size_t)snprintf(sql + n, cap - n, "VALUES ");
-	for (int k = 0; k < MULTI_ROWS; k++) {
+	n = (size_t)snprintf(sql, cap, "%s", ALLOC_INSERT);
+	for (int k = 0; k < nrows; k++) {
 		n += (size_t)snprintf(sql + n, cap - n, "%s(?1", k ? ", " : "");
 		for (int c = 0; c < ALLOC_COLS; c++)
 			n += (size_t)snprintf(sql + n, cap - n, ", ?%d",
 					      2 + k * ALLOC_COLS + c);
 		n += (size_t)snprintf(sql + n, cap - n, ")");
 	}
-	rc = sqlite3_prepare_v2(w->db->h, sql, (int)n, &w->ins_multi, NULL);
+	rc = sqlite3_prepare_v2(w->db->h, sql, (int)n, st, NULL);
 	free(sql);
 	if (rc != SQLITE_OK)
 		return mdb_db_error(w->db, e, "cannot write to database");
-	sqlite3_bind_int64(w->ins_multi, 1, source_id);
+	sqlite3_bind_int64(*st, 1, source_id);
 	return 0;
 }
 
+/* The three inserts the writer runs. */
+static int prepare_all(struct mdb_writer *w, int64_t source_id,
+		       struct mdb_error *e)
+{
+	int ret = prepare_alloc(w, 1, source_id, &w->ins_alloc, e);
+
+	if (ret >= 0)
+		ret = prepare_alloc(w, MULTI_ROWS, source_id, &w->ins_multi,
+				    e);
+	if (ret < 0)
+		return ret;
+	if (sqlite3_prepare_v2(w->db->h, BAD_INSERT, -1, &w->ins_bad, NULL))
+		return mdb_db_error(w->db, e, "cannot write to database");
+	sqlite3_bind_int64(w->ins_bad, 1, source_id);
+	return 0;
+}
+
+static void finalize_all(struct mdb_writer *w)
+{
+	sqlite3_finalize(w->ins_alloc);
+	sqlite3_finalize(w->ins_multi);
+	sqlite3_finalize(w->ins_bad);
+	w->ins_alloc = w->ins_multi = w->ins_bad = NULL;
+}
+
 int mdb_writer_start(struct mdb_writer **out, struct mdb_db *db,
-		     int64_t source_id, sqlite3_stmt *ins_alloc, sqlite3_stmt *ins_bad,
-		     struct mdb_error *e)
+		     int64_t source_id, struct mdb_error *e)
 {
 	struct mdb_writer *w = calloc(1, sizeof(*w));
+	int ret;
 
 	*out = NULL;
 	if (!w)
 		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
 	w->db = db;
-	w->ins_alloc = ins_alloc;
-	w->ins_bad = ins_bad;
 	mdb_error_clear(&w->err);
-	if (prepare_multi(w, source_id, e) < 0) {
+	ret = prepare_all(w, source_id, e);
+	if (ret < 0) {
+		finalize_all(w);
 		free(w);
-		return -MDB_E_DB;
+		return ret;
 	}
 	for (int i = 0; i < NBATCHES; i++) {
 		w->all[i] = malloc(sizeof(struct batch));
@@ -252,7 +283,7 @@ int mdb_writer_start(struct mdb_writer **out, struct mdb_db *db,
 nomem:
 	for (int i = 0; i < NBATCHES; i++)
 		free(w->all[i]);
-	sqlite3_finalize(w->ins_multi);
+	finalize_all(w);
 	free(w);
 	return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
 }
@@ -332,7 +363,7 @@ static void writer_stop(struct mdb_writer *w, int cancel)
 	pthread_cond_destroy(&w->cv);
 	for (int i = 0; i < NBATCHES; i++)
 		free(w->all[i]);
-	sqlite3_finalize(w->ins_multi);
+	finalize_all(w);
 }
 
 int mdb_writer_finish(struct mdb_writer *w, struct mdb_writer_ranges *r,

@@ -22,13 +22,10 @@ struct mdb_writer_ranges {
 	int64_t alloc_lo, alloc_hi, bad_lo, bad_hi;
 };
 
-/*
- * Start the thread.  @ins_alloc and @ins_bad insert one row each, with
- * ?1 = @source_id bound already.
- */
+/* Prepare the inserts of alloc and bad_free rows of @source_id and
+ * start the thread. */
 int mdb_writer_start(struct mdb_writer **w, struct mdb_db *db,
-		     int64_t source_id, sqlite3_stmt *ins_alloc, sqlite3_stmt *ins_bad,
-		     struct mdb_error *e);
+		     int64_t source_id, struct mdb_error *e);
 
 /* Queue a row; fails only when the writer has failed (@e filled). */
 int mdb_writer_lifetime(struct mdb_writer *w, const struct mdb_lifetime *lt,

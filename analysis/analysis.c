@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+/* The analysis of one source's events; see analysis.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/error.h"
+#include "../ingest/ingest.h"
+#include "analysis.h"
+
+/* ---- call sites and strings ------------------------------------------ */
+
+static int site_new(struct mdb_analysis *a, uint64_t addr, int has_addr,
+		    uint32_t text_id, uint32_t *id)
+{
+	if (a->nsites == a->site_cap) {
+		size_t ncap = a->site_cap ? a->site_cap * 2 : 256;
+		struct mdb_site *ns = realloc(a->sites, ncap * sizeof(*ns));
+
+		if (!ns)
+			return -MDB_E_NOMEM;
+		a->sites = ns;
+		a->site_cap = ncap;
+	}
+	a->sites[a->nsites].addr = addr;
+	a->sites[a->nsites].has_addr = (uint8_t)has_addr;
+	a->sites[a->nsites].text_id = text_id;
+	*id = ++a->nsites;
+	return 0;
+}
+
+/* Site id of a symbolic call site (with its address, when known). */
+static int site_by_text(struct mdb_analysis *a, const struct mdb_event *ev,
+			uint32_t *id)
+{
+	int added, ret;
+	uint32_t t = mdb_dict_id(&a->site_text, &ev->site_text, &added);
+
+	if (!t)
+		return -MDB_E_NOMEM;
+	if (!added) {
+		*id = a->text_site[t - 1];
+		return 0;
+	}
+	if (a->site_text.n > a->text_site_cap) {
+		size_t ncap = a->site_text.cap;
+		uint32_t *nt = realloc(a->text_site, ncap * sizeof(*nt));
+
+		if (!nt)
+			return -MDB_E_NOMEM;
+		a->text_site = nt;
+		a->text_site_cap = ncap;
+	}
+	ret = site_new(a, ev->call_site, ev->call_site != 0, t, id);
+	a->text_site[t - 1] = *id;
+	return ret;
+}
+
+/* Site id of a call site known by its address only. */
+static int site_by_addr(struct mdb_analysis *a, uint64_t addr, uint32_t *id)
+{
+	/* call sites repeat: a direct-mapped hint before the map */
+	unsigned h = (unsigned)((addr ^ addr >> 9 ^ addr >> 21) & 255);
+	uint64_t *v;
+	int added, ret;
+
+	if (a->hint_id[h] && a->hint_addr[h] == addr) {
+		*id = a->hint_id[h];
+		return 0;
+	}
+	v = u64map_put(&a->site_by_addr, addr, 0, &added);
+	if (!v)
+		return -MDB_E_NOMEM;
+	if (added) {
+		/* site_new() does not touch the map: @v stays valid */
+		ret = site_new(a, addr, 1, 0, id);
+		*v = *id;
+		if (ret < 0)
+			return ret;
+	} else {
+		*id = (uint32_t)*v;
+	}
+	a->hint_addr[h] = addr;
+	a->hint_id[h] = *id;
+	return 0;
+}
+
+/*
+ * Site id of an event's call site: its symbolic text when the trace
+ * printed one (with the address, when one is known for it), else its
+ * address.  Site ids are assigned in order of first appearance.
+ */
+static int site_id(struct mdb_analysis *a, const struct mdb_event *ev,
+		   uint32_t *id)
+{
+	if (ev->site_text.len)
+		return site_by_text(a, ev, id);
+	return site_by_addr(a, ev->call_site, id);
+}
+
+static int str_id(struct mdb_analysis *a, const struct mdb_str *s,
+		  uint32_t *id)
+{
+	int added;
+
+	*id = 0;
+	if (!s->len)
+		return 0;
+	*id = mdb_dict_id(&a->strs, s, &added);
+	return *id ? 0 : -MDB_E_NOMEM;
+}
+
+const struct mdb_site *mdb_analysis_site(const struct mdb_analysis *a,
+					 uint32_t id)
+{
+	return id && id <= a->nsites ? &a->sites[id - 1] : NULL;
+}
+
+const char *mdb_analysis_site_text(const struct mdb_analysis *a,
+				   const struct mdb_site *s)
+{
+	return s && s->text_id ? a->site_text.texts[s->text_id - 1] : NULL;
+}
+
+/* ---- pairing output --------------------------------------------------- */
+
+static int on_lifetime(void *ctx, const struct mdb_lifetime *lt)
+{
+	struct mdb_analysis *a = ctx;
+
+	if (mdb_stats_lifetime(a->stats, lt) < 0)
+		return -MDB_E_NOMEM;
+	a->rows++;
+	a->live_end += lt->state == MDB_ST_LIVE;
+	return a->out.lifetime ? a->out.lifetime(a->out.ctx, lt) : 0;
+}
+
+static int on_bad_free(void *ctx, const struct mdb_free *f)
+{
+	struct mdb_analysis *a = ctx;
+
+	if (mdb_stats_bad_free(a->stats, f) < 0)
+		return -MDB_E_NOMEM;
+	a->bad_rows++;
+	return a->out.bad_free ? a->out.bad_free(a->out.ctx, f) : 0;
+}
+
+/* ---- events ------------------------------------------------------------ */
+
+static int feed_alloc(struct mdb_analysis *a, const struct mdb_event *ev,
+		      uint32_t site, uint32_t cache)
+{
+	struct mdb_lifetime lt = {
+		.seq = ev->seq,
+		.ts = ev->ts,
+		.ptr = ev->ptr,
+		.bytes_req = ev->bytes_req,
+		.bytes_alloc = ev->bytes_alloc,
+		.gfp = ev->gfp,
+		.site_id = site,
+		.cache_id = cache,
+		.cpu = ev->cpu,
+		.node = ev->node,
+		.type = ev->type,
+	};
+	int ret = str_id(a, &ev->gfp_text, &lt.gfp_id);
+
+	if (ret < 0)
+		return ret;
+	if (ev->type < 3)
+		a->allocs[ev->type]++;
+	return mdb_pair_alloc(&a->pair, &lt);
+}
+
+static int feed_free(struct mdb_analysis *a, const struct mdb_event *ev,
+		     uint32_t site, uint32_t cache)
+{
+	struct mdb_free f = {
+		.seq = ev->seq,
+		.ts = ev->ts,
+		.ptr = ev->ptr,
+		.site_id = site,
+		.cache_id = cache,
+		.cpu = ev->cpu,
+		.type = ev->type,
+	};
+
+	if (ev->type < 3)
+		a->frees[ev->type]++;
+	return mdb_pair_free(&a->pair, &f);
+}
+
+int mdb_analysis_event(void *ctx, const struct mdb_event *ev)
+{
+	struct mdb_analysis *a = ctx;
+	uint32_t site, cache;
+	int ret;
+
+	if (ev->ts != MDB_NO_TS) {
+		if (a->first_ts == MDB_NO_TS)
+			a->first_ts = ev->ts;
+		a->last_ts = ev->ts;
+	}
+	a->events++;
+	mdb_stats_event(a->stats, ev->seq, ev->ts);
+	ret = site_id(a, ev, &site);
+	if (ret < 0)
+		return ret;
+	ret = str_id(a, &ev->cache, &cache);
+	if (ret < 0)
+		return ret;
+	if (ev->kind == MDB_EV_ALLOC)
+		return feed_alloc(a, ev, site, cache);
+	return feed_free(a, ev, site, cache);
+}
+
+/* ---- set up, finish, release ------------------------------------------ */
+
+int mdb_analysis_init(struct mdb_analysis *a,
+		      const struct mdb_source_meta *m,
+		      const struct mdb_analysis_out *out)
+{
+	struct mdb_pair_ops ops = { a, on_lifetime, on_bad_free };
+
+	memset(a, 0, sizeof(*a));
+	if (out)
+		a->out = *out;
+	a->stats = malloc(sizeof(*a->stats));
+	if (!a->stats)
+		return -MDB_E_NOMEM;
+	mdb_stats_init(a->stats);
+	mdb_pair_init(&a->pair, &ops);
+	if (m)
+		mdb_pair_set_all_traced(&a->pair,
+					mdb_pair_all_traced(m->format,
+							    m->kernel_release));
+	u64map_init(&a->site_by_addr);
+	a->first_ts = a->last_ts = MDB_NO_TS;
+	a->sink.ctx = a;
+	a->sink.event = mdb_analysis_event;
+	return 0;
+}
+
+int mdb_analysis_finish(struct mdb_analysis *a)
+{
+	return mdb_pair_finish(&a->pair);
+}
+
+void mdb_analysis_release(struct mdb_analysis *a)
+{
+	mdb_pair_release(&a->pair);
+	if (a->stats)
+		mdb_stats_release(a->stats);
+	free(a->stats);
+	u64map_release(&a->site_by_addr);
+	mdb_dict_release(&a->site_text);
+	mdb_dict_release(&a->strs);
+	free(a->text_site);
+	free(a->sites);
+	memset(a, 0, sizeof(*a));
+}
+
+int mdb_source_ncpus(const struct mdb_source_meta *m,
+		     const struct mdb_decode_stats *st)
+{
+	return st->ncpus > 0 ? st->ncpus : m->ncpus;
+}

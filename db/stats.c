@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/* Writing the derived figures; see stats.h and analysis/stats.h. */
+#include <stdio.h>
+
+#include "../ingest/event.h"
+#include "sqlutil.h"
+#include "stats.h"
+
+/* One table being written: its INSERT, with ?1 the source id. */
+struct table_writer {
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	struct mdb_error *e;
+};
+
+static int tw_error(struct table_writer *w)
+{
+	mdb_error_set(w->e, MDB_E_DB, NULL, -1, -1, "%s",
+		      sqlite3_errmsg(w->db));
+	mdb_error_msg(w->e, "cannot write to database");
+	return -MDB_E_DB;
+}
+
+/* Run the bound row. */
+static int tw_step(struct table_writer *w)
+{
+	int rc = sqlite3_step(w->st);
+
+	sqlite3_reset(w->st);
+	return rc == SQLITE_DONE ? 0 : tw_error(w);
+}
+
+static void bind_figs(sqlite3_stmt *st, int col, const struct mdb_figs *f)
+{
+	const uint64_t v[] = { f->hits, f->bytes_req, f->bytes_alloc,
+			       f->failed, f->zero_size, f->freed,
+			       f->freed_bytes, f->pingpong, f->not_traced,
+			       f->live, f->live_bytes, f->mismatched };
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		bind_u64(st, col + (int)i, v[i]);
+}
+
+#define FIGS_COLS "hits, bytes_req, bytes_alloc, failed, zero_size, " \
+		  "freed, freed_bytes, pingpong, not_traced, live, "  \
+		  "live_bytes, mismatched"
+#define FIGS_VALS "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
+
+static int write_sites(struct table_writer *w, const struct mdb_stats *s)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < s->sites.n; i++) {
+		const struct mdb_frow *r = &s->sites.rows[i];
+
+		sqlite3_bind_int64(w->st, 2, r->k.site_id);
+		sqlite3_bind_int64(w->st, 3, r->k.type);
+		sqlite3_bind_int64(w->st, 4, r->k.cache_id);
+		bind_figs(w->st, 5, &r->f);
+		ret = tw_step(w);
+	}
+	return ret;
+}
+
+static int write_caches(struct table_writer *w, const struct mdb_stats *s)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < s->caches.n; i++) {
+		const struct mdb_frow *r = &s->caches.rows[i];
+
+		sqlite3_bind_int64(w->st, 2, r->k.type);
+		sqlite3_bind_int64(w->st, 3, r->k.cache_id);
+		bind_u64(w->st, 4, r->k.obj_size);
+		bind_figs(w->st, 5, &r->f);
+		ret = tw_step(w);
+	}
+	return ret;
+}
+
+static int write_pingpong(struct table_writer *w, const struct mdb_stats *s)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < s->pingpong.n; i++) {
+		const struct mdb_frow *r = &s->pingpong.rows[i];
+
+		sqlite3_bind_int64(w->st, 2, r->k.site_id);
+		sqlite3_bind_int64(w->st, 3, r->k.type);
+		sqlite3_bind_int64(w->st, 4, r->k.cpu);
+		sqlite3_bind_int64(w->st, 5, r->k.free_cpu);
+		bind_u64(w->st, 6, r->f.hits);
+		bind_u64(w->st, 7, r->f.bytes_alloc);
+		ret = tw_step(w);
+	}
+	return ret;
+}
+
+static int write_nodes(struct table_writer *w, const struct mdb_stats *s)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < s->nodes.n; i++) {
+		const struct mdb_frow *r = &s->nodes.rows[i];
+
+		sqlite3_bind_int64(w->st, 2, r->k.type);
+		sqlite3_bind_int64(w->st, 3, r->k.cpu);
+		sqlite3_bind_int64(w->st, 4, r->k.node);
+		bind_u64(w->st, 5, r->f.hits);
+		ret = tw_step(w);
+	}
+	return ret;
+}
+
+static int write_anomaly(struct table_writer *w, int cls, int page,
+			 const struct mdb_anom *a)
+{
+	char ex[MDB_EXAMPLES * 24] = "";
+	size_t n = 0;
+
+	for (int i = 0; i < a->nex; i++)
+		n += (size_t)snprintf(ex + n, sizeof(ex) - n, "%s%lld",
+				      i ? " " : "", (long long)a->seq[i]);
+	sqlite3_bind_int(w->st, 2, cls);
+	sqlite3_bind_int(w->st, 3, page);
+	bind_u64(w->st, 4, a->count);
+	bind_u64(w->st, 5, a->bytes);
+	sqlite3_bind_int64(w->st, 6, a->seq[0]);
+	sqlite3_bind_int64(w->st, 7, a->cpu[0]);
+	sqlite3_bind_int64(w->st, 8, a->site[0]);
+	sqlite3_bind_text(w->st, 9, ex, -1, SQLITE_TRANSIENT);
+	return tw_step(w);
+}
+
+static int write_anomalies(struct table_writer *w, const struct mdb_stats *s)
+{
+	int ret = 0;
+
+	for (int c = 1; !ret && c < MDB_AN__COUNT; c++)
+		for (int p = 0; !ret && p < 2; p++)
+			if (s->anom[c][p].count)
+				ret = write_anomaly(w, c, p, &s->anom[c][p]);
+	return ret;
+}
+
+static int write_timeline(struct table_writer *w, const struct mdb_stats *s)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < s->tl_n; i++) {
+		const struct mdb_tl_slot *t = &s->tl[i];
+
+		if (t->first_seq == INT64_MIN)
+			continue; /* no event fell in this slot */
+		sqlite3_bind_int64(w->st, 2, (sqlite3_int64)i);
+		sqlite3_bind_int64(w->st, 3, t->first_seq);
+		sqlite3_bind_int64(w->st, 4, t->last_seq);
+		bind_opt(w->st, 5, t->first_ts, t->first_ts == MDB_NO_TS);
+		bind_opt(w->st, 6, t->last_ts, t->last_ts == MDB_NO_TS);
+		bind_u64(w->st, 7, t->allocs);
+		bind_u64(w->st, 8, t->frees);
+		bind_u64(w->st, 9, t->bytes_in);
+		bind_u64(w->st, 10, t->bytes_out);
+		ret = tw_step(w);
+	}
+	return ret;
+}
+
+static const struct {
+	const char *sql;
+	int (*write)(struct table_writer *w, const struct mdb_stats *s);
+} tables[] = {
+	{ "INSERT INTO site_stats (source_id, site_id, type, cache_id, "
+	  FIGS_COLS ") VALUES (?, ?, ?, ?, " FIGS_VALS ")", write_sites },
+	{ "INSERT INTO cache_stats (source_id, type, cache_id, obj_size, "
+	  FIGS_COLS ") VALUES (?, ?, ?, ?, " FIGS_VALS ")", write_caches },
+	{ "INSERT INTO pingpong_stats (source_id, site_id, type, cpu, "
+	  "free_cpu, allocations, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)",
+	  write_pingpong },
+	{ "INSERT INTO node_stats (source_id, type, cpu, node, allocations) "
+	  "VALUES (?, ?, ?, ?, ?)", write_nodes },
+	{ "INSERT INTO anomaly (source_id, class, page, count, bytes, "
+	  "first_seq, first_cpu, first_site_id, examples) VALUES "
+	  "(?, ?, ?, ?, ?, ?, ?, ?, ?)", write_anomalies },
+	{ "INSERT INTO timeline (source_id, slot, first_seq, last_seq, "
+	  "first_ts, last_ts, allocs, frees, bytes_in, bytes_out) VALUES "
+	  "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", write_timeline },
+};
+
+int mdb_stats_write(const struct mdb_stats *s, sqlite3 *db,
+		    int64_t source_id, struct mdb_error *e)
+{
+	struct table_writer w = { db, NULL, e };
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < sizeof(tables) / sizeof(tables[0]);
+	     i++) {
+		if (sqlite3_prepare_v2(db, tables[i].sql, -1, &w.st, NULL))
+			return tw_error(&w);
+		sqlite3_bind_int64(w.st, 1, source_id);
+		ret = tables[i].write(&w, s);
+		sqlite3_finalize(w.st);
+		w.st = NULL;
+	}
+	return ret;
+}
