@@ -180,7 +180,10 @@ static void *writer_main(void *arg)
 	}
 }
 
-/* The one definition of an alloc row: its columns after source_id. */
+/*
+ * The inserts, defined once: alloc rows (one, or MULTI_ROWS at a time,
+ * both built by prepare_alloc()) and bad_free rows.
+ */
 #define ALLOC_INSERT "INSERT INTO alloc (source_id, seq, ts, cpu, type, " \
 		     "site_id, ptr, bytes_req, bytes_alloc, gfp, gfp_id, "  \
 		     "node, cache_id, state, end_seq, end_ts, free_cpu, "  \
