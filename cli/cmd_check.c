@@ -134,7 +134,8 @@ static void print_source(const struct check *c)
 	int ncpus = mdb_source_ncpus(m, st);
 	char n1[32], n2[32], n3[32];
 
-	printf("%s: %s", c->path, m->format);
+	cli_put_safe(stdout, c->path);
+	printf(": %s", m->format);
 	if (m->order != MDB_ORDER_UNKNOWN)
 		printf(", %s-endian", m->order == MDB_ORDER_BIG ?
 		       "big" : "little");
@@ -273,10 +274,15 @@ static int verdict(const struct check *c)
 	}
 	find_problems(&p, c);
 	fclose(p.f);
-	if (p.n)
-		printf("%s: NOT CLEAN: %s\n", c->path, p.text);
-	else
-		printf("%s: clean\n", c->path);
+	/* names from the input (paths, call sites) are escaped */
+	cli_put_safe(stdout, c->path);
+	if (p.n) {
+		fputs(": NOT CLEAN: ", stdout);
+		cli_put_safe(stdout, p.text);
+		fputc('\n', stdout);
+	} else {
+		fputs(": clean\n", stdout);
+	}
 	free(p.text);
 	return p.n ? MEMDB_EXIT_UNCLEAN : MEMDB_EXIT_OK;
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer harness: the loader, from events to database rows.  The input
- * is a list of 8-byte events (below), written as one source into an
- * in-memory database through mdb_load_begin(), its sink and
+ * is a list of 8-byte events (below), written as one source into a
+ * temporary database ($TMPDIR, removed at exit; no fsync: synchronous
+ * off, journal in memory) through mdb_load_begin(), its sink and
  * mdb_load_commit() (or mdb_load_abort(), when the first byte has its
  * high bit set),
  * then the rows are checked against what went in: every ALLOC is one
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../db/db.h"
 #include "../ingest/ingest.h"
@@ -28,13 +30,52 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define EVENT_BYTES 8
 
 static struct mdb_db db;
-static int db_open;
+static char *db_path;
 
 static void close_db(void)
 {
 	struct mdb_error e;
+	char *journal;
 
 	mdb_db_close(&db, &e);
+	if (asprintf(&journal, "%s-journal", db_path) >= 0) {
+		unlink(journal);
+		free(journal);
+	}
+	unlink(db_path);
+	free(db_path);
+}
+
+/* A failure that must not happen: say what, then abort. */
+static void die(const char *what, const struct mdb_error *e)
+{
+	char buf[1400];
+
+	mdb_error_format(e, buf, sizeof(buf));
+	fprintf(stderr, "fuzz_load: %s: %s\n", what, buf);
+	abort();
+}
+
+/* The temporary database, once per process. */
+static void open_db(void)
+{
+	const char *dir = getenv("TMPDIR");
+	struct mdb_error e = { 0 };
+	int fd;
+
+	if (asprintf(&db_path, "%s/memdb-fuzz-load-XXXXXX",
+		     dir && *dir ? dir : "/tmp") < 0)
+		abort();
+	fd = mkstemp(db_path);
+	if (fd < 0)
+		abort();
+	close(fd);
+	if (mdb_db_open(&db, db_path, 0, &e) < 0)
+		die("open", &e);
+	atexit(close_db);
+	if (mdb_db_exec(&db, "PRAGMA synchronous = OFF; "
+			"PRAGMA journal_mode = MEMORY", &e) < 0)
+		die("pragma", &e);
 }
 
 /* One scalar of @sql (?1 = @id, if used); aborts when the query fails. */
@@ -157,23 +198,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mdb_decode_stats st = { 0 };
 	struct mdb_load_result res;
 	struct mdb_load *l;
-	struct mdb_error e;
+	struct mdb_error e = { 0 };
 	size_t n = size / EVENT_BYTES;
 	int64_t nalloc = 0, nfree = 0, before;
 
-	if (!db_open) {
-		if (mdb_db_open(&db, ":memory:", 0, &e) < 0)
-			abort();
-		db_open = 1;
-		atexit(close_db);
-	}
+	if (!db_path)
+		open_db();
 	if (n > 4096)
 		return 0;
 	before = q("SELECT count(*) FROM source", 0);
 	if (mdb_load_begin(&db, "fuzz", &m, &lo, &l, &res, &e) != 0)
-		abort();
+		die("begin", &e);
 	if (feed(l, data, n, &nalloc, &nfree) < 0)
-		abort();
+		die("events", &e);
 	if (n && data[0] & 128) {
 		/* given up: the database is as it was */
 		mdb_load_abort(l);
@@ -185,7 +222,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	st.first_seq = 0;
 	st.last_seq = n ? (int64_t)n - 1 : 0;
 	if (mdb_load_commit(l, &st, &res, &e) < 0)
-		abort();
+		die("commit", &e);
 	check_rows(res.source_id, &res, nalloc, nfree);
 	return 0;
 }
