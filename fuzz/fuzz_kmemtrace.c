@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fuzz_events_init(&c))
 		return 0;
 	/* kmemtrace era: the pairing judges duplicate frees strictly */
-	mdb_pair_set_all_traced(&c.pair, 1);
+	mdb_pair_set_all_traced(&c.an.pair, 1);
 	fuzz_events_done(&c, kt_merge(s, n, &c.sink, &st, &e) == 0);
 	return 0;
 }

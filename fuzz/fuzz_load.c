@@ -131,44 +131,52 @@ static void make_event(const uint8_t *p, int64_t i, struct mdb_event *ev,
 	}
 }
 
+/* A property of the rows that must hold: say which failed, then abort. */
+static void expect(int ok, const char *what)
+{
+	if (ok)
+		return;
+	fprintf(stderr, "fuzz_load: the rows disagree with the events: %s\n",
+		what);
+	abort();
+}
+
 /* The rows of source @id against the @nalloc ALLOCs and @nfree FREEs. */
 static void check_rows(int64_t id, const struct mdb_load_result *res,
 		       int64_t nalloc, int64_t nfree)
 {
-	if (q("SELECT count(*) FROM alloc WHERE source_id = ?1", id) !=
-	    nalloc || (int64_t)res->allocations != nalloc)
-		abort();
-	if (q("SELECT count(*) FROM alloc WHERE source_id = ?1 AND "
-	      "state = 1", id) +
-	    q("SELECT count(*) FROM bad_free WHERE source_id = ?1", id) !=
-	    nfree)
-		abort();
-	if (q("SELECT count(*) FROM bad_free WHERE source_id = ?1", id) !=
-	    (int64_t)res->bad_frees)
-		abort();
-	if (q("SELECT coalesce(sum(hits), 0) FROM site_stats WHERE "
-	      "source_id = ?1", id) != nalloc ||
-	    q("SELECT coalesce(sum(hits), 0) FROM cache_stats WHERE "
-	      "source_id = ?1", id) != nalloc ||
-	    q("SELECT coalesce(sum(allocations), 0) FROM node_stats WHERE "
-	      "source_id = ?1", id) != nalloc)
-		abort();
-	if (q("SELECT count(*) FROM alloc WHERE source_id = ?1 AND "
-	      "state = 0", id) != (int64_t)res->live)
-		abort();
-	/* anomalous frees: the anomaly table counts the rows' classes */
-	if (q("SELECT coalesce(sum(count), 0) FROM anomaly WHERE "
-	      "source_id = ?1 AND class IN (1, 2, 3)", id) !=
-	    (int64_t)res->bad_frees)
-		abort();
-	/* every row's call site is in the site table */
-	if (q("SELECT count(*) FROM alloc a LEFT JOIN site s ON "
-	      "s.source_id = a.source_id AND s.id = a.site_id WHERE "
-	      "a.source_id = ?1 AND s.id IS NULL", id))
-		abort();
-	if (q("SELECT allocations + bad_frees FROM source WHERE id = ?1",
-	      id) != (int64_t)(res->allocations + res->bad_frees))
-		abort();
+	int64_t bad = q("SELECT count(*) FROM bad_free WHERE source_id = ?1",
+			id);
+
+	expect(q("SELECT count(*) FROM alloc WHERE source_id = ?1", id) ==
+	       nalloc && (int64_t)res->allocations == nalloc,
+	       "one alloc row per ALLOC");
+	expect(q("SELECT count(*) FROM alloc WHERE source_id = ?1 AND "
+		 "state = 1", id) + bad == nfree,
+	       "each FREE ends an allocation or is a bad_free row");
+	expect(bad == (int64_t)res->bad_frees, "bad_free rows counted");
+	expect(q("SELECT coalesce(sum(hits), 0) FROM site_stats WHERE "
+		 "source_id = ?1", id) == nalloc &&
+	       q("SELECT coalesce(sum(hits), 0) FROM cache_stats WHERE "
+		 "source_id = ?1", id) == nalloc &&
+	       q("SELECT coalesce(sum(allocations), 0) FROM node_stats "
+		 "WHERE source_id = ?1", id) == nalloc,
+	       "site, cache and node figures add up to the allocations");
+	expect(q("SELECT count(*) FROM alloc WHERE source_id = ?1 AND "
+		 "state = 0", id) == (int64_t)res->live, "live at the end");
+	/* every anomalous free is in the anomaly table by its class */
+	expect(q("SELECT coalesce(sum(a.count), 0) FROM anomaly a JOIN "
+		 "anomaly_class c ON c.id = a.class WHERE a.source_id = ?1 "
+		 "AND c.name IN ('null_free', 'unknown_free', "
+		 "'duplicate_free', 'duplicate_free_suspect')", id) == bad,
+	       "anomalous frees in the anomaly table");
+	expect(!q("SELECT count(*) FROM alloc a LEFT JOIN site s ON "
+		  "s.source_id = a.source_id AND s.id = a.site_id WHERE "
+		  "a.source_id = ?1 AND s.id IS NULL", id),
+	       "every call site in the site table");
+	expect(q("SELECT allocations + bad_frees FROM source WHERE id = ?1",
+		 id) == (int64_t)(res->allocations + res->bad_frees),
+	       "the source row's counts");
 }
 
 /* Feed every event; 0, or <0 when the loader failed. */
