@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "../common/error.h"
 #include "../ingest/ingest.h"
 #include "analysis.h"
@@ -12,15 +13,8 @@
 static int site_new(struct mdb_analysis *a, uint64_t addr, int has_addr,
 		    uint32_t text_id, uint32_t *id)
 {
-	if (a->nsites == a->site_cap) {
-		size_t ncap = a->site_cap ? a->site_cap * 2 : 256;
-		struct mdb_site *ns = realloc(a->sites, ncap * sizeof(*ns));
-
-		if (!ns)
-			return -MDB_E_NOMEM;
-		a->sites = ns;
-		a->site_cap = ncap;
-	}
+	if (MDB_GROW(a->sites, a->nsites, a->site_cap, 256))
+		return -MDB_E_NOMEM;
 	a->sites[a->nsites].addr = addr;
 	a->sites[a->nsites].has_addr = (uint8_t)has_addr;
 	a->sites[a->nsites].text_id = text_id;

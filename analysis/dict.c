@@ -4,6 +4,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "../common/grow.h"
 #include "dict.h"
 
 void mdb_dict_release(struct mdb_dict *d)
@@ -30,15 +31,8 @@ uint32_t mdb_dict_id(struct mdb_dict *d, const struct mdb_str *s, int *added)
 		if (strlen(t) == s->len && !memcmp(t, s->p, s->len))
 			return (uint32_t)*v;
 	}
-	if (d->n == d->cap) {
-		size_t ncap = d->cap ? d->cap * 2 : 64;
-		char **nt = realloc(d->texts, ncap * sizeof(*nt));
-
-		if (!nt)
-			return 0;
-		d->texts = nt;
-		d->cap = ncap;
-	}
+	if (MDB_GROW(d->texts, d->n, d->cap, 64))
+		return 0;
 	d->texts[d->n] = strndup(s->p, s->len);
 	if (!d->texts[d->n])
 		return 0;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "../ingest/event.h"
 #include "stats.h"
 
@@ -34,15 +35,8 @@ static struct mdb_frow *ftable_add(struct mdb_ftable *t, uint64_t hash,
 {
 	struct mdb_frow *r;
 
-	if (t->n == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 256;
-		struct mdb_frow *nr = realloc(t->rows, ncap * sizeof(*nr));
-
-		if (!nr)
-			return NULL;
-		t->rows = nr;
-		t->cap = ncap;
-	}
+	if (MDB_GROW(t->rows, t->n, t->cap, 256))
+		return NULL;
 	r = &t->rows[t->n++];
 	memset(r, 0, sizeof(*r));
 	r->hash = hash;

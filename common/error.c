@@ -105,3 +105,14 @@ void mdb_error_format(const struct mdb_error *e, char *buf, size_t len)
 		APPEND(" %s", e->detail);
 #undef APPEND
 }
+
+int mdb_error_fail(struct mdb_error *e, int code, const char *file,
+		   int64_t offset, int64_t line, const char *msg,
+		   const char *hint)
+{
+	mdb_error_set(e, code, file, offset, line, NULL);
+	mdb_error_msg(e, "%s", msg);
+	if (hint)
+		mdb_error_hint(e, "%s", hint);
+	return -code;
+}

@@ -73,6 +73,15 @@ void mdb_error_hint(struct mdb_error *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
+ * The common case in one call: @e set for @file (offset, line -1 when
+ * not applicable) with no detail, message @msg and, when not NULL, hint
+ * @hint.  Returns -@code.
+ */
+int mdb_error_fail(struct mdb_error *e, int code, const char *file,
+		   int64_t offset, int64_t line, const char *msg,
+		   const char *hint);
+
+/*
  * Format the whole error as one line without prefix or newline:
  *   truncated record in 'cpu1.out': offset=4096 need=48 have=9
  */

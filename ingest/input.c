@@ -395,12 +395,11 @@ const char *mdb_looks_like(const void *buf, size_t len)
 
 static int refuse_text(const char *path, struct mdb_error *e)
 {
-	mdb_error_set(e, MDB_E_FORMAT, path, -1, 1, NULL);
-	mdb_error_msg(e, "unrecognised text input");
-	mdb_error_hint(e, "memdb reads /proc/allocinfo, /proc/slabinfo, "
-			  "vmstat -z and -m (text or --libxo json); "
-			  "--format NAME names the format");
-	return -MDB_E_FORMAT;
+	return mdb_error_fail(e, MDB_E_FORMAT, path, -1, 1,
+			      "unrecognised text input",
+			      "memdb reads /proc/allocinfo, /proc/slabinfo, "
+			      "vmstat -z and -m (text or --libxo json); "
+			      "--format NAME names the format");
 }
 
 /* Binary input of a kind memdb knows but does not read (yet). */
@@ -512,12 +511,11 @@ static int open_forced(const char *path, const struct mdb_ingest_opts *o,
 
 static int no_format(const char *path, struct mdb_error *e)
 {
-	mdb_error_set(e, MDB_E_FORMAT, path, -1, -1, NULL);
-	mdb_error_msg(e, "no input memdb can read");
-	mdb_error_hint(e, "a kmemtrace capture directory holds cpu0, cpu1, "
-			  "... or cpu0.out, cpu1.out, ...; snapshots are "
-			  "single files");
-	return -MDB_E_FORMAT;
+	return mdb_error_fail(e, MDB_E_FORMAT, path, -1, -1,
+			      "no input memdb can read",
+			      "a kmemtrace capture directory holds cpu0, "
+			      "cpu1, ... or cpu0.out, cpu1.out, ...; "
+			      "snapshots are single files");
 }
 
 /* The first format of the table that claims the bytes of @map. */

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "../../common/grow.h"
 #include "../../common/u64map.h"
 #include "ftrace.h"
 
@@ -753,15 +754,8 @@ static struct ft_sym *sym_cached(struct ft_dec *d, const struct mdb_str *s)
 		if (y->len == s->len && !memcmp(y->text, s->p, s->len))
 			return y;
 	}
-	if (d->nsyms == d->syms_cap) {
-		size_t ncap = d->syms_cap ? d->syms_cap * 2 : 256;
-		struct ft_sym *ny = realloc(d->syms, ncap * sizeof(*ny));
-
-		if (!ny)
-			return NULL;
-		d->syms = ny;
-		d->syms_cap = ncap;
-	}
+	if (MDB_GROW(d->syms, d->nsyms, d->syms_cap, 256))
+		return NULL;
 	d->syms[d->nsyms].text = malloc(s->len ? s->len : 1);
 	if (!d->syms[d->nsyms].text)
 		return NULL;

@@ -74,12 +74,12 @@ int tep_kmem_init(struct tep_kmem *k, struct tep_handle *tep,
 	}
 	if (!k->ndefs) {
 		tep_kmem_release(k);
-		mdb_error_set(e, MDB_E_FORMAT, name, -1, -1, NULL);
-		mdb_error_msg(e, "no kmem event formats");
-		mdb_error_hint(e, "record the kmem:kmalloc, kmem:kfree, "
-				  "kmem:kmem_cache_alloc and kmem:kmem_cache_free "
-				  "events (and kmem:mm_page_* for pages)");
-		return -MDB_E_FORMAT;
+		return mdb_error_fail(e, MDB_E_FORMAT, name, -1, -1,
+				      "no kmem event formats",
+				      "record the kmem:kmalloc, kmem:kfree, "
+				      "kmem:kmem_cache_alloc and "
+				      "kmem:kmem_cache_free events (and "
+				      "kmem:mm_page_* for pages)");
 	}
 	return 0;
 }
