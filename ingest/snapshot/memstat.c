@@ -16,6 +16,7 @@
  * are libmemstat's (memstat_sysctl_uma(), memstat_sysctl_malloc()),
  * including its uint64_t arithmetic: see the decoders below.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "../snapshot.h"
@@ -143,17 +144,41 @@ int mdb_memstat_malloc_probe(const void *buf, size_t len)
 	return memstat_kind(buf, len) == MDB_ZONE_MALLOC;
 }
 
+/* A per-CPU counter: its offset in the record, its place in the row. */
+struct cpu_field {
+	unsigned off;
+	size_t member; /* offsetof(struct mdb_zone_cpu, ...), an int64_t */
+};
+
+#define NCPU_FIELDS 5
+
 /* What differs between the two streams. */
 struct stream_kind {
 	const char *what;       /* for messages */
 	enum mdb_zone_kind kind;
 	uint64_t (*rec)(uint32_t maxcpus);
-	/* one CPU's figures of the record at @p */
-	void (*cpu)(const uint8_t *p, enum mdb_order o, struct mdb_zone_cpu *c);
+	/* one CPU's counters, 64-bit each */
+	struct cpu_field cpu[NCPU_FIELDS];
+	size_t ncpu;
 	/* the zone from its record @r and the CPU sums @sum */
 	void (*zone)(const uint8_t *r, enum mdb_order o,
 		     const struct mdb_zone_cpu *sum, struct mdb_zone *z);
 };
+
+#define CPU_AT(m) offsetof(struct mdb_zone_cpu, m)
+
+/* One CPU's counters at @p; the counters the stream lacks stay 0. */
+static void read_cpu(const struct stream_kind *k, const uint8_t *p,
+		     enum mdb_order o, struct mdb_zone_cpu *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < k->ncpu; i++) {
+		/* the same 64 bits; see snapshot.h */
+		int64_t v = (int64_t)get_u64(p + k->cpu[i].off, o);
+
+		memcpy((char *)c + k->cpu[i].member, &v, sizeof(v));
+	}
+}
 
 struct stream {
 	struct mdb_cursor records; /* the records, after the header */
@@ -296,7 +321,7 @@ static int stream_decode(const void *buf, size_t len, const char *name,
 					     (int64_t)mdb_cursor_off(&s.records),
 					     -1, "record=%u", i);
 		for (uint32_t n = 0; n < s.maxcpus; n++) {
-			k->cpu(r + s.head + n * s.cpu, s.order, &c);
+			read_cpu(k, r + s.head + n * s.cpu, s.order, &c);
 			cpu_add(&sum, &c);
 		}
 		mdb_zone_init(&z, k->kind);
@@ -306,7 +331,7 @@ static int stream_decode(const void *buf, size_t len, const char *name,
 		info->zones++;
 		ret = sink->zone(sink->ctx, &z);
 		for (uint32_t n = 0; ret >= 0 && n < s.maxcpus; n++) {
-			k->cpu(r + s.head + n * s.cpu, s.order, &c);
+			read_cpu(k, r + s.head + n * s.cpu, s.order, &c);
 			if (cpu_idle(&c))
 				continue;
 			c.cpu = (int32_t)n;
@@ -325,15 +350,6 @@ static int stream_decode(const void *buf, size_t len, const char *name,
 }
 
 /* ---- vm.zone_stats ---------------------------------------------------- */
-
-static void uma_cpu(const uint8_t *p, enum mdb_order o,
-		    struct mdb_zone_cpu *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->allocs = u64(get_u64(p + UPS_ALLOCS, o));
-	c->frees = u64(get_u64(p + UPS_FREES, o));
-	c->cache_free = u64(get_u64(p + UPS_CACHE_FREE, o));
-}
 
 /*
  * As memstat_sysctl_uma() derives a zone:
@@ -373,7 +389,9 @@ static void uma_zone(const uint8_t *r, enum mdb_order o,
 }
 
 static const struct stream_kind uma_kind = {
-	"zone_stats", MDB_ZONE_UMA, uma_record_size, uma_cpu, uma_zone,
+	"zone_stats", MDB_ZONE_UMA, uma_record_size,
+	{ { UPS_ALLOCS, CPU_AT(allocs) }, { UPS_FREES, CPU_AT(frees) },
+	  { UPS_CACHE_FREE, CPU_AT(cache_free) } }, 3, uma_zone,
 };
 
 int mdb_memstat_uma_decode(const void *buf, size_t len, const char *name,
@@ -384,17 +402,6 @@ int mdb_memstat_uma_decode(const void *buf, size_t len, const char *name,
 }
 
 /* ---- kern.malloc_stats ------------------------------------------------ */
-
-static void malloc_cpu(const uint8_t *p, enum mdb_order o,
-		       struct mdb_zone_cpu *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->mem_alloced = u64(get_u64(p + MTS_MEMALLOCED, o));
-	c->mem_freed = u64(get_u64(p + MTS_MEMFREED, o));
-	c->allocs = u64(get_u64(p + MTS_NUMALLOCS, o));
-	c->frees = u64(get_u64(p + MTS_NUMFREES, o));
-	c->sizemask = u64(get_u64(p + MTS_SIZE, o));
-}
 
 /*
  * As memstat_sysctl_malloc() derives a type: bytes = memalloced -
@@ -416,7 +423,11 @@ static void malloc_zone(const uint8_t *r, enum mdb_order o,
 }
 
 static const struct stream_kind malloc_kind = {
-	"malloc_stats", MDB_ZONE_MALLOC, malloc_record_size, malloc_cpu,
+	"malloc_stats", MDB_ZONE_MALLOC, malloc_record_size,
+	{ { MTS_MEMALLOCED, CPU_AT(mem_alloced) },
+	  { MTS_MEMFREED, CPU_AT(mem_freed) },
+	  { MTS_NUMALLOCS, CPU_AT(allocs) }, { MTS_NUMFREES, CPU_AT(frees) },
+	  { MTS_SIZE, CPU_AT(sizemask) } }, 5,
 	malloc_zone,
 };
 
