@@ -39,6 +39,20 @@ int mdb_lines_next(struct mdb_lines *l, struct mdb_str *s)
 	return 1;
 }
 
+int mdb_lines_content(struct mdb_lines *l, struct mdb_str *s,
+		      uint64_t *records)
+{
+	while (mdb_lines_next(l, s)) {
+		++*records;
+		if (mdb_str_has_nul(*s))
+			return -1;
+		*s = mdb_str_trim(*s);
+		if (s->len && s->p[0] != '#')
+			return 1;
+	}
+	return 0;
+}
+
 #define PROBE_LINES 8
 /* Probes read this much at most: a large binary file without a newline
  * must not be read whole to find out it is not text. */

@@ -34,6 +34,14 @@ void mdb_lines_init(struct mdb_lines *l, const void *buf, size_t len);
  */
 int mdb_lines_next(struct mdb_lines *l, struct mdb_str *s);
 
+/*
+ * The next line with content, trimmed, counting every line read in
+ * *@records and skipping blank and '#' lines: 1, 0 at the end, or -1 for
+ * a line holding a NUL byte (*@s the line as it is).
+ */
+int mdb_lines_content(struct mdb_lines *l, struct mdb_str *s,
+		      uint64_t *records);
+
 /* What a cut last line lacks, for "expected=" in messages. */
 #define MDB_CUT_WHAT "a newline at the end (the file is cut short)"
 

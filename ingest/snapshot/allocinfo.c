@@ -147,23 +147,19 @@ int mdb_allocinfo_decode(const void *buf, size_t len, const char *name,
 {
 	struct mdb_lines l;
 	struct mdb_str s;
-	int seen_data = 0, ret;
+	int seen_data = 0, ret, more;
 
 	memset(info, 0, sizeof(*info));
 	mdb_lines_init(&l, buf, len);
-	while (mdb_lines_next(&l, &s)) {
+	while ((more = mdb_lines_content(&l, &s, &info->records))) {
 		struct mdb_tag t;
 		struct line_error le;
 
-		info->records++;
-		if (mdb_str_has_nul(s)) {
+		if (more < 0) {
 			le.expected = "text";
 			le.got = mdb_str_make(s.p, 0);
 			return bad_line(e, name, l.no, &le);
 		}
-		s = mdb_str_trim(s);
-		if (!s.len || s.p[0] == '#')
-			continue;
 		if (mdb_str_starts(s, ALLOCINFO_HEADER)) {
 			if (seen_data || info->version[0]) {
 				le.expected = "size";

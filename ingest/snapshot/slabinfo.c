@@ -110,22 +110,18 @@ int mdb_slabinfo_decode(const void *buf, size_t len, const char *name,
 {
 	struct mdb_lines l;
 	struct mdb_str s, got;
-	int ret;
+	int ret, more;
 
 	memset(info, 0, sizeof(*info));
 	mdb_lines_init(&l, buf, len);
-	while (mdb_lines_next(&l, &s)) {
+	while ((more = mdb_lines_content(&l, &s, &info->records))) {
 		const char *what = "text";
 		struct mdb_zone z;
 		char shown[64];
 
-		info->records++;
 		got = mdb_str_make(s.p, 0);
-		if (mdb_str_has_nul(s))
+		if (more < 0)
 			goto bad;
-		s = mdb_str_trim(s);
-		if (!s.len || s.p[0] == '#')
-			continue;
 		if (mdb_str_starts(s, SLABINFO_HEADER) && !info->zones &&
 		    !info->version[0]) {
 			ret = mdb_version_header(s, &version_rule, name, l.no,
