@@ -24,6 +24,9 @@ enum mdb_alloc_type {
 
 #define MDB_NO_TS INT64_MIN   /* the format carries no timestamp */
 #define MDB_NO_GFP UINT64_MAX /* gfp flags unknown or only symbolic */
+#define MDB_NO_PID (-1)       /* the capture names no task */
+#define MDB_NO_MIGRATETYPE (-1)
+#define MDB_MAX_STACK 256     /* frames kept of a callchain */
 
 /* A string inside the input buffer; not NUL-terminated. len 0 = absent. */
 struct mdb_str {
@@ -46,7 +49,25 @@ struct mdb_event {
 	struct mdb_str site_text; /* symbolic call site ("func+0x1c/0x90") */
 	struct mdb_str cache;     /* cache name when the format has it */
 	struct mdb_str gfp_text;  /* symbolic gfp flags */
+	/*
+	 * Set by the decoders of captures that have them; mdb_event_init()
+	 * gives the values meaning unknown.
+	 */
+	int32_t pid;        /* task id (the kernel's pid); MDB_NO_PID */
+	int32_t migratetype; /* page ALLOC only; MDB_NO_MIGRATETYPE */
+	struct mdb_str comm;      /* task name; len 0 = unknown */
+	/* kernel frames of the callchain, innermost first; NULL = none */
+	const uint64_t *stack;
+	uint32_t nstack;
 };
+
+/* A zeroed event with pid, migratetype, gfp and node unknown. */
+static inline void mdb_event_init(struct mdb_event *ev)
+{
+	*ev = (struct mdb_event){ .gfp = MDB_NO_GFP, .node = -1,
+				  .pid = MDB_NO_PID,
+				  .migratetype = MDB_NO_MIGRATETYPE };
+}
 
 struct mdb_sink {
 	void *ctx;

@@ -935,7 +935,7 @@ static int build_event(struct ft_dec *d, struct ft_line *l, int64_t line,
 		l->bad_field = __builtin_ctz(missing);
 		return -1;
 	}
-	memset(ev, 0, sizeof(*ev));
+	mdb_event_init(ev);
 	ev->seq = line;
 	ev->ts = l->ts;
 	ev->cpu = l->cpu;

@@ -63,7 +63,7 @@ static void kt_fill_event(struct kt_stream *s, const struct kt_fields *f,
 	uint64_t req = 0, alloc = 0;
 	uint32_t gfp = 0, node = (uint32_t)-1;
 
-	memset(ev, 0, sizeof(*ev));
+	mdb_event_init(ev);
 	ev->kind = f->id;
 	ev->type = f->type;
 	ev->ts = MDB_NO_TS;

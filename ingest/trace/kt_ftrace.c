@@ -56,7 +56,7 @@ static void ktf_fill(struct mdb_cursor *c, const struct ktf_layout *l,
 	uint64_t req = 0, alloc = 0;
 	uint32_t gfp = 0, node = (uint32_t)-1;
 
-	memset(ev, 0, sizeof(*ev));
+	mdb_event_init(ev);
 	ev->kind = (uint8_t)r->id;
 	ev->type = (uint8_t)r->type;
 	ev->cpu = l->prefix ? r->pcpu : (int32_t)r->cpu;

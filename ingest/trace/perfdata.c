@@ -48,6 +48,7 @@
 
 enum {
 	REC_LOST = 2,
+	REC_COMM = 3,
 	REC_SAMPLE = 9,
 	REC_LOST_SAMPLES = 13,
 	REC_HEADER_ATTR = 64,
@@ -68,6 +69,10 @@ enum {
 #define S_STREAM_ID (1ull << 9)
 #define S_RAW (1ull << 10)
 #define S_IDENTIFIER (1ull << 16)
+
+/* callchain context markers (PERF_CONTEXT_*): -4095 and above */
+#define CTX_KERNEL ((uint64_t)-128)
+#define CTX_MAX ((uint64_t)-4095)
 
 #define R_ENABLED (1ull << 0)
 #define R_RUNNING (1ull << 1)
@@ -95,7 +100,18 @@ struct pd_ent {
 	uint32_t raw_size;
 	uint32_t attr;
 	int32_t cpu;
+	int32_t tid;       /* MDB_NO_PID when the sample has none */
+	uint32_t comm;     /* index + 1 in pd.comms; 0 unknown */
+	uint64_t chain;    /* offset of the callchain's first entry */
+	uint32_t nchain;   /* its entries, markers included; 0 none */
 	int inz;           /* the payload is in the decompressed records */
+};
+
+/* A task name of a COMM record, where it lies. */
+struct pd_comm {
+	uint64_t off;
+	uint32_t len;
+	int inz;
 };
 
 struct pd {
@@ -125,6 +141,10 @@ struct pd {
 	uint8_t *z;
 	size_t zlen, zcap, zdone, zmax;
 	int in_z;           /* offsets in messages are of that data */
+	struct pd_comm *comms;
+	size_t ncomms, comms_cap;
+	struct u64map comm_of; /* tid -> index + 1 in comms */
+	uint64_t frames[MDB_MAX_STACK]; /* kernel frames of one event */
 };
 
 static int pd_err(struct pd *d, int code, uint64_t off, const char *fmt, ...)
@@ -612,8 +632,11 @@ struct pd_sample {
 	uint32_t attr;
 	int64_t ts;
 	int32_t cpu;
+	int32_t tid;
 	uint64_t raw;       /* file offset of the payload */
 	uint32_t raw_size;
+	uint64_t chain;     /* offset of the callchain's entries */
+	uint32_t nchain;
 };
 
 static int pd_sample_attr(struct pd *d, const struct mdb_cursor *body,
@@ -650,12 +673,15 @@ static int skip_read(struct pd *d, struct mdb_cursor *c, uint64_t rf)
 	return mdb_cursor_skip(c, (size_t)(nr * per));
 }
 
-static int skip_callchain(struct pd *d, struct mdb_cursor *c)
+static int read_callchain(struct pd *d, struct mdb_cursor *c,
+			  struct pd_sample *s)
 {
 	uint64_t nr;
 
 	if (mdb_cursor_u64(c, d->order, &nr) || nr > mdb_cursor_left(c) / 8)
 		return -1;
+	s->chain = mdb_cursor_off(c);
+	s->nchain = nr > UINT32_MAX ? UINT32_MAX : (uint32_t)nr;
 	return mdb_cursor_skip(c, (size_t)nr * 8);
 }
 
@@ -664,14 +690,20 @@ static int pd_sample_fields(struct pd *d, struct mdb_cursor *c,
 			    const struct pd_attr *a, struct pd_sample *s)
 {
 	uint64_t t = a->sample_type, ts;
-	uint32_t cpu, n;
+	uint32_t cpu, n, pid, tid;
 
 	s->ts = MDB_NO_TS;
 	s->cpu = -1;
+	s->tid = MDB_NO_PID;
 	if (((t & S_IDENTIFIER) && mdb_cursor_skip(c, 8)) ||
-	    ((t & S_IP) && mdb_cursor_skip(c, 8)) ||
-	    ((t & S_TID) && mdb_cursor_skip(c, 8)))
+	    ((t & S_IP) && mdb_cursor_skip(c, 8)))
 		return pd_trunc(d, c, "a sample");
+	if (t & S_TID) {
+		if (mdb_cursor_u32(c, d->order, &pid) ||
+		    mdb_cursor_u32(c, d->order, &tid))
+			return pd_trunc(d, c, "a sample's pid and tid");
+		s->tid = tid > INT32_MAX ? MDB_NO_PID : (int32_t)tid;
+	}
 	if (t & S_TIME) {
 		if (mdb_cursor_u64(c, d->order, &ts))
 			return pd_trunc(d, c, "a sample's time");
@@ -689,7 +721,7 @@ static int pd_sample_fields(struct pd *d, struct mdb_cursor *c,
 	if (((t & S_PERIOD) && mdb_cursor_skip(c, 8)) ||
 	    ((t & S_READ) && skip_read(d, c, a->read_format)))
 		return pd_trunc(d, c, "a sample's read values");
-	if ((t & S_CALLCHAIN) && skip_callchain(d, c))
+	if ((t & S_CALLCHAIN) && read_callchain(d, c, s))
 		return pd_trunc(d, c, "a sample's callchain");
 	if (!(t & S_RAW))
 		return 0;
@@ -715,8 +747,14 @@ static int pd_index_add(struct pd *d, const struct pd_sample *s)
 	d->ents[d->nents] = (struct pd_ent){
 		.ts = s->ts, .ord = d->nents, .raw = s->raw,
 		.raw_size = s->raw_size, .attr = s->attr, .cpu = s->cpu,
+		.tid = s->tid, .chain = s->chain, .nchain = s->nchain,
 		.inz = d->in_z,
 	};
+	if (s->tid != MDB_NO_PID) {
+		uint64_t *v = u64map_get(&d->comm_of, (uint64_t)s->tid);
+
+		d->ents[d->nents].comm = v ? (uint32_t)*v : 0;
+	}
 	d->nents++;
 	return 0;
 }
@@ -744,6 +782,46 @@ static int pd_rec_sample(struct pd *d, struct mdb_cursor *c)
 }
 
 /* ---- records ------------------------------------------------------------ */
+
+/*
+ * PERF_RECORD_COMM: u32 pid, u32 tid, the task name NUL-padded to 8
+ * bytes.  The samples that follow it in the stream are the task's under
+ * that name (a sample keeps the name its task had where it was read).
+ */
+static int pd_rec_comm(struct pd *d, struct mdb_cursor *c)
+{
+	uint32_t pid, tid;
+	const uint8_t *p;
+	size_t left;
+	uint64_t *v;
+	int added;
+
+	if (mdb_cursor_u32(c, d->order, &pid) ||
+	    mdb_cursor_u32(c, d->order, &tid))
+		return pd_trunc(d, c, "a comm record");
+	left = mdb_cursor_left(c);
+	p = (const uint8_t *)c->p;
+	if (d->ncomms == d->comms_cap) {
+		size_t cap = d->comms_cap ? 2 * d->comms_cap : 256;
+		struct pd_comm *n = realloc(d->comms, cap * sizeof(*n));
+
+		if (!n)
+			return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1,
+					     -1, NULL);
+		d->comms = n;
+		d->comms_cap = cap;
+	}
+	d->comms[d->ncomms] = (struct pd_comm){
+		.off = mdb_cursor_off(c),
+		.len = (uint32_t)strnlen((const char *)p, left > 16 ? 16 : left),
+		.inz = d->in_z,
+	};
+	v = u64map_put(&d->comm_of, tid, 0, &added);
+	if (!v)
+		return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1, -1, NULL);
+	*v = ++d->ncomms;
+	return 0;
+}
 
 /*
  * PERF_RECORD_LOST: events the ring buffer dropped.  LOST_SAMPLES: perf
@@ -888,6 +966,8 @@ static int pd_record(struct pd *d, uint32_t type, struct mdb_cursor *body,
 		return pd_rec_sample(d, body);
 	case REC_LOST:
 		return pd_rec_lost(d, body, 0);
+	case REC_COMM:
+		return pd_rec_comm(d, body);
 	case REC_LOST_SAMPLES:
 		return pd_rec_lost(d, body, 1);
 	case REC_HEADER_ATTR:
@@ -944,6 +1024,48 @@ static int pd_walk(struct pd *d, const struct mdb_cursor *buf, uint64_t off,
 
 /* ---- pass two: payloads to events --------------------------------------- */
 
+/*
+ * The kernel frames of @en's callchain into d->frames, innermost first:
+ * the entries under PERF_CONTEXT_KERNEL (or before any marker), the
+ * markers themselves skipped.
+ */
+static uint32_t pd_frames(struct pd *d, const struct pd_ent *en)
+{
+	const uint8_t *base = en->inz ? d->z : d->all.start;
+	int kernel = 1;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < en->nchain && n < MDB_MAX_STACK; i++) {
+		uint64_t ip = get_u64(base + en->chain + (size_t)i * 8,
+				      d->order);
+
+		if (ip >= CTX_MAX) {
+			kernel = ip == CTX_KERNEL;
+			continue;
+		}
+		if (kernel)
+			d->frames[n++] = ip;
+	}
+	return n;
+}
+
+/* pid, comm and stack of @en into @ev. */
+static void pd_task(struct pd *d, const struct pd_ent *en,
+		    struct mdb_event *ev)
+{
+	if (en->tid != MDB_NO_PID)
+		ev->pid = en->tid;
+	if (en->comm) {
+		const struct pd_comm *c = &d->comms[en->comm - 1];
+
+		ev->comm.p = (const char *)(c->inz ? d->z : d->all.start) +
+			     c->off;
+		ev->comm.len = c->len;
+	}
+	ev->nstack = pd_frames(d, en);
+	ev->stack = ev->nstack ? d->frames : NULL;
+}
+
 static int pd_emit(struct pd *d, const struct mdb_sink *sink)
 {
 	for (size_t i = 0; i < d->nents; i++) {
@@ -952,7 +1074,7 @@ static int pd_emit(struct pd *d, const struct mdb_sink *sink)
 		struct mdb_event ev;
 		int ret;
 
-		memset(&ev, 0, sizeof(ev));
+		mdb_event_init(&ev);
 		d->in_z = en->inz;
 		ret = tep_kmem_event(&d->km, raw, en->raw_size, &ev);
 		if (ret < 0)
@@ -966,6 +1088,7 @@ static int pd_emit(struct pd *d, const struct mdb_sink *sink)
 		ev.seq = (int64_t)++d->st->events;
 		ev.ts = en->ts;
 		ev.cpu = en->cpu < 0 ? 0 : en->cpu;
+		pd_task(d, en, &ev);
 		ret = sink->event(sink->ctx, &ev);
 		if (ret < 0)
 			return ret;
@@ -1030,6 +1153,8 @@ static void pd_release(struct pd *d)
 	free(d->z);
 	free(d->attrs);
 	free(d->ents);
+	free(d->comms);
+	u64map_release(&d->comm_of);
 }
 
 int perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
@@ -1051,6 +1176,7 @@ int perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 	d.zmax = len > SIZE_MAX / 256 ? SIZE_MAX : (len + 4096) * 256;
 	mdb_cursor_init(&d.all, buf, len);
 	u64map_init(&d.ids);
+	u64map_init(&d.comm_of);
 	tep_set_loglevel(TEP_LOG_NONE);
 	d.tep = tep_alloc();
 	if (!d.tep) {

@@ -9,11 +9,11 @@
 #define MAX_ORDER 20 /* no page allocation is larger than 2^20 pages */
 
 enum tk_field { TK_CALL_SITE, TK_PTR, TK_REQ, TK_ALLOC, TK_GFP, TK_NODE,
-		TK_NAME, TK_PFN, TK_PAGE, TK_ORDER, TK__N };
+		TK_NAME, TK_PFN, TK_PAGE, TK_ORDER, TK_MIGRATETYPE, TK__N };
 
 static const char *const field_names[TK__N] = {
 	"call_site", "ptr", "bytes_req", "bytes_alloc", "gfp_flags", "node",
-	"name", "pfn", "page", "order",
+	"name", "pfn", "page", "order", "migratetype",
 };
 
 /*
@@ -145,8 +145,16 @@ static int page_event(const struct tep_kmem *k, const struct tep_kmem_def *d,
 		pfn = page;
 	ev->ptr = !page || !pfn || pfn == UINT64_MAX || pfn > UINT64_MAX >> 12 ?
 		  0 : pfn << 12;
-	if (ev->kind == MDB_EV_ALLOC)
-		ev->bytes_req = ev->bytes_alloc = k->page_size << order;
+	if (ev->kind != MDB_EV_ALLOC)
+		return 1;
+	ev->bytes_req = ev->bytes_alloc = k->page_size << order;
+	if (d->f[TK_MIGRATETYPE]) {
+		unsigned long long mt;
+
+		if (num(d->f[TK_MIGRATETYPE], data, size, &mt))
+			return -1;
+		ev->migratetype = (int32_t)mt;
+	}
 	return 1;
 }
 
@@ -165,6 +173,8 @@ int tep_kmem_event(const struct tep_kmem *k, const void *data, size_t size,
 	ev->type = d->type;
 	ev->gfp = MDB_NO_GFP;
 	ev->node = -1;
+	ev->pid = tep_kmem_pid(k, data, size);
+	ev->migratetype = MDB_NO_MIGRATETYPE;
 	if (d->f[TK_GFP] && ev->kind == MDB_EV_ALLOC) {
 		if (num(d->f[TK_GFP], data, size, &v))
 			return -1;

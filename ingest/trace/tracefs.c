@@ -384,7 +384,7 @@ static int tfs_emit(struct tfs *t, struct tfs_cpu *c,
 	if (ret < 0)
 		return ret;
 	st->records++;
-	memset(&ev, 0, sizeof(ev));
+	mdb_event_init(&ev);
 	ret = tep_kmem_event(&t->km, c->data, size, &ev);
 	if (ret < 0)
 		return page_error(c, c->page_off + (size_t)((uint8_t *)c->data -
