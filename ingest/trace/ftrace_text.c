@@ -34,11 +34,11 @@ enum ft_kind { FT_NONE, FT_BLANK, FT_HEADER, FT_LOST, FT_STACK, FT_OTHER,
 
 /* Fields of the kmem events, found by name. */
 enum ft_field { F_SITE, F_PTR, F_REQ, F_ALLOC, F_GFP, F_NODE, F_NAME,
-		F_PAGE, F_PFN, F_ORDER, F__N };
+		F_PAGE, F_PFN, F_ORDER, F_MIGRATETYPE, F__N };
 
 static const char *const field_name[F__N] = {
 	"call_site", "ptr", "bytes_req", "bytes_alloc", "gfp_flags", "node",
-	"name", "page", "pfn", "order",
+	"name", "page", "pfn", "order", "migratetype",
 };
 
 #define B(f) (1u << (f))
@@ -88,6 +88,8 @@ enum ft_bad { BAD_NOT_TRACE = 1, BAD_NO_EVENT, BAD_CUT_NAME, BAD_TS,
 struct ft_line {
 	int64_t ts;
 	int32_t cpu;
+	int32_t pid;                /* MDB_NO_PID when the prefix has none */
+	struct mdb_str comm;
 	const struct ft_event_def *def;
 	const char *f, *fe;         /* the fields */
 	uint64_t lost;              /* FT_LOST: events lost (0: unknown) */
@@ -312,6 +314,49 @@ static const char *token_before(const char *q, const char *p,
 	return te;
 }
 
+/*
+ * The task of a line's prefix [q, e) (before the CPU column, or before
+ * the time when there is none): "<comm>-<pid>" (ftrace, trace-cmd), with
+ * an optional " (<tgid>)", or "<comm> <pid>[/<tid>]" (perf script; the
+ * tid is the task).  The comm may hold spaces and dashes: the pid is the
+ * digits at the end.
+ */
+static void task_prefix(const char *q, const char *e, struct ft_line *l)
+{
+	const char *d;
+	uint64_t v;
+
+	while (e > q && is_space((unsigned char)e[-1]))
+		e--;
+	if (e > q && e[-1] == ')') {
+		const char *o = e - 1;
+
+		while (o > q && *o != '(')
+			o--;
+		for (e = o; e > q && is_space((unsigned char)e[-1]);)
+			e--;
+	}
+	d = e;
+	while (d > q && is_digit((unsigned char)d[-1]))
+		d--;
+	if (d == e || d == q || parse_u64(d, (size_t)(e - d), &v) ||
+	    v > INT32_MAX)
+		return;
+	if (d[-1] == '/') { /* perf script "pid/tid" */
+		for (d--; d > q && is_digit((unsigned char)d[-1]);)
+			d--;
+		if (d == q)
+			return;
+	}
+	if (d[-1] != '-' && !is_space((unsigned char)d[-1]))
+		return;
+	for (e = d - 1; e > q && is_space((unsigned char)e[-1]);)
+		e--;
+	l->pid = (int32_t)v;
+	l->comm.p = q;
+	l->comm.len = (size_t)(e - q);
+}
+
 /* The kmem event called [p, p+n), perf's "kmem:" system prefix allowed. */
 static const struct ft_event_def *find_event(const char *p, size_t n)
 {
@@ -378,6 +423,8 @@ static int field_of(const char *k, size_t n)
 	case 11:
 		if (!memcmp(k, "bytes_alloc", 11))
 			return F_ALLOC;
+		if (!memcmp(k, "migratetype", 11))
+			return F_MIGRATETYPE;
 		break;
 	}
 	return -1;
@@ -610,6 +657,9 @@ static enum ft_kind trace_line(const char *q, const char *le,
 				te = token_before(q, t, &t);
 				l->cpu = cpu_token(t, te);
 			}
+			l->pid = MDB_NO_PID;
+			l->comm.len = 0;
+			task_prefix(q, l->cpu >= 0 ? t : s, l);
 			for (n = c + 1; n < le && is_space((unsigned char)*n);)
 				n++;
 			k = event_after(n, le, l);
@@ -635,6 +685,8 @@ static enum ft_kind ft_line(const char *p, const char *le, struct ft_line *l)
 
 	l->ts = MDB_NO_TS;
 	l->cpu = -1;
+	l->pid = MDB_NO_PID;
+	l->comm.len = 0;
 	l->def = NULL;
 	l->bad = 0;
 	l->bad_field = -1;
@@ -919,6 +971,10 @@ static int build_page(struct ft_dec *d, struct ft_line *l,
 	if (ev->kind == MDB_EV_FREE)
 		return 0;
 	ev->bytes_req = ev->bytes_alloc = d->page_size << order;
+	if ((l->have & B(F_MIGRATETYPE)) &&
+	    parse_i32(l->v[F_MIGRATETYPE].p, l->v[F_MIGRATETYPE].len,
+		      &ev->migratetype))
+		return bad_value(l, F_MIGRATETYPE);
 	return parse_gfp(l, ev);
 }
 
@@ -941,8 +997,8 @@ static int build_event(struct ft_dec *d, struct ft_line *l, int64_t line,
 	ev->cpu = l->cpu;
 	ev->kind = def->kind;
 	ev->type = def->type;
-	ev->gfp = MDB_NO_GFP;
-	ev->node = -1;
+	ev->pid = l->pid;
+	ev->comm = l->comm;
 	if (def->type == MDB_TYPE_PAGE)
 		return build_page(d, l, ev);
 	return build_slab(d, l, line, ev);
