@@ -67,7 +67,11 @@ $(BUILD)/gen/queries.inc: $(QUERIES) tools/embed.sh
 	@mkdir -p $(@D)
 	sh tools/embed.sh --queries $(QUERIES) > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/db/db.o: $(BUILD)/gen/schema.inc
+$(BUILD)/gen/schema3.inc: db/schema-3.sql tools/embed.sh
+	@mkdir -p $(@D)
+	sh tools/embed.sh schema3_sql $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/db/db.o: $(BUILD)/gen/schema.inc $(BUILD)/gen/schema3.inc
 $(BUILD)/obj/report/queries.o: $(BUILD)/gen/queries.inc
 
 $(BUILD)/obj/%.o: %.c

@@ -140,8 +140,13 @@ static int on_bad_free(void *ctx, const struct mdb_free *f)
 
 /* ---- events ------------------------------------------------------------ */
 
+/* The per-source ids of an event's call site, cache name and task. */
+struct ev_ids {
+	uint32_t site, cache, comm;
+};
+
 static int feed_alloc(struct mdb_analysis *a, const struct mdb_event *ev,
-		      uint32_t site, uint32_t cache)
+		      const struct ev_ids *id)
 {
 	struct mdb_lifetime lt = {
 		.seq = ev->seq,
@@ -150,14 +155,20 @@ static int feed_alloc(struct mdb_analysis *a, const struct mdb_event *ev,
 		.bytes_req = ev->bytes_req,
 		.bytes_alloc = ev->bytes_alloc,
 		.gfp = ev->gfp,
-		.site_id = site,
-		.cache_id = cache,
+		.site_id = id->site,
+		.cache_id = id->cache,
 		.cpu = ev->cpu,
 		.node = ev->node,
 		.type = ev->type,
+		.pid = ev->pid,
+		.comm_id = id->comm,
+		.migratetype = ev->migratetype,
 	};
 	int ret = str_id(a, &ev->gfp_text, &lt.gfp_id);
 
+	if (ret < 0)
+		return ret;
+	ret = mdb_stacks_id(&a->stacks, ev->stack, ev->nstack, &lt.stack_id);
 	if (ret < 0)
 		return ret;
 	if (ev->type < 3)
@@ -166,16 +177,19 @@ static int feed_alloc(struct mdb_analysis *a, const struct mdb_event *ev,
 }
 
 static int feed_free(struct mdb_analysis *a, const struct mdb_event *ev,
-		     uint32_t site, uint32_t cache)
+		     const struct ev_ids *id)
 {
 	struct mdb_free f = {
 		.seq = ev->seq,
 		.ts = ev->ts,
 		.ptr = ev->ptr,
-		.site_id = site,
-		.cache_id = cache,
+		.site_id = id->site,
+		.cache_id = id->cache,
 		.cpu = ev->cpu,
 		.type = ev->type,
+		.pid = ev->pid,
+		.comm_id = id->comm,
+		.bytes = ev->type == MDB_TYPE_PAGE ? ev->bytes_alloc : 0,
 	};
 
 	if (ev->type < 3)
@@ -186,7 +200,7 @@ static int feed_free(struct mdb_analysis *a, const struct mdb_event *ev,
 int mdb_analysis_event(void *ctx, const struct mdb_event *ev)
 {
 	struct mdb_analysis *a = ctx;
-	uint32_t site, cache;
+	struct ev_ids id;
 	int ret;
 
 	if (ev->ts != MDB_NO_TS) {
@@ -196,15 +210,18 @@ int mdb_analysis_event(void *ctx, const struct mdb_event *ev)
 	}
 	a->events++;
 	mdb_stats_event(a->stats, ev->seq, ev->ts);
-	ret = site_id(a, ev, &site);
+	ret = site_id(a, ev, &id.site);
 	if (ret < 0)
 		return ret;
-	ret = str_id(a, &ev->cache, &cache);
+	ret = str_id(a, &ev->cache, &id.cache);
+	if (ret < 0)
+		return ret;
+	ret = str_id(a, &ev->comm, &id.comm);
 	if (ret < 0)
 		return ret;
 	if (ev->kind == MDB_EV_ALLOC)
-		return feed_alloc(a, ev, site, cache);
-	return feed_free(a, ev, site, cache);
+		return feed_alloc(a, ev, &id);
+	return feed_free(a, ev, &id);
 }
 
 /* ---- set up, finish, release ------------------------------------------ */
@@ -216,6 +233,7 @@ int mdb_analysis_init(struct mdb_analysis *a,
 	struct mdb_pair_ops ops = { a, on_lifetime, on_bad_free };
 
 	memset(a, 0, sizeof(*a));
+	mdb_stacks_init(&a->stacks);
 	if (out)
 		a->out = *out;
 	a->stats = malloc(sizeof(*a->stats));
@@ -248,6 +266,7 @@ void mdb_analysis_release(struct mdb_analysis *a)
 	u64map_release(&a->site_by_addr);
 	mdb_dict_release(&a->site_text);
 	mdb_dict_release(&a->strs);
+	mdb_stacks_release(&a->stacks);
 	free(a->text_site);
 	free(a->sites);
 	memset(a, 0, sizeof(*a));

@@ -18,6 +18,7 @@
 #include "../ingest/event.h"
 #include "dict.h"
 #include "pair.h"
+#include "stacks.h"
 #include "stats.h"
 
 struct mdb_source_meta;
@@ -51,7 +52,8 @@ struct mdb_analysis {
 	struct mdb_dict site_text;  /* symbolic call sites -> text id */
 	uint32_t *text_site;        /* text id - 1 -> site id */
 	size_t text_site_cap;
-	struct mdb_dict strs;       /* cache names, gfp strings */
+	struct mdb_dict strs;       /* cache names, gfp strings, comms */
+	struct mdb_stacks stacks;   /* distinct kernel call stacks */
 	/* what went through */
 	int64_t first_ts, last_ts;  /* MDB_NO_TS when none */
 	uint64_t events;

@@ -58,6 +58,10 @@ struct mdb_lifetime {
 	int64_t end_ts;
 	int32_t free_cpu;     /* -1 unless state is FREED */
 	uint32_t free_site_id;
+	int32_t pid;          /* MDB_NO_PID when unknown */
+	uint32_t comm_id;     /* 0: none */
+	uint32_t stack_id;    /* 0: none */
+	int32_t migratetype;  /* MDB_NO_MIGRATETYPE when unknown */
 };
 
 /* A FREE event: input to the pairing, and the anomalous-free output. */
@@ -72,6 +76,9 @@ struct mdb_free {
 	uint8_t class;        /* output only: enum mdb_free_class */
 	int64_t prev_seq;     /* output, duplicates and suspects: the
 			       * earlier free */
+	int32_t pid;          /* MDB_NO_PID when unknown */
+	uint32_t comm_id;     /* 0: none */
+	uint64_t bytes;       /* page frees: bytes freed; 0 unknown */
 };
 
 struct mdb_pair_ops {

@@ -31,6 +31,7 @@
 #include "db.h"
 
 #include "schema.inc" /* schema_sql[], generated from db/schema.sql */
+#include "schema3.inc" /* schema3_sql[], from db/schema-3.sql */
 
 #define BUSY_TIMEOUT_MS (10 * 60 * 1000) /* ingests wait for each other */
 #define WAIT_NOTICE_MS 1000 /* then say what we wait for */
@@ -63,6 +64,7 @@ static const char migrate_2[] =
 static const char *const migrations[] = {
 	schema_sql,
 	migrate_2,
+	schema3_sql,
 };
 
 int mdb_db_error(struct mdb_db *db, struct mdb_error *e, const char *what)

@@ -178,6 +178,51 @@ out:
 	return ret;
 }
 
+/* The distinct stacks and their frames, pos 0 the innermost. */
+static int write_stacks(struct mdb_load *l)
+{
+	const struct mdb_stacks *s = &l->an.stacks;
+	sqlite3_stmt *stk = NULL, *fr = NULL;
+	int ret = 0;
+
+	if (!s->n)
+		return 0;
+	if (sqlite3_prepare_v2(l->db->h,
+			       "INSERT INTO stack (source_id, id, hash, depth) "
+			       "VALUES (?1, ?2, ?3, ?4)", -1, &stk, NULL) ||
+	    sqlite3_prepare_v2(l->db->h,
+			       "INSERT INTO stack_frame (source_id, stack_id, "
+			       "pos, addr) VALUES (?1, ?2, ?3, ?4)", -1, &fr,
+			       NULL)) {
+		ret = mdb_db_error(l->db, l->e, "cannot write to database");
+		goto out;
+	}
+	sqlite3_bind_int64(stk, 1, l->source_id);
+	sqlite3_bind_int64(fr, 1, l->source_id);
+	for (uint32_t i = 0; i < s->n && ret >= 0; i++) {
+		sqlite3_bind_int64(stk, 2, i + 1);
+		bind_u64(stk, 3, s->hash[i]);
+		sqlite3_bind_int64(stk, 4, s->depth[i]);
+		if (sqlite3_step(stk) != SQLITE_DONE)
+			ret = mdb_db_error(l->db, l->e,
+					   "cannot write to database");
+		sqlite3_reset(stk);
+		sqlite3_bind_int64(fr, 2, i + 1);
+		for (uint32_t k = 0; k < s->depth[i] && ret >= 0; k++) {
+			sqlite3_bind_int64(fr, 3, k);
+			bind_u64(fr, 4, s->frames[s->start[i] + k]);
+			if (sqlite3_step(fr) != SQLITE_DONE)
+				ret = mdb_db_error(l->db, l->e,
+						   "cannot write to database");
+			sqlite3_reset(fr);
+		}
+	}
+out:
+	sqlite3_finalize(stk);
+	sqlite3_finalize(fr);
+	return ret;
+}
+
 static int write_counts(struct mdb_load *l, const struct mdb_decode_stats *d)
 {
 	sqlite3_stmt *st;
@@ -239,6 +284,8 @@ int mdb_load_commit(struct mdb_load *l, const struct mdb_decode_stats *st,
 	}
 	if (ret >= 0)
 		ret = write_dicts(l);
+	if (ret >= 0)
+		ret = write_stacks(l);
 	if (ret >= 0)
 		ret = mdb_stats_write(l->an.stats, l->db->h, l->source_id,
 				      e);

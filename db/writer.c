@@ -11,7 +11,7 @@
 
 #define BATCH_ROWS 4096
 #define NBATCHES 8
-#define ALLOC_COLS 18  /* bound per alloc row, after ?1 = source id */
+#define ALLOC_COLS 22  /* bound per alloc row, after ?1 = source id */
 #define MULTI_ROWS 32  /* rows per multi-row INSERT */
 
 struct row {
@@ -49,7 +49,7 @@ struct mdb_writer {
 
 /*
  * Bind lifetime @lt as row @k of the alloc insert: parameter ?1 is the
- * source id, row k's columns are ?(2 + 18k) .. ?(19 + 18k).
+ * source id, row k's columns are ?(2 + 22k) .. ?(23 + 22k).
  */
 static void bind_lifetime(sqlite3_stmt *st, int k, const struct mdb_lifetime *lt)
 {
@@ -74,6 +74,11 @@ static void bind_lifetime(sqlite3_stmt *st, int k, const struct mdb_lifetime *lt
 	bind_opt(st, b + 16, lt->free_cpu, !freed);
 	bind_opt(st, b + 17, lt->free_site_id, !freed);
 	bind_opt(st, b + 18, lt->free_type, !freed);
+	bind_opt(st, b + 19, lt->pid, lt->pid == MDB_NO_PID);
+	bind_opt(st, b + 20, lt->comm_id, !lt->comm_id);
+	bind_opt(st, b + 21, lt->migratetype,
+		 lt->migratetype == MDB_NO_MIGRATETYPE);
+	bind_opt(st, b + 22, lt->stack_id, !lt->stack_id);
 }
 
 static void bind_bad_free(sqlite3_stmt *st, const struct mdb_free *f)
@@ -87,6 +92,9 @@ static void bind_bad_free(sqlite3_stmt *st, const struct mdb_free *f)
 	bind_opt(st, 8, f->cache_id, !f->cache_id);
 	sqlite3_bind_int64(st, 9, f->class);
 	bind_opt(st, 10, f->prev_seq, f->prev_seq == MDB_NO_SEQ);
+	bind_opt(st, 11, f->pid, f->pid == MDB_NO_PID);
+	bind_opt(st, 12, f->comm_id, !f->comm_id);
+	bind_opt(st, 13, (int64_t)f->bytes, !f->bytes);
 }
 
 /* Run an insert of @nrows rows and extend the rowid range [*lo, *hi]. */
@@ -187,14 +195,16 @@ static void *writer_main(void *arg)
 #define ALLOC_INSERT "INSERT INTO alloc (source_id, seq, ts, cpu, type, " \
 		     "site_id, ptr, bytes_req, bytes_alloc, gfp, gfp_id, "  \
 		     "node, cache_id, state, end_seq, end_ts, free_cpu, "  \
-		     "free_site_id, free_type) VALUES "
+		     "free_site_id, free_type, pid, comm_id, migratetype, " \
+		     "stack_id) VALUES "
 #define BAD_INSERT "INSERT INTO bad_free (source_id, seq, ts, cpu, type, " \
-		   "site_id, ptr, cache_id, class, prev_seq) VALUES "      \
-		   "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+		   "site_id, ptr, cache_id, class, prev_seq, pid, comm_id, " \
+		   "bytes) VALUES "                                          \
+		   "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
 
 /*
  * Prepare the insert of @nrows alloc rows, bind_lifetime()'s layout:
- * VALUES (?1, ?2, ... ?19), (?1, ?20, ...), ..., with ?1 = @source_id.
+ * VALUES (?1, ?2, ... ?23), (?1, ?24, ...), ..., with ?1 = @source_id.
  */
 static int prepare_alloc(struct mdb_writer *w, int nrows, int64_t source_id,
 			 sqlite3_stmt **st, struct mdb_error *e)

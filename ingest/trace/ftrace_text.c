@@ -968,9 +968,11 @@ static int build_page(struct ft_dec *d, struct ft_line *l,
 	} else {
 		ev->ptr = pfn << 12;
 	}
+	/* a free's size too: the page report counts freed bytes */
+	ev->bytes_alloc = d->page_size << order;
 	if (ev->kind == MDB_EV_FREE)
 		return 0;
-	ev->bytes_req = ev->bytes_alloc = d->page_size << order;
+	ev->bytes_req = ev->bytes_alloc;
 	if ((l->have & B(F_MIGRATETYPE)) &&
 	    parse_i32(l->v[F_MIGRATETYPE].p, l->v[F_MIGRATETYPE].len,
 		      &ev->migratetype))

@@ -49,6 +49,7 @@
 enum {
 	REC_LOST = 2,
 	REC_COMM = 3,
+	REC_FORK = 7,
 	REC_SAMPLE = 9,
 	REC_LOST_SAMPLES = 13,
 	REC_HEADER_ATTR = 64,
@@ -784,6 +785,32 @@ static int pd_rec_sample(struct pd *d, struct mdb_cursor *c)
 /* ---- records ------------------------------------------------------------ */
 
 /*
+ * PERF_RECORD_FORK: u32 pid, ppid, tid, ptid, u64 time.  The new task
+ * has its parent's name until a COMM record names it.
+ */
+static int pd_rec_fork(struct pd *d, struct mdb_cursor *c)
+{
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t *v, comm;
+	int added;
+
+	if (mdb_cursor_u32(c, d->order, &pid) ||
+	    mdb_cursor_u32(c, d->order, &ppid) ||
+	    mdb_cursor_u32(c, d->order, &tid) ||
+	    mdb_cursor_u32(c, d->order, &ptid))
+		return pd_trunc(d, c, "a fork record");
+	v = u64map_get(&d->comm_of, ptid);
+	if (!v)
+		return 0;
+	comm = *v;
+	v = u64map_put(&d->comm_of, tid, 0, &added);
+	if (!v)
+		return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1, -1, NULL);
+	*v = comm;
+	return 0;
+}
+
+/*
  * PERF_RECORD_COMM: u32 pid, u32 tid, the task name NUL-padded to 8
  * bytes.  The samples that follow it in the stream are the task's under
  * that name (a sample keeps the name its task had where it was read).
@@ -968,6 +995,8 @@ static int pd_record(struct pd *d, uint32_t type, struct mdb_cursor *body,
 		return pd_rec_lost(d, body, 0);
 	case REC_COMM:
 		return pd_rec_comm(d, body);
+	case REC_FORK:
+		return pd_rec_fork(d, body);
 	case REC_LOST_SAMPLES:
 		return pd_rec_lost(d, body, 1);
 	case REC_HEADER_ATTR:

@@ -145,9 +145,11 @@ static int page_event(const struct tep_kmem *k, const struct tep_kmem_def *d,
 		pfn = page;
 	ev->ptr = !page || !pfn || pfn == UINT64_MAX || pfn > UINT64_MAX >> 12 ?
 		  0 : pfn << 12;
+	/* a free's size too: the page report counts freed bytes */
+	ev->bytes_alloc = k->page_size << order;
 	if (ev->kind != MDB_EV_ALLOC)
 		return 1;
-	ev->bytes_req = ev->bytes_alloc = k->page_size << order;
+	ev->bytes_req = ev->bytes_alloc;
 	if (d->f[TK_MIGRATETYPE]) {
 		unsigned long long mt;
 
