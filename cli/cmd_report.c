@@ -51,7 +51,9 @@ static const char usage[] =
 "                       all in CSV and JSON)\n"
 "  -f, --format FMT     table (default), csv (RFC 4180, header line, rows,\n"
 "                       then a row whose first field is 'total') or json\n"
-"                       ({\"report\", \"source\", \"rows\", \"total\"})\n"
+"                       ({\"report\", \"source\", \"rows\", \"total\"});\n"
+"                       stacks: folded (its default: 'a;b;c BYTES' lines,\n"
+"                       the input of flame-graph tools)\n"
 "      --by WHAT        allocinfo, growth: add tags up per function, file\n"
 "                       or module (default: tag, i.e. file:line)\n"
 "      --sort KEY       allocinfo, growth: order by bytes (default) or by\n"
@@ -64,7 +66,8 @@ static const char usage[] =
 "Report options (each only where the report takes it):\n"
 "      --sort KEY       callsites: bytes (default), hits, waste, frag,\n"
 "                       pingpong, live\n"
-"      --by KEY         callsites: site (default), cache, type;\n"
+"      --by KEY         callsites: site (default), cache, type, comm, pid;\n"
+"                       pages: order (default), caller;\n"
 "                       pingpong: site (default), cpu;\n"
 "                       timeline: seq (default), time;\n"
 "                       allocinfo, growth: tag (default), function, file,\n"
@@ -413,6 +416,17 @@ static int run_report(const char *name, const char *dbpath,
 		return cli_usage_error("report", "no report called '%s' "
 				       "('memdb report list' names them)",
 				       name);
+	/* "-- format: folded": the report's default and extra format */
+	if (annotation(q->sql, "format", list, sizeof(list)) &&
+	    !strcmp(list, "folded")) {
+		if (fmt < 0)
+			fmt = MDB_FMT_FOLDED;
+	} else if (fmt == MDB_FMT_FOLDED) {
+		return cli_usage_error("report", "report '%s' has no folded "
+				       "format", name);
+	}
+	if (fmt < 0)
+		fmt = MDB_FMT_TABLE;
 	/* --by: a variant query, or the :by parameter */
 	if (annotation(q->sql, "by", list, sizeof(list))) {
 		if (ro->by && !in_list(list, ro->by))
@@ -581,7 +595,7 @@ int cmd_report(int argc, char **argv)
 	const char *dbpath = cli_default_db(), *source = NULL;
 	struct ropts ro = { 0 };
 	int64_t top = -2;
-	int fmt = MDB_FMT_TABLE, c;
+	int fmt = -1, c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:s:n:f:h", longopts, NULL)) !=
@@ -603,8 +617,8 @@ int cmd_report(int argc, char **argv)
 			fmt = mdb_format_parse(optarg);
 			if (fmt < 0)
 				return cli_usage_error("report",
-					"--format takes table, csv or json, "
-					"not '%s'", optarg);
+					"--format takes table, csv, json or "
+					"folded, not '%s'", optarg);
 			break;
 		case OPT_SORT:
 			ro.sort = optarg;
@@ -656,6 +670,6 @@ int cmd_report(int argc, char **argv)
 				       "(variants are chosen with --by)",
 				       argv[optind]);
 	if (top == -2)
-		top = fmt == MDB_FMT_TABLE ? 20 : 0;
+		top = fmt == MDB_FMT_TABLE || fmt < 0 ? 20 : 0;
 	return run_report(argv[optind], dbpath, source, top, fmt, &ro);
 }

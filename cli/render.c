@@ -16,6 +16,8 @@ int mdb_format_parse(const char *s)
 		return MDB_FMT_CSV;
 	if (!strcmp(s, "json"))
 		return MDB_FMT_JSON;
+	if (!strcmp(s, "folded"))
+		return MDB_FMT_FOLDED;
 	return -1;
 }
 
@@ -370,6 +372,23 @@ out:
 	return ret;
 }
 
+/* "stack weight" per row: kernel symbols, printed as they are. */
+static int render_folded(FILE *out, sqlite3_stmt *rows, struct mdb_error *e)
+{
+	int rc;
+
+	if (sqlite3_column_count(rows) < 2)
+		return mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1,
+				     "folded output needs two columns");
+	while ((rc = sqlite3_step(rows)) == SQLITE_ROW) {
+		const unsigned char *s = sqlite3_column_text(rows, 0);
+
+		fprintf(out, "%s %lld\n", s ? (const char *)s : "",
+			(long long)sqlite3_column_int64(rows, 1));
+	}
+	return rc == SQLITE_DONE ? 0 : step_error(rows, e);
+}
+
 int mdb_render(FILE *out, const struct mdb_report_out *o, sqlite3_stmt *rows,
 	       sqlite3_stmt *total, struct mdb_error *e)
 {
@@ -378,6 +397,8 @@ int mdb_render(FILE *out, const struct mdb_report_out *o, sqlite3_stmt *rows,
 
 	if (o->fmt == MDB_FMT_TABLE)
 		return render_table(out, o, rows, total, e);
+	if (o->fmt == MDB_FMT_FOLDED)
+		return render_folded(out, rows, e);
 
 	if (o->fmt == MDB_FMT_CSV) {
 		csv_escape = isatty(fileno(out));

@@ -13,9 +13,13 @@
 
 #include "../common/error.h"
 
-enum mdb_format { MDB_FMT_TABLE, MDB_FMT_CSV, MDB_FMT_JSON };
+/*
+ * FOLDED: "frame;frame;... weight" lines, the first two columns of each
+ * row (the input of flame-graph tools); only for reports that say so.
+ */
+enum mdb_format { MDB_FMT_TABLE, MDB_FMT_CSV, MDB_FMT_JSON, MDB_FMT_FOLDED };
 
-/* Parse "table", "csv" or "json"; -1 for anything else. */
+/* Parse "table", "csv", "json" or "folded"; -1 for anything else. */
 int mdb_format_parse(const char *s);
 
 struct mdb_report_out {

@@ -380,9 +380,10 @@ static long cand_find(const struct ctx *c, uint64_t addr)
 }
 
 /*
- * The distinct call-site addresses of the source that a run with best
- * quality @maxq can improve: two plain scans (site, symbol) and a sort,
- * which SQLite's DISTINCT and join over a large source are slow at.
+ * The distinct call-site and stack-frame addresses of the source that a
+ * run with best quality @maxq can improve: plain scans (site,
+ * stack_frame, symbol) and a sort, which SQLite's DISTINCT and join over
+ * a large source are slow at.
  */
 static int load_candidates(struct ctx *c, int maxq)
 {
@@ -390,9 +391,11 @@ static int load_candidates(struct ctx *c, int maxq)
 	size_t cap = 0, n = 0;
 	int rc;
 
+	/* call sites and the frames of the stacks, resolved alike */
 	if (sqlite3_prepare_v2(c->db->h, "SELECT addr FROM site WHERE "
-			       "source_id = ?1 AND addr IS NOT NULL", -1, &st,
-			       NULL))
+			       "source_id = ?1 AND addr IS NOT NULL "
+			       "UNION ALL SELECT addr FROM stack_frame "
+			       "WHERE source_id = ?1", -1, &st, NULL))
 		return mdb_db_error(c->db, c->e, "cannot read call sites");
 	sqlite3_bind_int64(st, 1, c->src);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

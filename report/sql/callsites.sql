@@ -2,7 +2,7 @@
 -- report: callsites
 -- help: per call site hits, bytes, average, waste, fragmentation, ping-pong, live at end
 -- source: trace
--- by: site|cache|type
+-- by: site|cache|type|comm|pid
 -- sort: bytes|hits|waste|frag|pingpong|live
 --
 -- Slab allocations (kmalloc and kmem_cache), one row per call site, the
@@ -17,7 +17,8 @@
 -- --sort picks the column rows are ordered by, largest first (bytes =
 -- bytes_alloc, as perf kmem's sort key 'bytes'); ties by address.
 -- --by cache and --by type group by cache or allocation type instead
--- (queries callsites@cache.sql and callsites@type.sql).
+-- (queries callsites@cache.sql and callsites@type.sql); --by comm and
+-- --by pid by the task that allocated (callsites@comm.sql, @pid.sql).
 --
 -- Parameters: :src_lo, :src_hi (source ids), :top (-1 all), :sort.
 -- Reads site_stats (per call site figures written at ingest).
