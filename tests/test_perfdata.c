@@ -471,6 +471,71 @@ static void test_threads_dir(void **state)
 	free(db);
 }
 
+/*
+ * memdb report stacks of the -g capture equals tests/fold_perf_script.py
+ * folding perf script's text of it, with frames symbolized by the
+ * kallsyms lines of the functions the callchains name.
+ */
+static void test_folded_stacks(void **state)
+{
+	char *db = tmp_file("cg", "-stacks.db");
+	char *ks = fixture("stacks.kallsyms");
+	char *want, *got;
+
+	(void)state;
+	ingest_ok(db, "'%s/cg.data'", tmp);
+	free(out_of("'%s' symbolize -q --kallsyms '%s' -d '%s'",
+		    env("MEMDB"), ks, db));
+	got = out_of("'%s' report stacks -d '%s'", env("MEMDB"), db);
+	want = out_of("python3 '%s/fold_perf_script.py' < '%s/cg.script'",
+		      env("TESTS_DIR"), tmp);
+	assert_true(strlen(want) > 1000);
+	assert_string_equal(got, want);
+	free(got);
+	got = out_of("'%s' report stacks --format folded -d '%s'",
+		     env("MEMDB"), db);
+	assert_string_equal(got, want);
+	free(got);
+	free(want);
+	free(ks);
+	free(db);
+}
+
+/*
+ * callsites --by comm and --by pid: hits and bytes_alloc per task equal
+ * an awk count over perf script's kmalloc lines (comm, tid): the names
+ * as perf gives them, COMM and FORK records replayed in time order.
+ */
+static void test_by_task(void **state)
+{
+	static const char *const by[] = { "comm", "pid" };
+	char *db = tmp_file("cg", ".db");
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		char *got = out_of(
+			"'%s' report callsites --by %s -d '%s' --top 0 "
+			"--format csv | awk -F, 'NR > 1 && $1 != \"total\" "
+			"{ print $1 \",\" $2 \",\" $4 }' | LC_ALL=C sort",
+			env("MEMDB"), by[i], db);
+		char *want = out_of(
+			"awk '/^[^ \t].* kmem:kmalloc: / { "
+			"for (f = 1; f <= NF; f++) if ($f ~ /^\\[[0-9]+\\]$/) "
+			"break; k = %s; "
+			"for (j = f; j <= NF; j++) if ($j ~ /^bytes_alloc=/) "
+			"{ split($j, b, \"=\"); n[k]++; s[k] += b[2] } } "
+			"END { for (k in n) print k \",\" n[k] \",\" s[k] }' "
+			"'%s/cg.script' | LC_ALL=C sort",
+			i ? "$(f - 1)" : "$1", tmp);
+
+		assert_true(strlen(want) > 50);
+		assert_string_equal(got, want);
+		free(want);
+		free(got);
+	}
+	free(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -483,6 +548,8 @@ int main(void)
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_broken),
 		cmocka_unit_test(test_threads_dir),
+		cmocka_unit_test(test_folded_stacks),
+		cmocka_unit_test(test_by_task),
 	};
 
 	return cmocka_run_group_tests_name("memdb ingest of perf.data", tests,

@@ -89,6 +89,7 @@ enum { FEAT_TRACING_DATA = 1, FEAT_OSRELEASE = 4, FEAT_NRCPUS = 7,
 struct pd_attr {
 	uint32_t type;
 	uint64_t config, sample_type, read_format;
+	int sample_id_all;        /* other records end with sample fields */
 	uint64_t at;              /* file offset, for messages */
 	int kmem;                 /* a kmem tracepoint with its payload */
 };
@@ -106,6 +107,14 @@ struct pd_ent {
 	uint64_t chain;    /* offset of the callchain's first entry */
 	uint32_t nchain;   /* its entries, markers included; 0 none */
 	int inz;           /* the payload is in the decompressed records */
+};
+
+/* A COMM (comm != 0) or FORK record with its time: the task timeline. */
+struct pd_tev {
+	int64_t ts;
+	uint64_t ord;
+	uint32_t tid, parent;
+	uint32_t comm;     /* index + 1 in pd.comms; 0: a fork */
 };
 
 /* A task name of a COMM record, where it lies. */
@@ -145,6 +154,10 @@ struct pd {
 	struct pd_comm *comms;
 	size_t ncomms, comms_cap;
 	struct u64map comm_of; /* tid -> index + 1 in comms */
+	struct u64map first_comm; /* tid -> its first name in the stream */
+	struct pd_tev *tev;    /* timed COMM and FORK records */
+	size_t ntev, tev_cap;
+	struct u64map tl;      /* tid -> name, replaying tev in time order */
 	uint64_t frames[MDB_MAX_STACK]; /* kernel frames of one event */
 };
 
@@ -336,7 +349,7 @@ static int pd_attr(struct pd *d, struct mdb_cursor *c, uint64_t avail,
 {
 	struct pd_attr a;
 	struct pd_attr *n;
-	uint64_t at = mdb_cursor_off(c), period;
+	uint64_t at = mdb_cursor_off(c), period, flags = 0;
 
 	memset(&a, 0, sizeof(a));
 	a.at = at;
@@ -347,6 +360,9 @@ static int pd_attr(struct pd *d, struct mdb_cursor *c, uint64_t avail,
 	    mdb_cursor_u64(c, d->order, &a.sample_type) ||
 	    mdb_cursor_u64(c, d->order, &a.read_format))
 		return pd_trunc(d, c, "an event attribute");
+	/* flags: sample_id_all is bit 18 (the field after read_format) */
+	if (!mdb_cursor_u64(c, d->order, &flags))
+		a.sample_id_all = (int)(flags >> 18 & 1);
 	if (!*asize)
 		*asize = ATTR_VER0;
 	if (*asize < ATTR_VER0 || *asize > avail)
@@ -785,6 +801,73 @@ static int pd_rec_sample(struct pd *d, struct mdb_cursor *c)
 /* ---- records ------------------------------------------------------------ */
 
 /*
+ * The time of a non-sample record whose rest is at @c: with
+ * sample_id_all, the record ends with the sample fields TID, TIME, ID,
+ * STREAM_ID, CPU, IDENTIFIER its attribute selects.  MDB_NO_TS if none.
+ */
+static int64_t pd_rec_time(const struct pd *d, const struct mdb_cursor *c)
+{
+	uint64_t t, ts;
+	size_t tail = 8, left = mdb_cursor_left(c);
+
+	if (!d->nattrs || !d->attrs[0].sample_id_all)
+		return MDB_NO_TS;
+	t = d->attrs[0].sample_type;
+	if (!(t & S_TIME))
+		return MDB_NO_TS;
+	tail += (size_t)__builtin_popcountll(t & (S_ID | S_STREAM_ID |
+						  S_CPU | S_IDENTIFIER)) * 8;
+	if (left < tail + (t & S_TID ? 8 : 0))
+		return MDB_NO_TS;
+	ts = get_u64((const uint8_t *)c->p + left - tail, d->order);
+	return ts > INT64_MAX ? INT64_MAX : (int64_t)ts;
+}
+
+/* Queue a timed COMM or FORK record for the replay of pd_emit(). */
+static int pd_tev_add(struct pd *d, int64_t ts, uint32_t tid,
+		      uint32_t parent, uint32_t comm)
+{
+	if (ts == MDB_NO_TS)
+		return 0;
+	if (d->ntev == d->tev_cap) {
+		size_t cap = d->tev_cap ? 2 * d->tev_cap : 256;
+		struct pd_tev *n = realloc(d->tev, cap * sizeof(*n));
+
+		if (!n)
+			return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1,
+					     -1, NULL);
+		d->tev = n;
+		d->tev_cap = cap;
+	}
+	d->tev[d->ntev] = (struct pd_tev){ .ts = ts, .ord = d->ntev,
+					   .tid = tid, .parent = parent,
+					   .comm = comm };
+	d->ntev++;
+	return 0;
+}
+
+/*
+ * Task @tid is called comms[@comm - 1] from here on.  Its first name is
+ * kept apart too: records of one time are written per CPU, so a sample
+ * may come before the FORK or COMM record that names its task; such a
+ * sample takes the first name its task gets.
+ */
+static int pd_name_task(struct pd *d, uint32_t tid, uint64_t comm)
+{
+	uint64_t *v;
+	int added;
+
+	v = u64map_put(&d->comm_of, tid, 0, &added);
+	if (!v)
+		return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1, -1, NULL);
+	*v = comm;
+	v = u64map_put(&d->first_comm, tid, comm, &added);
+	if (!v)
+		return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1, -1, NULL);
+	return 0;
+}
+
+/*
  * PERF_RECORD_FORK: u32 pid, ppid, tid, ptid, u64 time.  The new task
  * has its parent's name until a COMM record names it.
  */
@@ -792,22 +875,19 @@ static int pd_rec_fork(struct pd *d, struct mdb_cursor *c)
 {
 	uint32_t pid, ppid, tid, ptid;
 	uint64_t *v, comm;
-	int added;
 
 	if (mdb_cursor_u32(c, d->order, &pid) ||
 	    mdb_cursor_u32(c, d->order, &ppid) ||
 	    mdb_cursor_u32(c, d->order, &tid) ||
 	    mdb_cursor_u32(c, d->order, &ptid))
 		return pd_trunc(d, c, "a fork record");
+	if (pd_tev_add(d, pd_rec_time(d, c), tid, ptid, 0) < 0)
+		return -MDB_E_NOMEM;
 	v = u64map_get(&d->comm_of, ptid);
 	if (!v)
 		return 0;
 	comm = *v;
-	v = u64map_put(&d->comm_of, tid, 0, &added);
-	if (!v)
-		return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1, -1, NULL);
-	*v = comm;
-	return 0;
+	return pd_name_task(d, tid, comm);
 }
 
 /*
@@ -820,8 +900,6 @@ static int pd_rec_comm(struct pd *d, struct mdb_cursor *c)
 	uint32_t pid, tid;
 	const uint8_t *p;
 	size_t left;
-	uint64_t *v;
-	int added;
 
 	if (mdb_cursor_u32(c, d->order, &pid) ||
 	    mdb_cursor_u32(c, d->order, &tid))
@@ -843,11 +921,10 @@ static int pd_rec_comm(struct pd *d, struct mdb_cursor *c)
 		.len = (uint32_t)strnlen((const char *)p, left > 16 ? 16 : left),
 		.inz = d->in_z,
 	};
-	v = u64map_put(&d->comm_of, tid, 0, &added);
-	if (!v)
-		return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1, -1, NULL);
-	*v = ++d->ncomms;
-	return 0;
+	if (pd_tev_add(d, pd_rec_time(d, c), tid, 0,
+		       (uint32_t)d->ncomms + 1) < 0)
+		return -MDB_E_NOMEM;
+	return pd_name_task(d, tid, ++d->ncomms);
 }
 
 /*
@@ -1082,10 +1159,23 @@ static uint32_t pd_frames(struct pd *d, const struct pd_ent *en)
 static void pd_task(struct pd *d, const struct pd_ent *en,
 		    struct mdb_event *ev)
 {
-	if (en->tid != MDB_NO_PID)
+	uint32_t comm = en->comm;
+
+	if (en->tid != MDB_NO_PID) {
+		uint64_t *t = u64map_get(&d->tl, (uint64_t)en->tid);
+
 		ev->pid = en->tid;
-	if (en->comm) {
-		const struct pd_comm *c = &d->comms[en->comm - 1];
+		if (t)
+			comm = (uint32_t)*t;
+		if (!comm) {
+			uint64_t *v = u64map_get(&d->first_comm,
+						 (uint64_t)en->tid);
+
+			comm = v ? (uint32_t)*v : 0;
+		}
+	}
+	if (comm) {
+		const struct pd_comm *c = &d->comms[comm - 1];
 
 		ev->comm.p = (const char *)(c->inz ? d->z : d->all.start) +
 			     c->off;
@@ -1095,14 +1185,45 @@ static void pd_task(struct pd *d, const struct pd_ent *en,
 	ev->stack = ev->nstack ? d->frames : NULL;
 }
 
+/*
+ * Apply the COMM and FORK records of time <= @ts not applied yet (from
+ * *@k on, d->tev sorted by time) to the timeline d->tl, as perf does
+ * when it reads the records in time order.  -1: out of memory.
+ */
+static int pd_replay(struct pd *d, int64_t ts, size_t *k)
+{
+	for (; *k < d->ntev && d->tev[*k].ts <= ts; (*k)++) {
+		const struct pd_tev *t = &d->tev[*k];
+		uint64_t comm = t->comm, *v;
+		int added;
+
+		if (!comm) {
+			v = u64map_get(&d->tl, t->parent);
+			if (!v)
+				continue;
+			comm = *v;
+		}
+		v = u64map_put(&d->tl, t->tid, 0, &added);
+		if (!v)
+			return -1;
+		*v = comm;
+	}
+	return 0;
+}
+
 static int pd_emit(struct pd *d, const struct mdb_sink *sink)
 {
+	size_t k = 0;
+
 	for (size_t i = 0; i < d->nents; i++) {
 		const struct pd_ent *en = &d->ents[i];
 		const uint8_t *raw = (en->inz ? d->z : d->all.start) + en->raw;
 		struct mdb_event ev;
 		int ret;
 
+		if (pd_replay(d, en->ts, &k) < 0)
+			return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1,
+					     -1, NULL);
 		mdb_event_init(&ev);
 		d->in_z = en->inz;
 		ret = tep_kmem_event(&d->km, raw, en->raw_size, &ev);
@@ -1128,6 +1249,15 @@ static int pd_emit(struct pd *d, const struct mdb_sink *sink)
 	}
 	d->st->ncpus = d->maxcpu + 1;
 	return 0;
+}
+
+static int tev_cmp(const void *pa, const void *pb)
+{
+	const struct pd_tev *a = pa, *b = pb;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->ord < b->ord ? -1 : a->ord > b->ord;
 }
 
 /* Stable by time: ties keep their order in the stream. */
@@ -1183,7 +1313,10 @@ static void pd_release(struct pd *d)
 	free(d->attrs);
 	free(d->ents);
 	free(d->comms);
+	free(d->tev);
+	u64map_release(&d->tl);
 	u64map_release(&d->comm_of);
+	u64map_release(&d->first_comm);
 }
 
 int perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
@@ -1206,6 +1339,8 @@ int perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 	mdb_cursor_init(&d.all, buf, len);
 	u64map_init(&d.ids);
 	u64map_init(&d.comm_of);
+	u64map_init(&d.tl);
+	u64map_init(&d.first_comm);
 	tep_set_loglevel(TEP_LOG_NONE);
 	d.tep = tep_alloc();
 	if (!d.tep) {
@@ -1230,6 +1365,8 @@ int perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 		d.page_size = 4096;
 	if (d.nents > 1)
 		qsort(d.ents, d.nents, sizeof(*d.ents), ent_cmp);
+	if (d.ntev > 1)
+		qsort(d.tev, d.ntev, sizeof(*d.tev), tev_cmp);
 	ret = pd_emit(&d, sink);
 out:
 	pd_release(&d);
