@@ -290,6 +290,34 @@ static void put_lines(FILE *out, const char *s)
 	free(t);
 }
 
+/*
+ * A total row whose columns are not the rows' (pages: the summary under
+ * the order table): one "name  value" line per column after the first.
+ */
+static int total_block(FILE *out, sqlite3_stmt *total, struct mdb_error *e)
+{
+	int rc = sqlite3_step(total), n = sqlite3_column_count(total);
+	size_t w = 0;
+
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW)
+		return step_error(total, e);
+	for (int c = 1; c < n; c++)
+		if (strlen(sqlite3_column_name(total, c)) > w)
+			w = strlen(sqlite3_column_name(total, c));
+	fputc('\n', out);
+	for (int c = 1; c < n; c++) {
+		char buf[64];
+		const char *s;
+
+		cell_text(total, c, MDB_FMT_TABLE, buf, sizeof(buf), &s);
+		fprintf(out, "%-*s  %s\n", (int)w,
+			sqlite3_column_name(total, c), s ? s : "-");
+	}
+	return 0;
+}
+
 static int render_table(FILE *out, const struct mdb_report_out *o,
 			sqlite3_stmt *rows, sqlite3_stmt *total,
 			struct mdb_error *e)
@@ -367,6 +395,8 @@ static int render_table(FILE *out, const struct mdb_report_out *o,
 		if (!t.nrows)
 			fputs("(no rows)\n", out);
 	}
+	if (total && sqlite3_column_count(total) != t.ncol)
+		ret = total_block(out, total, e);
 out:
 	table_free(&t);
 	return ret;

@@ -62,3 +62,14 @@ END {
 	for (i = 1; i <= n; i++)
 		print s[i]
 }
+
+# --page: the order x migratetype table, "order_N,c0,c1,c2,c3,c4": perf's
+# column i counts migratetype value i, whatever its header calls it
+# ('.' is 0).
+/^Order +Unmovable/ { intable = 1; next }
+intable && /^ *[0-9]+ / {
+	line = "order_" $1
+	for (i = 2; i <= 6; i++)
+		line = line "," ($i == "." ? 0 : $i)
+	print line
+}

@@ -228,7 +228,8 @@ static void test_perf_kmem_page(void **state)
 				     "/ 1024 FROM alloc WHERE type = 2 AND "
 				     "ptr = 0");
 	char *want = perf_figures("page.kmem-page.txt",
-				  "grep -v '^free.*_kb,' | sort");
+				  "grep -v '^free.*_kb,' | grep -v '^order_' | "
+				  "sort");
 	char *got = out_of(
 		"'%s' report summary -d '%s' --format csv 2>/dev/null | "
 		"awk -F, -v fkb=%lld '{ v[$1] = $3 } END { "
@@ -536,6 +537,69 @@ static void test_by_task(void **state)
 	free(db);
 }
 
+/*
+ * memdb report pages: every figure of perf kmem --page stat's SUMMARY
+ * (with its KB) and its order x migratetype table, column i of perf's
+ * table being migratetype value i (tests/perf_kmem.awk).
+ */
+static void test_pages(void **state)
+{
+	char *db = tmp_file("page", ".db");
+	char *want = perf_figures("page.kmem-page.txt", "LC_ALL=C sort");
+	char *got = out_of(
+		"'%s' report pages -d '%s' --format csv | awk -F, '"
+		"$1 ~ /^[0-9]+$/ { print \"order_\" $1 \",\" $2 \",\" $3 "
+		"\",\" $4 \",\" $5 \",\" $6 } "
+		"$1 == \"total\" { split(\"allocation_requests "
+		"allocation_requests_kb free_requests free_requests_kb "
+		"alloc_freed_requests alloc_freed_requests_kb "
+		"alloc_only_requests alloc_only_requests_kb free_only_requests "
+		"free_only_requests_kb allocation_failures "
+		"allocation_failures_kb\", k, \" \"); "
+		"for (i = 1; i <= 12; i++) print k[i] \",\" $(i + 1) }' | "
+		"LC_ALL=C sort", env("MEMDB"), db);
+
+	(void)state;
+	assert_true(strlen(want) > 200);
+	assert_string_equal(got, want);
+	free(want);
+	free(got);
+	free(db);
+}
+
+/*
+ * pages --by caller: hits per caller, order and migratetype equal
+ * tests/page_callers.py's reading of perf script (the first kernel frame
+ * outside the page allocator), frames symbolized by stacks.kallsyms.
+ */
+static void test_page_callers(void **state)
+{
+	char *db = tmp_file("page", "-stacks.db");
+	char *ks = fixture("stacks.kallsyms");
+	char *want, *got;
+
+	(void)state;
+	ingest_ok(db, "'%s/page.data'", tmp);
+	free(out_of("'%s' symbolize -q --kallsyms '%s' -d '%s'",
+		    env("MEMDB"), ks, db));
+	got = out_of("'%s' report pages --by caller --top 0 -d '%s' "
+		     "--format csv | awk -F, 'NR > 1 && $1 != \"total\" { "
+		     "mt = $5; sub(/^Unmovable$/, 0, mt); "
+		     "sub(/^Movable$/, 1, mt); sub(/^Reclaimable$/, 2, mt); "
+		     "sub(/^HighAtomic$/, 3, mt); "
+		     "n[$1 \",\" $4 \",\" mt] += $3 } END { for (k in n) { "
+		     "split(k, f, \",\"); print f[1] \",\" n[k] \",\" f[2] "
+		     "\",\" f[3] } }' | LC_ALL=C sort", env("MEMDB"), db);
+	want = out_of("python3 '%s/page_callers.py' < '%s/page.script' | "
+		      "LC_ALL=C sort", env("TESTS_DIR"), tmp);
+	assert_true(strlen(want) > 500);
+	assert_string_equal(got, want);
+	free(got);
+	free(want);
+	free(ks);
+	free(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -550,6 +614,8 @@ int main(void)
 		cmocka_unit_test(test_threads_dir),
 		cmocka_unit_test(test_folded_stacks),
 		cmocka_unit_test(test_by_task),
+		cmocka_unit_test(test_pages),
+		cmocka_unit_test(test_page_callers),
 	};
 
 	return cmocka_run_group_tests_name("memdb ingest of perf.data", tests,

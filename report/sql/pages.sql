@@ -1,0 +1,84 @@
+-- SPDX-License-Identifier: MIT
+-- report: pages
+-- help: page allocator: perf kmem --page stat's summary and order x migratetype table
+-- source: trace
+-- by: order|caller
+-- note: migratetypes by the kernel's enum (since 4.4: 0 Unmovable, 1 Movable, 2 Reclaimable, 3 HighAtomic); perf 6.1 labels 1 Reclaimable and 2 Movable
+--
+-- Page allocations (mm_page_alloc) and frees (mm_page_free) as perf kmem
+-- --page stat shows them.  Rows: one per order (0 to 10), the successful
+-- allocations of that order per migratetype, labelled by the kernel's own
+-- enum migratetype (include/linux/mmzone.h since 4.4: 0 Unmovable,
+-- 1 Movable, 2 Reclaimable, 3 HighAtomic; 'other' holds 4 and up, CMA or
+-- Isolate by the kernel's configuration, and allocations whose trace has
+-- no migratetype).  perf 6.1 still labels the columns by the pre-4.4
+-- order (Unmovable, Reclaimable, Movable, Reserved): its 'Reclaimable'
+-- column is this report's movable one and its 'Movable' the reclaimable
+-- one (GFP_HIGHUSER_MOVABLE pages show as 'Reclaimable' there).
+--
+-- The total row is perf's SUMMARY, each figure with its KB:
+--   alloc_requests  mm_page_alloc events, failures included
+--   free_requests   mm_page_free events
+--   alloc_freed     allocations freed within the trace
+--   alloc_only      alloc_requests - alloc_freed
+--   free_only       frees of pages not allocated within the trace (or
+--                   freed twice)
+--   failures        allocations that returned no page
+-- KB is bytes / 1024, rounded down, of the sum (page size << order).
+-- Orders are of 4096-byte pages.  --by caller: per call site.
+--
+-- Parameters: :src_lo, :src_hi.  Reads alloc and bad_free.
+
+WITH RECURSIVE ord(n) AS (
+	SELECT 0 UNION ALL SELECT n + 1 FROM ord WHERE n < 10
+), src AS (
+	SELECT id, alloc_lo, alloc_hi FROM source
+	WHERE id BETWEEN :src_lo AND :src_hi AND alloc_lo IS NOT NULL
+), m AS (
+	SELECT ord.n AS o, a.migratetype AS mt, count(*) AS c
+	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
+	JOIN ord ON a.bytes_alloc = (4096 << ord.n)
+	WHERE a.type = 2 AND a.state <> 3
+	GROUP BY 1, 2
+)
+SELECT ord.n AS "order",
+       coalesce((SELECT sum(c) FROM m WHERE o = ord.n AND mt = 0), 0)
+           AS unmovable,
+       coalesce((SELECT sum(c) FROM m WHERE o = ord.n AND mt = 1), 0)
+           AS movable,
+       coalesce((SELECT sum(c) FROM m WHERE o = ord.n AND mt = 2), 0)
+           AS reclaimable,
+       coalesce((SELECT sum(c) FROM m WHERE o = ord.n AND mt = 3), 0)
+           AS highatomic,
+       coalesce((SELECT sum(c) FROM m WHERE o = ord.n AND
+                                           (mt >= 4 OR mt IS NULL)), 0)
+           AS other
+FROM ord
+ORDER BY ord.n;
+
+WITH src AS (
+	SELECT id, alloc_lo, alloc_hi, bad_lo, bad_hi FROM source
+	WHERE id BETWEEN :src_lo AND :src_hi
+), a AS (
+	SELECT count(*) AS n, CAST(total(a.bytes_alloc) AS INTEGER) AS b,
+	       CAST(total(a.state = 1) AS INTEGER) AS fn,
+	       CAST(total(CASE WHEN a.state = 1 THEN a.bytes_alloc END)
+	            AS INTEGER) AS fb,
+	       CAST(total(a.state = 3) AS INTEGER) AS xn,
+	       CAST(total(CASE WHEN a.state = 3 THEN a.bytes_alloc END)
+	            AS INTEGER) AS xb
+	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
+	WHERE a.type = 2
+), f AS (
+	SELECT count(*) AS n, CAST(total(b.bytes) AS INTEGER) AS b
+	FROM src JOIN bad_free b ON b.id BETWEEN src.bad_lo AND src.bad_hi
+	WHERE b.type = 2
+)
+SELECT 'total' AS "order",
+       a.n AS alloc_requests, a.b / 1024 AS alloc_requests_kb,
+       a.fn + f.n AS free_requests, (a.fb + f.b) / 1024 AS free_requests_kb,
+       a.fn AS alloc_freed, a.fb / 1024 AS alloc_freed_kb,
+       a.n - a.fn AS alloc_only, (a.b - a.fb) / 1024 AS alloc_only_kb,
+       f.n AS free_only, f.b / 1024 AS free_only_kb,
+       a.xn AS failures, a.xb / 1024 AS failures_kb
+FROM a, f;

@@ -1,0 +1,75 @@
+-- SPDX-License-Identifier: MIT
+-- report: pages --by caller
+-- help: page allocations per caller, order, migratetype and gfp flags
+-- source: trace
+-- note: caller: the first frame of the callchain outside the page allocator (perf 6.1 shows every caller at one bogus address)
+--
+-- As perf kmem --page --caller stat: successful page allocations grouped
+-- by caller, order, migratetype (the kernel's enum: 0 Unmovable,
+-- 1 Movable, 2 Reclaimable, 3 HighAtomic) and gfp flags, the largest
+-- first.  The caller is the innermost frame of the allocation's kernel
+-- callchain whose function is not the page allocator's own (names with
+-- alloc_pages, alloc_frozen_pages, get_free_page, get_zeroed_page,
+-- folio_alloc or alloc_folio in them), as 'func+0xoff'; frames not yet
+-- symbolized count as outside (their address is shown: run memdb
+-- symbolize first).  '??' when the capture has no callchains (perf kmem
+-- record --page records them).  perf 6.1 instead prints the innermost
+-- frame, at an address with its upper bits cut (ffffffff0261f42b for
+-- ffffffff8161f42b), for every allocation.  gfp: the symbolic flags the
+-- trace printed, else the number.
+--
+-- Parameters: :src_lo, :src_hi, :top.  Reads alloc, stack_frame, symbol.
+
+WITH RECURSIVE ord(n) AS (
+	SELECT 0 UNION ALL SELECT n + 1 FROM ord WHERE n < 20
+), src AS (
+	SELECT id, alloc_lo, alloc_hi FROM source
+	WHERE id BETWEEN :src_lo AND :src_hi AND alloc_lo IS NOT NULL
+), outside AS (
+	SELECT f.source_id, f.stack_id, min(f.pos) AS pos
+	FROM stack_frame f
+	LEFT JOIN symbol y ON y.source_id = f.source_id AND y.addr = f.addr
+	WHERE f.source_id BETWEEN :src_lo AND :src_hi
+	  AND NOT (coalesce(y.func, '') GLOB '*alloc_pages*' OR
+	           coalesce(y.func, '') GLOB '*alloc_frozen_pages*' OR
+	           coalesce(y.func, '') GLOB '*get_free_page*' OR
+	           coalesce(y.func, '') GLOB '*get_zeroed_page*' OR
+	           coalesce(y.func, '') GLOB '*folio_alloc*' OR
+	           coalesce(y.func, '') GLOB '*alloc_folio*')
+	GROUP BY f.source_id, f.stack_id
+), cs AS (
+	SELECT o.source_id, o.stack_id,
+	       coalesce(y.func || printf('+0x%x', y.off),
+	                printf('0x%x', f.addr)) AS caller
+	FROM outside o
+	JOIN stack_frame f ON f.source_id = o.source_id
+	                  AND f.stack_id = o.stack_id AND f.pos = o.pos
+	LEFT JOIN symbol y ON y.source_id = f.source_id AND y.addr = f.addr
+), r AS (
+	SELECT coalesce(cs.caller, '??') AS caller,
+	       CAST(total(a.bytes_alloc) AS INTEGER) / 1024 AS total_alloc_kb,
+	       count(*) AS hits, ord.n AS "order",
+	       coalesce(m.name, a.migratetype) AS migratetype,
+	       coalesce(g.text, printf('0x%x', a.gfp)) AS gfp
+	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
+	LEFT JOIN ord ON a.bytes_alloc = (4096 << ord.n)
+	LEFT JOIN cs ON cs.source_id = a.source_id AND cs.stack_id = a.stack_id
+	LEFT JOIN migratetype m ON m.id = a.migratetype
+	LEFT JOIN str g ON g.source_id = a.source_id AND g.id = a.gfp_id
+	WHERE a.type = 2 AND a.state <> 3
+	GROUP BY 1, 4, 5, 6
+)
+SELECT caller, total_alloc_kb, hits, "order", migratetype, gfp
+FROM r
+ORDER BY total_alloc_kb DESC, hits DESC, caller, "order", migratetype, gfp
+LIMIT :top;
+
+WITH src AS (
+	SELECT id, alloc_lo, alloc_hi FROM source
+	WHERE id BETWEEN :src_lo AND :src_hi AND alloc_lo IS NOT NULL
+)
+SELECT 'total' AS caller,
+       CAST(total(a.bytes_alloc) AS INTEGER) / 1024 AS total_alloc_kb,
+       count(*) AS hits, NULL AS "order", NULL AS migratetype, NULL AS gfp
+FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
+WHERE a.type = 2 AND a.state <> 3;
