@@ -40,7 +40,7 @@ struct mdb_event {
 	uint64_t call_site; /* return address; 0 when unknown */
 	uint64_t ptr;       /* object address (pages: pfn << 12) */
 	uint64_t bytes_req; /* ALLOC only */
-	uint64_t bytes_alloc;
+	uint64_t bytes_alloc; /* page FREE too: page size << order */
 	uint64_t gfp;       /* ALLOC only; MDB_NO_GFP when unknown */
 	int32_t node;       /* ALLOC only; -1 = no node asked for */
 	int32_t cpu;

@@ -302,10 +302,11 @@ static void test_2_6_32(void **state)
 		  16384, NOGFP, "GFP_HIGHUSER_MOVABLE", -1, NULL },
 		{ 7, 0, S(415) + 270100000, A, PG, 0, NULL, 0, 32768, 32768,
 		  NOGFP, "GFP_ATOMIC|GFP_NOWARN", -1, NULL },
-		{ 8, 0, S(415) + 270200000, F, PG, 0, NULL, 0x1b49db000, 0, 0, 0,
-		  NULL, 0, NULL },
-		{ 9, 1, S(415) + 270300000, F, PG, 0, NULL, 0x18aa00000, 0, 0, 0,
-		  NULL, 0, NULL },
+		/* a page free carries its size (4096 << order) */
+		{ 8, 0, S(415) + 270200000, F, PG, 0, NULL, 0x1b49db000, 0,
+		  4096, 0, NULL, 0, NULL },
+		{ 9, 1, S(415) + 270300000, F, PG, 0, NULL, 0x18aa00000, 0,
+		  4096, 0, NULL, 0, NULL },
 		{ 10, 0, S(415) + 270400000, A, KM, 0xffffffff8112c6f4, NULL,
 		  0xffff88007a43d800, 64, 64, NOGFP, "GFP_KERNEL", -1, NULL },
 	};
@@ -371,8 +372,8 @@ static void test_5_14(void **state)
 		  4096, NOGFP, "GFP_HIGHUSER_MOVABLE|__GFP_ZERO", -1, NULL },
 		{ 8, 0, S(2045) + 118900000, A, PG, 0, NULL, 0, 2097152,
 		  2097152, NOGFP, "GFP_TRANSHUGE|__GFP_THISNODE", -1, NULL },
-		{ 9, 0, S(2045) + 119000000, F, PG, 0, NULL, 0x10ac1a000, 0, 0,
-		  0, NULL, 0, NULL },
+		{ 9, 0, S(2045) + 119000000, F, PG, 0, NULL, 0x10ac1a000, 0,
+		  4096, 0, NULL, 0, NULL },
 		{ 11, 1, S(2045) + 119100000, A, PG, 0, NULL, 0x100000000, 32768,
 		  32768, NOGFP, "GFP_KERNEL|__GFP_COMP", -1, NULL },
 	};
