@@ -464,6 +464,15 @@ static int save_after(struct rec *r, struct mdb_record_result *res)
 			free(dst);
 		}
 	}
+	if (!ret) {
+		/* the names of the tasks the events name (common_pid) */
+		char *src = pathf(r->tracefs, "saved_cmdlines", NULL);
+		char *dst = pathf(r->o->outdir, "saved_cmdlines", NULL);
+
+		ret = src && dst ? copy(r, src, dst, 1) : -1;
+		free(src);
+		free(dst);
+	}
 	return ret;
 }
 

@@ -10,10 +10,11 @@ event formats of the file's own tracing data describe them (parsed here
 from their text, not by libtraceevent).
 
 Kept: the attributes and their ids, the tracing data (HEADER_TRACING_DATA)
-and the samples, lost and lost-samples records, in file order.  Dropped:
-every other record (mmap, comm, fork, id index ...) and feature, which
-memdb does not read; the trailing sample_id of lost records is dropped
-too.  The attribute flag bits are reversed, as the ABI lays out bit-fields
+and the samples, lost, lost-samples, comm and fork records, in file
+order (comm and fork with their trailing sample_id fields, when the
+attributes have sample_id_all).  Dropped: every other record (mmap, id
+index ...) and feature, which memdb does not read; the trailing
+sample_id of lost records is dropped too.  The attribute flag bits are reversed, as the ABI lays out bit-fields
 on a big-endian machine.
 
 usage: perf_to_be.py IN OUT [--little] [--samples N]
@@ -186,6 +187,38 @@ def swap_sample(b, off, size, st, rf, formats):
     return out
 
 
+SID = ((S["TID"], "II"), (S["TIME"], "Q"), (S["ID"], "Q"),
+       (S["STREAM_ID"], "Q"), (S["CPU"], "II"), (S["IDENTIFIER"], "Q"))
+
+
+def sid_size(st):
+    return sum(struct.calcsize(f) for bit, f in SID if st & bit)
+
+
+def swap_sid(b, p, st):
+    """The sample_id fields ending a non-sample record, at p."""
+    out = b""
+    for bit, f in SID:
+        if st & bit:
+            out += be(f, *u(f, b, p))
+            p += struct.calcsize(f)
+    return out
+
+
+def swap_task(b, p, size, sid_st):
+    """PERF_RECORD_COMM (3) or FORK (7): the body after the header."""
+    t, = u("I", b, p)
+    n = sid_size(sid_st) if sid_st is not None else 0
+    end = p + size - n
+    if t == 3:
+        body = be("II", *u("II", b, p + 8)) + b[p + 16:end]
+    else:
+        body = be("IIIIQ", *u("IIIIQ", b, p + 8))
+    if sid_st is not None:
+        body += swap_sid(b, end, sid_st)
+    return body
+
+
 def main():
     global OUT
     args = sys.argv[1:]
@@ -218,6 +251,10 @@ def main():
         attrs.append(swap_attr(a[:attr_size - 16]))
         ids_of.append(ids)
     one = None if len(attrs) > 1 else u("QQ", b, aoff + 24)
+    # sample_id_all (flags bit 18) of the first attribute: other records
+    # end with its sample_id fields
+    flags0, = u("Q", b, aoff + 40)
+    sid_st = u("Q", b, aoff + 24)[0] if flags0 >> 18 & 1 else None
 
     data = bytearray()
     p, end = doff, doff + dsize
@@ -234,6 +271,9 @@ def main():
             data += be("IHHQQ", t, misc, 24, *u("QQ", b, p + 8))
         elif t == 13:
             data += be("IHHQ", t, misc, 16, u("Q", b, p + 8)[0])
+        elif t in (3, 7):
+            body = swap_task(b, p, size, sid_st)
+            data += be("IHH", t, misc, 8 + len(body)) + body
         p += size
 
     out = bytearray(104)

@@ -267,7 +267,8 @@ static void test_perf_kmem_page(void **state)
 static void same_reports(const char *a, const char *b, int text)
 {
 	static const char *const reps[] = { "fragmentation", "callsites",
-					    "pingpong" };
+					    "pingpong", "callsites --by comm",
+					    "callsites --by pid", "pages" };
 	/* text: perf script prints neither the stack frames as events nor
 	 * the lost records */
 	const char *drop = text ? "grep -v '^unknown_records_skipped,\\|"

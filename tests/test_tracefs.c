@@ -67,8 +67,10 @@ static void symbolize(const char *db)
 /* Raw pages and the trace text of the same buffer: the same reports. */
 static void test_same_as_text(void **state)
 {
+	/* the tasks: common_pid of the pages, comm-pid of the text */
 	static const char *const reports[] = { "summary", "fragmentation",
-					       "callsites", "pingpong" };
+					       "callsites", "pingpong",
+					       "callsites --by pid" };
 	char *raw = fresh_db(dir, "raw.db"), *text = fresh_db(dir, "text.db");
 
 	(void)state;
@@ -225,6 +227,21 @@ static void test_record(void **state)
 	ingest_ok(db, "'%s'", out);
 	assert_true(db_int(db, "SELECT events FROM source") > 0);
 	assert_true(db_int(db, "SELECT count(*) FROM source_file") >= 1);
+	/* every event names its task (common_pid); saved_cmdlines, copied
+	 * when tracefs has it, names most of them */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM alloc WHERE pid "
+				    "IS NULL"), 0);
+	{
+		char *cmd = path_in(out, "saved_cmdlines");
+
+		if (stat(cmd, &st) == 0)
+			assert_true(db_int(db, "SELECT count(comm_id) * 2 > "
+					       "count(*) FROM alloc") == 1);
+		else
+			printf("no saved_cmdlines in tracefs: comm not "
+			       "checked\n");
+		free(cmd);
+	}
 	free(out);
 	free(db);
 }

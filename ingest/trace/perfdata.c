@@ -360,9 +360,14 @@ static int pd_attr(struct pd *d, struct mdb_cursor *c, uint64_t avail,
 	    mdb_cursor_u64(c, d->order, &a.sample_type) ||
 	    mdb_cursor_u64(c, d->order, &a.read_format))
 		return pd_trunc(d, c, "an event attribute");
-	/* flags: sample_id_all is bit 18 (the field after read_format) */
+	/*
+	 * flags, the bit-field after read_format: sample_id_all is bit 18,
+	 * counted from the top on a big-endian machine (its ABI lays
+	 * bit-fields out from the most significant bit)
+	 */
 	if (!mdb_cursor_u64(c, d->order, &flags))
-		a.sample_id_all = (int)(flags >> 18 & 1);
+		a.sample_id_all = (int)(flags >> (d->order == MDB_ORDER_BIG ?
+						  63 - 18 : 18) & 1);
 	if (!*asize)
 		*asize = ATTR_VER0;
 	if (*asize < ATTR_VER0 || *asize > avail)

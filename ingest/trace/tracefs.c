@@ -22,6 +22,7 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/kbuffer.h>
 
+#include "../../common/u64map.h"
 #include "../input.h"
 #include "tep_kmem.h"
 #include "tracefs.h"
@@ -57,6 +58,8 @@ struct tfs {
 	int long_size;
 	enum mdb_order order;
 	uint64_t lost;
+	char *cmdlines;       /* saved_cmdlines, NULL when absent */
+	struct u64map comm;   /* pid -> offset << 8 | length in cmdlines */
 };
 
 /* ---- the layout: header_page, buffer_subbuf_size_kb ------------------ */
@@ -373,6 +376,60 @@ static struct tfs_cpu *first_cpu(struct tfs *t)
 	return best;
 }
 
+/*
+ * saved_cmdlines, when the copy has it: "<pid> <comm>" lines, the names
+ * the kernel kept for the tasks of the events.  Lines of another shape
+ * are skipped: the names are an addition, never needed.
+ */
+static int read_cmdlines(struct tfs *t, struct mdb_error *e)
+{
+	char *path = mdb_path_join(t->dir, "saved_cmdlines");
+	size_t len = 0;
+	struct stat st;
+	int ret = 0;
+
+	u64map_init(&t->comm);
+	if (!path)
+		return mdb_error_set(e, MDB_E_NOMEM, t->dir, -1, -1, NULL);
+	if (stat(path, &st) == 0)
+		ret = mdb_read_small(path, 16u << 20, &t->cmdlines, &len, e);
+	free(path);
+	for (char *p = t->cmdlines; ret == 0 && p && *p;) {
+		char *nl = strchr(p, '\n'), *q;
+		unsigned long pid = strtoul(p, &q, 10);
+		size_t n;
+		int added;
+		uint64_t *v;
+
+		if (!nl)
+			nl = p + strlen(p);
+		n = (size_t)(nl - q - 1);
+		if (q > p && *q == ' ' && q + 1 < nl && n < 256 &&
+		    pid <= INT32_MAX) {
+			v = u64map_put(&t->comm, pid, 0, &added);
+			if (!v)
+				return mdb_error_set(e, MDB_E_NOMEM, t->dir,
+						     -1, -1, NULL);
+			*v = (uint64_t)(q + 1 - t->cmdlines) << 8 | n;
+		}
+		p = *nl ? nl + 1 : nl;
+	}
+	return ret;
+}
+
+static void tfs_comm(struct tfs *t, struct mdb_event *ev)
+{
+	uint64_t *v;
+
+	if (ev->pid < 0 || !t->cmdlines)
+		return;
+	v = u64map_get(&t->comm, (uint64_t)ev->pid);
+	if (!v)
+		return;
+	ev->comm.p = t->cmdlines + (*v >> 8);
+	ev->comm.len = (size_t)(*v & 255);
+}
+
 static int tfs_emit(struct tfs *t, struct tfs_cpu *c,
 		    const struct mdb_sink *sink, struct mdb_decode_stats *st,
 		    struct mdb_error *e)
@@ -398,6 +455,7 @@ static int tfs_emit(struct tfs *t, struct tfs_cpu *c,
 	ev.seq = (int64_t)st->records;
 	ev.ts = (int64_t)c->ts;
 	ev.cpu = c->cpu;
+	tfs_comm(t, &ev);
 	if (!st->events++)
 		st->first_seq = ev.seq;
 	st->last_seq = ev.seq;
@@ -443,6 +501,8 @@ static void tfs_free(struct tfs *t)
 		free(t->cpus[i].path);
 	}
 	free(t->cpus);
+	free(t->cmdlines);
+	u64map_release(&t->comm);
 	tep_kmem_release(&t->km);
 	if (t->tep)
 		tep_free(t->tep);
@@ -537,6 +597,8 @@ static int tfs_open(struct tfs *t, const struct mdb_ingest_opts *o,
 		ret = tfs_buffers(t, e);
 	if (!ret)
 		ret = tfs_hash(t, m, e);
+	if (!ret)
+		ret = read_cmdlines(t, e);
 	if (ret)
 		return ret;
 	m->format = TFS_FORMAT;
