@@ -574,6 +574,35 @@ static void test_options(void **state)
 	free(db);
 }
 
+/*
+ * An ftrace trace of the stacktrace trigger (testdata/real-ftrace-stacks):
+ * the stacks report equals tests/fold_ftrace.py's folding of the text,
+ * stack traces of two CPUs interleaved in it; each task is named.
+ */
+static void test_ftrace_stacks(void **state)
+{
+	char *db = fresh_db(tmp, "stacks.db"), *got, *want;
+	const char *fx = env("TESTDATA");
+
+	(void)state;
+	ingest_ok(db, "--kallsyms '%s/real-ftrace-stacks/kallsyms' "
+		      "'%s/real-ftrace-stacks/trace.zst'", fx, fx);
+	free(out_of("'%s' symbolize -q -d '%s' --kallsyms "
+		    "'%s/real-ftrace-stacks/kallsyms'", env("MEMDB"), db, fx));
+	got = out_of("'%s' report stacks -d '%s'", env("MEMDB"), db);
+	want = out_of("zstd -dc '%s/real-ftrace-stacks/trace.zst' | "
+		      "python3 '%s/fold_ftrace.py'", fx, env("TESTS_DIR"));
+	assert_true(strlen(want) > 1000);
+	assert_string_equal(got, want);
+	free(got);
+	free(want);
+	got = out_of("'%s' report callsites --by comm -d '%s' --format csv "
+		     "| cut -d, -f1,2", env("MEMDB"), db);
+	assert_string_equal(got, "comm,hits\nls,291\ntotal,291\n");
+	free(got);
+	free(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -582,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_ktf_fixtures),
 		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_ftrace_stacks),
 	};
 
 	return cmocka_run_group_tests_name("memdb ingest of ftrace inputs",

@@ -268,7 +268,8 @@ static void same_reports(const char *a, const char *b, int text)
 {
 	static const char *const reps[] = { "fragmentation", "callsites",
 					    "pingpong", "callsites --by comm",
-					    "callsites --by pid", "pages" };
+					    "callsites --by pid", "pages",
+					    "stacks" };
 	/* text: perf script prints neither the stack frames as events nor
 	 * the lost records */
 	const char *drop = text ? "grep -v '^unknown_records_skipped,\\|"

@@ -99,6 +99,30 @@ struct ft_line {
 	enum ft_bad bad;
 	int bad_field;              /* enum ft_field, or -1 */
 	int width;                  /* BAD_WIDTH: digits seen */
+	int stack_hdr;              /* FT_OTHER: ftrace's "<stack trace>" */
+};
+
+/*
+ * A kmem event held until its kernel stack, which follows it, is read:
+ * perf script's indented callchain lines right after it, or ftrace's
+ * "<stack trace>" event of the same CPU (other CPUs' lines may come
+ * between) and the " => func[+0xoff/0xsize]" lines after that.
+ */
+struct ft_held {
+	struct mdb_event ev;
+	int done;           /* no more frames can come */
+	int broken;         /* a frame could not be given an address */
+	uint32_t n;
+	uint64_t frames[MDB_MAX_STACK];
+};
+
+/* Held events in line order: a ring of at most FT_HOLD. */
+#define FT_HOLD 256
+struct ft_pend {
+	struct ft_held *q;  /* FT_HOLD entries, allocated on first use */
+	size_t head, len;
+	long cur;           /* entry the stack lines go to (offset from
+			     * head), -1 none */
 };
 
 /* A symbolic call site already looked up in the kallsyms. */
@@ -121,6 +145,7 @@ struct ft_dec {
 	struct u64map sym_idx;  /* XXH3 of the text (probed on) -> index + 1 */
 	struct ft_sym *syms;
 	size_t nsyms, syms_cap;
+	struct ft_pend pend;
 };
 
 /* ---- small scanners --------------------------------------------------- */
@@ -609,6 +634,7 @@ static enum ft_kind event_after(const char *n, const char *le,
 	}
 	if (ne[-1] != ':') {
 		/* function tracer "func <-parent", "<stack trace>", ... */
+		l->stack_hdr = ne - n == 6 && !memcmp(n, "<stack", 6);
 		if (ne == le && *n != '<' &&
 		    is_cut_event(n, (size_t)(ne - n))) {
 			l->bad = BAD_CUT_NAME;
@@ -691,6 +717,7 @@ static enum ft_kind ft_line(const char *p, const char *le, struct ft_line *l)
 	l->bad = 0;
 	l->bad_field = -1;
 	l->ncpus = 0;
+	l->stack_hdr = 0;
 	while (q < le && is_space((unsigned char)*q))
 		q++;
 	if (q == le)
@@ -1006,6 +1033,178 @@ static int build_event(struct ft_dec *d, struct ft_line *l, int64_t line,
 	return build_slab(d, l, line, ev);
 }
 
+/* ---- stacks ----------------------------------------------------------- */
+
+static struct ft_held *held(struct ft_dec *d, size_t k)
+{
+	return &d->pend.q[(d->pend.head + k) % FT_HOLD];
+}
+
+/* Hand on the held events from the first, while they are done. */
+static int pend_emit(struct ft_dec *d, const struct mdb_sink *sink, int all)
+{
+	struct ft_pend *pd = &d->pend;
+
+	while (pd->len && (all || held(d, 0)->done)) {
+		struct ft_held *h = held(d, 0);
+		int ret;
+
+		h->ev.nstack = h->broken ? 0 : h->n;
+		h->ev.stack = h->ev.nstack ? h->frames : NULL;
+		ret = sink->event(sink->ctx, &h->ev);
+		if (ret < 0)
+			return ret;
+		pd->head = (pd->head + 1) % FT_HOLD;
+		pd->len--;
+		pd->cur = pd->cur > 0 ? pd->cur - 1 : -1;
+	}
+	return 0;
+}
+
+/*
+ * A line that is not a stack line: the stack being read ends, and the
+ * held event of CPU @cpu (>= 0) gets no stack after this line.
+ */
+static void pend_line(struct ft_dec *d, int32_t cpu)
+{
+	struct ft_pend *pd = &d->pend;
+
+	if (pd->cur >= 0)
+		held(d, (size_t)pd->cur)->done = 1;
+	pd->cur = -1;
+	for (size_t k = 0; cpu >= 0 && k < pd->len; k++)
+		if (held(d, k)->ev.cpu == cpu)
+			held(d, k)->done = 1;
+}
+
+/* Hold @ev, the event of a line (after pend_line() for it). */
+static int pend_hold(struct ft_dec *d, const struct mdb_sink *sink,
+		     const struct mdb_event *ev)
+{
+	struct ft_pend *pd = &d->pend;
+	struct ft_held *h;
+	int ret;
+
+	if (pd->len == FT_HOLD) {
+		/* a stack is a few lines after its event, never this far */
+		held(d, 0)->done = 1;
+		ret = pend_emit(d, sink, 0);
+		if (ret < 0)
+			return ret;
+	}
+	h = held(d, pd->len++);
+	h->ev = *ev;
+	h->done = 0;
+	h->broken = 0;
+	h->n = 0;
+	return pend_emit(d, sink, 0);
+}
+
+/* ftrace's "<stack trace>" on CPU @cpu: the stack of its held event. */
+static void pend_stack_hdr(struct ft_dec *d, int32_t cpu)
+{
+	struct ft_pend *pd = &d->pend;
+
+	pend_line(d, -1);
+	for (size_t k = pd->len; k-- > 0;) {
+		struct ft_held *h = held(d, k);
+
+		if (h->ev.cpu == cpu) {
+			if (!h->done && !h->n)
+				pd->cur = (long)k;
+			return;
+		}
+	}
+}
+
+/* Another event's line: ftrace's "<stack trace>", or it ends stacks. */
+static int pend_other(struct ft_dec *d, const struct ft_line *l,
+		      const struct mdb_sink *sink)
+{
+	if (l->stack_hdr)
+		pend_stack_hdr(d, l->cpu);
+	else
+		pend_line(d, l->cpu);
+	return pend_emit(d, sink, 0);
+}
+
+/*
+ * ftrace " => func+0xoff/0xsize [mod]", " => func" (without the
+ * sym-offset option: the function's start) or " => 0xaddr": its address.
+ */
+static int ftrace_frame(struct ft_dec *d, const char *p, const char *le,
+			uint64_t *addr)
+{
+	const char *t = p, *plus, *slash, *mod = NULL;
+	uint64_t off, size;
+	size_t mlen = 0;
+
+	while (t < le && !is_space((unsigned char)*t))
+		t++;
+	if (has_0x(p, (size_t)(t - p)))
+		return parse_hex0x(p, (size_t)(t - p), addr);
+	plus = memchr(p, '+', (size_t)(t - p));
+	slash = plus ? memchr(plus, '/', (size_t)(t - plus)) : NULL;
+	off = size = 0; /* without sym-offset: the function's start */
+	if (!d->o->ksyms || (plus && !slash) ||
+	    (slash && (parse_hex0x(plus + 1, (size_t)(slash - plus - 1),
+				   &off) ||
+		       parse_hex0x(slash + 1, (size_t)(t - slash - 1),
+				   &size))))
+		return -1;
+	while (t < le && is_space((unsigned char)*t))
+		t++;
+	if (le - t > 2 && *t == '[' && le[-1] == ']') {
+		mod = t + 1;
+		mlen = (size_t)(le - t - 2);
+	}
+	if (kallsyms_addr_sized(d->o->ksyms, p, (size_t)((plus ? plus : t) - p),
+				mod, mlen, size, addr) < 0)
+		return -1;
+	*addr += off;
+	return 0;
+}
+
+/*
+ * A stack line after the held event: perf script's "<hex> sym (dso)"
+ * (kernel frames: the upper half of the address space) or ftrace's
+ * " => ..." after a "<stack trace>" line.
+ */
+static void pend_frame(struct ft_dec *d, const char *p, const char *le)
+{
+	struct ft_pend *pd = &d->pend;
+	struct ft_held *h;
+	const char *t;
+	uint64_t addr;
+	int ftrace;
+
+	while (p < le && is_space((unsigned char)*p))
+		p++;
+	ftrace = le - p >= 2 && p[0] == '=' && p[1] == '>';
+	/* perf script: the lines right after the event */
+	if (!ftrace && pd->cur < 0 && pd->len && !held(d, pd->len - 1)->done &&
+	    !held(d, pd->len - 1)->n)
+		pd->cur = (long)pd->len - 1;
+	if (pd->cur < 0)
+		return;
+	h = held(d, (size_t)pd->cur);
+	if (h->n == MDB_MAX_STACK)
+		return;
+	if (ftrace) {
+		for (p += 2; p < le && is_space((unsigned char)*p);)
+			p++;
+		if (ftrace_frame(d, p, le, &addr))
+			h->broken = 1;
+		else
+			h->frames[h->n++] = addr;
+		return;
+	}
+	for (t = p; t < le && !is_space((unsigned char)*t);)
+		t++;
+	if (!parse_hex(p, (size_t)(t - p), &addr) && addr >> 63)
+		h->frames[h->n++] = addr;
+}
+
 /* ---- messages --------------------------------------------------------- */
 
 static void describe_bad(const struct ft_dec *d, const struct ft_line *l,
@@ -1122,12 +1321,34 @@ static void ft_params_of(const void *buf, size_t len,
 	d->ptr_digits = s.ptr_digits;
 }
 
+/* A malformed line: counted and warned about, or with --strict an error. */
+static int bad_line(const struct ft_dec *d, const struct ft_line *l,
+		    int64_t line, struct mdb_decode_stats *st,
+		    struct mdb_error *e)
+{
+	char why[200];
+
+	describe_bad(d, l, why, sizeof(why));
+	st->malformed++;
+	if (d->o->strict) {
+		mdb_error_set(e, MDB_E_CORRUPT, d->o->name, -1, line, "%s",
+			      why);
+		mdb_error_msg(e, "malformed line");
+		mdb_error_hint(e, "without --strict, malformed lines are "
+				  "counted and skipped");
+		return -MDB_E_CORRUPT;
+	}
+	if (st->malformed <= FT_WARN_LINES)
+		warn(d, line, "%s", why);
+	return 0;
+}
+
 int ft_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 	      const struct mdb_sink *sink, struct mdb_decode_stats *st,
 	      struct mdb_error *e)
 {
 	const char *start = buf, *p = start, *end = start + len;
-	struct ft_dec d = { .o = o, .unresolved_line = -1 };
+	struct ft_dec d = { .o = o, .unresolved_line = -1, .pend.cur = -1 };
 	size_t done_next = o->done_step;
 	int32_t maxcpu = -1;
 	int hdr_cpus = 0, ret = 0;
@@ -1137,12 +1358,17 @@ int ft_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 	ft_params_of(buf, len, o, &d);
 	u64map_init(&d.sym_idx);
 	d.page_size = o->page_size ? o->page_size : FT_PAGE_SIZE;
+	d.pend.q = malloc(FT_HOLD * sizeof(*d.pend.q));
+	if (!d.pend.q)
+		return mdb_error_set(e, MDB_E_NOMEM, o->name, -1, -1, NULL);
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
 		struct ft_line l;
 		struct mdb_event ev;
 		enum ft_kind k;
+
+		const char *p0 = p;
 
 		line++;
 		if (le > p && le[-1] == '\r')
@@ -1157,9 +1383,12 @@ int ft_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 			k = FT_BAD;
 			l.bad = BAD_CUT_LINE;
 		}
+		if (k != FT_EVENT && k != FT_OTHER && k != FT_STACK)
+			pend_line(&d, -1);
 		switch (k) {
 		case FT_EVENT:
-			ret = sink->event(sink->ctx, &ev);
+			pend_line(&d, l.cpu);
+			ret = pend_hold(&d, sink, &ev);
 			if (ret < 0)
 				goto out;
 			if (!st->events++)
@@ -1171,8 +1400,13 @@ int ft_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 		case FT_OTHER:
 			if (l.cpu > maxcpu)
 				maxcpu = l.cpu;
-			/* fall through */
+			ret = pend_other(&d, &l, sink);
+			if (ret < 0)
+				goto out;
+			st->unknown++;
+			break;
 		case FT_STACK:
+			pend_frame(&d, p0, le);
 			st->unknown++;
 			break;
 		case FT_LOST:
@@ -1186,31 +1420,20 @@ int ft_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 		case FT_NONE:
 		case FT_BLANK:
 			break;
-		case FT_BAD: {
-			char why[200];
-
-			describe_bad(&d, &l, why, sizeof(why));
-			st->malformed++;
-			if (o->strict) {
-				mdb_error_set(e, MDB_E_CORRUPT, o->name, -1,
-					      line, "%s", why);
-				mdb_error_msg(e, "malformed line");
-				mdb_error_hint(e, "without --strict, malformed "
-						  "lines are counted and "
-						  "skipped");
-				ret = -MDB_E_CORRUPT;
+		case FT_BAD:
+			ret = bad_line(&d, &l, line, st, e);
+			if (ret < 0)
 				goto out;
-			}
-			if (st->malformed <= FT_WARN_LINES)
-				warn(&d, line, "%s", why);
 			break;
-		}
 		}
 		if (o->done && (size_t)(p - start) >= done_next) {
 			o->done(o->done_ctx, (size_t)(p - start));
 			done_next = (size_t)(p - start) + o->done_step;
 		}
 	}
+	ret = pend_emit(&d, sink, 1);
+	if (ret < 0)
+		goto out;
 	st->records = (uint64_t)line;
 	st->ncpus = maxcpu + 1 > hdr_cpus ? maxcpu + 1 : hdr_cpus;
 	if (d.unresolved)
@@ -1224,6 +1447,7 @@ int ft_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 		     "another kernel build?", d.size_mismatch);
 out:
 	syms_release(&d);
+	free(d.pend.q);
 	return ret;
 }
 
