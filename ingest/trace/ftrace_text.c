@@ -1321,16 +1321,23 @@ static void ft_params_of(const void *buf, size_t len,
 	d->ptr_digits = s.ptr_digits;
 }
 
-/* A malformed line: counted and warned about, or with --strict an error. */
-static int bad_line(const struct ft_dec *d, const struct ft_line *l,
+/*
+ * A malformed line: counted and warned about, or with --strict an error
+ * (the events held before it are handed on first, as read).
+ */
+static int bad_line(struct ft_dec *d, const struct ft_line *l,
 		    int64_t line, struct mdb_decode_stats *st,
-		    struct mdb_error *e)
+		    const struct mdb_sink *sink, struct mdb_error *e)
 {
 	char why[200];
 
 	describe_bad(d, l, why, sizeof(why));
 	st->malformed++;
 	if (d->o->strict) {
+		int ret = pend_emit(d, sink, 1);
+
+		if (ret < 0)
+			return ret;
 		mdb_error_set(e, MDB_E_CORRUPT, d->o->name, -1, line, "%s",
 			      why);
 		mdb_error_msg(e, "malformed line");
@@ -1421,7 +1428,7 @@ int ft_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 		case FT_BLANK:
 			break;
 		case FT_BAD:
-			ret = bad_line(&d, &l, line, st, e);
+			ret = bad_line(&d, &l, line, st, sink, e);
 			if (ret < 0)
 				goto out;
 			break;
