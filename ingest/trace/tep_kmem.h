@@ -40,9 +40,10 @@ void tep_kmem_release(struct tep_kmem *k);
 
 /*
  * Decode the tracepoint payload @data of @size bytes into @ev (kind,
- * type, call site, pointer, sizes, gfp, node, cache name; seq, ts and cpu
- * are the caller's).  Returns 1 for a kmem event, 0 for another event,
- * -1 when a field lies outside the record (malformed).
+ * type, call site, pointer, sizes, gfp, node, cache name, migratetype,
+ * pid from common_pid; a page free's size in bytes_alloc; seq, ts, cpu,
+ * comm and stack are the caller's).  Returns 1 for a kmem event, 0 for
+ * another event, -1 when a field lies outside the record (malformed).
  */
 int tep_kmem_event(const struct tep_kmem *k, const void *data, size_t size,
 		   struct mdb_event *ev);
