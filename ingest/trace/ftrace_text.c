@@ -1321,6 +1321,26 @@ static void ft_params_of(const void *buf, size_t len,
 	d->ptr_digits = s.ptr_digits;
 }
 
+/* Classify the line [p, le) (@cut: no newline ends it); build its event. */
+static enum ft_kind read_line(struct ft_dec *d, const char *p, const char *le,
+			      int cut, int64_t line, struct ft_line *l,
+			      struct mdb_event *ev)
+{
+	enum ft_kind k = ft_line(p, le, l);
+
+	if (k == FT_EVENT && build_event(d, l, line, ev))
+		k = FT_BAD;
+	if (cut && k != FT_BLANK && k != FT_HEADER && k != FT_BAD) {
+		/* its last field may be a prefix of what was printed:
+		 * never an event */
+		k = FT_BAD;
+		l->bad = BAD_CUT_LINE;
+	}
+	if (k != FT_EVENT && k != FT_OTHER && k != FT_STACK)
+		pend_line(d, -1);
+	return k;
+}
+
 /*
  * A malformed line: counted and warned about, or with --strict an error
  * (the events held before it are handed on first, as read).
@@ -1374,24 +1394,13 @@ int ft_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 		struct ft_line l;
 		struct mdb_event ev;
 		enum ft_kind k;
-
 		const char *p0 = p;
 
 		line++;
 		if (le > p && le[-1] == '\r')
 			le--;
-		k = ft_line(p, le, &l);
+		k = read_line(&d, p, le, !nl, line, &l, &ev);
 		p = nl ? nl + 1 : end;
-		if (k == FT_EVENT && build_event(&d, &l, line, &ev))
-			k = FT_BAD;
-		if (!nl && k != FT_BLANK && k != FT_HEADER && k != FT_BAD) {
-			/* its last field may be a prefix of what was
-			 * printed: never an event */
-			k = FT_BAD;
-			l.bad = BAD_CUT_LINE;
-		}
-		if (k != FT_EVENT && k != FT_OTHER && k != FT_STACK)
-			pend_line(&d, -1);
 		switch (k) {
 		case FT_EVENT:
 			pend_line(&d, l.cpu);
