@@ -310,8 +310,18 @@ static void test_migration(void **state)
 	assert_int_equal(r.status, 0);
 	run_free(&r);
 	ingest_ok(db, "'%s'", text);
+	/* back to schema 1: version 2's classes, version 3's tasks and
+	 * stacks (db/schema-3.sql) removed */
 	run(&r, "sqlite3 '%s' \"DELETE FROM free_class WHERE id = 4; "
 		"DELETE FROM anomaly_class WHERE id = 10; "
+		"DROP VIEW v_stacks; DROP TABLE stack; DROP TABLE stack_frame; "
+		"DROP TABLE migratetype; ALTER TABLE alloc DROP COLUMN pid; "
+		"ALTER TABLE alloc DROP COLUMN comm_id; "
+		"ALTER TABLE alloc DROP COLUMN migratetype; "
+		"ALTER TABLE alloc DROP COLUMN stack_id; "
+		"ALTER TABLE bad_free DROP COLUMN pid; "
+		"ALTER TABLE bad_free DROP COLUMN comm_id; "
+		"ALTER TABLE bad_free DROP COLUMN bytes; "
 		"PRAGMA user_version = 1\"", db);
 	assert_int_equal(r.status, 0);
 	run_free(&r);
@@ -325,7 +335,8 @@ static void test_migration(void **state)
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "\nduplicate_free_suspect,slab,0,5,"));
 	run_free(&r);
-	assert_int_equal(db_int(db, "PRAGMA user_version"), 2);
+	assert_int_equal(db_int(db, "PRAGMA user_version"), 3);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM stack"), 0);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM v_bad_frees WHERE "
 				    "class = 'duplicate_free_suspect'"), 5);
 	free(text);
