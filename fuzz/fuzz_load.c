@@ -103,7 +103,7 @@ static void make_event(const uint8_t *p, int64_t i, struct mdb_event *ev,
 					      "filp", "" };
 	int64_t req = p[4] | p[5] << 8;
 
-	memset(ev, 0, sizeof(*ev));
+	mdb_event_init(ev);
 	ev->seq = i;
 	ev->ts = p[0] & 64 ? MDB_NO_TS : 1000 * i;
 	ev->kind = p[0] & 1 ? MDB_EV_FREE : MDB_EV_ALLOC;

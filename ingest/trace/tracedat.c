@@ -892,7 +892,7 @@ static int tdat_emit(struct tdat *t, struct tep_record *rec,
 	if (rec->missed_events)
 		st->lost_events += rec->missed_events > 0 ?
 			(uint64_t)rec->missed_events : 1;
-	memset(&ev, 0, sizeof(ev));
+	mdb_event_init(&ev);
 	ret = tep_kmem_event(&t->km, rec->data,
 			     rec->size > 0 ? (size_t)rec->size : 0, &ev);
 	if (ret < 0) {
