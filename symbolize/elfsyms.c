@@ -12,6 +12,24 @@ struct raw {
 	unsigned weak, unders;
 };
 
+/*
+ * Is symbol @s (in section @sh, NULL for SHN_ABS) code?  Functions, and
+ * the labels of hand-written assembly: a STT_NOTYPE symbol in an
+ * executable section (SYM_CODE_START, SYM_INNER_LABEL), which kallsyms
+ * lists as text too.  Assembler-local and mapping symbols ($x, $d,
+ * .L...) are no names of code.
+ */
+static int is_code(const GElf_Sym *s, const GElf_Shdr *sh, const char *name)
+{
+	int type = GELF_ST_TYPE(s->st_info);
+
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return 1;
+	if (type != STT_NOTYPE || !sh || !(sh->sh_flags & SHF_EXECINSTR))
+		return 0;
+	return name[0] != '$' && strncmp(name, ".L", 2);
+}
+
 static int raw_cmp(const void *a, const void *b)
 {
 	const struct raw *x = a, *y = b;
@@ -63,6 +81,67 @@ static Elf_Scn *find_symtab(Elf *elf, GElf_Shdr *sh, Elf_Scn **xndx)
 	return best;
 }
 
+/*
+ * End of a symbol without a size at @r[i] (@next: index of the next
+ * higher address): the next symbol, the end of its section, or the end
+ * of a sized symbol enclosing it (@open_end, 0: none), whichever comes
+ * first; 0 when that leaves it empty.
+ */
+static uint64_t sizeless_end(const struct raw *r, size_t i, size_t next,
+			     size_t nraw, uint64_t open_end)
+{
+	uint64_t end = next < nraw ? r[next].addr : 0;
+
+	if (r[i].sec_end > r[i].addr && (!end || end > r[i].sec_end))
+		end = r[i].sec_end;
+	if (open_end > r[i].addr && (!end || end > open_end))
+		end = open_end;
+	return end > r[i].addr ? end : 0;
+}
+
+/*
+ * One entry per address of the sorted @raw: the preferred name, the
+ * largest size; a size-less one ends where sizeless_end() says.  The
+ * sized symbols still open at an address (assembly nests labels in
+ * functions) are a stack of ends.
+ */
+static int merge(struct elfsyms *t, const struct raw *raw, size_t nraw,
+		 const char *path, struct mdb_error *e)
+{
+	uint64_t *open = malloc(nraw * sizeof(*open));
+	size_t nopen = 0;
+
+	if (!open)
+		return mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
+	for (size_t i = 0, j; i < nraw; i = j) {
+		uint64_t size = raw[i].size;
+
+		for (j = i + 1; j < nraw && raw[j].addr == raw[i].addr; j++)
+			if (raw[j].size > size)
+				size = raw[j].size;
+		while (nopen && open[nopen - 1] <= raw[i].addr)
+			nopen--;
+		if (!size) {
+			uint64_t end = sizeless_end(raw, i, j, nraw,
+						    nopen ? open[nopen - 1] : 0);
+
+			if (!end)
+				continue;
+			size = end - raw[i].addr;
+		} else {
+			uint64_t end = raw[i].addr + size;
+
+			open[nopen++] = end < raw[i].addr ? UINT64_MAX : end;
+		}
+		t->syms[t->n].addr = raw[i].addr;
+		t->syms[t->n].size = size;
+		t->syms[t->n].name = raw[i].name;
+		t->n++;
+	}
+	free(open);
+	return 0;
+}
+
 int elfsyms_build(struct elfsyms *t, Elf *elf, const char *path,
 		  const uint64_t *place, size_t nplace, struct mdb_error *e)
 {
@@ -105,7 +184,6 @@ int elfsyms_build(struct elfsyms *t, Elf *elf, const char *path,
 		size_t shndx;
 		const char *name;
 		uint64_t addr, sec_end = 0;
-		int type;
 
 		if (!gelf_getsymshndx(data, xdata, (int)i, &s, &xndx))
 			continue;
@@ -113,7 +191,6 @@ int elfsyms_build(struct elfsyms *t, Elf *elf, const char *path,
 		if (!name || !*name)
 			continue;
 		shndx = s.st_shndx == SHN_XINDEX ? xndx : s.st_shndx;
-		type = GELF_ST_TYPE(s.st_info);
 		if (!rel && s.st_shndx != SHN_UNDEF) {
 			if (!t->have_stext && !strcmp(name, "_stext")) {
 				t->stext = s.st_value;
@@ -123,31 +200,30 @@ int elfsyms_build(struct elfsyms *t, Elf *elf, const char *path,
 				t->have_text = 1;
 			}
 		}
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
-			continue;
 		if (s.st_shndx == SHN_UNDEF || s.st_shndx == SHN_COMMON)
 			continue;
 		if (s.st_shndx == SHN_ABS) {
-			if (rel)
+			if (rel || !is_code(&s, NULL, name))
 				continue;
 			addr = s.st_value;
-		} else if (rel) {
-			GElf_Shdr sh;
-
-			if (!place || shndx >= nplace ||
-			    place[shndx] == UINT64_MAX)
-				continue;
-			addr = place[shndx] + s.st_value;
-			if (gelf_getshdr(elf_getscn(elf, shndx), &sh))
-				sec_end = place[shndx] + sh.sh_size;
 		} else {
 			GElf_Shdr sh;
 
-			addr = s.st_value;
-			if (shndx < shnum &&
-			    gelf_getshdr(elf_getscn(elf, shndx), &sh) &&
-			    (sh.sh_flags & SHF_ALLOC))
-				sec_end = sh.sh_addr + sh.sh_size;
+			if (shndx >= shnum ||
+			    !gelf_getshdr(elf_getscn(elf, shndx), &sh) ||
+			    !is_code(&s, &sh, name))
+				continue;
+			if (rel) {
+				if (!place || shndx >= nplace ||
+				    place[shndx] == UINT64_MAX)
+					continue;
+				addr = place[shndx] + s.st_value;
+				sec_end = place[shndx] + sh.sh_size;
+			} else {
+				addr = s.st_value;
+				if (sh.sh_flags & SHF_ALLOC)
+					sec_end = sh.sh_addr + sh.sh_size;
+			}
 		}
 		raw[nraw].addr = addr;
 		raw[nraw].size = s.st_size;
@@ -175,28 +251,9 @@ int elfsyms_build(struct elfsyms *t, Elf *elf, const char *path,
 		ret = mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
 		goto out;
 	}
-	/* one entry per address: the preferred name, the largest size */
-	for (size_t i = 0, j; i < nraw; i = j) {
-		uint64_t size = raw[i].size, sec_end = raw[i].sec_end;
-
-		for (j = i + 1; j < nraw && raw[j].addr == raw[i].addr; j++)
-			if (raw[j].size > size)
-				size = raw[j].size;
-		if (!size) {
-			/* to the next function, within the section */
-			uint64_t end = j < nraw ? raw[j].addr : sec_end;
-
-			if (sec_end > raw[i].addr && (!end || end > sec_end))
-				end = sec_end;
-			if (!end || end <= raw[i].addr)
-				continue;
-			size = end - raw[i].addr;
-		}
-		t->syms[t->n].addr = raw[i].addr;
-		t->syms[t->n].size = size;
-		t->syms[t->n].name = raw[i].name;
-		t->n++;
-	}
+	ret = merge(t, raw, nraw, path, e);
+	if (ret < 0)
+		goto out;
 	for (size_t i = 0; i < t->n; i++) {
 		uint64_t end = t->syms[i].addr + t->syms[i].size;
 

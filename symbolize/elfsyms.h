@@ -5,11 +5,16 @@
  * address is a binary search (elfutils 0.188's dwfl_module_addrinfo
  * scans the whole symbol table on every call).
  *
- * Only STT_FUNC (and STT_GNU_IFUNC) symbols are functions.  A function
- * covers [addr, addr + st_size): an address past its end is in no
- * function, never "the nearest one".  A function without a size (hand
- * written assembly lacking .size) extends to the next function or the
- * end of its section, as in kallsyms.
+ * Functions are STT_FUNC (and STT_GNU_IFUNC) symbols, and the labels of
+ * hand-written assembly: STT_NOTYPE symbols in an executable section
+ * (the kernel's SYM_CODE_START and SYM_INNER_LABEL: asm_exc_nmi_noist,
+ * srso_return_thunk, identity_mapped), which kallsyms lists as text as
+ * well.  A function covers [addr, addr + st_size): an address past its
+ * end is in no function, never "the nearest one".  A function without a
+ * size extends to the next function, the end of its section, or the end
+ * of a sized function holding it, whichever comes first.  A label inside
+ * a sized function names the code after it, as the kernel's %pS does
+ * (eu-addr2line names the enclosing one there).
  *
  * Aliases (several names at one address) are resolved as the kernel's
  * scripts/kallsyms orders them, so a vmlinux and a kallsyms snapshot of

@@ -155,33 +155,114 @@ struct fsym {
 	char name[128];
 };
 
-/* FUNC symbols of @file from readelf -Ws. */
+/* Executable sections of @file from readelf -SW: index, address, size. */
+struct xsec {
+	int idx;
+	uint64_t addr, size;
+};
+
+static struct xsec *exec_sections(const char *file, size_t *n)
+{
+	struct xsec *v = calloc(64, sizeof(*v));
+	struct run r;
+
+	*n = 0;
+	assert_non_null(v);
+	run(&r, "readelf -SW '%s' | sed 's/\\[ */[/' | awk '$8 ~ /X/ { "
+		"gsub(/[][]/, \"\", $1); print $1, $4, $6 }'", file);
+	assert_int_equal(r.status, 0);
+	for (char *p = r.out; *p && *n < 64;) {
+		unsigned long long a, sz;
+		int idx;
+
+		if (sscanf(p, "%d %llx %llx", &idx, &a, &sz) == 3) {
+			v[*n].idx = idx;
+			v[*n].addr = a;
+			v[*n].size = sz;
+			(*n)++;
+		}
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	run_free(&r);
+	assert_true(*n >= 1);
+	return v;
+}
+
+/*
+ * A code symbol without a size (assembly) covers up to the next code
+ * symbol of its section, or the section's end, and no further than the
+ * end of a sized symbol holding it: computed here by plain scans.
+ */
+static void sizeless_extents(struct fsym *v, size_t n, const struct xsec *x,
+			     size_t nx)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t end = 0;
+
+		if (v[i].size)
+			continue;
+		for (size_t k = 0; k < nx; k++)
+			if (x[k].idx == v[i].shndx)
+				end = (v[i].addr >= x[k].addr ? x[k].addr : 0) +
+				      x[k].size;
+		for (size_t k = 0; k < n; k++) {
+			uint64_t kend = v[k].addr + v[k].size;
+
+			if (v[k].shndx != v[i].shndx)
+				continue;
+			if (v[k].addr > v[i].addr && v[k].addr < end)
+				end = v[k].addr;
+			if (v[k].size && v[k].addr <= v[i].addr &&
+			    kend > v[i].addr && kend < end)
+				end = kend;
+		}
+		if (end > v[i].addr)
+			v[i].size = end - v[i].addr;
+	}
+}
+
+/*
+ * Code symbols of @file from readelf -Ws: FUNC, and NOTYPE in an
+ * executable section (assembly labels), sizes as sizeless_extents().
+ */
 static struct fsym *func_syms(const char *file, size_t *n, size_t min)
 {
 	struct run r;
 	struct fsym *v = NULL;
-	size_t cap = 0;
+	size_t cap = 0, nx;
+	struct xsec *x = exec_sections(file, &nx);
 
 	*n = 0;
-	run(&r, "readelf -Ws '%s' | awk '$4 == \"FUNC\" && $7 != \"UND\" "
-		"{ print $2, $3, $5, $7, $8 }'", file);
+	run(&r, "readelf -Ws '%s' | awk '($4 == \"FUNC\" || $4 == \"NOTYPE\") "
+		"&& $7 != \"UND\" && $8 != \"\" { print $2, $3, $4, $5, $7, "
+		"$8 }'", file);
 	assert_int_equal(r.status, 0);
 	for (char *p = r.out; *p;) {
-		char *nl = strchr(p, '\n'), bind[16], ndx[16];
+		char *nl = strchr(p, '\n'), type[16], bind[16], ndx[16];
 		struct fsym s;
 		unsigned long long a, sz;
+		int code = 0;
 
 		memset(&s, 0, sizeof(s));
 		if (nl)
 			*nl = '\0';
-		if (sscanf(p, "%llx %llu %15s %15s %127s", &a, &sz, bind, ndx,
-			   s.name) == 5) {
+		if (sscanf(p, "%llx %llu %15s %15s %15s %127s", &a, &sz, type,
+			   bind, ndx, s.name) == 6) {
 			s.addr = a;
 			s.size = sz;
 			s.weak = !strcmp(bind, "WEAK");
 			s.unders = (int)strspn(s.name, "_");
 			s.shndx = atoi(ndx);
 			s.idx = (int)*n;
+			for (size_t k = 0; k < nx; k++)
+				code |= x[k].idx == s.shndx;
+			if (!strcmp(type, "FUNC"))
+				code = 1;
+		}
+		if (code) {
 			if (*n == cap) {
 				cap = cap ? cap * 2 : 64;
 				v = realloc(v, cap * sizeof(*v));
@@ -192,6 +273,8 @@ static struct fsym *func_syms(const char *file, size_t *n, size_t min)
 		p = nl ? nl + 1 : p + strlen(p);
 	}
 	run_free(&r);
+	sizeless_extents(v, *n, x, nx);
+	free(x);
 	assert_true(*n >= min);
 	return v;
 }
@@ -648,6 +731,36 @@ static void shifted(uint64_t shift, uint64_t *out)
 		out[i] = vaddrs[i] + shift;
 }
 
+/* A kallsyms of the test vmlinux moved by @shift (all symbols, nm-like). */
+static void write_kallsyms(const char *path, uint64_t shift)
+{
+	FILE *f = fopen(path, "w");
+	struct run r;
+
+	assert_non_null(f);
+	run(&r, "readelf -Ws '%s' | awk '$8 != \"\" && $7 != \"UND\" && "
+		"$7 != \"ABS\" && $2 ~ /^ffff/ { print $2, $7, $8 }' | sort",
+	    vmlinux);
+	assert_int_equal(r.status, 0);
+	for (char *p = r.out; *p;) {
+		char name[128];
+		unsigned long long a;
+		int ndx;
+
+		/* section 1 is .text */
+		if (sscanf(p, "%llx %d %127s", &a, &ndx, name) == 3)
+			fprintf(f, "%016llx %c %s\n",
+				(unsigned long long)(a + shift),
+				ndx == 1 ? 'T' : 'D', name);
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	run_free(&r);
+	assert_int_equal(fclose(f), 0);
+}
+
 /* Acceptance 1: every instruction of the test vmlinux. */
 static void test_vmlinux(void **state)
 {
@@ -689,34 +802,145 @@ static void test_vmlinux(void **state)
 	free(db);
 }
 
-/* A kallsyms of the test vmlinux moved by @shift (all symbols, nm-like). */
-static void write_kallsyms(const char *path, uint64_t shift)
+/* The code symbol @name of the test vmlinux, NULL when none. */
+static const struct fsym *vsym(const char *name)
 {
-	FILE *f = fopen(path, "w");
+	for (size_t i = 0; i < nvsyms; i++)
+		if (!strcmp(vsyms[i].name, name))
+			return &vsyms[i];
+	return NULL;
+}
+
+static uint64_t vsym_addr(const char *name)
+{
+	const struct fsym *f = vsym(name);
+
+	if (!f)
+		fail_msg("no symbol %s", name);
+	return f->addr;
+}
+
+/* Is the symbol @name (up to @end) at the address of @other? */
+static int alias_of(const char *name, const char *end, const char *other)
+{
+	char n[128];
+	const struct fsym *f;
+
+	snprintf(n, sizeof(n), "%.*s", (int)(end - name), name);
+	f = vsym(n);
+	if (!other)
+		return f != NULL;
+	return f && f->addr == vsym_addr(other);
+}
+
+/*
+ * Issue 11: assembly labels without a size (asm_exc_nmi_noist,
+ * srso_return_thunk, the local identity_mapped) name their code up to
+ * the next symbol, as eu-addr2line -S names it; an inner label in a
+ * sized symbol names the code after it, as the kernel's kallsyms does
+ * (where eu-addr2line says the enclosing symbol); a kallsyms file of the
+ * same kernel names every address of that code alike.
+ */
+static void test_asm_labels(void **state)
+{
+	char *db = fresh_db(tmp, "asm.db"), *cap = path_in(tmp, "cap-asm");
+	char *in = path_in(tmp, "asm.in"), *ks = path_in(tmp, "kallsyms-asm");
+	char *dbk = fresh_db(tmp, "asm-ks.db"), *save;
+	uint64_t lo = vsym_addr("asm_exc_nmi_noist");
+	uint64_t inner = vsym_addr("entry_after_hwframe");
+	uint64_t hwend = inner, hwlo = vsym_addr("entry_code");
+	int named = 0, inner_n = 0, local_n = 0, eu_sizeless = 0;
+	size_t k = 0;
 	struct run r;
+	FILE *f;
 
+	(void)state;
+	for (size_t i = 0; i < nvsyms; i++)
+		if (!strcmp(vsyms[i].name, "entry_code"))
+			hwend = vsyms[i].addr + vsyms[i].size;
+	write_capture(cap, vaddrs, nvaddrs);
+	memdb_ok(db, "ingest -q '%s'", cap);
+	memdb_ok(db, "symbolize --vmlinux '%s'", vmlinux);
+	f = fopen(in, "w");
 	assert_non_null(f);
-	run(&r, "readelf -Ws '%s' | awk '$8 != \"\" && $7 != \"UND\" && "
-		"$7 != \"ABS\" && $2 ~ /^ffff/ { print $2, $7, $8 }' | sort",
-	    vmlinux);
+	for (size_t i = 0; i < nvaddrs; i++)
+		fprintf(f, "0x%llx\n", (unsigned long long)vaddrs[i]);
+	fclose(f);
+	run(&r, "eu-addr2line -S -e '%s' < '%s' | paste - - | "
+		"awk '{ print $1 }'", vmlinux, in);
 	assert_int_equal(r.status, 0);
-	for (char *p = r.out; *p;) {
-		char name[128];
-		unsigned long long a;
-		int ndx;
+	for (char *p = strtok_r(r.out, "\n", &save); p;
+	     p = strtok_r(NULL, "\n", &save), k++) {
+		char eu[160], *plus = strchr(p, '+');
+		struct got g;
+		uint64_t a = vaddrs[k];
 
-		/* section 1 is .text */
-		if (sscanf(p, "%llx %d %127s", &a, &ndx, name) == 3)
-			fprintf(f, "%016llx %c %s\n",
-				(unsigned long long)(a + shift),
-				ndx == 1 ? 'T' : 'D', name);
-		p = strchr(p, '\n');
-		if (!p)
-			break;
-		p++;
+		assert_true(k < nvaddrs);
+		if (!strcmp(p, "??"))
+			eu[0] = '\0';
+		else if (!vsym(p) && !(plus && alias_of(p, plus, NULL)))
+			continue; /* a data symbol (past .text) */
+		else
+			snprintf(eu, sizeof(eu), "%.*s+0x%llx",
+				 plus ? (int)(plus - p) : (int)strlen(p), p,
+				 plus ? strtoull(plus + 1, NULL, 16) : 0ULL);
+		got_of(db, 1, a, &g);
+		eu_sizeless += !strncmp(eu, "asm_exc_nmi_noist+", 18) ||
+			       !strncmp(eu, "srso_return_thunk+", 18);
+		if (a >= inner && a < hwend) {
+			/* eu-addr2line: the enclosing sized symbol */
+			assert_true(!strncmp(eu, "entry_code+", 11));
+			assert_string_equal(g.func, "entry_after_hwframe");
+			assert_int_equal(g.off, a - inner);
+			inner_n++;
+		} else {
+			char mine[160] = "";
+
+			if (g.func[0])
+				snprintf(mine, sizeof(mine), "%s+0x%llx",
+					 g.func, (unsigned long long)g.off);
+			/* of aliases, eu-addr2line may name another */
+			if (strcmp(mine, eu) && (!plus || !g.func[0] ||
+			    strtoull(plus + 1, NULL, 16) != g.off ||
+			    !alias_of(p, plus, g.func)))
+				fail_msg("0x%llx: eu-addr2line %s, memdb %s",
+					 (unsigned long long)a, eu, mine);
+		}
+		if (a >= lo && g.func[0]) {
+			assert_int_equal(g.quality, 3);
+			named++;
+			local_n += !strcmp(g.func, "identity_mapped");
+		}
 	}
+	assert_int_equal(k, nvaddrs);
 	run_free(&r);
-	assert_int_equal(fclose(f), 0);
+	assert_true(named >= 15 && inner_n >= 3 && local_n >= 3);
+	assert_true(hwlo < inner);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM symbol WHERE func "
+				    "IN ('asm_exc_nmi_noist', "
+				    "'srso_return_thunk')"), eu_sizeless);
+	/* kallsyms of the same kernel: the same names in that code */
+	write_kallsyms(ks, 0);
+	memdb_ok(dbk, "ingest -q '%s'", cap);
+	memdb_ok(dbk, "symbolize --kallsyms '%s'", ks);
+	for (size_t i = 0; i < nvaddrs; i++) {
+		struct got g, gk;
+
+		if (vaddrs[i] < lo)
+			continue;
+		got_of(db, 1, vaddrs[i], &g);
+		got_of(dbk, 1, vaddrs[i], &gk);
+		if (!g.func[0])
+			continue;
+		assert_string_equal(gk.func, g.func);
+		assert_int_equal(gk.off, g.off);
+		assert_int_equal(gk.quality, 1);
+	}
+	free(dbk);
+	free(ks);
+	free(in);
+	free(cap);
+	free(db);
 }
 
 /* Acceptance 2: KASLR given, and derived from kallsyms (kept or given). */
@@ -1205,6 +1429,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vmlinux),
+		cmocka_unit_test(test_asm_labels),
 		cmocka_unit_test(test_kaslr),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_module),
