@@ -9,8 +9,24 @@ struct raw {
 	uint64_t addr, size, sec_end; /* sec_end 0: unknown */
 	const char *name;
 	size_t idx;
-	unsigned weak, unders;
+	unsigned weak, lds, unders;
 };
+
+/*
+ * A name the linker script may provide (__start_X, __stop_X, __end_X,
+ * __X_start, __X_end): scripts/kallsyms puts it after the other names
+ * of its address.
+ */
+static unsigned linker_script_name(const char *s)
+{
+	size_t len = strlen(s);
+
+	if (len < 8 || s[0] != '_' || s[1] != '_')
+		return 0;
+	return !strncmp(s + 2, "start_", 6) || !strncmp(s + 2, "stop_", 5) ||
+	       !strncmp(s + 2, "end_", 4) ||
+	       !strcmp(s + len - 6, "_start") || !strcmp(s + len - 4, "_end");
+}
 
 /*
  * Is symbol @s (in section @sh, NULL for SHN_ABS) code?  Functions, and
@@ -38,6 +54,8 @@ static int raw_cmp(const void *a, const void *b)
 		return x->addr < y->addr ? -1 : 1;
 	if (x->weak != y->weak)
 		return x->weak < y->weak ? -1 : 1;
+	if (x->lds != y->lds)
+		return x->lds < y->lds ? -1 : 1;
 	if (x->unders != y->unders)
 		return x->unders < y->unders ? -1 : 1;
 	return (x->idx > y->idx) - (x->idx < y->idx);
@@ -231,6 +249,7 @@ int elfsyms_build(struct elfsyms *t, Elf *elf, const char *path,
 		raw[nraw].name = name;
 		raw[nraw].idx = i;
 		raw[nraw].weak = GELF_ST_BIND(s.st_info) == STB_WEAK;
+		raw[nraw].lds = linker_script_name(name);
 		raw[nraw].unders = (unsigned)strspn(name, "_");
 		nraw++;
 	}

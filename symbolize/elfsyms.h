@@ -18,7 +18,8 @@
  *
  * Aliases (several names at one address) are resolved as the kernel's
  * scripts/kallsyms orders them, so a vmlinux and a kallsyms snapshot of
- * it name call sites alike: a non-weak name before a weak one, then fewer
+ * it name call sites alike: a non-weak name before a weak one, then one
+ * a linker script does not provide (__start_X, __X_end ...), then fewer
  * leading underscores, then symbol table order.
  */
 #ifndef MDB_ELFSYMS_H

@@ -151,7 +151,7 @@ static uint64_t *insns(const char *file, const char *section, size_t *n)
 
 struct fsym {
 	uint64_t addr, size;
-	int weak, unders, idx, shndx;
+	int weak, lds, unders, idx, shndx;
 	char name[128];
 };
 
@@ -255,6 +255,8 @@ static struct fsym *func_syms(const char *file, size_t *n, size_t min)
 			s.size = sz;
 			s.weak = !strcmp(bind, "WEAK");
 			s.unders = (int)strspn(s.name, "_");
+			s.lds = !strcmp(s.name, "__sched_text_start") ||
+				!strcmp(s.name, "__sched_text_end");
 			s.shndx = atoi(ndx);
 			s.idx = (int)*n;
 			for (size_t k = 0; k < nx; k++)
@@ -282,7 +284,8 @@ static struct fsym *func_syms(const char *file, size_t *n, size_t min)
 /*
  * The function holding @a by a plain scan: the innermost (highest start)
  * symbol whose [addr, addr + size) holds it; of aliases the non-weak,
- * then fewer leading underscores, then symbol table order.
+ * then not a linker-script marker (the two of entry.S), then fewer
+ * leading underscores, then symbol table order.
  */
 static const struct fsym *scan_syms(const struct fsym *s, size_t n,
 				    uint64_t a, uint64_t base, int shndx)
@@ -299,7 +302,8 @@ static const struct fsym *scan_syms(const struct fsym *s, size_t n,
 		if (!best || start > base + best->addr ||
 		    (start == base + best->addr &&
 		     (s[i].weak < best->weak ||
-		      (s[i].weak == best->weak &&
+		      (s[i].weak == best->weak && s[i].lds < best->lds) ||
+		      (s[i].weak == best->weak && s[i].lds == best->lds &&
 		       s[i].unders < best->unders))))
 			best = &s[i];
 	}
@@ -738,8 +742,11 @@ static void write_kallsyms(const char *path, uint64_t shift)
 	struct run r;
 
 	assert_non_null(f);
+	/* linker-script markers after the other names of their address,
+	 * as scripts/kallsyms orders them */
 	run(&r, "readelf -Ws '%s' | awk '$8 != \"\" && $7 != \"UND\" && "
-		"$7 != \"ABS\" && $2 ~ /^ffff/ { print $2, $7, $8 }' | sort",
+		"$7 != \"ABS\" && $2 ~ /^ffff/ { print $2, "
+		"($8 ~ /^__sched_text_(start|end)$/), $7, $8 }' | sort",
 	    vmlinux);
 	assert_int_equal(r.status, 0);
 	for (char *p = r.out; *p;) {
@@ -748,7 +755,7 @@ static void write_kallsyms(const char *path, uint64_t shift)
 		int ndx;
 
 		/* section 1 is .text */
-		if (sscanf(p, "%llx %d %127s", &a, &ndx, name) == 3)
+		if (sscanf(p, "%llx %*d %d %127s", &a, &ndx, name) == 3)
 			fprintf(f, "%016llx %c %s\n",
 				(unsigned long long)(a + shift),
 				ndx == 1 ? 'T' : 'D', name);

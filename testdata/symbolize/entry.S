@@ -5,8 +5,10 @@
  * asm_exc_nmi_noist or srso_return_thunk are in a vmlinux), a local one
  * (identity_mapped), a STT_NOTYPE symbol with a size (SYM_CODE_START ...
  * SYM_CODE_END) holding an inner label (SYM_INNER_LABEL, like
- * entry_SYSCALL_64_after_hwframe), and a sized function followed by
- * padding.  Built without -g: no line information.
+ * entry_SYSCALL_64_after_hwframe), a sized function followed by
+ * padding, and a function between linker-script-like markers
+ * (__sched_text_start, __schedule, __sched_text_end).  Built without
+ * -g: no line information.
  */
 	.text
 	.p2align 4
@@ -46,6 +48,19 @@ sized_thunk:
 	.size sized_thunk, . - sized_thunk
 	int3
 	int3
+
+	.p2align 4
+	.globl __sched_text_start
+__sched_text_start:
+	.globl __schedule
+	.type __schedule, @function
+__schedule:
+	nop
+	call ext_create
+	ret
+	.size __schedule, . - __schedule
+	.globl __sched_text_end
+__sched_text_end:
 
 	.p2align 4
 identity_mapped:
