@@ -3,13 +3,13 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/file.h"
 #include "dwarf.h"
 
 #define MAX_DEPTH 256 /* scopes nested deeper than this are cut */
@@ -70,12 +70,12 @@ static int check_magic(const char *path, struct mdb_error *e)
 		{ "BZh", 3 },                      /* bzip2 */
 	};
 	unsigned char b[0x210];
+	struct stat st;
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = mdb_open_regular(path, &st, e);
 
 	if (fd < 0)
-		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
-				     strerror(errno));
+		return fd;
 	n = read(fd, b, sizeof(b));
 	close(fd);
 	if (n < 0)

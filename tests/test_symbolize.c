@@ -1388,6 +1388,68 @@ static void test_bad_inputs(void **state)
 }
 
 /*
+ * Issue 11: a FIFO given for a file (no writer: open(2) would wait
+ * forever) is refused at once, naming it; one among the .ko files is
+ * passed over.  Each run is bounded by timeout(1): a hang fails.
+ */
+static void test_fifo(void **state)
+{
+	static const char *const opts[] = {
+		"--vmlinux", "--kallsyms", "--proc-modules", "--sections",
+	};
+	char *db = fresh_db(tmp, "fifo.db"), *cap = path_in(tmp, "cap-f");
+	char *fifo = path_in(tmp, "fifo"), *ks = path_in(tmp, "kallsyms-f");
+	char *mods = path_in(tmp, "mods-f"), *pm = path_in(tmp, "pm-f");
+	char *before, *after;
+	struct run r;
+	FILE *f;
+
+	(void)state;
+	write_capture(cap, vaddrs, nvaddrs);
+	memdb_ok(db, "ingest -q '%s'", cap);
+	write_kallsyms(ks, 0);
+	sh("rm -f '%s' && mkfifo '%s' && rm -rf '%s' && mkdir -p '%s' && "
+	   "mkfifo '%s/test_mod.ko'", fifo, fifo, mods, mods, mods);
+	before = db_counts(db);
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		run(&r, "timeout 20 '%s' symbolize -d '%s' --kallsyms '%s' "
+			"%s '%s'", env("MEMDB"), db, ks, opts[i], fifo);
+		if (r.status != 1 || !strstr(r.err, fifo) ||
+		    !strstr(r.err, "a FIFO (named pipe), not a regular file"))
+			fail_msg("%s FIFO: status %d (124: it hung)\n%s",
+				 opts[i], r.status, r.err);
+		run_free(&r);
+		after = db_counts(db);
+		assert_string_equal(before, after);
+		free(after);
+	}
+	/* a directory is no file either */
+	run(&r, "timeout 20 '%s' symbolize -d '%s' --vmlinux '%s'",
+	    env("MEMDB"), db, mods);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "a directory, not a regular file"));
+	run_free(&r);
+	/* a FIFO named like the module's .ko is no module file */
+	f = fopen(pm, "w");
+	assert_non_null(f);
+	fprintf(f, "test_mod 16384 0 - Live 0x%llx\n",
+		(unsigned long long)MOD_TEXT);
+	assert_int_equal(fclose(f), 0);
+	run(&r, "timeout 20 '%s' symbolize -d '%s' --kallsyms '%s' "
+		"--vmlinux '%s' --modules '%s' --proc-modules '%s'",
+	    env("MEMDB"), db, ks, vmlinux, mods, pm);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	free(before);
+	free(pm);
+	free(mods);
+	free(ks);
+	free(fifo);
+	free(cap);
+	free(db);
+}
+
+/*
  * The real 6.18 capture and the kallsyms of its boot: every call site
  * but the page events' 0 resolves, and each slab event's symbol is the
  * one the kernel printed itself (%pS) for the same event in the ftrace
@@ -1441,6 +1503,7 @@ int main(void)
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_module),
 		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_fifo),
 		cmocka_unit_test(test_real_capture),
 	};
 
