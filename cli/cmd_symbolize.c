@@ -152,6 +152,10 @@ static void summary(const struct mdb_sym_result *r)
 		printf(", of which %s the address 0 (no caller recorded)",
 		       cli_num(a, sizeof(a), r->zero_sites));
 	printf("\n");
+	if (r->damaged)
+		printf("  damaged DWARF: %s call sites without file:line, "
+		       "counted with the ELF symbol table's\n",
+		       cli_num(a, sizeof(a), r->damaged));
 	switch (r->kaslr_from) {
 	case MDB_KASLR_GIVEN:
 		printf("  KASLR offset 0x%" PRIx64 " (given)\n", r->kaslr);

@@ -19,6 +19,7 @@ struct dw_top {
 	uint64_t lo, hi;
 	Dwarf_Off off;
 	uint32_t order; /* position among the unit's children */
+	int entry;      /* lo is a function's DW_AT_low_pc */
 };
 
 struct dw_cu {
@@ -26,7 +27,13 @@ struct dw_cu {
 	uint64_t *max_hi;    /* max_hi[i]: highest hi of tops[0..i] */
 	size_t n;
 	int use_getscopes;   /* imports partial units: ask libdw */
+	int damaged;         /* failed a check: no answers from it */
 };
+
+/* A line number past this is no source line: a damaged line program. */
+#define MAX_LINE (1u << 24)
+/* Lines from a function's declaration to its first line row, at most. */
+#define MAX_SIGNATURE 64
 
 /* Separate debuginfo is not searched: the file given is the one used. */
 static int no_debuginfo(Dwfl_Module *mod, void **userdata,
@@ -101,6 +108,73 @@ static int check_magic(const char *path, struct mdb_error *e)
 	return -MDB_E_FORMAT;
 }
 
+/* Record damage (what the first one was, for the warning). */
+static void damage_note(struct dw_image *im, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void damage_note(struct dw_image *im, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	im->ndamaged++;
+	if (im->damage)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	im->damage = malloc((size_t)n + 1);
+	if (!im->damage)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(im->damage, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+}
+
+/* Every unit header readable, else all lookups are suspect. */
+static void check_units(struct dw_image *im)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	int ret;
+
+	while ((ret = dwarf_next_unit(im->dw, off, &next, &hsize, NULL, NULL,
+				      NULL, NULL, NULL, NULL)) == 0 &&
+	       next > off)
+		off = next;
+	if (ret < 0) {
+		im->broken = 1;
+		damage_note(im, ".debug_info: unit header at offset 0x%llx: "
+			    "%s", (unsigned long long)off, dwarf_errmsg(-1));
+	}
+}
+
+/* The span of the allocated sections of an executable or shared file. */
+static void alloc_span(struct dw_image *im)
+{
+	Elf_Scn *scn = NULL;
+
+	im->span_lo = 0;
+	im->span_hi = UINT64_MAX;
+	if (im->e_type == ET_REL)
+		return;
+	im->span_lo = UINT64_MAX;
+	im->span_hi = 0;
+	while ((scn = elf_nextscn(im->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    !sh.sh_addr || !sh.sh_size)
+			continue;
+		if (sh.sh_addr < im->span_lo)
+			im->span_lo = sh.sh_addr;
+		if (sh.sh_addr + sh.sh_size > im->span_hi)
+			im->span_hi = sh.sh_addr + sh.sh_size;
+	}
+}
+
 int dw_open(struct dw_image *im, const char *path, struct mdb_error *e)
 {
 	const char *base = strrchr(path, '/');
@@ -141,6 +215,9 @@ int dw_open(struct dw_image *im, const char *path, struct mdb_error *e)
 			snprintf(im->nodwarf, sizeof(im->nodwarf),
 				 "no compile units");
 			im->dw = NULL;
+		} else {
+			alloc_span(im);
+			check_units(im);
 		}
 	}
 	return 0;
@@ -164,6 +241,7 @@ void dw_close(struct dw_image *im)
 	}
 	free(im->cus);
 	u64map_release(&im->cu_map);
+	free(im->damage);
 	free(im->buf);
 	free(im->path);
 	memset(im, 0, sizeof(*im));
@@ -198,7 +276,7 @@ static int top_cmp(const void *a, const void *b)
 }
 
 static int cu_add(struct dw_cu *c, size_t *cap, uint64_t lo, uint64_t hi,
-		  Dwarf_Off off, uint32_t order)
+		  Dwarf_Off off, uint32_t order, int entry)
 {
 	if (c->n == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 64;
@@ -213,24 +291,73 @@ static int cu_add(struct dw_cu *c, size_t *cap, uint64_t lo, uint64_t hi,
 	c->tops[c->n].hi = hi;
 	c->tops[c->n].off = off;
 	c->tops[c->n].order = order;
+	c->tops[c->n].entry = entry;
 	c->n++;
 	return 0;
 }
 
-/* Index the top-level DIEs of @cudie that have address ranges. */
+/* The unit @cudie is damaged: say which and what (@fmt). */
+static void cu_damaged(struct dw_image *im, struct dw_cu *c, Dwarf_Die *cudie,
+		       const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void cu_damaged(struct dw_image *im, struct dw_cu *c, Dwarf_Die *cudie,
+		       const char *fmt, ...)
+{
+	const char *name = dwarf_diename(cudie);
+	char *what = NULL;
+	va_list ap;
+	int n;
+
+	c->damaged = 1;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (what = malloc((size_t)n + 1))) {
+		va_start(ap, fmt);
+		vsnprintf(what, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	damage_note(im, "unit '%s' at .debug_info offset 0x%llx: %s",
+		    name ? name : "?", (unsigned long long)dwarf_dieoffset(cudie),
+		    what ? what : "damaged");
+	free(what);
+}
+
+/* One top-level DIE's ranges into @c; -1 on ENOMEM, 1 when libdw fails. */
+static int cu_add_die(struct dw_cu *c, size_t *cap, Dwarf_Die *die,
+		      uint32_t order)
+{
+	Dwarf_Addr base, lo, hi, entry = 0;
+	ptrdiff_t off = 0;
+	int has_entry;
+
+	has_entry = dwarf_tag(die) == DW_TAG_subprogram &&
+		    dwarf_hasattr(die, DW_AT_low_pc) &&
+		    dwarf_lowpc(die, &entry) == 0;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
+		if (hi > lo && cu_add(c, cap, lo, hi, dwarf_dieoffset(die),
+				      order, has_entry && lo == entry) < 0)
+			return -1;
+	return off < 0 ? 1 : 0;
+}
+
+/*
+ * Index the top-level DIEs of @cudie that have address ranges: 0, -1 on
+ * ENOMEM, 1 when libdw cannot read them (the unit is damaged).
+ */
 static int cu_build(struct dw_cu *c, Dwarf_Die *cudie)
 {
 	Dwarf_Die child;
 	uint32_t order = 0;
 	size_t cap = 0;
+	int ret;
 
 	memset(c, 0, sizeof(*c));
-	if (dwarf_child(cudie, &child) != 0)
-		return 0;
+	ret = dwarf_child(cudie, &child);
+	if (ret)
+		return ret < 0 ? 1 : 0;
 	do {
-		Dwarf_Addr base, lo, hi;
-		ptrdiff_t off = 0;
-
 		order++;
 		if (dwarf_tag(&child) == DW_TAG_imported_unit) {
 			c->use_getscopes = 1;
@@ -239,12 +366,12 @@ static int cu_build(struct dw_cu *c, Dwarf_Die *cudie)
 		if (!dwarf_hasattr(&child, DW_AT_low_pc) &&
 		    !dwarf_hasattr(&child, DW_AT_ranges))
 			continue;
-		while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0)
-			if (hi > lo && cu_add(c, &cap, lo, hi,
-					      dwarf_dieoffset(&child),
-					      order) < 0)
-				return -1;
-	} while (dwarf_siblingof(&child, &child) == 0);
+		ret = cu_add_die(c, &cap, &child, order);
+		if (ret)
+			return ret;
+	} while ((ret = dwarf_siblingof(&child, &child)) == 0);
+	if (ret < 0)
+		return 1;
 	if (!c->n)
 		return 0;
 	qsort(c->tops, c->n, sizeof(*c->tops), top_cmp);
@@ -257,10 +384,236 @@ static int cu_build(struct dw_cu *c, Dwarf_Die *cudie)
 	return 0;
 }
 
+/* ---- the unit's sanity checks --------------------------------------- */
+
+struct dw_ranges {
+	struct dw_top *v;    /* lo, hi; by lo */
+	uint64_t *max_hi;    /* max_hi[i]: highest hi of v[0..i] */
+	size_t n;
+};
+
+/* The unit's address ranges: 0, -1 on ENOMEM, 1 when libdw fails. */
+static int ranges_get(struct dw_ranges *r, Dwarf_Die *cudie)
+{
+	struct dw_cu tmp;
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	size_t cap = 0;
+
+	memset(&tmp, 0, sizeof(tmp));
+	memset(r, 0, sizeof(*r));
+	while ((off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0)
+		if (hi >= lo && cu_add(&tmp, &cap, lo, hi, 0, 0, 0) < 0) {
+			free(tmp.tops);
+			return -1;
+		}
+	r->v = tmp.tops;
+	r->n = tmp.n;
+	if (off < 0)
+		return 1;
+	if (!r->n)
+		return 0;
+	qsort(r->v, r->n, sizeof(*r->v), top_cmp);
+	r->max_hi = malloc(r->n * sizeof(*r->max_hi));
+	if (!r->max_hi)
+		return -1;
+	for (size_t i = 0; i < r->n; i++)
+		r->max_hi[i] = i && r->max_hi[i - 1] > r->v[i].hi ?
+			       r->max_hi[i - 1] : r->v[i].hi;
+	return 0;
+}
+
+/* Does a range hold @a ([lo, hi), or [lo, hi] for a sequence's @end)? */
+static int ranges_hold(const struct dw_ranges *r, uint64_t a, int end)
+{
+	size_t lo = 0, hi = r->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->v[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0 && (r->max_hi[lo] > a || (end && r->max_hi[lo] == a)))
+		if (r->v[lo].hi > a || (end && r->v[lo].hi == a))
+			return 1;
+	return 0;
+}
+
+/* A line row: address, line, file. */
+struct dw_row {
+	uint64_t addr;
+	int line;
+	const char *file;
+};
+
+/*
+ * The line rows of @lines in the image's sections: each in the unit's
+ * ranges, with a file and a plausible line.  They (not the ends of
+ * sequences) go to @rows, in libdw's order (by address, first emitted
+ * first).  0, -1 on ENOMEM, 1 when damaged.
+ */
+static int lines_check(struct dw_image *im, struct dw_cu *c, Dwarf_Die *cudie,
+		       Dwarf_Lines *lines, size_t nl,
+		       const struct dw_ranges *r, struct dw_row *rows,
+		       size_t *ns)
+{
+	*ns = 0;
+	for (size_t i = 0; i < nl; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		bool end;
+		int line;
+
+		if (!l || dwarf_lineaddr(l, &a) ||
+		    dwarf_lineendsequence(l, &end) || dwarf_lineno(l, &line)) {
+			cu_damaged(im, c, cudie, ".debug_line: row %zu: %s", i,
+				   dwarf_errmsg(-1));
+			return 1;
+		}
+		if (a < im->span_lo || a > im->span_hi)
+			continue; /* discarded code */
+		/* [lo, hi]: a row may stand at a sequence's very end */
+		if (!ranges_hold(r, a, 1)) {
+			cu_damaged(im, c, cudie, ".debug_line: row at 0x%llx "
+				   "outside the unit's address ranges",
+				   (unsigned long long)a);
+			return 1;
+		}
+		if (end)
+			continue;
+		rows[*ns].file = dwarf_linesrc(l, NULL, NULL);
+		if (!rows[*ns].file || line < 0 || (unsigned)line > MAX_LINE) {
+			cu_damaged(im, c, cudie, ".debug_line: row at 0x%llx: "
+				   "%s", (unsigned long long)a,
+				   line < 0 || (unsigned)line > MAX_LINE ?
+				   "no plausible line" : "no such file");
+			return 1;
+		}
+		if (*ns && a < rows[*ns - 1].addr) {
+			cu_damaged(im, c, cudie, ".debug_line: rows out of "
+				   "order at 0x%llx", (unsigned long long)a);
+			return 1;
+		}
+		rows[*ns].addr = a;
+		rows[(*ns)++].line = line;
+	}
+	return 0;
+}
+
+/* The first row at @a, NULL when none. */
+static const struct dw_row *row_at(const struct dw_row *rows, size_t n,
+				   uint64_t a)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rows[mid].addr < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && rows[lo].addr == a ? &rows[lo] : NULL;
+}
+
+/*
+ * Does the row at a function's entry fit its declaration: its file, and
+ * a line from the declaration's to a little past it (the opening brace
+ * after a signature of several lines)?  Line 0 is no line: no check.
+ */
+static int entry_fits(Dwarf_Die *fn, const struct dw_row *row)
+{
+	const char *file;
+	int decl;
+
+	if (!row->line || dwarf_decl_line(fn, &decl) != 0)
+		return 1;
+	file = dwarf_decl_file(fn);
+	if (file && strcmp(file, row->file))
+		return 0;
+	return row->line >= decl && row->line - decl <= MAX_SIGNATURE;
+}
+
+/*
+ * Each function of @c starting in the unit's ranges starts at a row of
+ * its declaration's file and line (entry_fits).
+ */
+static int entries_check(struct dw_image *im, struct dw_cu *c,
+			 Dwarf_Die *cudie, const struct dw_ranges *r,
+			 const struct dw_row *rows, size_t ns)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		uint64_t a = c->tops[i].lo;
+		const struct dw_row *row;
+		Dwarf_Die fn;
+
+		if (!c->tops[i].entry || a < im->span_lo ||
+		    a >= im->span_hi || !ranges_hold(r, a, 0))
+			continue;
+		row = row_at(rows, ns, a);
+		if (!row) {
+			cu_damaged(im, c, cudie, ".debug_line: the function at "
+				   "0x%llx starts at no line row",
+				   (unsigned long long)a);
+			return 1;
+		}
+		if (dwarf_offdie(im->dw, c->tops[i].off, &fn) &&
+		    !entry_fits(&fn, row)) {
+			cu_damaged(im, c, cudie, ".debug_line: the function at "
+				   "0x%llx starts at %s:%d, not at its "
+				   "declaration", (unsigned long long)a,
+				   row->file, row->line);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Check unit @c (built): 0 (c->damaged says), -1 on ENOMEM. */
+static int cu_check(struct dw_image *im, struct dw_cu *c, Dwarf_Die *cudie)
+{
+	struct dw_ranges r;
+	Dwarf_Lines *lines;
+	struct dw_row *rows = NULL;
+	size_t nl = 0, ns = 0;
+	int ret;
+
+	if (dwarf_getsrclines(cudie, &lines, &nl) != 0) {
+		if (dwarf_hasattr(cudie, DW_AT_stmt_list))
+			cu_damaged(im, c, cudie, ".debug_line: %s",
+				   dwarf_errmsg(-1));
+		return 0;
+	}
+	ret = ranges_get(&r, cudie);
+	if (ret > 0)
+		cu_damaged(im, c, cudie, "address ranges: %s",
+			   dwarf_errmsg(-1));
+	if (ret || !r.n || !nl)
+		goto out;
+	rows = malloc(nl * sizeof(*rows));
+	if (!rows) {
+		ret = -1;
+		goto out;
+	}
+	ret = lines_check(im, c, cudie, lines, nl, &r, rows, &ns);
+	if (!ret)
+		ret = entries_check(im, c, cudie, &r, rows, ns);
+out:
+	free(rows);
+	free(r.v);
+	free(r.max_hi);
+	return ret < 0 ? -1 : 0;
+}
+
 static struct dw_cu *cu_get(struct dw_image *im, Dwarf_Die *cudie)
 {
 	uint64_t key = dwarf_dieoffset(cudie) + 1; /* key 0 is fine too */
 	uint64_t *v = u64map_get(&im->cu_map, key);
+	int ret;
 
 	if (v)
 		return &im->cus[*v - 1];
@@ -273,7 +626,13 @@ static struct dw_cu *cu_get(struct dw_image *im, Dwarf_Die *cudie)
 		im->cus = nc;
 		im->cu_cap = ncap;
 	}
-	if (cu_build(&im->cus[im->ncus], cudie) < 0) {
+	ret = cu_build(&im->cus[im->ncus], cudie);
+	if (ret > 0)
+		cu_damaged(im, &im->cus[im->ncus], cudie, ".debug_info: %s",
+			   dwarf_errmsg(-1));
+	else if (ret == 0)
+		ret = cu_check(im, &im->cus[im->ncus], cudie);
+	if (ret < 0) {
 		free(im->cus[im->ncus].tops);
 		free(im->cus[im->ncus].max_hi);
 		return NULL;
@@ -329,20 +688,26 @@ static int may_have_scopes(int tag)
 	return 0;
 }
 
+/* A DIE of @c's subtree that libdw cannot read: the unit is damaged. */
+static int walk_damaged(struct dw_image *im, struct dw_cu *c,
+			Dwarf_Die *cudie)
+{
+	cu_damaged(im, c, cudie, ".debug_info: %s", dwarf_errmsg(-1));
+	return -2;
+}
+
 /*
  * The scopes holding @pc, innermost first, without the unit: what
  * dwarf_getscopes_die() of dwarf_getscopes()'s innermost scope gives.
+ * -2 when libdw fails on a DIE of the unit (c->damaged set then).
  */
-static int scope_chain(struct dw_image *im, Dwarf_Die *cudie, uint64_t pc,
-		       Dwarf_Die *chain, int max)
+static int scope_chain(struct dw_image *im, struct dw_cu *c, Dwarf_Die *cudie,
+		       uint64_t pc, Dwarf_Die *chain, int max)
 {
-	struct dw_cu *c = cu_get(im, cudie);
 	Dwarf_Die path[MAX_DEPTH];
 	Dwarf_Off off;
 	int n = 0;
 
-	if (!c)
-		return -1;
 	if (c->use_getscopes) {
 		Dwarf_Die *scopes = NULL, inner;
 		int ns = dwarf_getscopes(cudie, pc, &scopes);
@@ -369,18 +734,23 @@ static int scope_chain(struct dw_image *im, Dwarf_Die *cudie, uint64_t pc,
 	n = 1;
 	while (n < MAX_DEPTH) {
 		Dwarf_Die child;
-		int found = 0;
+		int found = 0, ret;
 
 		if (!may_have_scopes(dwarf_tag(&path[n - 1])) ||
-		    !dwarf_haschildren(&path[n - 1]) ||
-		    dwarf_child(&path[n - 1], &child) != 0)
+		    !dwarf_haschildren(&path[n - 1]))
 			break;
+		ret = dwarf_child(&path[n - 1], &child);
+		if (ret)
+			return ret < 0 ? walk_damaged(im, c, cudie) : n;
 		do {
-			if (dwarf_haspc(&child, pc) == 1) {
-				found = 1;
+			found = dwarf_haspc(&child, pc);
+			if (found < 0)
+				return walk_damaged(im, c, cudie);
+			if (found)
 				break;
-			}
-		} while (dwarf_siblingof(&child, &child) == 0);
+		} while ((ret = dwarf_siblingof(&child, &child)) == 0);
+		if (!found && ret < 0)
+			return walk_damaged(im, c, cudie);
 		if (!found)
 			break;
 		path[n++] = child;
@@ -506,14 +876,30 @@ int dw_lookup(struct dw_image *im, uint64_t a, struct dw_loc *loc)
 {
 	Dwarf_Die chain[MAX_DEPTH], *cudie;
 	Dwarf_Addr cbias;
+	struct dw_cu *c;
 	Dwfl_Line *l;
 	const char *src = NULL;
 	int line = 0, col = 0, n;
 
 	loc->file = loc->inlines = NULL;
 	loc->line = -1;
+	loc->damaged = 0;
 	if (!im->dw)
 		return 0;
+	if (im->broken) {
+		loc->damaged = 1;
+		return 0;
+	}
+	cudie = dwfl_module_addrdie(im->mod, a, &cbias);
+	if (!cudie)
+		return 0;
+	c = cu_get(im, cudie);
+	if (!c)
+		return -MDB_E_NOMEM;
+	if (c->damaged) {
+		loc->damaged = 1;
+		return 0;
+	}
 	l = dwfl_module_getsrc(im->mod, a);
 	if (l)
 		src = dwfl_lineinfo(l, NULL, &line, &col, NULL, NULL);
@@ -523,10 +909,13 @@ int dw_lookup(struct dw_image *im, uint64_t a, struct dw_loc *loc)
 			return -MDB_E_NOMEM;
 		loc->line = line;
 	}
-	cudie = dwfl_module_addrdie(im->mod, a, &cbias);
-	if (!cudie)
+	n = scope_chain(im, c, cudie, a - cbias, chain, MAX_DEPTH);
+	if (n == -2) {
+		dw_loc_release(loc);
+		loc->line = -1;
+		loc->damaged = 1;
 		return 0;
-	n = scope_chain(im, cudie, a - cbias, chain, MAX_DEPTH);
+	}
 	if (n < 0 || format_chain(im, cudie, chain, n, src, line) < 0) {
 		dw_loc_release(loc);
 		return -MDB_E_NOMEM;

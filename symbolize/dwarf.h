@@ -42,6 +42,13 @@ struct dw_image {
 	size_t ncus, cu_cap;
 	char *buf;           /* inline chain being built */
 	size_t len, cap;
+	/* address span of the allocated sections (not for ET_REL): line
+	 * rows outside it are discarded code (linker tombstones) */
+	uint64_t span_lo, span_hi;
+	/* damage found: the units whose lookups are not to be trusted */
+	int broken;          /* the unit headers cannot be read: all */
+	size_t ndamaged;     /* units found damaged so far */
+	char *damage;        /* what the first one was, for the warning */
 };
 
 /* What dw_lookup() found; strings are malloc'ed (NULL when unknown). */
@@ -50,6 +57,7 @@ struct dw_loc {
 	int64_t line;      /* -1 when no line */
 	char *inlines;     /* "f (file:line) <- caller (file:line) ...", or
 			    * NULL when the address is in no inlined code */
+	int damaged;       /* the address's unit is damaged: no answer */
 };
 
 /*
@@ -64,7 +72,18 @@ void dw_close(struct dw_image *im);
 /* libdwfl address of section @shndx of a relocatable file; -1 if none. */
 int dw_section_addr(const struct dw_image *im, size_t shndx, uint64_t *addr);
 
-/* Source of the instruction at libdwfl address @a (0, or -MDB_E_NOMEM). */
+/*
+ * Source of the instruction at libdwfl address @a (0, or -MDB_E_NOMEM).
+ *
+ * Damaged DWARF gives no answer rather than a wrong one: the first
+ * lookup in a compile unit checks it (libdw reads its line table, DIEs
+ * and address ranges without error; every line row in the image's
+ * sections lies in the unit's ranges, with a valid file and a plausible
+ * line; every function the unit describes starts at a line row), and an
+ * address in a unit that fails, or in any unit when the unit headers
+ * cannot be read, comes back with loc->damaged set and nothing else.
+ * im->ndamaged and im->damage say what was found.
+ */
 int dw_lookup(struct dw_image *im, uint64_t a, struct dw_loc *loc);
 
 void dw_loc_release(struct dw_loc *loc);

@@ -31,6 +31,7 @@ struct image {
 	int ok;
 	int quality;         /* Q_DWARF or Q_ELF */
 	const char *module;  /* NULL for the vmlinux */
+	size_t damaged;      /* call sites in its damaged DWARF */
 };
 
 /* A placed section of a module: [lo, hi) at run time. */
@@ -674,10 +675,27 @@ static const struct mrange *mr_find(const struct ctx *c, uint64_t addr)
 
 /* ---- resolving -------------------------------------------------------- */
 
+/*
+ * @loc of @im for row @r: file, line and inlines; an address in damaged
+ * DWARF keeps only what the symbol table says, at its quality, so that
+ * a good file upgrades the row later.
+ */
+static void take_loc(struct image *im, struct dw_loc *loc, struct row *r)
+{
+	r->file = loc->file;
+	r->line = loc->line;
+	r->inlines = loc->inlines;
+	if (!loc->damaged)
+		return;
+	r->quality = Q_ELF;
+	r->resolver = "elf";
+	im->damaged++;
+}
+
 static int from_image(struct ctx *c, struct image *im, const struct elfsym *s,
 		      uint64_t a, uint64_t dwaddr, int have_dw, struct row *r)
 {
-	struct dw_loc loc = { NULL, -1, NULL };
+	struct dw_loc loc = { NULL, -1, NULL, 0 };
 	int ret;
 
 	r->func = s->name;
@@ -692,9 +710,7 @@ static int from_image(struct ctx *c, struct image *im, const struct elfsym *s,
 		if (ret < 0)
 			return nomem(c);
 	}
-	r->file = loc.file;
-	r->line = loc.line;
-	r->inlines = loc.inlines;
+	take_loc(im, &loc, r);
 	return 1;
 }
 
@@ -706,7 +722,7 @@ static int from_image(struct ctx *c, struct image *im, const struct elfsym *s,
 static int no_function(struct ctx *c, struct image *im,
 		       const struct mrange *m, uint64_t a, struct row *r)
 {
-	struct dw_loc loc = { NULL, -1, NULL };
+	struct dw_loc loc = { NULL, -1, NULL, 0 };
 	uint64_t dwaddr = a - 1 + im->dw.bias;
 	int have = 1;
 
@@ -727,9 +743,7 @@ static int no_function(struct ctx *c, struct image *im,
 	if (im->quality == Q_DWARF && have &&
 	    dw_lookup(&im->dw, dwaddr, &loc) < 0)
 		return nomem(c);
-	r->file = loc.file;
-	r->line = loc.line;
-	r->inlines = loc.inlines;
+	take_loc(im, &loc, r);
 	return 2;
 }
 
@@ -805,6 +819,23 @@ static void rows_free(struct ctx *c)
 	c->nrows = 0;
 }
 
+/* Say what damage @im's DWARF has and what it cost. */
+static void warn_damaged(struct ctx *c, const struct image *im)
+{
+	if (!im->ok || (!im->dw.ndamaged && !im->dw.broken))
+		return;
+	c->r->damaged += im->damaged;
+	warn(c, "'%s' has damaged DWARF: %s%s%zu compile unit%s not used "
+		"(%s); %zu call site%s there keep only the symbol table's "
+		"function and offset, without file:line (quality 2; a good "
+		"file upgrades them)", im->dw.path,
+	     im->dw.broken ? "the unit headers cannot be read, " : "",
+	     im->dw.broken ? "so all units; " : "", im->dw.ndamaged,
+	     im->dw.ndamaged == 1 ? "" : "s",
+	     im->dw.damage ? im->dw.damage : "?", im->damaged,
+	     im->damaged == 1 ? "" : "s");
+}
+
 static int resolve_all(struct ctx *c)
 {
 	size_t outside = 0, nonzero = 0;
@@ -836,6 +867,9 @@ static int resolve_all(struct ctx *c)
 		c->nrows++;
 	}
 	c->r->looked_at = c->ncand;
+	warn_damaged(c, &c->vml);
+	for (size_t i = 0; c->kimg && i < c->mods.n; i++)
+		warn_damaged(c, &c->kimg[i]);
 	if (nonzero >= 4 && outside * 2 > nonzero)
 		warn(c, "%zu of %zu call sites are outside '%s' and the "
 			"modules placed%s", outside, nonzero, c->o->vmlinux,

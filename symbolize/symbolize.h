@@ -5,7 +5,9 @@
  * module in the symbol table, which every report joins (v_sites).
  *
  * Resolvers, best first: DWARF of a vmlinux or .ko (quality 3), its ELF
- * symbol table alone (2), a kallsyms or System.map file (1).  A run looks
+ * symbol table alone (2), a kallsyms or System.map file (1).  An address
+ * in damaged DWARF (dwarf.h) gets the symbol table's row (2) and a
+ * warning naming the file and the damage.  A run looks
  * at the addresses without a row or with a row worse than the best it
  * could give, and writes a row only when it is better than the one
  * present: a second run with the same inputs writes nothing, a better one
@@ -54,6 +56,8 @@ struct mdb_sym_result {
 	uint64_t written;     /* rows added or upgraded */
 	uint64_t by_quality[4]; /* rows of the source after the run */
 	uint64_t unknown;     /* addresses still '??' */
+	uint64_t damaged;     /* looked at in damaged DWARF: kept at the
+			       * symbol table's quality, without file:line */
 	uint64_t kaslr;
 	enum mdb_kaslr_from kaslr_from;
 	const char *anchor;   /* symbol the offset was derived from */
