@@ -1388,6 +1388,136 @@ static void test_bad_inputs(void **state)
 }
 
 /*
+ * A copy of the test vmlinux at @out with its first .debug_line unit
+ * damaged: @what 'v' sets its version to 0x77 (libdw refuses the unit),
+ * 'f' overwrites 40 bytes of its line program with 0xff (rows run past
+ * the unit's code).  The unit header is read here (DWARF 4 or 5, 32-bit).
+ */
+static void damaged_copy(const char *out, char what)
+{
+	struct run r;
+	unsigned long long off = 0;
+	size_t len;
+	unsigned char *b;
+	FILE *f;
+
+	/* "[ N] NAME TYPE ADDRESS OFFSET ...": the offset */
+	run(&r, "readelf -SW '%s' | awk '{ for (i = 1; i < NF; i++) "
+		"if ($i == \".debug_line\") print $(i + 3) }'", vmlinux);
+	assert_int_equal(r.status, 0);
+	off = strtoull(r.out, NULL, 16);
+	run_free(&r);
+	b = (unsigned char *)slurp(vmlinux, &len);
+	assert_non_null(b);
+	assert_true(off > 0 && off + 64 < len);
+	if (what == 'v') {
+		b[off + 4] = 0x77;
+		b[off + 5] = 0;
+	} else {
+		unsigned ver = b[off + 4] | b[off + 5] << 8;
+		size_t hl_at = off + 6 + (ver >= 5 ? 2 : 0);
+		size_t prog = hl_at + 4 + (b[hl_at] | b[hl_at + 1] << 8);
+
+		assert_true(ver >= 2 && ver <= 5 && prog + 140 < len);
+		memset(b + prog + 40, 0xff, 40);
+	}
+	f = fopen(out, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+	free(b);
+}
+
+/*
+ * Rows of a run on damaged DWARF: function and offset as expected
+ * everywhere; with DWARF (quality 3) file, line and inlines as
+ * eu-addr2line says for the intact file, else (quality 2) none.
+ * Returns how many rows are of quality 2.
+ */
+static int check_damaged(const char *db)
+{
+	int q2 = 0;
+
+	for (size_t i = 0; i < nvaddrs; i++) {
+		const struct expect *x = &vexp[i];
+		struct got g;
+
+		got_of(db, 1, x->addr, &g);
+		if (strcmp(g.func, x->func) || (x->func[0] && g.off != x->off))
+			fail_msg("0x%llx: expected %s+0x%llx, got %s+0x%llx",
+				 (unsigned long long)x->addr, x->func,
+				 (unsigned long long)x->off, g.func,
+				 (unsigned long long)g.off);
+		if (!g.found || g.quality == 3) {
+			if (g.found)
+				check_one(x, &g);
+			continue;
+		}
+		assert_int_equal(g.quality, 2);
+		assert_string_equal(g.resolver, "elf");
+		assert_string_equal(g.file, "");
+		assert_string_equal(g.inlines, "");
+		q2++;
+	}
+	return q2;
+}
+
+/*
+ * Issue 11: a vmlinux whose .debug_line is damaged is no longer trusted
+ * silently: a warning names the file and the damage, the addresses of
+ * the damaged unit keep only the symbol table's answer (quality 2), no
+ * row of quality 3 differs from the intact file's, and the intact file
+ * later upgrades every row.
+ */
+static void test_damaged_dwarf(void **state)
+{
+	static const char kinds[] = { 'v', 'f' };
+	char *cap = path_in(tmp, "cap-dmg");
+
+	(void)state;
+	write_capture(cap, vaddrs, nvaddrs);
+	for (size_t k = 0; k < sizeof(kinds); k++) {
+		char name[32], *bad, *db;
+		struct run r;
+		int q2, inl, unk;
+
+		snprintf(name, sizeof(name), "vmlinux-dmg-%c", kinds[k]);
+		bad = path_in(tmp, name);
+		snprintf(name, sizeof(name), "dmg-%c.db", kinds[k]);
+		db = fresh_db(tmp, name);
+		damaged_copy(bad, kinds[k]);
+		memdb_ok(db, "ingest -q '%s'", cap);
+		run_memdb(&r, db, "symbolize --vmlinux '%s'", bad);
+		assert_int_equal(r.status, 0);
+		if (!strstr(r.err, "has damaged DWARF") ||
+		    !strstr(r.err, bad) || !strstr(r.err, ".debug_line") ||
+		    !strstr(r.out, "damaged DWARF: "))
+			fail_msg("no damage reported for %s:\n%s%s", bad,
+				 r.out, r.err);
+		print_message("%c: %s", kinds[k], r.err);
+		run_free(&r);
+		q2 = check_damaged(db);
+		assert_true(q2 >= 20);
+		assert_int_equal(db_int(db, "SELECT count(*) FROM symbol WHERE "
+					    "quality = 2"), q2);
+		/* the same damaged file again changes nothing */
+		run_memdb(&r, db, "symbolize --vmlinux '%s'", bad);
+		assert_int_equal(r.status, 0);
+		assert_non_null(strstr(r.out, " 0 rows written"));
+		run_free(&r);
+		/* the intact file upgrades every row */
+		memdb_ok(db, "symbolize --vmlinux '%s'", vmlinux);
+		check_all(db, 1, 0, 1, &inl, &unk);
+		assert_int_equal(db_int(db, "SELECT count(*) FROM symbol WHERE "
+					    "quality < 3 AND func IS NOT NULL"),
+				 0);
+		free(db);
+		free(bad);
+	}
+	free(cap);
+}
+
+/*
  * Issue 11: a FIFO given for a file (no writer: open(2) would wait
  * forever) is refused at once, naming it; one among the .ko files is
  * passed over.  Each run is bounded by timeout(1): a hang fails.
@@ -1503,6 +1633,7 @@ int main(void)
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_module),
 		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_damaged_dwarf),
 		cmocka_unit_test(test_fifo),
 		cmocka_unit_test(test_real_capture),
 	};
