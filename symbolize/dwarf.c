@@ -34,6 +34,8 @@ struct dw_cu {
 #define MAX_LINE (1u << 24)
 /* Lines from a function's declaration to its first line row, at most. */
 #define MAX_SIGNATURE 64
+/* Bytes from a function's start to its first line row, less than this. */
+#define MAX_ENTRY_PAD 16
 
 /* Separate debuginfo is not searched: the file given is the one used. */
 static int no_debuginfo(Dwfl_Module *mod, void **userdata,
@@ -503,7 +505,7 @@ static int lines_check(struct dw_image *im, struct dw_cu *c, Dwarf_Die *cudie,
 	return 0;
 }
 
-/* The first row at @a, NULL when none. */
+/* The first row in [@a, @a + MAX_ENTRY_PAD), NULL when none. */
 static const struct dw_row *row_at(const struct dw_row *rows, size_t n,
 				   uint64_t a)
 {
@@ -517,7 +519,14 @@ static const struct dw_row *row_at(const struct dw_row *rows, size_t n,
 		else
 			hi = mid;
 	}
-	return lo < n && rows[lo].addr == a ? &rows[lo] : NULL;
+	return lo < n && rows[lo].addr - a < MAX_ENTRY_PAD ? &rows[lo] : NULL;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
 }
 
 /*
@@ -533,14 +542,15 @@ static int entry_fits(Dwarf_Die *fn, const struct dw_row *row)
 	if (!row->line || dwarf_decl_line(fn, &decl) != 0)
 		return 1;
 	file = dwarf_decl_file(fn);
-	if (file && strcmp(file, row->file))
+	if (file && strcmp(base_name(file), base_name(row->file)))
 		return 0;
 	return row->line >= decl && row->line - decl <= MAX_SIGNATURE;
 }
 
 /*
  * Each function of @c starting in the unit's ranges starts at a row of
- * its declaration's file and line (entry_fits).
+ * its declaration's file and line (entry_fits), or a few bytes after
+ * (patchable function entries put no-ops before the first row).
  */
 static int entries_check(struct dw_image *im, struct dw_cu *c,
 			 Dwarf_Die *cudie, const struct dw_ranges *r,
@@ -557,7 +567,7 @@ static int entries_check(struct dw_image *im, struct dw_cu *c,
 		row = row_at(rows, ns, a);
 		if (!row) {
 			cu_damaged(im, c, cudie, ".debug_line: the function at "
-				   "0x%llx starts at no line row",
+				   "0x%llx has no line row at its start",
 				   (unsigned long long)a);
 			return 1;
 		}
@@ -627,10 +637,12 @@ static struct dw_cu *cu_get(struct dw_image *im, Dwarf_Die *cudie)
 		im->cu_cap = ncap;
 	}
 	ret = cu_build(&im->cus[im->ncus], cudie);
-	if (ret > 0)
+	if (ret > 0) {
 		cu_damaged(im, &im->cus[im->ncus], cudie, ".debug_info: %s",
 			   dwarf_errmsg(-1));
-	else if (ret == 0)
+		im->cus[im->ncus].n = 0; /* no index: never used */
+		ret = 0;
+	} else if (ret == 0)
 		ret = cu_check(im, &im->cus[im->ncus], cudie);
 	if (ret < 0) {
 		free(im->cus[im->ncus].tops);
