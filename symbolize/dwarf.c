@@ -752,8 +752,10 @@ static int scope_chain(struct dw_image *im, struct dw_cu *c, Dwarf_Die *cudie,
 		    !dwarf_haschildren(&path[n - 1]))
 			break;
 		ret = dwarf_child(&path[n - 1], &child);
+		if (ret < 0)
+			return walk_damaged(im, c, cudie);
 		if (ret)
-			return ret < 0 ? walk_damaged(im, c, cudie) : n;
+			break;
 		do {
 			found = dwarf_haspc(&child, pc);
 			if (found < 0)

@@ -29,6 +29,10 @@ pack_dir() {
 	done
 }
 
+# the elf harness's seeds: the symbolize test inputs, built here
+if [ -z "$only" ] || [ "$only" = elf ]; then
+	sh testdata/symbolize/build.sh $out/gen-seeds/elf || exit 1
+fi
 names=
 for src in fuzz/fuzz_*.c; do
 	name=$(basename "$src" .c)
