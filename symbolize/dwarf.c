@@ -345,10 +345,28 @@ static int cu_add_die(struct dw_cu *c, size_t *cap, Dwarf_Die *die,
 }
 
 /*
- * Index the top-level DIEs of @cudie that have address ranges: 0, -1 on
- * ENOMEM, 1 when libdw cannot read them (the unit is damaged).
+ * Does DW_TAG_imported_unit @die import another unit, as it must?  (A
+ * malformed one makes libdw's dwarf_getscopes leak.)
  */
-static int cu_build(struct dw_cu *c, Dwarf_Die *cudie)
+static int import_ok(Dwarf_Die *die, Dwarf_Die *cudie)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die unit;
+	int tag;
+
+	if (!dwarf_formref_die(dwarf_attr(die, DW_AT_import, &a), &unit))
+		return 0;
+	tag = dwarf_tag(&unit);
+	return (tag == DW_TAG_partial_unit || tag == DW_TAG_compile_unit) &&
+	       dwarf_dieoffset(&unit) != dwarf_dieoffset(cudie);
+}
+
+/*
+ * Index the top-level DIEs of @cudie that have address ranges: 0, -1 on
+ * ENOMEM, 1 when libdw cannot read them or they are malformed (the unit
+ * is damaged).
+ */
+static int cu_build(struct dw_cu *c, Dwarf_Die *cudie, const char **why)
 {
 	Dwarf_Die child;
 	uint32_t order = 0;
@@ -362,6 +380,10 @@ static int cu_build(struct dw_cu *c, Dwarf_Die *cudie)
 	do {
 		order++;
 		if (dwarf_tag(&child) == DW_TAG_imported_unit) {
+			if (!import_ok(&child, cudie)) {
+				*why = "an imported unit that imports no unit";
+				return 1;
+			}
 			c->use_getscopes = 1;
 			continue;
 		}
@@ -623,6 +645,7 @@ static struct dw_cu *cu_get(struct dw_image *im, Dwarf_Die *cudie)
 {
 	uint64_t key = dwarf_dieoffset(cudie) + 1; /* key 0 is fine too */
 	uint64_t *v = u64map_get(&im->cu_map, key);
+	const char *why = NULL;
 	int ret;
 
 	if (v)
@@ -636,10 +659,10 @@ static struct dw_cu *cu_get(struct dw_image *im, Dwarf_Die *cudie)
 		im->cus = nc;
 		im->cu_cap = ncap;
 	}
-	ret = cu_build(&im->cus[im->ncus], cudie);
+	ret = cu_build(&im->cus[im->ncus], cudie, &why);
 	if (ret > 0) {
 		cu_damaged(im, &im->cus[im->ncus], cudie, ".debug_info: %s",
-			   dwarf_errmsg(-1));
+			   why ? why : dwarf_errmsg(-1));
 		im->cus[im->ncus].n = 0; /* no index: never used */
 		ret = 0;
 	} else if (ret == 0)
