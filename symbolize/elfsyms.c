@@ -99,6 +99,48 @@ static Elf_Scn *find_symtab(Elf *elf, GElf_Shdr *sh, Elf_Scn **xndx)
 	return best;
 }
 
+/* Where a file's symbols are: its sections, placed for a .ko. */
+struct placing {
+	Elf *elf;
+	size_t shnum;
+	int rel;
+	const uint64_t *place;
+	size_t nplace;
+};
+
+/*
+ * Is symbol @s (section @shndx) code to keep?  Then its address, and the
+ * end of its section (0: unknown).
+ */
+static int code_at(const struct placing *w, const GElf_Sym *s, size_t shndx,
+		   const char *name, uint64_t *addr, uint64_t *sec_end)
+{
+	GElf_Shdr sh;
+
+	*sec_end = 0;
+	if (s->st_shndx == SHN_UNDEF || s->st_shndx == SHN_COMMON)
+		return 0;
+	if (s->st_shndx == SHN_ABS) {
+		*addr = s->st_value;
+		return !w->rel && is_code(s, NULL, name);
+	}
+	if (shndx >= w->shnum ||
+	    !gelf_getshdr(elf_getscn(w->elf, shndx), &sh) ||
+	    !is_code(s, &sh, name))
+		return 0;
+	if (!w->rel) {
+		*addr = s->st_value;
+		if (sh.sh_flags & SHF_ALLOC)
+			*sec_end = sh.sh_addr + sh.sh_size;
+		return 1;
+	}
+	if (!w->place || shndx >= w->nplace || w->place[shndx] == UINT64_MAX)
+		return 0;
+	*addr = w->place[shndx] + s->st_value;
+	*sec_end = w->place[shndx] + sh.sh_size;
+	return 1;
+}
+
 /*
  * End of a symbol without a size at @r[i] (@next: index of the next
  * higher address): the next symbol, the end of its section, or the end
@@ -157,6 +199,14 @@ static int merge(struct elfsyms *t, const struct raw *raw, size_t nraw,
 		t->n++;
 	}
 	free(open);
+	for (size_t i = 0; i < t->n; i++) {
+		uint64_t end = t->syms[i].addr + t->syms[i].size;
+
+		if (end < t->syms[i].addr) /* wraps: ends at the top */
+			end = UINT64_MAX;
+		t->max_end[i] = i && t->max_end[i - 1] > end ?
+				t->max_end[i - 1] : end;
+	}
 	return 0;
 }
 
@@ -168,6 +218,7 @@ int elfsyms_build(struct elfsyms *t, Elf *elf, const char *path,
 	Elf_Scn *symscn, *xscn;
 	Elf_Data *data, *xdata = NULL;
 	struct raw *raw = NULL;
+	struct placing where;
 	size_t nsyms, nraw = 0, shnum = 0;
 	int rel, ret = 0;
 
@@ -176,6 +227,11 @@ int elfsyms_build(struct elfsyms *t, Elf *elf, const char *path,
 	if (!gelf_getehdr(elf, &eh) || elf_getshdrnum(elf, &shnum) < 0)
 		return elf_fail(e, path, "cannot read ELF headers");
 	rel = eh.e_type == ET_REL;
+	where.elf = elf;
+	where.shnum = shnum;
+	where.rel = rel;
+	where.place = place;
+	where.nplace = nplace;
 	symscn = find_symtab(elf, &symsh, &xscn);
 	if (!symscn) {
 		mdb_error_set(e, MDB_E_NOTFOUND, path, -1, -1, NULL);
@@ -201,7 +257,7 @@ int elfsyms_build(struct elfsyms *t, Elf *elf, const char *path,
 		GElf_Word xndx = 0;
 		size_t shndx;
 		const char *name;
-		uint64_t addr, sec_end = 0;
+		uint64_t addr, sec_end;
 
 		if (!gelf_getsymshndx(data, xdata, (int)i, &s, &xndx))
 			continue;
@@ -218,31 +274,8 @@ int elfsyms_build(struct elfsyms *t, Elf *elf, const char *path,
 				t->have_text = 1;
 			}
 		}
-		if (s.st_shndx == SHN_UNDEF || s.st_shndx == SHN_COMMON)
+		if (!code_at(&where, &s, shndx, name, &addr, &sec_end))
 			continue;
-		if (s.st_shndx == SHN_ABS) {
-			if (rel || !is_code(&s, NULL, name))
-				continue;
-			addr = s.st_value;
-		} else {
-			GElf_Shdr sh;
-
-			if (shndx >= shnum ||
-			    !gelf_getshdr(elf_getscn(elf, shndx), &sh) ||
-			    !is_code(&s, &sh, name))
-				continue;
-			if (rel) {
-				if (!place || shndx >= nplace ||
-				    place[shndx] == UINT64_MAX)
-					continue;
-				addr = place[shndx] + s.st_value;
-				sec_end = place[shndx] + sh.sh_size;
-			} else {
-				addr = s.st_value;
-				if (sh.sh_flags & SHF_ALLOC)
-					sec_end = sh.sh_addr + sh.sh_size;
-			}
-		}
 		raw[nraw].addr = addr;
 		raw[nraw].size = s.st_size;
 		raw[nraw].sec_end = sec_end;
@@ -271,16 +304,6 @@ int elfsyms_build(struct elfsyms *t, Elf *elf, const char *path,
 		goto out;
 	}
 	ret = merge(t, raw, nraw, path, e);
-	if (ret < 0)
-		goto out;
-	for (size_t i = 0; i < t->n; i++) {
-		uint64_t end = t->syms[i].addr + t->syms[i].size;
-
-		if (end < t->syms[i].addr) /* wraps: ends at the top */
-			end = UINT64_MAX;
-		t->max_end[i] = i && t->max_end[i - 1] > end ?
-				t->max_end[i - 1] : end;
-	}
 out:
 	free(raw);
 	if (ret < 0)
