@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../common/escape.h"
+#include "../common/num.h"
 #include "../ingest/ingest.h"
 #include "cli.h"
 
@@ -123,22 +124,7 @@ const char *cli_default_db(void)
 
 int cli_parse_i64(const char *s, int64_t *v)
 {
-	char *end;
-	long long n;
-	int base = 10;
-
-	if (!s || !*s)
-		return -1;
-	/* decimal, or hex with 0x: a leading zero is not octal */
-	if ((s[0] == '0' || ((s[0] == '-' || s[0] == '+') && s[1] == '0')) &&
-	    (s[s[0] == '0' ? 1 : 2] == 'x' || s[s[0] == '0' ? 1 : 2] == 'X'))
-		base = 16;
-	errno = 0;
-	n = strtoll(s, &end, base);
-	if (errno || *end || end == s)
-		return -1;
-	*v = n;
-	return 0;
+	return mdb_parse_int(s, v);
 }
 
 int cli_show_progress(void)

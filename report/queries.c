@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* The table of embedded reports; see queries.h. */
+/* The table of embedded reports and their header annotations; see
+ * queries.h. */
 #include <ctype.h>
 #include <string.h>
 
 #include "queries.h"
 
 static const struct mdb_query queries[] = {
-#include "queries.inc" /* generated from the .sql files by tools/embed.sh */
+#include "queries.inc" /* the .sql files as strings, by tools/embed.sh */
 };
 
 const struct mdb_query *mdb_query_find(const char *name)
@@ -21,6 +22,44 @@ const struct mdb_query *mdb_query_all(size_t *n)
 {
 	*n = sizeof(queries) / sizeof(queries[0]);
 	return queries;
+}
+
+const char *mdb_query_annot(const struct mdb_query *q, const char *key,
+			    size_t *len)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = q->sql; p && !strncmp(p, "--", 2);
+	     p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		const char *v = p + 2;
+
+		while (*v == ' ')
+			v++;
+		if (strncmp(v, key, kl) || v[kl] != ':')
+			continue;
+		v += kl + 1;
+		while (*v == ' ')
+			v++;
+		*len = strcspn(v, "\n");
+		return v;
+	}
+	return NULL;
+}
+
+int mdb_query_in_list(const char *list, size_t len, const char *val)
+{
+	size_t n = strlen(val);
+	const char *end = list + len;
+
+	for (const char *p = list; p < end;) {
+		const char *bar = memchr(p, '|', (size_t)(end - p));
+		const char *stop = bar ? bar : end;
+
+		if ((size_t)(stop - p) == n && !strncmp(p, val, n))
+			return 1;
+		p = stop + 1;
+	}
+	return 0;
 }
 
 static int ident_char(char c)

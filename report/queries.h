@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The canned reports: the .sql files of report/sql/, embedded at build time.  Each file
- * holds a header comment (with a "-- help:" line), the rows statement and,
- * optionally, a second statement giving the one 'total' row.
+ * The canned reports: the .sql files of report/sql/, embedded at build
+ * time as they are (tools/embed.sh only turns them into C strings).  Each
+ * file holds a header comment, the rows statement and, optionally, a
+ * second statement giving the one 'total' row.  The header's annotation
+ * lines "-- KEY: value" say what the report is and takes:
+ *   -- help: one line       what 'memdb report list' shows (required)
+ *   -- by: a|b              values of --by; the first is the default
+ *   -- sort: x|y            values of --sort; the first is the default
+ *   -- scope: one source    the report covers a single source
+ *   -- note: text           a header line of the report's output
+ * This file is the only parser of that header.
  */
 #ifndef MDB_QUERIES_H
 #define MDB_QUERIES_H
@@ -10,8 +18,7 @@
 #include <stddef.h>
 
 struct mdb_query {
-	const char *name; /* file name without .sql */
-	const char *help; /* one line */
+	const char *name; /* file name without .sql; NAME@x is a variant */
 	const char *sql;  /* the whole file */
 };
 
@@ -20,6 +27,17 @@ const struct mdb_query *mdb_query_find(const char *name);
 
 /* All reports, sorted by name; *@n receives the count. */
 const struct mdb_query *mdb_query_all(size_t *n);
+
+/*
+ * The value of annotation "-- @key:" in @q's leading comment block, leading
+ * blanks skipped: a pointer into @q->sql of *@len bytes (up to the end of
+ * the line, not terminated), or NULL when the header has no such line.
+ */
+const char *mdb_query_annot(const struct mdb_query *q, const char *key,
+			    size_t *len);
+
+/* Is @val one of the '|'-separated values of @list (@len bytes)? */
+int mdb_query_in_list(const char *list, size_t len, const char *val);
 
 /*
  * Does @q's SQL use the named parameter @param (":by")?  Comments and

@@ -1010,7 +1010,7 @@ static void test_slabinfo(void **state)
 
 static void test_query_uses(void **state)
 {
-	struct mdb_query q = { "t", "help",
+	struct mdb_query q = { "t",
 			       "-- :by in a comment\n"
 			       "/* :sort too */ SELECT ':from', \":to\" "
 			       "FROM x WHERE a = :src_lo AND b = :top_n "

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+/* Option tables: getopt_long and the usage text from one table. */
+#include <ctype.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opts.h"
+
+#define WIDTH 79   /* usage lines end before column 80 */
+#define MAX_COL 26 /* help text starts here at the latest */
+
+static size_t count(const struct cli_opt *opts)
+{
+	size_t n = 0;
+
+	while (opts[n].name)
+		n++;
+	return n;
+}
+
+static int has_short(const struct cli_opt *o)
+{
+	return o->key > 0 && o->key < 256 && isalnum(o->key);
+}
+
+/* The getopt_long tables of @opts, built once per table. */
+static int build(const struct cli_opt *opts, struct option **lo, char **so)
+{
+	static const struct cli_opt *built;
+	static struct option *longopts;
+	static char *shortopts;
+	size_t n = count(opts), k = 0;
+
+	if (built != opts) {
+		free(longopts);
+		free(shortopts);
+		built = NULL;
+		longopts = calloc(n + 1, sizeof(*longopts));
+		shortopts = calloc(2 * n + 2, 1);
+		if (!longopts || !shortopts)
+			return -1;
+		for (size_t i = 0; i < n; i++) {
+			longopts[i].name = opts[i].name;
+			longopts[i].has_arg = opts[i].arg ? required_argument :
+							    no_argument;
+			longopts[i].val = opts[i].key;
+			if (!has_short(&opts[i]))
+				continue;
+			shortopts[k++] = (char)opts[i].key;
+			if (opts[i].arg)
+				shortopts[k++] = ':';
+		}
+		built = opts;
+	}
+	*lo = longopts;
+	*so = shortopts;
+	return 0;
+}
+
+int cli_getopt(int argc, char **argv, const struct cli_opt *opts)
+{
+	struct option *lo;
+	char *so;
+
+	if (build(opts, &lo, &so) < 0)
+		return '?';
+	return getopt_long(argc, argv, so, lo, NULL);
+}
+
+/* "  -d, --db DB" or "      --label NAME" into @out; its width. */
+static int print_name(FILE *out, const struct cli_opt *o)
+{
+	int n;
+
+	if (has_short(o))
+		n = fprintf(out, "  -%c, --%s", o->key, o->name);
+	else
+		n = fprintf(out, "      --%s", o->name);
+	if (o->arg)
+		n += fprintf(out, " %s", o->arg);
+	return n;
+}
+
+void cli_print_wrapped(FILE *out, const char *text, int at, int col)
+{
+	const char *p = text;
+	int first = 1, brk = 0;
+
+	if (at < col)
+		at += fprintf(out, "%*s", col - at, "");
+	while (*p) {
+		size_t sep = strspn(p, " "), w;
+
+		p += sep;
+		w = strcspn(p, " \n");
+		if (brk) {
+			at = fprintf(out, "\n%*s", col + (int)sep, "") - 1;
+		} else if (!first && at + (int)(sep + w) > WIDTH) {
+			at = fprintf(out, "\n%*s", col, "") - 1;
+		} else if (!first) {
+			at += fprintf(out, "%*s", (int)sep, "");
+		}
+		at += fprintf(out, "%.*s", (int)w, p);
+		p += w;
+		first = 0;
+		brk = *p == '\n';
+		if (brk)
+			p++;
+	}
+	fputc('\n', out);
+}
+
+int cli_opts_col(const struct cli_opt *opts, int col)
+{
+	for (const struct cli_opt *o = opts; o->name; o++) {
+		int w = 8 + (int)strlen(o->name) +
+			(o->arg ? 1 + (int)strlen(o->arg) : 0) + 2;
+
+		if (w > col && w <= MAX_COL)
+			col = w;
+	}
+	return col;
+}
+
+void cli_print_opts_at(FILE *out, const struct cli_opt *opts, int col)
+{
+	for (const struct cli_opt *o = opts; o->name; o++) {
+		int at = print_name(out, o);
+
+		if (at + 2 > col)
+			at += fprintf(out, "  ");
+		cli_print_wrapped(out, o->help, at, col);
+	}
+}
+
+void cli_print_opts(FILE *out, const struct cli_opt *opts)
+{
+	cli_print_opts_at(out, opts, cli_opts_col(opts, 0));
+}

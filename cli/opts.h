@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A command's options declared once: one table drives getopt_long and
+ * the Options section of the command's --help, so the two cannot drift.
+ */
+#ifndef MDB_CLI_OPTS_H
+#define MDB_CLI_OPTS_H
+
+#include <getopt.h> /* optind, optarg */
+#include <stdio.h>
+
+struct cli_opt {
+	const char *name; /* --name */
+	int key;          /* what cli_getopt() returns: the short option
+			   * letter (-x), or a value from 256 up */
+	const char *arg;  /* its argument in the usage text; NULL: none */
+	const char *help; /* usage text, wrapped to the terminal's 80
+			   * columns; '\n' starts a new line */
+};
+
+/*
+ * getopt_long() over the table @opts (ended by a NULL name): the next
+ * option's key, -1 at the end, '?' for an unknown option or a missing
+ * argument.  Set optind = 1 before the first call.
+ */
+int cli_getopt(int argc, char **argv, const struct cli_opt *opts);
+
+/* The table as the Options lines of a usage text. */
+void cli_print_opts(FILE *out, const struct cli_opt *opts);
+
+/*
+ * The column the help texts of @opts start at: past the longest option
+ * that leaves room for them, at least @col (to align two tables).
+ */
+int cli_opts_col(const struct cli_opt *opts, int col);
+
+/* cli_print_opts() with the help texts at column @col. */
+void cli_print_opts_at(FILE *out, const struct cli_opt *opts, int col);
+
+/*
+ * @text from column @col, wrapped at 80 columns, the first line after
+ * what the caller has printed at column @at.
+ */
+void cli_print_wrapped(FILE *out, const char *text, int at, int col);
+
+#endif

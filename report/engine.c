@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: MIT
+/* The report engine: choose, check, bind and run a report; see report.h. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* A command-line mistake: -MDB_E_INVAL, the message in @e->msg. */
+static int usage(struct mdb_error *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int usage(struct mdb_error *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1, NULL);
+	if (e) {
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -MDB_E_INVAL;
+}
+
+/* The value of choice @i: given, else the first its header declares. */
+static int choose(struct mdb_report *r, size_t i, struct mdb_error *e)
+{
+	const struct mdb_rparam *p = &mdb_report_params(&(size_t){ 0 })[i];
+	const char *given = r->args.a[i].text, *list;
+	size_t len;
+
+	list = mdb_query_annot(r->q, p->opt, &len);
+	if (!list)
+		list = mdb_query_annot(r->named, p->opt, &len);
+	if (!list)
+		return given ? usage(e, "report '%s' takes no --%s",
+				     r->named->name, p->opt) : 0;
+	if (given && !mdb_query_in_list(list, len, given))
+		return usage(e, "report '%s' takes --%s %.*s, not '%s'",
+			     r->named->name, p->opt, (int)len, list, given);
+	r->value[i] = given ? strdup(given) :
+			      strndup(list, strcspn(list, "|\n"));
+	if (!r->value[i])
+		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	if (p->timed && !strcmp(r->value[i], p->timed))
+		r->timed = (int)i;
+	if (p->variants) {
+		size_t n = strlen(r->named->name) + strlen(r->value[i]) + 2;
+		char *vname = malloc(n);
+		const struct mdb_query *v;
+
+		if (!vname)
+			return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1,
+					     NULL);
+		snprintf(vname, n, "%s@%s", r->named->name, r->value[i]);
+		v = mdb_query_find(vname);
+		free(vname);
+		if (v)
+			r->q = v;
+	}
+	return 0;
+}
+
+int mdb_report_plan(struct mdb_report *r, const char *name,
+		    const struct mdb_report_args *a, struct mdb_error *e)
+{
+	size_t n;
+	const struct mdb_rparam *p = mdb_report_params(&n);
+
+	memset(r, 0, sizeof(*r));
+	r->args = *a;
+	r->timed = -1;
+	if (strchr(name, '@'))
+		return usage(e, "no report called '%s' (variants are chosen "
+			     "with --by)", name);
+	r->named = r->q = mdb_query_find(name);
+	if (!r->q)
+		return usage(e, "no report called '%s' ('memdb report list' "
+			     "names them)", name);
+	for (size_t i = 0; i < n; i++) {
+		const struct mdb_rarg *v = &a->a[i];
+		int ret;
+
+		if (p[i].kind == MDB_RP_CHOICE) {
+			ret = choose(r, i, e);
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		if (v->text && !mdb_query_uses(r->q, p[i].param))
+			return usage(e, "report '%s' takes no --%s", name,
+				     p[i].opt);
+		if (v->text && (p[i].kind == MDB_RP_DURATION ||
+				(p[i].kind == MDB_RP_POINT && v->time)))
+			r->timed = (int)i;
+	}
+	return 0;
+}
+
+int mdb_report_uses(const struct mdb_report *r, const char *param)
+{
+	return mdb_query_uses(r->q, param);
+}
+
+/* Do the sources @r covers have timestamps?  1, 0, or <0. */
+static int sources_timed(struct mdb_db *db, const struct mdb_report *r,
+			 struct mdb_error *e)
+{
+	sqlite3_stmt *st;
+	int timed = 0;
+
+	if (sqlite3_prepare_v2(db->h, "SELECT count(first_ts) FROM source "
+			       "WHERE id BETWEEN ?1 AND ?2", -1, &st, NULL))
+		return mdb_db_error(db, e, "cannot read the sources");
+	sqlite3_bind_int64(st, 1, r->args.src_lo);
+	sqlite3_bind_int64(st, 2, r->args.src_hi);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		timed = sqlite3_column_int(st, 0) > 0;
+	sqlite3_finalize(st);
+	return timed;
+}
+
+int mdb_report_check(struct mdb_db *db, const struct mdb_report *r,
+		     struct mdb_error *e)
+{
+	const struct mdb_rparam *p = mdb_report_params(&(size_t){ 0 });
+	const char *scope;
+	size_t len;
+	int timed;
+
+	scope = mdb_query_annot(r->q, "scope", &len);
+	if (scope && len == 10 && !strncmp(scope, "one source", len) &&
+	    r->args.src_lo != r->args.src_hi)
+		return usage(e, "report '%s' covers one source: give "
+			     "--source ID", r->named->name);
+	if (r->timed < 0)
+		return 0;
+	timed = sources_timed(db, r, e);
+	if (timed < 0)
+		return timed;
+	if (!timed) {
+		const struct mdb_rparam *t = &p[r->timed];
+
+		return usage(e, "the source has no timestamps, which --%s%s%s "
+			     "needs", t->opt,
+			     t->kind == MDB_RP_CHOICE ? " " :
+			     t->kind == MDB_RP_POINT ? " TIMEs" : "",
+			     t->kind == MDB_RP_CHOICE ? r->value[r->timed] :
+							"");
+	}
+	return 0;
+}
+
+/* Append @s, with "%v" replaced by @v, to the malloc'ed *@buf. */
+static int append(char **buf, const char *s, const char *v)
+{
+	const char *mark = strstr(s, "%v");
+	size_t have = strlen(*buf), n = strlen(s) + (mark ? strlen(v) : 0);
+	char *b = realloc(*buf, have + n + 1);
+
+	if (!b)
+		return -1;
+	if (mark)
+		snprintf(b + have, n + 1, "%.*s%s%s", (int)(mark - s), s, v,
+			 mark + 2);
+	else
+		memcpy(b + have, s, strlen(s) + 1);
+	*buf = b;
+	return 0;
+}
+
+char *mdb_report_head(const struct mdb_report *r)
+{
+	size_t n;
+	const struct mdb_rparam *p = mdb_report_params(&n);
+	char *head = strdup(r->named->name);
+
+	for (size_t i = 0; i < n && head; i++) {
+		const char *v = r->args.a[i].text;
+
+		if (v && p[i].title && append(&head, p[i].title, v) < 0) {
+			free(head);
+			head = NULL;
+		}
+	}
+	return head;
+}
+
+static void bind_int(sqlite3_stmt *st, const char *name, int64_t v)
+{
+	int i = sqlite3_bind_parameter_index(st, name);
+
+	if (i > 0)
+		sqlite3_bind_int64(st, i, v);
+}
+
+/* Every value of @r to the parameters of @st that use it. */
+static void bind_all(sqlite3_stmt *st, const struct mdb_report *r)
+{
+	size_t n;
+	const struct mdb_rparam *p = mdb_report_params(&n);
+	const struct mdb_rarg *a = r->args.a;
+
+	bind_int(st, ":src_lo", r->args.src_lo);
+	bind_int(st, ":src_hi", r->args.src_hi);
+	bind_int(st, ":top", r->args.top ? r->args.top : -1);
+	for (size_t i = 0; i < n; i++) {
+		int k = sqlite3_bind_parameter_index(st, p[i].param);
+
+		switch (p[i].kind) {
+		case MDB_RP_CHOICE:
+			if (k > 0)
+				sqlite3_bind_text(st, k, r->value[i] ?
+						  r->value[i] : "", -1,
+						  SQLITE_TRANSIENT);
+			break;
+		case MDB_RP_INT:
+		case MDB_RP_FILE:
+			bind_int(st, p[i].param, a[i].v);
+			break;
+		case MDB_RP_DURATION:
+		case MDB_RP_POINT:
+			if (a[i].text)
+				bind_int(st, a[i].time ? p[i].alt : p[i].param,
+					 a[i].v);
+			break;
+		}
+	}
+}
+
+/* The options' temp tables, and the files given read into them. */
+static int setup(struct mdb_db *db, const struct mdb_report *r,
+		 struct mdb_error *e)
+{
+	size_t n;
+	const struct mdb_rparam *p = mdb_report_params(&n);
+	int ret;
+
+	for (size_t i = 0; i < n; i++) {
+		if (p[i].setup && (ret = mdb_db_exec(db, p[i].setup, e)) < 0)
+			return ret;
+		if (p[i].load && r->args.a[i].text &&
+		    (ret = p[i].load(db, r->args.a[i].text, e)) < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Prepare, bind and run the statements of @r in order, up to the rows
+ * statement and the total statement, left prepared.
+ */
+static int prepare(struct mdb_db *db, const struct mdb_report *r,
+		   sqlite3_stmt **rows, sqlite3_stmt **total,
+		   struct mdb_error *e)
+{
+	const char *sql = r->q->sql;
+
+	*rows = *total = NULL;
+	while (sql && *sql && !*total) {
+		sqlite3_stmt *st = NULL;
+
+		if (sqlite3_prepare_v2(db->h, sql, -1, &st, &sql) !=
+		    SQLITE_OK)
+			goto fail;
+		if (!st)
+			continue;
+		bind_all(st, r);
+		if (!*rows && sqlite3_column_count(st) == 0) {
+			int rc = sqlite3_step(st);
+
+			sqlite3_finalize(st);
+			if (rc != SQLITE_DONE)
+				goto fail;
+			continue;
+		}
+		if (!*rows)
+			*rows = st;
+		else
+			*total = st;
+	}
+	if (*rows)
+		return 0;
+fail:
+	mdb_db_error(db, e, "cannot prepare report");
+	snprintf(e->detail + strlen(e->detail),
+		 sizeof(e->detail) - strlen(e->detail), " report=%s",
+		 r->q->name);
+	sqlite3_finalize(*rows);
+	sqlite3_finalize(*total);
+	*rows = *total = NULL;
+	return -MDB_E_DB;
+}
+
+int mdb_report_run(struct mdb_db *db, const struct mdb_report *r,
+		   mdb_report_emit_fn emit, void *ctx, struct mdb_error *e)
+{
+	sqlite3_stmt *rows, *total;
+	int ret = setup(db, r, e);
+
+	if (ret < 0)
+		return ret;
+	ret = prepare(db, r, &rows, &total, e);
+	if (ret < 0)
+		return ret;
+	ret = emit(ctx, rows, total, e);
+	sqlite3_finalize(rows);
+	sqlite3_finalize(total);
+	return ret;
+}
+
+void mdb_report_release(struct mdb_report *r)
+{
+	for (size_t i = 0; i < MDB_RP_MAX; i++) {
+		free(r->value[i]);
+		r->value[i] = NULL;
+	}
+}

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The report options: one row each (see report.h), and how their values
+ * are read.  A new option is a new row here and the SQL that uses its
+ * parameter; the command line, the usage text and the binding follow.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/file.h"
+#include "../common/num.h"
+#include "report.h"
+
+static int load_cpu_node(struct mdb_db *db, const char *path,
+			 struct mdb_error *e);
+
+static const struct mdb_rparam params[] = {
+	{ .opt = "by", .arg = "KEY", .kind = MDB_RP_CHOICE, .param = ":by",
+	  .variants = 1, .timed = "time", .title = " --by %v",
+	  .help = "group the rows by KEY" },
+	{ .opt = "sort", .arg = "KEY", .kind = MDB_RP_CHOICE,
+	  .param = ":sort", .help = "order the rows by KEY, largest first" },
+	{ .opt = "at", .arg = "POS|TIMEs", .kind = MDB_RP_POINT,
+	  .param = ":at_seq", .alt = ":at_ts",
+	  .takes = "a position or seconds ('1778.25s')",
+	  .title = " (at a point)",
+	  .help = "blocks in use at a position (seq) or, with an 's' suffix, "
+		  "a time in seconds as the trace prints it "
+		  "(e.g. --at 1778.25s)" },
+	{ .opt = "min-age", .arg = "AGE", .kind = MDB_RP_DURATION,
+	  .param = ":min_age", .takes = "a duration such as 5s or 250ms",
+	  .help = "only allocations at least AGE old (e.g. 5s, 250ms; "
+		  "formats with timestamps)" },
+	{ .opt = "buckets", .arg = "N", .kind = MDB_RP_INT,
+	  .param = ":buckets", .lo = 1, .hi = 4096, .def = 20,
+	  .takes = "1 to 4096", .help = "number of buckets (default 20)" },
+	{ .opt = "cpu-node", .arg = "FILE", .kind = MDB_RP_FILE,
+	  .param = ":cpu_node_map", .load = load_cpu_node,
+	  .setup = "CREATE TEMP TABLE cpu_node (cpu INTEGER PRIMARY KEY, "
+		   "node INTEGER NOT NULL)",
+	  .help = "the traced machine's CPU-to-node map, lines 'CPU NODE', "
+		  "for cross-node allocations" },
+	{ .opt = "from", .arg = "ID", .kind = MDB_RP_INT, .param = ":from",
+	  .lo = 1, .hi = INT64_MAX, .takes = "a source id",
+	  .help = "the earlier snapshot (default: the first of the series "
+		  "of the selected source: same --label and format, by the "
+		  "time taken)" },
+	{ .opt = "to", .arg = "ID", .kind = MDB_RP_INT, .param = ":to",
+	  .lo = 1, .hi = INT64_MAX, .takes = "a source id",
+	  .help = "the later snapshot (default: the last of the series)" },
+};
+
+#define NPARAMS (sizeof(params) / sizeof(params[0]))
+
+_Static_assert(NPARAMS <= MDB_RP_MAX, "raise MDB_RP_MAX");
+
+const struct mdb_rparam *mdb_report_params(size_t *n)
+{
+	*n = NPARAMS;
+	return params;
+}
+
+void mdb_report_args_init(struct mdb_report_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	for (size_t i = 0; i < NPARAMS; i++)
+		a->a[i].v = params[i].def;
+}
+
+struct mdb_rarg *mdb_report_arg(struct mdb_report_args *a, const char *opt)
+{
+	for (size_t i = 0; i < NPARAMS; i++)
+		if (!strcmp(params[i].opt, opt))
+			return &a->a[i];
+	return NULL;
+}
+
+/* "5s", "250ms", "2m", "1.5h", "10" (seconds) -> ns; -1 when malformed */
+static int64_t parse_duration(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end), mul = 1e9;
+
+	if (end == s || !isfinite(v) || v < 0)
+		return -1;
+	if (!strcmp(end, "ms"))
+		mul = 1e6;
+	else if (!strcmp(end, "us"))
+		mul = 1e3;
+	else if (!strcmp(end, "m"))
+		mul = 60e9;
+	else if (!strcmp(end, "h"))
+		mul = 3600e9;
+	else if (*end && strcmp(end, "s"))
+		return -1;
+	if (v * mul > 9e18)
+		return -1;
+	return (int64_t)(v * mul + 0.5);
+}
+
+
+/* "1778.25s" -> ns, *@time = 1; "1234" -> 1234, *@time = 0; -1 if bad */
+static int64_t parse_point(const char *s, int *time)
+{
+	size_t n = strlen(s);
+	int64_t v;
+
+	*time = n > 1 && s[n - 1] == 's';
+	if (*time) {
+		char *end;
+		double t = strtod(s, &end);
+
+		if (end != s + n - 1 || !isfinite(t) || t < 0 || t > 9e9)
+			return -1;
+		return (int64_t)(t * 1e9 + 0.5);
+	}
+	return mdb_parse_int(s, &v) || v < 0 ? -1 : v;
+}
+
+int mdb_report_arg_parse(struct mdb_report_args *a, size_t i, const char *s,
+			 struct mdb_error *e)
+{
+	const struct mdb_rparam *p = &params[i];
+	struct mdb_rarg *r = &a->a[i];
+	int64_t v = 0;
+	int bad = 0;
+
+	switch (p->kind) {
+	case MDB_RP_INT:
+		bad = mdb_parse_int(s, &v) || v < p->lo || v > p->hi;
+		break;
+	case MDB_RP_DURATION:
+		v = parse_duration(s);
+		bad = v < 0;
+		break;
+	case MDB_RP_POINT:
+		v = parse_point(s, &r->time);
+		bad = v < 0;
+		break;
+	case MDB_RP_CHOICE: /* checked against the report's header */
+		break;
+	case MDB_RP_FILE:
+		v = 1;
+		break;
+	}
+	if (bad) {
+		mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1, NULL);
+		mdb_error_msg(e, "--%s takes %s, not '%s'", p->opt, p->takes, s);
+		return -MDB_E_INVAL;
+	}
+	r->text = s;
+	r->v = v;
+	return 0;
+}
+
+/* The traced machine's CPU-to-node map into temp.cpu_node. */
+static int load_cpu_node(struct mdb_db *db, const char *path,
+			 struct mdb_error *e)
+{
+	sqlite3_stmt *st = NULL;
+	struct stat sb;
+	char *line = NULL;
+	size_t cap = 0;
+	int64_t lineno = 0;
+	int ret = 0, fd = mdb_open_regular(path, &sb, e); /* a FIFO: refused */
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+
+	if (fd < 0)
+		return fd;
+	if (!f) {
+		close(fd);
+		return mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
+	}
+	if (sqlite3_prepare_v2(db->h, "INSERT OR REPLACE INTO temp.cpu_node "
+			       "VALUES (?1, ?2)", -1, &st, NULL)) {
+		fclose(f);
+		return mdb_db_error(db, e, "cannot load the CPU-node map");
+	}
+	while (getline(&line, &cap, f) > 0) {
+		long cpu, node;
+		char *p = line, *end;
+
+		lineno++;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p || *p == '#')
+			continue;
+		cpu = strtol(p, &end, 10);
+		if (end == p || cpu < 0 || cpu > 65535)
+			goto bad;
+		p = end;
+		node = strtol(p, &end, 10);
+		if (end == p || node < 0 || node > 65535)
+			goto bad;
+		while (isspace((unsigned char)*end))
+			end++;
+		if (*end)
+			goto bad;
+		sqlite3_bind_int64(st, 1, cpu);
+		sqlite3_bind_int64(st, 2, node);
+		sqlite3_step(st);
+		sqlite3_reset(st);
+	}
+	goto out;
+bad:
+	mdb_error_set(e, MDB_E_CORRUPT, path, -1, lineno,
+		      "expected 'CPU NODE'");
+	mdb_error_msg(e, "malformed CPU-node map");
+	ret = -MDB_E_CORRUPT;
+out:
+	free(line);
+	sqlite3_finalize(st);
+	fclose(f);
+	return ret;
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The report engine: a canned report (queries.h) chosen by name, its
+ * variant by --by, its options checked against what its header declares
+ * and its SQL uses, its statements prepared, bound and run; the rows go
+ * to a callback.  It never prints: cli/ parses the command line with the
+ * table of mdb_report_params() and renders what the callback receives.
+ *
+ * A report option is declared once, as a row of that table (params.c):
+ * the row gives its name and argument for the command line and the usage
+ * text, how its value is read, which SQL parameter it binds and when a
+ * report takes it.
+ */
+#ifndef MDB_REPORT_H
+#define MDB_REPORT_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "../common/error.h"
+#include "../db/db.h"
+#include "queries.h"
+
+enum mdb_rparam_kind {
+	/* one of the values the report declares in its header line
+	 * "-- OPT: a|b" (the first is the default), bound as text; a report
+	 * without that line takes no --OPT */
+	MDB_RP_CHOICE,
+	/* an integer from lo to hi; def is bound when not given */
+	MDB_RP_INT,
+	/* a duration ("5s", "250ms", "2m"; a bare number is seconds) in ns,
+	 * bound only when given; needs timestamps */
+	MDB_RP_DURATION,
+	/* a position (seq), or seconds with an 's' suffix ("1778.25s") in
+	 * ns bound to alt instead (which needs timestamps); only when given */
+	MDB_RP_POINT,
+	/* a file read into the database by load(); binds 1 when given,
+	 * else 0 */
+	MDB_RP_FILE,
+};
+
+struct mdb_rparam {
+	const char *opt;       /* the option is --opt */
+	const char *arg;       /* its argument in the usage text */
+	enum mdb_rparam_kind kind;
+	const char *param;     /* SQL parameter bound; outside MDB_RP_CHOICE a
+				* report takes the option when its SQL uses it */
+	const char *alt;       /* MDB_RP_POINT: the parameter a time binds */
+	int64_t lo, hi, def;   /* MDB_RP_INT */
+	int variants;          /* MDB_RP_CHOICE: report NAME@value, when there
+				* is one, is what runs for the value */
+	const char *timed;     /* MDB_RP_CHOICE: a value that needs
+				* timestamps */
+	const char *setup;     /* SQL run before every report (the temp
+				* table load() fills) */
+	int (*load)(struct mdb_db *db, const char *path,
+		    struct mdb_error *e);
+	const char *takes;     /* "--OPT takes TAKES, not 'x'" */
+	const char *title;     /* added to the report's title when given;
+				* "%v" stands for the value */
+	const char *help;      /* usage text, without the reports that take
+				* it (those are derived) */
+};
+
+#define MDB_RP_MAX 16
+
+/* The report options, in the order the usage text lists them. */
+const struct mdb_rparam *mdb_report_params(size_t *n);
+
+/* The option's value as given on the command line. */
+struct mdb_rarg {
+	const char *text; /* NULL when not given */
+	int64_t v;        /* parsed value (MDB_RP_INT: def when not given) */
+	int time;         /* MDB_RP_POINT: given as a time */
+};
+
+struct mdb_report_args {
+	struct mdb_rarg a[MDB_RP_MAX]; /* as mdb_report_params() */
+	int64_t src_lo, src_hi;        /* sources covered: :src_lo, :src_hi */
+	int64_t top;                   /* rows, 0 for all: :top */
+};
+
+/* No option given: defaults everywhere. */
+void mdb_report_args_init(struct mdb_report_args *a);
+
+/* The option called @opt ("from"), or NULL. */
+struct mdb_rarg *mdb_report_arg(struct mdb_report_args *a, const char *opt);
+
+/*
+ * Read @s as the value of option @i.  0, or -MDB_E_INVAL with the usage
+ * message ("--buckets takes 1 to 4096, not '0'") in @e->msg.
+ */
+int mdb_report_arg_parse(struct mdb_report_args *a, size_t i, const char *s,
+			 struct mdb_error *e);
+
+/* A report ready to run: what runs and with which values. */
+struct mdb_report {
+	const struct mdb_query *named; /* the report as named */
+	const struct mdb_query *q;     /* what runs: a variant, or @named */
+	struct mdb_report_args args;
+	char *value[MDB_RP_MAX];       /* MDB_RP_CHOICE: given or default */
+	int timed;                     /* option needing timestamps, or -1 */
+};
+
+/*
+ * Choose report @name and its variant for @a, and check every option
+ * given is one the report takes.  No database needed.  0, or
+ * -MDB_E_INVAL with the usage message in @e->msg.  mdb_report_release()
+ * afterwards in either case.
+ */
+int mdb_report_plan(struct mdb_report *r, const char *name,
+		    const struct mdb_report_args *a, struct mdb_error *e);
+
+/* Does what runs use the SQL parameter @param? */
+int mdb_report_uses(const struct mdb_report *r, const char *param);
+
+/*
+ * The checks that need the database (scope "one source", timestamps for
+ * the options that need them).  0, -MDB_E_INVAL with the usage message,
+ * or another error.
+ */
+int mdb_report_check(struct mdb_db *db, const struct mdb_report *r,
+		     struct mdb_error *e);
+
+/*
+ * The name and the options that change what the report shows ("leaks
+ * (at a point)", "allocinfo --by module"), malloc'ed; NULL when out of
+ * memory.
+ */
+char *mdb_report_head(const struct mdb_report *r);
+
+/*
+ * Receives the report's rows statement and, when the report has one, the
+ * statement of its 'total' row (else NULL), both bound and not yet
+ * stepped.  Returns 0 or a negative MDB_E_* code with @e filled.
+ */
+typedef int (*mdb_report_emit_fn)(void *ctx, sqlite3_stmt *rows,
+				  sqlite3_stmt *total, struct mdb_error *e);
+
+/*
+ * Run @r on @db: the options' set-up and files, then the report's
+ * statements in order.  Leading statements that return no columns are
+ * set-up (e.g. a temp table both the rows and the total read, so a scan
+ * runs once); the next is the rows statement, the one after it the total.
+ * Returns what @emit returned, or a negative MDB_E_* code.
+ */
+int mdb_report_run(struct mdb_db *db, const struct mdb_report *r,
+		   mdb_report_emit_fn emit, void *ctx, struct mdb_error *e);
+
+void mdb_report_release(struct mdb_report *r);
+
+#endif
