@@ -6,7 +6,6 @@
  * call-site ids, pairing, derived figures), in memory: every figure
  * printed is one ingest stores.  A short verdict follows.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +13,9 @@
 #include "../analysis/analysis.h"
 #include "../ingest/ingest.h"
 #include "cli.h"
+#include "opts.h"
 
-static const char usage[] =
+static const char usage_head[] =
 "usage: memdb check [--format NAME] [--endian little|big] [--abi N]\n"
 "                   [--cpu N] [--kallsyms FILE] [--page-size N]\n"
 "                   [--strict] [-q] PATH...\n"
@@ -40,29 +40,38 @@ static const char usage[] =
 "\n"
 "PATH is read as 'memdb ingest' reads it, with the same options, and the\n"
 "figures are those ingest would store.\n"
-"\n"
-"Options:\n"
-"  -F, --format NAME   read PATH as NAME (a format 'memdb ingest --help'\n"
-"                      lists) instead of detecting it\n"
-"      --endian ORDER  byte order, little or big (default: detected)\n"
-"      --abi N         read as kmemtrace ABI version N\n"
-"      --cpu N         CPU of a lone per-CPU file not named cpuN\n"
-"      --kallsyms FILE /proc/kallsyms of the traced boot, for symbolic\n"
-"                      call sites of text (default: the capture's)\n"
-"      --page-size N   bytes per page for page events of text (default\n"
-"                      4096)\n"
-"      --strict        a malformed text line makes the capture corrupt\n"
-"  -q, --quiet         print only the verdict line\n"
-"  -h, --help          show this help\n"
+"\n";
+
+static const char usage_tail[] =
 "\n"
 "Exit status: 0 every PATH clean, 3 some PATH not clean (or corrupt),\n"
-"1 a PATH could not be read as a capture, 2 a bad command line.\n";
+"1 a PATH could not be read as a capture, 2 a bad command line.\n"
+"\n"
+"Examples:\n"
+"  memdb check /tmp/kmemtrace/\n"
+"  memdb check -q trace.txt && memdb ingest trace.txt\n"
+"  memdb check --endian big cpu3.out\n";
 
-static const struct option longopts[] = {
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	CLI_CAPTURE_LONGOPTS,
-	{ NULL, 0, NULL, 0 },
+static const struct cli_opt opts[] = {
+	{ "format", CLI_OPT_FORMAT, "NAME", "read PATH as NAME (one of the "
+	  "formats 'memdb ingest --help' lists) instead of detecting it" },
+	{ "endian", CLI_OPT_ENDIAN, "ORDER", "byte order of binary input, "
+	  "little or big, for data too short to tell (default: detected)" },
+	{ "abi", CLI_OPT_ABI, "N", "read the capture as kmemtrace ABI "
+	  "version N whatever its abi_version file says (memdb knows "
+	  "version 1)" },
+	{ "cpu", CLI_OPT_CPU, "N", "CPU of a lone per-CPU file not named "
+	  "cpuN (default 0)" },
+	{ "kallsyms", CLI_OPT_KALLSYMS, "FILE", "/proc/kallsyms of the traced "
+	  "boot: turns symbolic call sites of text (func+0x1c/0x90) into "
+	  "addresses (default: the capture directory's kallsyms)" },
+	{ "page-size", CLI_OPT_PAGE_SIZE, "N", "bytes per page for page "
+	  "events of text (default 4096)" },
+	{ "strict", CLI_OPT_STRICT, NULL, "a malformed text line is an error "
+	  "(the PATH is refused)" },
+	{ "quiet", 'q', NULL, "print only the verdict line" },
+	{ "help", 'h', NULL, "show this help" },
+	{ NULL, 0, NULL, NULL },
 };
 
 /* One capture being checked. */
@@ -366,8 +375,7 @@ int cmd_check(int argc, char **argv)
 
 	mdb_ingest_opts_init(&io);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "qh" CLI_CAPTURE_SHORTOPTS,
-				longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		if (cli_is_capture_opt(c)) {
 			if (cli_capture_opt("check", c, optarg, &io))
 				return MEMDB_EXIT_USAGE;
@@ -378,7 +386,7 @@ int cmd_check(int argc, char **argv)
 			quiet = 1;
 			break;
 		case 'h':
-			return cli_help(usage);
+			return cli_usage(usage_head, opts, usage_tail);
 		default:
 			return cli_usage_error("check", "unknown option");
 		}

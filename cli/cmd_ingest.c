@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 /* memdb ingest: read inputs into the database, one source per path. */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -10,8 +9,9 @@
 #include "../ingest/ingest.h"
 #include "../ingest/snapshot.h"
 #include "cli.h"
+#include "opts.h"
 
-static const char usage[] =
+static const char usage_head[] =
 "usage: memdb ingest [-d DB] [--format NAME] [--time WHEN] [--label NAME]\n"
 "                    [--endian little|big] [--abi N] [--cpu N]\n"
 "                    [--kallsyms FILE] [--page-size N] [--strict]\n"
@@ -25,67 +25,26 @@ static const char usage[] =
 "names it when detection cannot decide.\n"
 "\n"
 "Traces (alloc/free events, paired while reading, in the global order\n"
-"of the trace: seq_num for relay kmemtrace, the line order for text):\n"
-"  ftrace-text       the kmem tracepoints as text: what cat trace,\n"
-"                    trace_pipe, perf script or trace-cmd report print,\n"
-"                    from any kernel since 2.6.30; a file, or a capture\n"
-"                    directory holding one (trace, trace_pipe, *.txt,\n"
-"                    *.trace) and optionally the boot's kallsyms\n"
-"  kmemtrace-ftrace  the binary of the 2.6.30-2.6.34 kmemtrace tracer,\n"
-"                    either word size and byte order, with or without\n"
-"                    the ftrace 'bin' prefix\n"
-"  kmemtrace-relay   a kmemtrace relay capture: a directory holding one\n"
-"                    file per CPU (cpu0, cpu1, ... as in debugfs, or\n"
-"                    cpu0.out, ... as the kmemtrace logger saved them)\n"
-"                    and, when present, abi_version and total_overruns;\n"
-"                    or a single per-CPU file.  Empty per-CPU files (idle\n"
-"                    CPUs) are normal.\n"
+"of the trace: seq_num for relay kmemtrace, the line order for text):\n";
+
+static const char usage_traces[] =
 "Byte order and word size are detected from the data.  Frees that match\n"
 "nothing (unknown, duplicate, NULL) are kept with their class.  In text,\n"
 "malformed lines are counted, the first few reported with their line\n"
 "numbers, and skipped; other events and stack traces are skipped.\n"
 "\n"
 "Snapshots (counters at one moment; each keeps its time, and snapshots\n"
-"with one --label form a series for 'memdb report growth'):\n"
-"  allocinfo        Linux /proc/allocinfo, versions 1.x and 2.x, with or\n"
-"                   without its header, sizes humanized by numfmt or not\n"
-"  slabinfo         Linux /proc/slabinfo 2.x, with or without its header\n"
-"  memstat-uma      FreeBSD 'sysctl -b vm.zone_stats' (either byte order)\n"
-"  memstat-malloc   FreeBSD 'sysctl -b kern.malloc_stats'\n"
-"  vmstat-z         FreeBSD 'vmstat -z' text, live or from a core dump\n"
-"                   (vmstat -M vmcore -N kernel -z), any header variant,\n"
-"                   or a headerless excerpt\n"
-"  vmstat-m         FreeBSD 'vmstat -m' text, the same way\n"
-"  vmstat-json      'vmstat -z' or 'vmstat -m' with --libxo json\n"
+"with one --label form a series for 'memdb report growth'):\n";
+
+static const char usage_snapshots[] =
 "\n"
 "Data already in the database (same content hash) is not read again\n"
 "unless --force is given, which replaces the earlier source; a --label\n"
 "given with it becomes that source's label.\n"
 "\n"
-"Options:\n"
-"  -d, --db DB         database file (default: $MEMDB_DB, else memdb.db);\n"
-"                      created when missing\n"
-"  -F, --format NAME   read PATH as NAME (one of the formats above)\n"
-"                      instead of detecting it\n"
-"  -t, --time WHEN     when the data was taken: Unix seconds, or ISO 8601\n"
-"                      (2026-11-22T10:15:00Z; no zone means UTC); default:\n"
-"                      the modification time of PATH\n"
-"      --label NAME    name of the machine, kept with the source\n"
-"      --endian ORDER  byte order of binary input, little or big, for data\n"
-"                      too short to tell (default: detected)\n"
-"      --abi N         read the capture as kmemtrace ABI version N whatever\n"
-"                      its abi_version file says (memdb knows version 1)\n"
-"      --cpu N         CPU of a lone per-CPU file not named cpuN (default 0)\n"
-"      --kallsyms FILE /proc/kallsyms of the traced boot: turns symbolic\n"
-"                      call sites of text (func+0x1c/0x90) into addresses\n"
-"                      (default: the capture directory's kallsyms)\n"
-"      --page-size N   bytes per page for page events of text (default\n"
-"                      4096)\n"
-"      --strict        a malformed text line is an error (nothing of that\n"
-"                      PATH is written)\n"
-"      --force         ingest data that is already in the database again\n"
-"  -q, --quiet         print nothing but errors\n"
-"  -h, --help          show this help\n"
+"Options:\n";
+
+static const char usage_tail[] =
 "\n"
 "Exit status: 0 when every PATH is in the database, 1 when any was\n"
 "rejected (the message names the file, the byte offset or line, and the\n"
@@ -100,18 +59,126 @@ static const char usage[] =
 "  memdb ingest --format vmstat-z zones-excerpt.txt\n"
 "  memdb ingest --kallsyms kallsyms.txt trace.txt\n";
 
+/*
+ * What the usage text says of each format mdb_input_formats() names, in
+ * the order it lists them.  A format missing here is still listed.
+ */
+static const struct {
+	const char *name;
+	int snapshot;
+	const char *text;
+} format_help[] = {
+	{ "ftrace-text", 0, "the kmem tracepoints as text: what cat trace, "
+	  "trace_pipe, perf script or trace-cmd report print, from any kernel "
+	  "since 2.6.30; a file, or a capture directory holding one (trace, "
+	  "trace_pipe, *.txt, *.trace) and optionally the boot's kallsyms" },
+	{ "kmemtrace-ftrace", 0, "the binary of the 2.6.30-2.6.34 kmemtrace "
+	  "tracer, either word size and byte order, with or without the "
+	  "ftrace 'bin' prefix" },
+	{ "kmemtrace-relay", 0, "a kmemtrace relay capture: a directory "
+	  "holding one file per CPU (cpu0, cpu1, ... as in debugfs, or "
+	  "cpu0.out, ... as the kmemtrace logger saved them) and, when "
+	  "present, abi_version and total_overruns; or a single per-CPU file.  "
+	  "Empty per-CPU files (idle CPUs) are normal." },
+	{ "allocinfo", 1, "Linux /proc/allocinfo, versions 1.x and 2.x, with "
+	  "or without its header, sizes humanized by numfmt or not" },
+	{ "slabinfo", 1, "Linux /proc/slabinfo 2.x, with or without its "
+	  "header" },
+	{ "memstat-uma", 1, "FreeBSD 'sysctl -b vm.zone_stats' (either byte "
+	  "order)" },
+	{ "memstat-malloc", 1, "FreeBSD 'sysctl -b kern.malloc_stats'" },
+	{ "vmstat-z", 1, "FreeBSD 'vmstat -z' text, live or from a core dump "
+	  "(vmstat -M vmcore -N kernel -z), any header variant, or a "
+	  "headerless excerpt" },
+	{ "vmstat-m", 1, "FreeBSD 'vmstat -m' text, the same way" },
+	{ "vmstat-json", 1, "'vmstat -z' or 'vmstat -m' with --libxo json" },
+};
+
+#define NFORMAT_HELP (sizeof(format_help) / sizeof(format_help[0]))
+
 enum { OPT_LABEL = 256, OPT_FORCE };
 
-static const struct option longopts[] = {
-	{ "db", required_argument, NULL, 'd' },
-	{ "time", required_argument, NULL, 't' },
-	{ "label", required_argument, NULL, OPT_LABEL },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	CLI_CAPTURE_LONGOPTS,
-	{ NULL, 0, NULL, 0 },
+static const struct cli_opt opts[] = {
+	{ "db", 'd', "DB", "database file (default: $MEMDB_DB, else "
+	  "memdb.db); created when missing" },
+	{ "format", CLI_OPT_FORMAT, "NAME", "read PATH as NAME (one of the formats "
+	  "above) instead of detecting it" },
+	{ "time", 't', "WHEN", "when the data was taken: Unix seconds, or "
+	  "ISO 8601 (2026-11-22T10:15:00Z; no zone means UTC); default: the "
+	  "modification time of PATH" },
+	{ "label", OPT_LABEL, "NAME", "name of the machine, kept with the "
+	  "source" },
+	{ "endian", CLI_OPT_ENDIAN, "ORDER", "byte order of binary input, "
+	  "little or big, for data too short to tell (default: detected)" },
+	{ "abi", CLI_OPT_ABI, "N", "read the capture as kmemtrace ABI "
+	  "version N whatever its abi_version file says (memdb knows "
+	  "version 1)" },
+	{ "cpu", CLI_OPT_CPU, "N", "CPU of a lone per-CPU file not named "
+	  "cpuN (default 0)" },
+	{ "kallsyms", CLI_OPT_KALLSYMS, "FILE", "/proc/kallsyms of the traced "
+	  "boot: turns symbolic call sites of text (func+0x1c/0x90) into "
+	  "addresses (default: the capture directory's kallsyms)" },
+	{ "page-size", CLI_OPT_PAGE_SIZE, "N", "bytes per page for page events "
+	  "of text (default 4096)" },
+	{ "strict", CLI_OPT_STRICT, NULL, "a malformed text line is an error "
+	  "(nothing of that PATH is written)" },
+	{ "force", OPT_FORCE, NULL, "ingest data that is already in the "
+	  "database again" },
+	{ "quiet", 'q', NULL, "print nothing but errors" },
+	{ "help", 'h', NULL, "show this help" },
+	{ NULL, 0, NULL, NULL },
 };
+
+/* Is @name a format --format takes? */
+static int known_format(const char *name)
+{
+	for (const char *const *f = mdb_input_formats(); *f; f++)
+		if (!strcmp(*f, name))
+			return 1;
+	return 0;
+}
+
+/* The help of format @name, NULL when the table has none. */
+static const char *format_text(const char *name, int *snapshot)
+{
+	for (size_t i = 0; i < NFORMAT_HELP; i++)
+		if (!strcmp(format_help[i].name, name)) {
+			*snapshot = format_help[i].snapshot;
+			return format_help[i].text;
+		}
+	return NULL;
+}
+
+/* The formats of one family (trace, snapshot; -1: those without help). */
+static void print_formats(int family)
+{
+	for (size_t i = 0; i < NFORMAT_HELP; i++) {
+		const char *name = format_help[i].name;
+
+		if (format_help[i].snapshot == family && known_format(name))
+			cli_print_wrapped(stdout, format_help[i].text,
+					  printf("  %s", name), 20);
+	}
+	for (const char *const *f = mdb_input_formats(); family < 0 && *f;
+	     f++) {
+		int snap;
+
+		if (!format_text(*f, &snap))
+			printf("  %s\n", *f);
+	}
+}
+
+static int ingest_usage(void)
+{
+	fputs(usage_head, stdout);
+	print_formats(0);
+	fputs(usage_traces, stdout);
+	print_formats(1);
+	print_formats(-1);
+	fputs(usage_snapshots, stdout);
+	cli_print_opts(stdout, opts);
+	return cli_help(usage_tail);
+}
 
 struct progress {
 	const char *path;
@@ -393,8 +460,7 @@ int cmd_ingest(int argc, char **argv)
 
 	mdb_ingest_opts_init(&io);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:t:qh" CLI_CAPTURE_SHORTOPTS,
-				longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		if (cli_is_capture_opt(c)) {
 			if (cli_capture_opt("ingest", c, optarg, &io))
 				return MEMDB_EXIT_USAGE;
@@ -422,7 +488,7 @@ int cmd_ingest(int argc, char **argv)
 			quiet = 1;
 			break;
 		case 'h':
-			return cli_help(usage);
+			return ingest_usage();
 		default:
 			return cli_usage_error("ingest", "unknown option");
 		}

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /* memdb sources: list the sources of a database, or delete one. */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../db/db.h"
 #include "cli.h"
+#include "opts.h"
 #include "render.h"
 
-static const char usage[] =
+static const char usage_head[] =
 "usage: memdb sources [-d DB] [--format table|csv|json]\n"
 "       memdb sources [-d DB] --delete ID\n"
 "\n"
@@ -17,24 +17,27 @@ static const char usage[] =
 "transaction.  Traces count events and allocations, snapshots their\n"
 "rows (zones, malloc types, slab caches or allocation tags) and the\n"
 "time they were taken.\n"
-"\n"
-"Options:\n"
-"  -d, --db DB        database file (default: $MEMDB_DB, else memdb.db)\n"
-"  -f, --format FMT   table (default), csv or json\n"
-"      --delete ID    delete source ID\n"
-"  -h, --help         show this help\n"
+"\n";
+
+static const char usage_tail[] =
 "\n"
 "The full record of each source is the view v_sources:\n"
-"  memdb sql 'SELECT * FROM v_sources'\n";
+"  memdb sql 'SELECT * FROM v_sources'\n"
+"\n"
+"Examples:\n"
+"  memdb sources\n"
+"  memdb sources --format json\n"
+"  memdb sources -d box1.db --delete 3\n";
 
 enum { OPT_DELETE = 256 };
 
-static const struct option longopts[] = {
-	{ "db", required_argument, NULL, 'd' },
-	{ "format", required_argument, NULL, 'f' },
-	{ "delete", required_argument, NULL, OPT_DELETE },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct cli_opt opts[] = {
+	{ "db", 'd', "DB", "database file (default: $MEMDB_DB, else "
+	  "memdb.db)" },
+	{ "format", 'f', "FMT", "table (default), csv or json" },
+	{ "delete", OPT_DELETE, "ID", "delete source ID" },
+	{ "help", 'h', NULL, "show this help" },
+	{ NULL, 0, NULL, NULL },
 };
 
 static const char list_sql[] =
@@ -56,7 +59,7 @@ int cmd_sources(int argc, char **argv)
 	int fmt = MDB_FMT_TABLE, c, status = MEMDB_EXIT_FAIL;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:f:h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		switch (c) {
 		case 'd':
 			dbpath = optarg;
@@ -75,7 +78,7 @@ int cmd_sources(int argc, char **argv)
 					optarg);
 			break;
 		case 'h':
-			return cli_help(usage);
+			return cli_usage(usage_head, opts, usage_tail);
 		default:
 			return cli_usage_error("sources", "unknown option");
 		}

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /* memdb sql: run SQL against the database, opened read-only. */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../db/db.h"
 #include "cli.h"
+#include "opts.h"
 #include "render.h"
 
-static const char usage[] =
+static const char usage_head[] =
 "usage: memdb sql [-d DB] [--format table|csv|json] SQL\n"
 "\n"
 "Run one or more SQL statements against the database and print their\n"
@@ -25,21 +25,21 @@ static const char usage[] =
 "  v_callsites    per call site aggregates\n"
 "  v_sites        call sites with their symbols\n"
 "See the README's reference section for every column.\n"
-"\n"
-"Options:\n"
-"  -d, --db DB        database file (default: $MEMDB_DB, else memdb.db)\n"
-"  -f, --format FMT   table (default), csv, or json (an array of objects)\n"
-"  -h, --help         show this help\n"
+"\n";
+
+static const char usage_tail[] =
 "\n"
 "Examples:\n"
 "  memdb sql 'SELECT cache, count(*) FROM v_allocations GROUP BY 1'\n"
 "  memdb sql -f csv 'SELECT * FROM v_events ORDER BY seq LIMIT 100'\n";
 
-static const struct option longopts[] = {
-	{ "db", required_argument, NULL, 'd' },
-	{ "format", required_argument, NULL, 'f' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct cli_opt opts[] = {
+	{ "db", 'd', "DB", "database file (default: $MEMDB_DB, else "
+	  "memdb.db)" },
+	{ "format", 'f', "FMT", "table (default), csv, or json (an array of "
+	  "objects)" },
+	{ "help", 'h', NULL, "show this help" },
+	{ NULL, 0, NULL, NULL },
 };
 
 /* The SQLite error of @db; a statement the read-only connection refused
@@ -68,7 +68,7 @@ int cmd_sql(int argc, char **argv)
 	int fmt = MDB_FMT_TABLE, c, status = MEMDB_EXIT_FAIL, n = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:f:h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		switch (c) {
 		case 'd':
 			dbpath = optarg;
@@ -81,7 +81,7 @@ int cmd_sql(int argc, char **argv)
 					"not '%s'", optarg);
 			break;
 		case 'h':
-			return cli_help(usage);
+			return cli_usage(usage_head, opts, usage_tail);
 		default:
 			return cli_usage_error("sql", "unknown option");
 		}

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* memdb symbolize: resolve call sites to function, file:line, inlines. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,9 +8,10 @@
 #include "../db/db.h"
 #include "../symbolize/symbolize.h"
 #include "cli.h"
+#include "opts.h"
 #include "scope.h"
 
-static const char usage[] =
+static const char usage_head[] =
 "usage: memdb symbolize [-d DB] [--source ID|all] --vmlinux FILE\n"
 "                       [--modules DIR] [--kallsyms FILE]\n"
 "                       [--proc-modules FILE] [--sections FILE]\n"
@@ -59,22 +59,9 @@ static const char usage[] =
 "Snapshots kept with the source: when the ingested capture directory\n"
 "held files named kallsyms, modules or sections, they were stored with\n"
 "the source and are used unless an option names another file.\n"
-"\n"
-"Options:\n"
-"  -d, --db DB            database file (default: $MEMDB_DB, else\n"
-"                         memdb.db)\n"
-"  -s, --source ID|all    source to symbolize (default: the latest trace)\n"
-"      --vmlinux FILE     the traced kernel's vmlinux, with symbols and\n"
-"                         ideally DWARF (not a vmlinuz)\n"
-"      --modules DIR      where the module .ko files are\n"
-"      --kallsyms FILE    /proc/kallsyms of the traced boot, or the\n"
-"                         kernel's System.map\n"
-"      --proc-modules FILE  /proc/modules of the traced boot\n"
-"      --sections FILE    module sections snapshot of the traced boot\n"
-"      --kaslr-offset HEX run-time minus link-time kernel address\n"
-"      --force            forget this source's symbols and resolve all\n"
-"  -q, --quiet            print nothing but errors and warnings\n"
-"  -h, --help             show this help\n"
+"\n";
+
+static const char usage_tail[] =
 "\n"
 "Each source is resolved in one transaction of its own.  With --source\n"
 "all, a source with nothing to resolve its call sites with (no option\n"
@@ -101,19 +88,27 @@ enum {
 	OPT_FORCE,
 };
 
-static const struct option longopts[] = {
-	{ "db", required_argument, NULL, 'd' },
-	{ "source", required_argument, NULL, 's' },
-	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
-	{ "modules", required_argument, NULL, OPT_MODULES },
-	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-	{ "proc-modules", required_argument, NULL, OPT_PROC_MODULES },
-	{ "sections", required_argument, NULL, OPT_SECTIONS },
-	{ "kaslr-offset", required_argument, NULL, OPT_KASLR },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct cli_opt opts[] = {
+	{ "db", 'd', "DB", "database file (default: $MEMDB_DB, else "
+	  "memdb.db)" },
+	{ "source", 's', "ID|all", "source to symbolize (default: the "
+	  "latest trace)" },
+	{ "vmlinux", OPT_VMLINUX, "FILE", "the traced kernel's vmlinux, with "
+	  "symbols and ideally DWARF (not a vmlinuz)" },
+	{ "modules", OPT_MODULES, "DIR", "where the module .ko files are" },
+	{ "kallsyms", OPT_KALLSYMS, "FILE", "/proc/kallsyms of the traced "
+	  "boot, or the kernel's System.map" },
+	{ "proc-modules", OPT_PROC_MODULES, "FILE", "/proc/modules of the "
+	  "traced boot" },
+	{ "sections", OPT_SECTIONS, "FILE", "module sections snapshot of the "
+	  "traced boot" },
+	{ "kaslr-offset", OPT_KASLR, "HEX", "run-time minus link-time kernel "
+	  "address" },
+	{ "force", OPT_FORCE, NULL, "forget this source's symbols and resolve "
+	  "all" },
+	{ "quiet", 'q', NULL, "print nothing but errors and warnings" },
+	{ "help", 'h', NULL, "show this help" },
+	{ NULL, 0, NULL, NULL },
 };
 
 static void print_warning(void *ctx, const char *msg)
@@ -183,7 +178,7 @@ int cmd_symbolize(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.warn = print_warning;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:s:qh", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		switch (c) {
 		case 'd':
 			dbpath = optarg;
@@ -220,7 +215,7 @@ int cmd_symbolize(int argc, char **argv)
 			quiet = 1;
 			break;
 		case 'h':
-			return cli_help(usage);
+			return cli_usage(usage_head, opts, usage_tail);
 		default:
 			return cli_usage_error("symbolize", "unknown option");
 		}

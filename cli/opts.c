@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "opts.h"
 
 #define WIDTH 79   /* usage lines end before column 80 */
@@ -137,4 +138,12 @@ void cli_print_opts_at(FILE *out, const struct cli_opt *opts, int col)
 void cli_print_opts(FILE *out, const struct cli_opt *opts)
 {
 	cli_print_opts_at(out, opts, cli_opts_col(opts, 0));
+}
+
+int cli_usage(const char *head, const struct cli_opt *opts, const char *tail)
+{
+	fputs(head, stdout);
+	fputs("Options:\n", stdout);
+	cli_print_opts(stdout, opts);
+	return cli_help(tail);
 }

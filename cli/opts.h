@@ -43,4 +43,11 @@ void cli_print_opts_at(FILE *out, const struct cli_opt *opts, int col);
  */
 void cli_print_wrapped(FILE *out, const char *text, int at, int col);
 
+/*
+ * Print the usage text @head, "Options:" and the table @opts, then @tail
+ * (starting with its blank line) to stdout; returns MEMDB_EXIT_OK as
+ * cli_help() does.
+ */
+int cli_usage(const char *head, const struct cli_opt *opts, const char *tail);
+
 #endif
