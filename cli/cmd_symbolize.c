@@ -166,13 +166,62 @@ static void summary(const struct mdb_sym_result *r)
 		printf("  kallsyms: the snapshot kept with the source\n");
 }
 
+/*
+ * Resolve the sources @source selects: NULL the latest, "all" every one
+ * (skipping those with nothing to resolve with), else source @lo.
+ * 0, or a negative MDB_E_* code with @e filled.
+ */
+static int symbolize_sources(struct mdb_db *db, const char *source,
+			     int64_t lo, const struct mdb_sym_opts *o,
+			     int quiet, struct mdb_error *e)
+{
+	int64_t hi = lo;
+	int ret;
+
+	if (!source) {
+		/* snapshots have no call sites: the latest trace */
+		if ((ret = cli_scope_latest(db, SCOPE_TRACE, &lo, e)) < 0)
+			return ret;
+		hi = lo;
+	} else if (!strcmp(source, "all")) {
+		lo = 1;
+		if ((ret = mdb_db_latest_source(db, &hi, e)) < 0)
+			return ret;
+	}
+	for (int64_t id = lo; id <= hi; id++) {
+		struct mdb_sym_result r;
+
+		if (lo != hi) {
+			int ex = mdb_db_source_exists(db, id, e);
+
+			if (ex <= 0) {
+				if (ex < 0)
+					return ex;
+				continue;
+			}
+		}
+		ret = mdb_symbolize(db, id, o, &r, e);
+		if (ret < 0 && lo != hi && e->code == MDB_E_NORESOLVER) {
+			cli_warnf("source %lld skipped: nothing to resolve "
+				  "its call sites with", (long long)id);
+			mdb_error_clear(e);
+			continue;
+		}
+		if (ret < 0)
+			return ret;
+		if (!quiet)
+			summary(&r);
+	}
+	return 0;
+}
+
 int cmd_symbolize(int argc, char **argv)
 {
 	const char *dbpath = cli_default_db(), *source = NULL;
 	struct mdb_sym_opts o;
 	struct mdb_db db = { 0 };
 	struct mdb_error e;
-	int64_t lo = 0, hi = -1;
+	int64_t lo = 0;
 	int quiet = 0, c, status = MEMDB_EXIT_FAIL;
 
 	memset(&o, 0, sizeof(o));
@@ -229,49 +278,11 @@ int cmd_symbolize(int argc, char **argv)
 				       "or 'all', not '%s'", source);
 
 	mdb_error_clear(&e);
-	if (mdb_db_open(&db, dbpath, MDB_DB_EXISTING, &e) < 0)
-		goto fail;
-	if (!source) {
-		/* snapshots have no call sites: the latest trace */
-		if (cli_scope_latest(&db, SCOPE_TRACE, &lo, &e) < 0)
-			goto fail;
-		hi = lo;
-	} else if (!strcmp(source, "all")) {
-		lo = 1;
-		if (mdb_db_latest_source(&db, &hi, &e) < 0)
-			goto fail;
-	} else {
-		hi = lo;
-	}
-	for (int64_t id = lo; id <= hi; id++) {
-		struct mdb_sym_result r;
-
-		if (lo != hi) {
-			int ex = mdb_db_source_exists(&db, id, &e);
-
-			if (ex < 0)
-				goto fail;
-			if (!ex)
-				continue;
-		}
-		if (mdb_symbolize(&db, id, &o, &r, &e) < 0) {
-			if (lo != hi && e.code == MDB_E_NORESOLVER) {
-				cli_warnf("source %lld skipped: nothing to "
-					  "resolve its call sites with",
-					  (long long)id);
-				mdb_error_clear(&e);
-				continue;
-			}
-			goto fail;
-		}
-		if (!quiet)
-			summary(&r);
-	}
-	status = MEMDB_EXIT_OK;
-	goto out;
-fail:
-	cli_error(&e);
-out:
+	if (mdb_db_open(&db, dbpath, MDB_DB_EXISTING, &e) < 0 ||
+	    symbolize_sources(&db, source, lo, &o, quiet, &e) < 0)
+		cli_error(&e);
+	else
+		status = MEMDB_EXIT_OK;
 	if (db.h && mdb_db_close(&db, &e) < 0) {
 		cli_error(&e);
 		status = MEMDB_EXIT_FAIL;
