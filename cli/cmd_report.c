@@ -172,7 +172,7 @@ static int report_usage(void)
 	struct cli_opt ro[MDB_RP_MAX + 1] = { 0 };
 	int col;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) /* NULL help: out of memory */
 		ro[i] = (struct cli_opt){ p[i].opt, OPT_PARAM + (int)i,
 					  p[i].arg, param_help(&p[i]) };
 	col = cli_opts_col(ro, cli_opts_col(base_opts, 0));

@@ -85,7 +85,7 @@ static int print_name(FILE *out, const struct cli_opt *o)
 
 void cli_print_wrapped(FILE *out, const char *text, int at, int col)
 {
-	const char *p = text;
+	const char *p = text ? text : "";
 	int first = 1, brk = 0;
 
 	if (at < col)
