@@ -22,7 +22,9 @@ static const char usage_head[] =
 "that is rejected leaves the database exactly as it was, and the other\n"
 "PATHs are still ingested.  The format of each PATH is detected (a\n"
 "binary header, a header line, or the shape of the first row); --format\n"
-"names it when detection cannot decide.\n"
+"names it when detection cannot decide.  A PATH of - is standard input;\n"
+"zstd, gzip and xz input, file or standard input, is decompressed first,\n"
+"whatever its name.\n"
 "\n"
 "Traces (alloc/free events, paired while reading, in the global order\n"
 "of the trace: seq_num for relay kmemtrace, the line order for text):\n";
@@ -57,44 +59,9 @@ static const char usage_tail[] =
 "  memdb ingest --label web1 --time 2026-11-22T10:00Z allocinfo.1000\n"
 "  memdb ingest --label web1 allocinfo.1100 && memdb report growth\n"
 "  memdb ingest --format vmstat-z zones-excerpt.txt\n"
-"  memdb ingest --kallsyms kallsyms.txt trace.txt\n";
-
-/*
- * What the usage text says of each format mdb_input_formats() names, in
- * the order it lists them.  A format missing here is still listed.
- */
-static const struct {
-	const char *name;
-	int snapshot;
-	const char *text;
-} format_help[] = {
-	{ "ftrace-text", 0, "the kmem tracepoints as text: what cat trace, "
-	  "trace_pipe, perf script or trace-cmd report print, from any kernel "
-	  "since 2.6.30; a file, or a capture directory holding one (trace, "
-	  "trace_pipe, *.txt, *.trace) and optionally the boot's kallsyms" },
-	{ "kmemtrace-ftrace", 0, "the binary of the 2.6.30-2.6.34 kmemtrace "
-	  "tracer, either word size and byte order, with or without the "
-	  "ftrace 'bin' prefix" },
-	{ "kmemtrace-relay", 0, "a kmemtrace relay capture: a directory "
-	  "holding one file per CPU (cpu0, cpu1, ... as in debugfs, or "
-	  "cpu0.out, ... as the kmemtrace logger saved them) and, when "
-	  "present, abi_version and total_overruns; or a single per-CPU file.  "
-	  "Empty per-CPU files (idle CPUs) are normal." },
-	{ "allocinfo", 1, "Linux /proc/allocinfo, versions 1.x and 2.x, with "
-	  "or without its header, sizes humanized by numfmt or not" },
-	{ "slabinfo", 1, "Linux /proc/slabinfo 2.x, with or without its "
-	  "header" },
-	{ "memstat-uma", 1, "FreeBSD 'sysctl -b vm.zone_stats' (either byte "
-	  "order)" },
-	{ "memstat-malloc", 1, "FreeBSD 'sysctl -b kern.malloc_stats'" },
-	{ "vmstat-z", 1, "FreeBSD 'vmstat -z' text, live or from a core dump "
-	  "(vmstat -M vmcore -N kernel -z), any header variant, or a "
-	  "headerless excerpt" },
-	{ "vmstat-m", 1, "FreeBSD 'vmstat -m' text, the same way" },
-	{ "vmstat-json", 1, "'vmstat -z' or 'vmstat -m' with --libxo json" },
-};
-
-#define NFORMAT_HELP (sizeof(format_help) / sizeof(format_help[0]))
+"  memdb ingest --kallsyms kallsyms.txt trace.txt\n"
+"  memdb ingest trace.txt.zst\n"
+"  ssh box1 cat /proc/allocinfo | memdb ingest --label box1 -\n";
 
 enum { OPT_LABEL = 256, OPT_FORCE };
 
@@ -138,34 +105,13 @@ static int known_format(const char *name)
 	return 0;
 }
 
-/* The help of format @name, NULL when the table has none. */
-static const char *format_text(const char *name, int *snapshot)
+/* The formats of one family, each with its help, in detection order. */
+static void print_formats(int snapshots)
 {
-	for (size_t i = 0; i < NFORMAT_HELP; i++)
-		if (!strcmp(format_help[i].name, name)) {
-			*snapshot = format_help[i].snapshot;
-			return format_help[i].text;
-		}
-	return NULL;
-}
-
-/* The formats of one family (trace, snapshot; -1: those without help). */
-static void print_formats(int family)
-{
-	for (size_t i = 0; i < NFORMAT_HELP; i++) {
-		const char *name = format_help[i].name;
-
-		if (format_help[i].snapshot == family && known_format(name))
-			cli_print_wrapped(stdout, format_help[i].text,
-					  printf("  %s", name), 20);
-	}
-	for (const char *const *f = mdb_input_formats(); family < 0 && *f;
-	     f++) {
-		int snap;
-
-		if (!format_text(*f, &snap))
-			printf("  %s\n", *f);
-	}
+	for (const char *const *f = mdb_input_formats(); *f; f++)
+		if (!mdb_format_is_snapshot(*f) == !snapshots)
+			cli_print_wrapped(stdout, mdb_input_format_help(*f),
+					  printf("  %s", *f), 20);
 }
 
 static int ingest_usage(void)
@@ -174,7 +120,6 @@ static int ingest_usage(void)
 	print_formats(0);
 	fputs(usage_traces, stdout);
 	print_formats(1);
-	print_formats(-1);
 	fputs(usage_snapshots, stdout);
 	cli_print_opts(stdout, opts);
 	return cli_help(usage_tail);

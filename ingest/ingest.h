@@ -118,6 +118,10 @@ int mdb_input_decode_snap(struct mdb_input *in,
  */
 const char *const *mdb_input_formats(void);
 
+/* What format @name is, in a sentence or two for a usage text; NULL when
+ * memdb has no such format. */
+const char *mdb_input_format_help(const char *name);
+
 /* Is @format (a source.format value) a statistics snapshot? */
 int mdb_format_is_snapshot(const char *format);
 

@@ -89,36 +89,63 @@ static const struct mdb_format formats[] = {
 	 * file's length */
 	{ .name = "memstat-uma", .probe = mdb_memstat_uma_probe,
 	  .decode_snap = mdb_memstat_uma_decode,
-	  .describe = memstat_describe },
+	  .describe = memstat_describe,
+	  .help = "FreeBSD 'sysctl -b vm.zone_stats' (either byte order)" },
 	{ .name = "memstat-malloc", .probe = mdb_memstat_malloc_probe,
 	  .decode_snap = mdb_memstat_malloc_decode,
-	  .describe = memstat_describe },
+	  .describe = memstat_describe,
+	  .help = "FreeBSD 'sysctl -b kern.malloc_stats'" },
 	/* text snapshots: a header line, else the first row's shape */
 	{ .name = "vmstat-json", .probe = mdb_vmstat_json_probe,
-	  .decode_snap = mdb_vmstat_json_decode },
+	  .decode_snap = mdb_vmstat_json_decode,
+	  .help = "'vmstat -z' or 'vmstat -m' with --libxo json" },
 	{ .name = "allocinfo", .probe = mdb_allocinfo_probe,
-	  .decode_snap = mdb_allocinfo_decode },
+	  .decode_snap = mdb_allocinfo_decode,
+	  .help = "Linux /proc/allocinfo, versions 1.x and 2.x, with or "
+		  "without its header, sizes humanized by numfmt or not" },
 	{ .name = "slabinfo", .probe = mdb_slabinfo_probe,
-	  .decode_snap = mdb_slabinfo_decode },
+	  .decode_snap = mdb_slabinfo_decode,
+	  .help = "Linux /proc/slabinfo 2.x, with or without its header" },
 	{ .name = "vmstat-z", .probe = mdb_vmstat_z_probe,
-	  .decode_snap = mdb_vmstat_z_decode },
+	  .decode_snap = mdb_vmstat_z_decode,
+	  .help = "FreeBSD 'vmstat -z' text, live or from a core dump "
+		  "(vmstat -M vmcore -N kernel -z), any header variant, or a "
+		  "headerless excerpt" },
 	{ .name = "vmstat-m", .probe = mdb_vmstat_m_probe,
-	  .decode_snap = mdb_vmstat_m_decode },
+	  .decode_snap = mdb_vmstat_m_decode,
+	  .help = "FreeBSD 'vmstat -m' text, the same way" },
 	/* text event traces: ftrace, perf script, trace-cmd report */
 	{ .name = "ftrace-text", .probe = ft_probe, .decode = ft_decode,
 	  .describe = ft_describe, .flags = MDB_FMT_KSYMS,
-	  .empty_hint = KMEM_HINT },
+	  .empty_hint = KMEM_HINT,
+	  .help = "the kmem tracepoints as text: what cat trace, "
+		  "trace_pipe, perf script or trace-cmd report print, from any "
+		  "kernel since 2.6.30; a file, or a capture directory holding "
+		  "one (trace, trace_pipe, *.txt, *.trace) and optionally the "
+		  "boot's kallsyms" },
 	/* any other text file: refused here, so the binary trace reader
 	 * below does not misjudge it */
 	{ .name = NULL, .probe = text_probe },
 	/* the ftrace-era kmemtrace tracer's binary: exact record sizes */
 	{ .name = "kmemtrace-ftrace", .probe = ktf_probe, .decode = ktf_decode,
-	  .describe = ktf_describe },
+	  .describe = ktf_describe,
+	  .help = "the binary of the 2.6.30-2.6.34 kmemtrace tracer, "
+		  "either word size and byte order, with or without the ftrace "
+		  "'bin' prefix" },
 	/* a copy of tracefs: a directory (memdb record) */
-	{ .name = "tracefs", .open = tfs_input_open },
+	{ .name = "tracefs", .open = tfs_input_open,
+	  .help = "a copy of tracefs as 'memdb record' writes it: the "
+		  "per-CPU ring-buffer pages (trace_pipe_raw), the page header "
+		  "and the formats of the kmem events, optionally the boot's "
+		  "kallsyms" },
 	/* kmemtrace relay: a capture directory, or any lone binary file */
 	{ .name = "kmemtrace-relay", .probe = any_probe, .decode = kt_decode,
-	  .describe = kt_describe, .open = kt_input_open },
+	  .describe = kt_describe, .open = kt_input_open,
+	  .help = "a kmemtrace relay capture: a directory holding one "
+		  "file per CPU (cpu0, cpu1, ... as in debugfs, or cpu0.out, ... "
+		  "as the kmemtrace logger saved them) and, when present, "
+		  "abi_version and total_overruns; or a single per-CPU file.  "
+		  "Empty per-CPU files (idle CPUs) are normal." },
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
@@ -135,6 +162,13 @@ const char *const *mdb_input_formats(void)
 				names[n++] = formats[i].name;
 	}
 	return names;
+}
+
+const char *mdb_input_format_help(const char *name)
+{
+	const struct mdb_format *f = mdb_format_find(name);
+
+	return f ? f->help : NULL;
 }
 
 const struct mdb_format *mdb_format_find(const char *name)

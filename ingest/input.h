@@ -74,6 +74,7 @@ struct mdb_format {
 			 struct mdb_input **in, struct mdb_error *e);
 	unsigned flags;
 	const char *empty_hint; /* events: what to do when none were found */
+	const char *help;       /* what it is, for 'memdb ingest --help' */
 };
 
 #define MDB_FMT_KSYMS 1u /* resolves symbolic call sites with kallsyms */

@@ -5,7 +5,7 @@
  * option once, and every option it lists is one the command takes.  The
  * lists generated from the library's tables are complete: every report
  * option (report/params.c) with the reports that take it, every input
- * format of mdb_input_formats().
+ * format of mdb_input_formats() with its text.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -197,12 +197,16 @@ static void test_formats_listed(void **state)
 
 	(void)state;
 	for (const char *const *f = mdb_input_formats(); *f; f++) {
-		char *line;
+		char *line, *at;
 
 		assert_int_equal(asprintf(&line, "\n  %s ", *f),
 				 (int)strlen(*f) + 4);
-		if (!strstr(h, line))
+		at = strstr(h, line);
+		if (!at)
 			fail_msg("memdb ingest --help does not list %s", *f);
+		at += strlen(line) + strspn(at + strlen(line), " ");
+		if (*at == '\n')
+			fail_msg("memdb ingest --help: %s has no text", *f);
 		free(line);
 	}
 	free(h);
