@@ -53,25 +53,10 @@ static const char usage_tail[] =
 "  memdb check --endian big cpu3.out\n";
 
 static const struct cli_opt opts[] = {
-	{ "format", CLI_OPT_FORMAT, "NAME", "read PATH as NAME (one of the "
-	  "formats 'memdb ingest --help' lists) instead of detecting it" },
-	{ "endian", CLI_OPT_ENDIAN, "ORDER", "byte order of binary input, "
-	  "little or big, for data too short to tell (default: detected)" },
-	{ "abi", CLI_OPT_ABI, "N", "read the capture as kmemtrace ABI "
-	  "version N whatever its abi_version file says (memdb knows "
-	  "version 1)" },
-	{ "cpu", CLI_OPT_CPU, "N", "CPU of a lone per-CPU file not named "
-	  "cpuN (default 0)" },
-	{ "kallsyms", CLI_OPT_KALLSYMS, "FILE", "/proc/kallsyms of the traced "
-	  "boot: turns symbolic call sites of text (func+0x1c/0x90) into "
-	  "addresses (default: the capture directory's kallsyms)" },
-	{ "page-size", CLI_OPT_PAGE_SIZE, "N", "bytes per page for page "
-	  "events of text (default 4096)" },
-	{ "strict", CLI_OPT_STRICT, NULL, "a malformed text line is an error "
-	  "(the PATH is refused)" },
+	CLI_ROWS_CAPTURE,
 	{ "quiet", 'q', NULL, "print only the verdict line" },
-	{ "help", 'h', NULL, "show this help" },
-	{ NULL, 0, NULL, NULL },
+	CLI_ROW_HELP,
+	CLI_ROW_END,
 };
 
 /* One capture being checked. */

@@ -68,42 +68,18 @@ enum { OPT_LABEL = 256, OPT_FORCE };
 static const struct cli_opt opts[] = {
 	{ "db", 'd', "DB", "database file (default: $MEMDB_DB, else "
 	  "memdb.db); created when missing" },
-	{ "format", CLI_OPT_FORMAT, "NAME", "read PATH as NAME (one of the formats "
-	  "above) instead of detecting it" },
 	{ "time", 't', "WHEN", "when the data was taken: Unix seconds, or "
 	  "ISO 8601 (2026-11-22T10:15:00Z; no zone means UTC); default: the "
 	  "modification time of PATH" },
 	{ "label", OPT_LABEL, "NAME", "name of the machine, kept with the "
 	  "source" },
-	{ "endian", CLI_OPT_ENDIAN, "ORDER", "byte order of binary input, "
-	  "little or big, for data too short to tell (default: detected)" },
-	{ "abi", CLI_OPT_ABI, "N", "read the capture as kmemtrace ABI "
-	  "version N whatever its abi_version file says (memdb knows "
-	  "version 1)" },
-	{ "cpu", CLI_OPT_CPU, "N", "CPU of a lone per-CPU file not named "
-	  "cpuN (default 0)" },
-	{ "kallsyms", CLI_OPT_KALLSYMS, "FILE", "/proc/kallsyms of the traced "
-	  "boot: turns symbolic call sites of text (func+0x1c/0x90) into "
-	  "addresses (default: the capture directory's kallsyms)" },
-	{ "page-size", CLI_OPT_PAGE_SIZE, "N", "bytes per page for page events "
-	  "of text (default 4096)" },
-	{ "strict", CLI_OPT_STRICT, NULL, "a malformed text line is an error "
-	  "(nothing of that PATH is written)" },
+	CLI_ROWS_CAPTURE,
 	{ "force", OPT_FORCE, NULL, "ingest data that is already in the "
 	  "database again" },
 	{ "quiet", 'q', NULL, "print nothing but errors" },
-	{ "help", 'h', NULL, "show this help" },
-	{ NULL, 0, NULL, NULL },
+	CLI_ROW_HELP,
+	CLI_ROW_END,
 };
-
-/* Is @name a format --format takes? */
-static int known_format(const char *name)
-{
-	for (const char *const *f = mdb_input_formats(); *f; f++)
-		if (!strcmp(*f, name))
-			return 1;
-	return 0;
-}
 
 /* The formats of one family, each with its help, in detection order. */
 static void print_formats(int snapshots)

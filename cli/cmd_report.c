@@ -55,8 +55,7 @@ static const char usage_tail[] =
 enum { OPT_PARAM = 256 }; /* + the index of a report option */
 
 static const struct cli_opt base_opts[] = {
-	{ "db", 'd', "DB", "database file (default: $MEMDB_DB, else "
-	  "memdb.db)" },
+	CLI_ROW_DB,
 	{ "source", 's', "ID|all", "source to report on (default: the "
 	  "latest)" },
 	{ "top", 'n', "N", "rows to show; 0 for all (default: 20 in tables, "
@@ -64,8 +63,8 @@ static const struct cli_opt base_opts[] = {
 	{ "format", 'f', "FMT", "table (default), csv (RFC 4180, header "
 	  "line, rows, then a row whose first field is 'total') or json "
 	  "({\"report\", \"source\", \"rows\", \"total\"})" },
-	{ "help", 'h', NULL, "show this help" },
-	{ NULL, 0, NULL, NULL },
+	CLI_ROW_HELP,
+	CLI_ROW_END,
 };
 
 #define NBASE (sizeof(base_opts) / sizeof(base_opts[0]) - 1)

@@ -32,12 +32,11 @@ static const char usage_tail[] =
 enum { OPT_DELETE = 256 };
 
 static const struct cli_opt opts[] = {
-	{ "db", 'd', "DB", "database file (default: $MEMDB_DB, else "
-	  "memdb.db)" },
+	CLI_ROW_DB,
 	{ "format", 'f', "FMT", "table (default), csv or json" },
 	{ "delete", OPT_DELETE, "ID", "delete source ID" },
-	{ "help", 'h', NULL, "show this help" },
-	{ NULL, 0, NULL, NULL },
+	CLI_ROW_HELP,
+	CLI_ROW_END,
 };
 
 static const char list_sql[] =

@@ -34,12 +34,11 @@ static const char usage_tail[] =
 "  memdb sql -f csv 'SELECT * FROM v_events ORDER BY seq LIMIT 100'\n";
 
 static const struct cli_opt opts[] = {
-	{ "db", 'd', "DB", "database file (default: $MEMDB_DB, else "
-	  "memdb.db)" },
+	CLI_ROW_DB,
 	{ "format", 'f', "FMT", "table (default), csv, or json (an array of "
 	  "objects)" },
-	{ "help", 'h', NULL, "show this help" },
-	{ NULL, 0, NULL, NULL },
+	CLI_ROW_HELP,
+	CLI_ROW_END,
 };
 
 /* The SQLite error of @db; a statement the read-only connection refused

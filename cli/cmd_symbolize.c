@@ -89,8 +89,7 @@ enum {
 };
 
 static const struct cli_opt opts[] = {
-	{ "db", 'd', "DB", "database file (default: $MEMDB_DB, else "
-	  "memdb.db)" },
+	CLI_ROW_DB,
 	{ "source", 's', "ID|all", "source to symbolize (default: the "
 	  "latest trace)" },
 	{ "vmlinux", OPT_VMLINUX, "FILE", "the traced kernel's vmlinux, with "
@@ -107,8 +106,8 @@ static const struct cli_opt opts[] = {
 	{ "force", OPT_FORCE, NULL, "forget this source's symbols and resolve "
 	  "all" },
 	{ "quiet", 'q', NULL, "print nothing but errors and warnings" },
-	{ "help", 'h', NULL, "show this help" },
-	{ NULL, 0, NULL, NULL },
+	CLI_ROW_HELP,
+	CLI_ROW_END,
 };
 
 static void print_warning(void *ctx, const char *msg)

@@ -9,6 +9,8 @@
 #include <getopt.h> /* optind, optarg */
 #include <stdio.h>
 
+#include "cli.h" /* CLI_OPT_ENDIAN, ... */
+
 struct cli_opt {
 	const char *name; /* --name */
 	int key;          /* what cli_getopt() returns: the short option
@@ -17,6 +19,30 @@ struct cli_opt {
 	const char *help; /* usage text, wrapped to the terminal's 80
 			   * columns; '\n' starts a new line */
 };
+
+/* Rows several commands share, so that each is written once. */
+#define CLI_ROW_DB { "db", 'd', "DB", "database file (default: $MEMDB_DB, " \
+		     "else memdb.db)" }
+#define CLI_ROW_HELP { "help", 'h', NULL, "show this help" }
+#define CLI_ROW_END { NULL, 0, NULL, NULL }
+/* How to read a capture (ingest, check): parsed by cli_capture_opt(). */
+#define CLI_ROWS_CAPTURE                                                   \
+	{ "format", CLI_OPT_FORMAT, "NAME", "read PATH as NAME (one of the " \
+	  "formats 'memdb ingest --help' lists) instead of detecting it" }, \
+	{ "endian", CLI_OPT_ENDIAN, "ORDER", "byte order of binary input, " \
+	  "little or big, for data too short to tell (default: detected)" }, \
+	{ "abi", CLI_OPT_ABI, "N", "read the capture as kmemtrace ABI "    \
+	  "version N whatever its abi_version file says (memdb knows "     \
+	  "version 1)" },                                                  \
+	{ "cpu", CLI_OPT_CPU, "N", "CPU of a lone per-CPU file not named " \
+	  "cpuN (default 0)" },                                            \
+	{ "kallsyms", CLI_OPT_KALLSYMS, "FILE", "/proc/kallsyms of the "   \
+	  "traced boot: turns symbolic call sites of text (func+0x1c/0x90) " \
+	  "into addresses (default: the capture directory's kallsyms)" },  \
+	{ "page-size", CLI_OPT_PAGE_SIZE, "N", "bytes per page for page "  \
+	  "events of text (default 4096)" },                               \
+	{ "strict", CLI_OPT_STRICT, NULL, "a malformed text line is an "   \
+	  "error (the PATH is refused)" }
 
 /*
  * getopt_long() over the table @opts (ended by a NULL name): the next
