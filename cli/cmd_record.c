@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 /* memdb record: capture the kmem tracepoints of this machine. */
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,34 +8,27 @@
 
 #include "../record/record.h"
 #include "cli.h"
+#include "opts.h"
 
-static const char usage[] =
+static const char usage_head[] =
 "usage: memdb record [-o DIR] [--duration SECONDS] [--page] [--buffer-kb N]\n"
 "                    [--tracefs DIR] [-- COMMAND [ARG...]]\n"
 "\n"
 "Record the kernel's kmem tracepoints (kmalloc, kfree, kmem_cache_alloc,\n"
 "kmem_cache_free; with --page also mm_page_alloc and mm_page_free; or\n"
-"the names this kernel gives them) as a copy of tracefs: the raw ring-buffer pages of every\n"
-"CPU with the page and event formats, the boot's kallsyms, and\n"
-"/proc/slabinfo before and after (and /proc/allocinfo when the kernel\n"
-"has it).  Run it as root on the machine to trace, with no perf or\n"
-"trace-cmd needed; ingest the directory there or anywhere else.\n"
+"the names this kernel gives them) as a copy of tracefs: the raw\n"
+"ring-buffer pages of every CPU with the page and event formats, the\n"
+"boot's kallsyms, and /proc/slabinfo before and after (and\n"
+"/proc/allocinfo when the kernel has it).  Run it as root on the machine\n"
+"to trace, with no perf or trace-cmd needed; ingest the directory there\n"
+"or anywhere else.\n"
 "\n"
 "The trace runs in a tracefs instance of its own, so the global trace\n"
 "buffer and the events you enabled are left alone; the instance is\n"
 "removed on exit, on Ctrl-C and on errors.\n"
-"\n"
-"Options:\n"
-"  -o, --output DIR     capture directory (default: memdb-record); it\n"
-"                       must not exist or be empty\n"
-"      --duration S     trace for S seconds (default: until Ctrl-C, or\n"
-"                       until COMMAND exits)\n"
-"      --buffer-kb N    ring buffer per CPU in KiB (default 16384); raise\n"
-"                       it if the summary reports lost events\n"
-"      --page           also record the page allocator's events (writing\n"
-"                       the capture itself allocates pages: expect more)\n"
-"      --tracefs DIR    where tracefs is mounted (default: found)\n"
-"  -h, --help           show this help\n"
+"\n";
+
+static const char usage_tail[] =
 "\n"
 "Examples:\n"
 "  memdb record -o cap --duration 10\n"
@@ -45,14 +37,19 @@ static const char usage[] =
 
 enum { OPT_DURATION = 256, OPT_BUFFER, OPT_TRACEFS, OPT_PAGE };
 
-static const struct option longopts[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "buffer-kb", required_argument, NULL, OPT_BUFFER },
-	{ "tracefs", required_argument, NULL, OPT_TRACEFS },
-	{ "page", no_argument, NULL, OPT_PAGE },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct cli_opt opts[] = {
+	{ "output", 'o', "DIR", "capture directory (default: memdb-record); "
+	  "it must not exist or be empty" },
+	{ "duration", OPT_DURATION, "SECONDS", "trace for SECONDS seconds "
+	  "(default: until Ctrl-C, or until COMMAND exits)" },
+	{ "buffer-kb", OPT_BUFFER, "N", "ring buffer per CPU in KiB (default "
+	  "16384); raise it if the summary reports lost events" },
+	{ "page", OPT_PAGE, NULL, "also record the page allocator's events "
+	  "(writing the capture itself allocates pages: expect more)" },
+	{ "tracefs", OPT_TRACEFS, "DIR", "where tracefs is mounted (default: "
+	  "found)" },
+	CLI_ROW_HELP,
+	CLI_ROW_END,
 };
 
 static volatile sig_atomic_t stop;
@@ -69,8 +66,8 @@ static int parse(int argc, char **argv, struct mdb_record_opts *o)
 	int c;
 
 	optind = 1;
-	/* '+': options end at the command */
-	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+	/* options end at the command */
+	while ((c = cli_getopt_in_order(argc, argv, opts)) != -1) {
 		switch (c) {
 		case 'o':
 			o->outdir = optarg;
@@ -118,7 +115,7 @@ int cmd_record(int argc, char **argv)
 	int ret = parse(argc, argv, &o);
 
 	if (ret < 0)
-		return cli_help(usage);
+		return cli_usage(usage_head, opts, usage_tail);
 	if (ret)
 		return ret;
 	if (geteuid() != 0)

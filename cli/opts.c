@@ -38,9 +38,10 @@ static int build(const struct cli_opt *opts, struct option **lo, char **so)
 		free(shortopts);
 		built = NULL;
 		longopts = calloc(n + 1, sizeof(*longopts));
-		shortopts = calloc(2 * n + 2, 1);
+		shortopts = calloc(2 * n + 3, 1);
 		if (!longopts || !shortopts)
 			return -1;
+		shortopts[k++] = '+'; /* for cli_getopt_in_order() */
 		for (size_t i = 0; i < n; i++) {
 			longopts[i].name = opts[i].name;
 			longopts[i].has_arg = opts[i].arg ? required_argument :
@@ -60,6 +61,16 @@ static int build(const struct cli_opt *opts, struct option **lo, char **so)
 }
 
 int cli_getopt(int argc, char **argv, const struct cli_opt *opts)
+{
+	struct option *lo;
+	char *so;
+
+	if (build(opts, &lo, &so) < 0)
+		return '?';
+	return getopt_long(argc, argv, so + 1, lo, NULL);
+}
+
+int cli_getopt_in_order(int argc, char **argv, const struct cli_opt *opts)
 {
 	struct option *lo;
 	char *so;

@@ -51,6 +51,10 @@ struct cli_opt {
  */
 int cli_getopt(int argc, char **argv, const struct cli_opt *opts);
 
+/* cli_getopt(), but the options end at the first argument that is not
+ * one (what follows is a command and its own options). */
+int cli_getopt_in_order(int argc, char **argv, const struct cli_opt *opts);
+
 /* The table as the Options lines of a usage text. */
 void cli_print_opts(FILE *out, const struct cli_opt *opts);
 

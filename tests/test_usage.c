@@ -22,7 +22,7 @@
 #include "testlib.h"
 
 static const char *const cmds[] = { "ingest", "sources", "symbolize",
-				    "report", "sql", "check" };
+				    "report", "sql", "check", "record" };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
@@ -66,13 +66,15 @@ static void test_sections(void **state)
 }
 
 /*
- * The option names an Options line of @h starts with ("  -d, --db DB",
- * "      --label NAME"), from @from on; *@short_opt gets its letter or 0.
+ * The option an Options line of the help starts with ("  -d, --db DB",
+ * "      --label NAME"), from *@from on: its long name (malloc'ed), in
+ * *@short_opt its letter or 0, in *@arg whether it takes an argument.
  */
-static char *next_option(char **from, char *short_opt)
+static char *next_option(char **from, char *short_opt, int *arg)
 {
 	for (char *l = *from; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l) {
 		char *name = NULL;
+		size_t n;
 
 		if (!strncmp(l, "  -", 3) && l[3] != '-' && l[4] == ',' &&
 		    !strncmp(l + 5, " --", 3)) {
@@ -83,37 +85,44 @@ static char *next_option(char **from, char *short_opt)
 			name = l + 8;
 		}
 		if (name) {
+			n = strcspn(name, " \n");
+			*arg = name[n] == ' ' && name[n + 1] != ' ';
 			*from = strchr(l, '\n');
-			return strndup(name, strcspn(name, " \n"));
+			return strndup(name, n);
 		}
 	}
 	return NULL;
 }
 
-/* memdb @cmd accepts --@name, and -@s when not 0. */
-static void accepted(const char *cmd, const char *name, char s)
+/*
+ * memdb @cmd accepts --@name, and -@s when not 0: given alone (with
+ * its argument attached), then a bad option, the command stops at the
+ * bad one.  Run in a scratch directory, in case it did not.
+ */
+static void accepted(const char *cmd, const char *name, char s, int arg)
 {
-	char *needle;
+	char *needle, *dir = tmpdir("usage-probe");
 	struct run r;
 
-	/* a bad option after it: the command stops at the usage error */
-	run(&r, "'%s' %s --%s 1 --no-such-option </dev/null", env("MEMDB"),
-	    cmd, name);
+	run(&r, "cd '%s' && '%s' %s --%s%s --no-such-option </dev/null", dir,
+	    env("MEMDB"), cmd, name, arg ? "=1" : "");
 	assert_int_equal(r.status, 2);
-	assert_int_equal(asprintf(&needle, "option '--%s'", name),
-			 (int)strlen(name) + 11);
+	assert_int_equal(asprintf(&needle, "option '--%s", name),
+			 (int)strlen(name) + 10);
 	if (strstr(r.err, needle))
 		fail_msg("memdb %s --help lists --%s, which it does not take: "
 			 "%s", cmd, name, r.err);
 	free(needle);
 	run_free(&r);
-	if (!s)
-		return;
-	run(&r, "'%s' %s -%c 1 --no-such-option </dev/null", env("MEMDB"),
-	    cmd, s);
-	assert_null(strstr(r.err, "invalid option"));
-	assert_null(strstr(r.err, "requires an argument"));
-	run_free(&r);
+	if (s) {
+		run(&r, "cd '%s' && '%s' %s -%c%s --no-such-option </dev/null",
+		    dir, env("MEMDB"), cmd, s, arg ? "1" : "");
+		assert_int_equal(r.status, 2);
+		assert_null(strstr(r.err, "invalid option"));
+		assert_null(strstr(r.err, "requires an argument"));
+		run_free(&r);
+	}
+	free(dir);
 }
 
 static void test_listed_options_are_taken(void **state)
@@ -122,8 +131,9 @@ static void test_listed_options_are_taken(void **state)
 	for (size_t i = 0; i < NCMDS; i++) {
 		char *h = help(cmds[i]), *p = strstr(h, "\nOptions:\n"), *o;
 		char *seen = strdup(" "), s;
+		int arg;
 
-		while ((o = next_option(&p, &s))) {
+		while ((o = next_option(&p, &s, &arg))) {
 			char *key;
 
 			assert_int_equal(asprintf(&key, " %s ", o),
@@ -134,7 +144,7 @@ static void test_listed_options_are_taken(void **state)
 			seen = realloc(seen, strlen(seen) + strlen(o) + 2);
 			strcat(strcat(seen, o), " ");
 			if (strcmp(o, "help"))
-				accepted(cmds[i], o, s);
+				accepted(cmds[i], o, s, arg);
 			free(key);
 			free(o);
 		}
