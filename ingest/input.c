@@ -81,10 +81,16 @@ static int any_probe(const void *buf, size_t len)
 static const struct mdb_format formats[] = {
 	/* perf.data: the PERFILE2 magic, either byte order */
 	{ .name = PERF_FORMAT, .probe = perf_probe, .decode = perf_decode,
-	  .describe = perf_input_describe, .empty_hint = KMEM_HINT },
+	  .describe = perf_input_describe, .empty_hint = KMEM_HINT,
+	  .help = "what perf kmem record (--page) or perf record -e "
+		  "kmem:... writes: a perf.data file of either byte order, "
+		  "also from perf record -g, -z (zstd records) and -o - "
+		  "(pipe mode)" },
 	/* trace-cmd's trace.dat: its magic; libtracecmd reads it */
 	{ .name = "trace-dat", .probe = tdat_probe,
-	  .open_file = tdat_input_open },
+	  .open_file = tdat_input_open,
+	  .help = "what trace-cmd record writes (trace.dat, versions 6 "
+		  "and 7) with the kmem events, read through libtracecmd" },
 	/* binary snapshot streams: a version word, counts that match the
 	 * file's length */
 	{ .name = "memstat-uma", .probe = mdb_memstat_uma_probe,
