@@ -17,7 +17,7 @@
 static const char usage_head[] =
 "usage: memdb report list\n"
 "       memdb report NAME [-d DB] [--source ID|all] [--top N]\n"
-"                         [--format table|csv|json] [REPORT OPTIONS]\n"
+"                         [--format table|csv|json|folded] [REPORT OPTIONS]\n"
 "\n"
 "Run a canned report (an SQL file of report/sql/, built into memdb) over\n"
 "the database.  'memdb report list' names them with a line of help each.\n"
@@ -62,7 +62,9 @@ static const struct cli_opt base_opts[] = {
 	  "all in CSV and JSON)" },
 	{ "format", 'f', "FMT", "table (default), csv (RFC 4180, header "
 	  "line, rows, then a row whose first field is 'total') or json "
-	  "({\"report\", \"source\", \"rows\", \"total\"})" },
+	  "({\"report\", \"source\", \"rows\", \"total\"}); stacks: folded "
+	  "(its default: 'a;b;c BYTES' lines, the input of flame-graph "
+	  "tools)" },
 	CLI_ROW_HELP,
 	CLI_ROW_END,
 };
@@ -317,6 +319,22 @@ static int run_report(const char *name, const char *dbpath,
 		mdb_report_release(&r);
 		return cli_usage_error("report", "%s", e.msg);
 	}
+	if (ret == 0) {
+		size_t len;
+		const char *f = mdb_query_annot(r.named, "format", &len);
+
+		/* "-- format: folded": the report's default and extra format */
+		if (f && len >= 6 && !strncmp(f, "folded", 6)) {
+			if (ctx.fmt < 0)
+				ctx.fmt = MDB_FMT_FOLDED;
+		} else if (ctx.fmt == MDB_FMT_FOLDED) {
+			mdb_report_release(&r);
+			return cli_usage_error("report", "report '%s' has no "
+					       "folded format", name);
+		}
+		if (ctx.fmt < 0)
+			ctx.fmt = MDB_FMT_TABLE;
+	}
 	if (ret == 0)
 		ret = mdb_db_open(&db, dbpath, MDB_DB_READONLY, &e);
 	if (ret == 0)
@@ -342,7 +360,7 @@ int cmd_report(int argc, char **argv)
 	const struct cli_opt *opts = all_opts();
 	struct mdb_report_args a;
 	struct mdb_error e;
-	int fmt = MDB_FMT_TABLE, c;
+	int fmt = -1, c;
 
 	mdb_report_args_init(&a);
 	a.top = -1;
@@ -365,8 +383,8 @@ int cmd_report(int argc, char **argv)
 			fmt = mdb_format_parse(optarg);
 			if (fmt < 0)
 				return cli_usage_error("report",
-					"--format takes table, csv or json, "
-					"not '%s'", optarg);
+					"--format takes table, csv, json or "
+					"folded, not '%s'", optarg);
 			break;
 		case 'h':
 			return report_usage();
@@ -388,6 +406,6 @@ int cmd_report(int argc, char **argv)
 		return cli_usage_error("report", "unexpected argument '%s'",
 				       argv[optind + 1]);
 	if (a.top < 0)
-		a.top = fmt == MDB_FMT_TABLE ? 20 : 0;
+		a.top = fmt == MDB_FMT_TABLE || fmt < 0 ? 20 : 0;
 	return run_report(argv[optind], dbpath, source, fmt, &a);
 }
