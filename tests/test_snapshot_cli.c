@@ -42,20 +42,6 @@ static char *fixture(const char *name)
 	return path_in(env("TESTDATA"), name);
 }
 
-/* memdb report ARGS --format csv on @db; must succeed. */
-static char *report_csv(const char *db, const char *args)
-{
-	struct run r;
-	char *s;
-
-	run_memdb(&r, db, "report %s --format csv", args);
-	if (r.status)
-		fail_msg("report %s failed: %s", args, r.err);
-	s = strdup(r.out);
-	run_free(&r);
-	return s;
-}
-
 /* The zones report of a fresh database holding only @path. */
 static char *zones_of(const char *path)
 {

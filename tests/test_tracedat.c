@@ -48,20 +48,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static char *report(const char *db, const char *name)
-{
-	struct run r;
-	char *out;
-
-	run_memdb(&r, db, "report %s --format csv", name);
-	if (r.status)
-		fail_msg("report %s: %s", name, r.err);
-	out = r.out;
-	r.out = NULL;
-	run_free(&r);
-	return out;
-}
-
 static void symbolize(const char *db, int with_option)
 {
 	struct run r;
@@ -82,8 +68,8 @@ static void same_reports(const char *a_db, const char *b_db,
 					       "callsites", "pingpong" };
 
 	for (size_t i = 0; i < sizeof(reports) / sizeof(reports[0]); i++) {
-		char *a = report(a_db, reports[i]);
-		char *b = report(b_db, reports[i]);
+		char *a = report_csv(a_db, reports[i]);
+		char *b = report_csv(b_db, reports[i]);
 
 		if (strcmp(a, b))
 			fail_msg("%s: %s differs:\n%s\n---\n%s", what,

@@ -41,20 +41,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static char *report(const char *db, const char *name)
-{
-	struct run r;
-	char *out;
-
-	run_memdb(&r, db, "report %s --format csv", name);
-	if (r.status)
-		fail_msg("report %s: %s", name, r.err);
-	out = r.out;
-	r.out = NULL;
-	run_free(&r);
-	return out;
-}
-
 static void symbolize(const char *db)
 {
 	struct run r;
@@ -88,7 +74,8 @@ static void test_same_as_text(void **state)
 	}
 	assert_true(db_int(raw, "SELECT events FROM source") > 1000);
 	for (size_t i = 0; i < sizeof(reports) / sizeof(reports[0]); i++) {
-		char *a = report(raw, reports[i]), *b = report(text, reports[i]);
+		char *a = report_csv(raw, reports[i]);
+		char *b = report_csv(text, reports[i]);
 
 		if (strcmp(a, b))
 			fail_msg("%s differs:\n%s\n---\n%s", reports[i], a, b);
@@ -123,8 +110,8 @@ static void test_big_endian(void **state)
 	assert_string_equal(order, "big\n");
 	free(order);
 	for (size_t i = 0; i < sizeof(reports) / sizeof(reports[0]); i++) {
-		char *a = report(le_db, reports[i]);
-		char *b = report(be_db, reports[i]);
+		char *a = report_csv(le_db, reports[i]);
+		char *b = report_csv(be_db, reports[i]);
 
 		if (strcmp(a, b))
 			fail_msg("%s differs:\n%s\n---\n%s", reports[i], a, b);

@@ -259,3 +259,17 @@ char *db_text(const char *db, const char *sql)
 	run_free(&r);
 	return s;
 }
+
+char *report_csv(const char *db, const char *name)
+{
+	struct run r;
+	char *out;
+
+	run_memdb(&r, db, "report %s --format csv", name);
+	if (r.status)
+		fail_msg("report %s: %s", name, r.err);
+	out = r.out;
+	r.out = NULL;
+	run_free(&r);
+	return out;
+}

@@ -61,6 +61,9 @@ char *db_counts(const char *db);
 void ingest_ok(const char *db, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* memdb report ARGS --format csv on @db, failing the test on an error. */
+char *report_csv(const char *db, const char *args);
+
 /* The rows of @sql on @db as CSV without the header line (memdb sql). */
 char *db_text(const char *db, const char *sql);
 

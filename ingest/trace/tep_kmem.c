@@ -38,6 +38,11 @@ static const struct {
 
 #define NKMEM (sizeof(kmem_events) / sizeof(kmem_events[0]))
 
+const char *tep_kmem_name(size_t i)
+{
+	return i < NKMEM ? kmem_events[i].name : NULL;
+}
+
 struct tep_kmem_def {
 	int id;
 	uint8_t kind, type;

@@ -38,6 +38,10 @@ int tep_kmem_init(struct tep_kmem *k, struct tep_handle *tep,
 		  uint64_t page_size, const char *name, struct mdb_error *e);
 void tep_kmem_release(struct tep_kmem *k);
 
+/* The name of kmem event @i memdb reads ("kmalloc", ...), NULL past the
+ * last: the formats a capture must carry. */
+const char *tep_kmem_name(size_t i);
+
 /*
  * Decode the tracepoint payload @data of @size bytes into @ev (kind,
  * type, call site, pointer, sizes, gfp, node, cache name, migratetype,

@@ -141,12 +141,6 @@ static int parse_format(struct tfs *t, const char *path, struct mdb_error *e)
 	return ret;
 }
 
-static const char *const kmem_names[] = {
-	"kmalloc", "kmalloc_node", "kfree", "kmem_cache_alloc",
-	"kmem_cache_alloc_node", "kmem_cache_free", "mm_page_alloc",
-	"mm_page_free", "mm_page_free_direct", "mm_pagevec_free",
-};
-
 static int read_formats(struct tfs *t, uint64_t page_size,
 			struct mdb_error *e)
 {
@@ -156,14 +150,13 @@ static int read_formats(struct tfs *t, uint64_t page_size,
 	tep_set_long_size(t->tep, t->long_size);
 	tep_set_file_bigendian(t->tep, t->order == MDB_ORDER_BIG ?
 				       TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	for (size_t i = 0; i < sizeof(kmem_names) / sizeof(kmem_names[0]);
-	     i++) {
+	for (size_t i = 0; tep_kmem_name(i); i++) {
 		char *path;
 		struct stat st;
 		int ret = 0;
 
 		if (asprintf(&path, "%s/events/kmem/%s/format", t->dir,
-			     kmem_names[i]) < 0)
+			     tep_kmem_name(i)) < 0)
 			return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1,
 					     NULL);
 		if (stat(path, &st) == 0)
