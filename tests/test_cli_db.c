@@ -415,6 +415,10 @@ static void test_sql_cannot_write(void **state)
 static int run_unprivileged(struct run *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* memdb as the unprivileged user runs it: a copy where that user can
+ * reach it (the checkout may sit below a directory only root enters). */
+static char *ro_memdb;
+
 static int run_unprivileged(struct run *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -435,7 +439,8 @@ static int run_unprivileged(struct run *r, const char *fmt, ...)
 		} else {
 			run_free(r);
 			run(r, "setpriv --reuid=65534 --regid=65534 "
-			    "--clear-groups '%s' %s", env("MEMDB"), args);
+			    "--clear-groups '%s' %s",
+			    ro_memdb ? ro_memdb : env("MEMDB"), args);
 		}
 	}
 	free(args);
@@ -444,11 +449,19 @@ static int run_unprivileged(struct run *r, const char *fmt, ...)
 
 static void test_readonly_database(void **state)
 {
-	char *dir = path_in(tmp, "ro"), *db, *wal, *shm;
+	char *dir, *db, *wal, *shm;
+	char base[] = "/tmp/memdb-ro-XXXXXX";
 	struct run r;
 
 	(void)state;
-	run(&r, "rm -rf '%s' && mkdir '%s'", dir, dir);
+	/* a directory any user reaches, whatever the checkout's path (a
+	 * clone under mktemp -d is root's alone) */
+	assert_non_null(mkdtemp(base));
+	dir = path_in(base, "ro");
+	ro_memdb = path_in(base, "memdb");
+	run(&r, "chmod 755 '%s' && mkdir '%s' && cp '%s' '%s' && "
+	    "chmod 755 '%s'", base, dir, env("MEMDB"), ro_memdb, ro_memdb);
+	assert_int_equal(r.status, 0);
 	run_free(&r);
 	db = path_in(dir, "memdb.db");
 	ingest_ok(db, "'%s/succeed/kt-small-le'", env("TESTDATA"));
@@ -456,12 +469,13 @@ static void test_readonly_database(void **state)
 	wal = path_in(dir, "memdb.db-wal");
 	shm = path_in(dir, "memdb.db-shm");
 	assert_int_equal(access(wal, F_OK), -1);
-	run(&r, "chmod 444 '%s' && chmod 555 '%s' && chmod a+rx '%s'", db,
-	    dir, tmp);
+	run(&r, "chmod 444 '%s' && chmod 555 '%s'", db, dir);
 	run_free(&r);
 	if (!run_unprivileged(&r, "sources -d '%s'", db)) {
-		run(&r, "chmod 755 '%s'", dir);
+		run(&r, "chmod 755 '%s'; rm -rf '%s'", dir, base);
 		run_free(&r);
+		free(ro_memdb);
+		ro_memdb = NULL;
 		skip();
 	}
 	if (r.status)
@@ -490,6 +504,8 @@ static void test_readonly_database(void **state)
 	run_free(&r);
 	run(&r, "chmod 755 '%s' && chmod 644 '%s'", dir, db);
 	run_free(&r);
+	free(ro_memdb);
+	ro_memdb = NULL;
 	/* read-only media: a read-only bind mount, where root may mount */
 	run(&r, "unshare -m sh -c \"mkdir -p '%s/mnt' && mount --bind -o ro "
 		"'%s' '%s/mnt' && mount -o remount,bind,ro '%s/mnt' && ! touch "
@@ -502,6 +518,8 @@ static void test_readonly_database(void **state)
 		fail_msg("report on read-only media: %s", r.out);
 	else
 		assert_has(r.out, small_total);
+	run_free(&r);
+	run(&r, "rm -rf '%s'", base);
 	run_free(&r);
 	free(wal);
 	free(shm);
