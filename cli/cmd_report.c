@@ -17,7 +17,8 @@
 static const char usage_head[] =
 "usage: memdb report list\n"
 "       memdb report NAME [-d DB] [--source ID|all] [--top N]\n"
-"                         [--format table|csv|json|folded] [REPORT OPTIONS]\n"
+"                         [--format table|csv|json|folded] [--human]\n"
+"                         [--columns A,B,...] [REPORT OPTIONS]\n"
 "\n"
 "Run a canned report (an SQL file of report/sql/, built into memdb) over\n"
 "the database.  'memdb report list' names them with a line of help each.\n"
@@ -32,7 +33,8 @@ static const char usage_head[] =
 "order), 'allocinfo' (tags by bytes), and 'growth', which compares two\n"
 "snapshots of a series (same --label and format at ingest): by default\n"
 "the first and the last, by the time they were taken, of the series of\n"
-"the selected source.\n"
+"the selected source.  'diff' compares two traces the same way, per call\n"
+"site: --from A --to B.\n"
 "\n";
 
 static const char usage_tail[] =
@@ -50,9 +52,12 @@ static const char usage_tail[] =
 "  memdb report timeline --buckets 200 --format json > live.json\n"
 "  memdb report zones --source 4\n"
 "  memdb report allocinfo --by module\n"
-"  memdb report growth --from 3 --to 7 --top 10\n";
+"  memdb report growth --from 3 --to 7 --top 10\n"
+"  memdb report diff --from 1 --to 2 --human\n"
+"  memdb report zones --sort bytes --columns name,used,bytes\n";
 
-enum { OPT_PARAM = 256 }; /* + the index of a report option */
+/* OPT_PARAM + the index of a report option */
+enum { OPT_HUMAN = 200, OPT_COLUMNS, OPT_PARAM = 256 };
 
 static const struct cli_opt base_opts[] = {
 	CLI_ROW_DB,
@@ -65,6 +70,13 @@ static const struct cli_opt base_opts[] = {
 	  "({\"report\", \"source\", \"rows\", \"total\"}); stacks: folded "
 	  "(its default: 'a;b;c BYTES' lines, the input of flame-graph "
 	  "tools)" },
+	{ "human", OPT_HUMAN, NULL, "tables: sizes in bytes as B, KiB, MiB, "
+	  "GiB with one decimal (as slabtop, vmstat -h); CSV and JSON keep "
+	  "the exact numbers" },
+	{ "columns", OPT_COLUMNS, "A,B,...", "only these columns, in this "
+	  "order (an unknown name is refused with the report's list); a "
+	  "table as wide as the terminal or $COLUMNS cuts long text with "
+	  "'...', CSV and JSON keep it whole" },
 	CLI_ROW_HELP,
 	CLI_ROW_END,
 };
@@ -231,6 +243,8 @@ struct emit_ctx {
 	const struct mdb_report *r;
 	const struct cli_scope *scope;
 	int fmt;
+	int human;
+	const char *columns;
 };
 
 /* Render the report's rows with its title and notes. */
@@ -243,7 +257,9 @@ static int emit(void *ctx, sqlite3_stmt *rows, sqlite3_stmt *total,
 	struct mdb_report_out out = { .fmt = c->fmt,
 				      .report = c->r->named->name,
 				      .source_json = c->scope->json,
-				      .notes = notes };
+				      .notes = notes, .human = c->human,
+				      .columns = c->columns,
+				      .width = mdb_render_width(stdout) };
 	size_t len;
 	int nn = 0, ret = -MDB_E_NOMEM;
 
@@ -303,16 +319,18 @@ static int resolve_sources(struct mdb_db *db, const char *source,
 
 /* Run report @name with @a; prints, returns an exit status. */
 static int run_report(const char *name, const char *dbpath,
-		      const char *source, int fmt,
+		      const char *source, struct emit_ctx *how,
 		      const struct mdb_report_args *a)
 {
 	struct cli_scope scope = { 0 };
 	struct mdb_db db = { 0 };
 	struct mdb_report r;
-	struct emit_ctx ctx = { &r, &scope, fmt };
+	struct emit_ctx ctx = *how;
 	struct mdb_error e;
 	int ret;
 
+	ctx.r = &r;
+	ctx.scope = &scope;
 	mdb_error_clear(&e);
 	ret = mdb_report_plan(&r, name, a, &e);
 	if (ret == -MDB_E_INVAL) {
@@ -358,9 +376,10 @@ int cmd_report(int argc, char **argv)
 {
 	const char *dbpath = cli_default_db(), *source = NULL;
 	const struct cli_opt *opts = all_opts();
+	struct emit_ctx how = { .fmt = -1 };
 	struct mdb_report_args a;
 	struct mdb_error e;
-	int fmt = -1, c;
+	int c;
 
 	mdb_report_args_init(&a);
 	a.top = -1;
@@ -380,11 +399,22 @@ int cmd_report(int argc, char **argv)
 					"'%s'", optarg);
 			break;
 		case 'f':
-			fmt = mdb_format_parse(optarg);
-			if (fmt < 0)
+			how.fmt = mdb_format_parse(optarg);
+			if (how.fmt < 0)
 				return cli_usage_error("report",
 					"--format takes table, csv, json or "
 					"folded, not '%s'", optarg);
+			break;
+		case OPT_HUMAN:
+			how.human = 1;
+			break;
+		case OPT_COLUMNS:
+			if (!*optarg || strstr(optarg, ",,") ||
+			    optarg[strlen(optarg) - 1] == ',' || *optarg == ',')
+				return cli_usage_error("report", "--columns "
+					"takes column names separated by "
+					"commas, not '%s'", optarg);
+			how.columns = optarg;
 			break;
 		case 'h':
 			return report_usage();
@@ -406,6 +436,6 @@ int cmd_report(int argc, char **argv)
 		return cli_usage_error("report", "unexpected argument '%s'",
 				       argv[optind + 1]);
 	if (a.top < 0)
-		a.top = fmt == MDB_FMT_TABLE || fmt < 0 ? 20 : 0;
-	return run_report(argv[optind], dbpath, source, fmt, &a);
+		a.top = how.fmt == MDB_FMT_TABLE || how.fmt < 0 ? 20 : 0;
+	return run_report(argv[optind], dbpath, source, &how, &a);
 }

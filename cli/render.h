@@ -28,12 +28,31 @@ struct mdb_report_out {
 	const char *source_json; /* JSON value of "source": 3, "all", ... */
 	const char *title;   /* table header line, may be NULL */
 	const char **notes;  /* extra table header lines, NULL-terminated */
+	int human;           /* table: sizes (columns of bytes) as B, KiB,
+			      * MiB, GiB, TiB with one decimal */
+	const char *columns; /* "a,b,c": only these columns, in this order
+			      * (the total row too: by name); NULL: all */
+	int width;           /* table: at most this wide, text columns cut
+			      * with "..."; 0: no limit */
 };
+
+/*
+ * The width tables to @out get: $COLUMNS when set to a number, else the
+ * terminal's when @out is one, else 0 (no limit).
+ */
+int mdb_render_width(FILE *out);
+
+/* Is column @name a size in bytes (--human)? */
+int mdb_render_is_size(const char *name);
+
+/* @v bytes as "512B", "1.5KiB", "-2.0MiB" into @buf. */
+void mdb_render_human(char *buf, size_t len, long long v);
 
 /*
  * Run @rows (already bound) and, when not NULL, @total (one row whose first
  * column is the label 'total') and print them to @out in @o->fmt.
- * Returns 0 or a negative MDB_E_* code with @e filled.
+ * Returns 0 or a negative MDB_E_* code with @e filled: -MDB_E_INVAL, with
+ * the columns there are, for a name of @o->columns that is not one.
  */
 int mdb_render(FILE *out, const struct mdb_report_out *o, sqlite3_stmt *rows,
 	       sqlite3_stmt *total, struct mdb_error *e);

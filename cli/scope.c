@@ -426,9 +426,9 @@ static int check_pair(struct mdb_db *db, struct cli_scope *s, int64_t from,
 		mdb_error_msg(e, "this report compares snapshots, and sources "
 				 "%" PRId64 " and %" PRId64 " are traces",
 			      from, to);
-		mdb_error_hint(e, "comparing two traces is the job of a "
-				  "'diff' report, planned but not in this "
-				  "memdb yet");
+		mdb_error_hint(e, "two traces compare per call site with "
+				  "'memdb report diff --from %" PRId64
+				  " --to %" PRId64 "'", from, to);
 		return -MDB_E_INVAL;
 	}
 	if (!(fk & s->kinds))
@@ -449,6 +449,12 @@ static int check_pair(struct mdb_db *db, struct cli_scope *s, int64_t from,
 	return 0;
 }
 
+/* What a report comparing two sources compares: "trace", "snapshot". */
+static const char *what_compared(const struct cli_scope *s)
+{
+	return s->kinds == SCOPE_TRACE ? "trace" : "snapshot";
+}
+
 int cli_scope_series(struct mdb_db *db, struct cli_scope *s, int64_t from,
 		     int64_t to, struct mdb_error *e)
 {
@@ -459,8 +465,9 @@ int cli_scope_series(struct mdb_db *db, struct cli_scope *s, int64_t from,
 
 	if (s->lo != s->hi && (!from || !to)) {
 		mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1, NULL);
-		mdb_error_msg(e, "this report compares two snapshots: give "
-				 "--source ID (its series) or --from and --to");
+		mdb_error_msg(e, "this report compares two %ss: give "
+				 "--source ID (its series) or --from and --to",
+			      what_compared(s));
 		return -MDB_E_INVAL;
 	}
 	if (from && to)
@@ -484,8 +491,8 @@ int cli_scope_series(struct mdb_db *db, struct cli_scope *s, int64_t from,
 	if (!from && !to && s->from == s->to) {
 		mdb_error_set(e, MDB_E_EMPTY, db->path, -1, -1,
 			      "source=%" PRId64, s->from);
-		mdb_error_msg(e, "one snapshot in the series: nothing to "
-				 "compare");
+		mdb_error_msg(e, "one %s in the series: nothing to "
+				 "compare", what_compared(s));
 		mdb_error_hint(e, "ingest another with the same --label, or "
 				  "give --from ID and --to ID");
 		return -MDB_E_EMPTY;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Which sources a report covers (--source ID|all, default the latest; for
- * reports comparing snapshots, two sources of a series), and the header
- * lines that say so, with the warnings the sources carry (lost events,
- * skipped records, approximate or inaccurate snapshot figures).
+ * reports comparing two snapshots or traces, two sources of a series),
+ * and the header lines that say so, with the warnings the sources carry
+ * (lost events, skipped records, approximate or inaccurate snapshot
+ * figures).
  */
 #ifndef MDB_SCOPE_H
 #define MDB_SCOPE_H
@@ -54,11 +55,12 @@ int cli_scope_resolve(struct mdb_db *db, const char *arg, const char *kinds,
 		      struct mdb_error *e);
 
 /*
- * Two snapshots to compare (reports using :from and :to): @from and @to
- * when not 0, else the first and the last (by taken_at) of the series of
- * the source @s selects (same label and format).  Sets s->from, s->to and
- * rewrites the title, JSON source and notes to name both.  Both must be
- * snapshots of the kinds cli_scope_resolve() was given, and of one kind.
+ * Two snapshots or traces to compare (reports using :from and :to): @from
+ * and @to when not 0, else the first and the last (by taken_at) of the
+ * series of the source @s selects (same label and format).  Sets s->from,
+ * s->to and rewrites the title, JSON source and notes to name both.  Both
+ * must be sources of the kinds cli_scope_resolve() was given (diff:
+ * traces), and of one kind.
  */
 int cli_scope_series(struct mdb_db *db, struct cli_scope *s, int64_t from,
 		     int64_t to, struct mdb_error *e);

@@ -25,6 +25,10 @@ static const struct mdb_rparam params[] = {
 	  .help = "group the rows by KEY" },
 	{ .opt = "sort", .arg = "KEY", .kind = MDB_RP_CHOICE,
 	  .param = ":sort", .help = "order the rows by KEY, largest first" },
+	{ .opt = "show", .arg = "WHICH", .kind = MDB_RP_CHOICE,
+	  .param = ":show", .title = " --show %v",
+	  .help = "which rows: 'changed' leaves out the unchanged ones, 'all' "
+		  "keeps them" },
 	{ .opt = "at", .arg = "POS|TIMEs", .kind = MDB_RP_POINT,
 	  .param = ":at_seq", .alt = ":at_ts",
 	  .takes = "a position or seconds ('1778.25s')",
@@ -47,12 +51,13 @@ static const struct mdb_rparam params[] = {
 		  "for cross-node allocations" },
 	{ .opt = "from", .arg = "ID", .kind = MDB_RP_INT, .param = ":from",
 	  .lo = 1, .hi = INT64_MAX, .takes = "a source id",
-	  .help = "the earlier snapshot (default: the first of the series "
-		  "of the selected source: same --label and format, by the "
-		  "time taken)" },
+	  .help = "the earlier snapshot, or trace A of a diff (default: the "
+		  "first of the series of the selected source: same --label "
+		  "and format, by the time taken)" },
 	{ .opt = "to", .arg = "ID", .kind = MDB_RP_INT, .param = ":to",
 	  .lo = 1, .hi = INT64_MAX, .takes = "a source id",
-	  .help = "the later snapshot (default: the last of the series)" },
+	  .help = "the later snapshot, or trace B of a diff (default: the "
+		  "last of the series)" },
 };
 
 #define NPARAMS (sizeof(params) / sizeof(params[0]))

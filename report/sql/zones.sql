@@ -1,7 +1,8 @@
 -- SPDX-License-Identifier: MIT
 -- report: zones
--- help: per memstat zone, malloc type or slab cache, in snapshot order: size, limit, used, free, requests, failures, bytes, unused %
+-- help: per memstat zone, malloc type or slab cache, in snapshot order (empty ones last) or by --sort: size, limit, used, free, requests, failures, bytes, unused %
 -- source: zones
+-- sort: pos|name|size|used|free|requests|fails|bytes|unused_pct
 --
 -- One row per UMA zone, malloc(9) type or slab cache of the selected
 -- snapshot, in the order the input lists them.  Names repeat (FreeBSD
@@ -18,18 +19,41 @@
 --   unused_pct  slab caches: 100 x (num_objs - active_objs) / num_objs
 --   flags       'approx' when a figure was humanized (12K, 3.4M) or
 --               rounded (vmstat -m KiB)
+-- Rows in snapshot order (--sort pos, the default), except that empty
+-- rows (no item used or free and no bytes: a slab cache with no object)
+-- come last.  --sort name orders by name (byte order); any other --sort KEY
+-- by that column, largest first, ties (and NULL figures, last) in
+-- snapshot order; empty rows last whatever the key.
 -- The total row sums every zone of the selected sources, not only the
 -- rows shown; its unused_pct is that of all slab caches together.
 --
 -- Parameters (sqlite3: .param set :src_lo 1, ...):
 --   :src_lo, :src_hi   range of source ids to cover
 --   :top               rows to return, -1 for all
+--   :sort              NULL or 'pos', 'name', 'size', 'used', ...
 
 SELECT name, pos, allocator, size, "limit", used, free, requests, fails,
        sleeps, xdomain, bytes, unused_pct, flags
 FROM v_zones
 WHERE source_id BETWEEN :src_lo AND :src_hi
-ORDER BY source_id, pos
+ORDER BY coalesce(used, 0) = 0 AND coalesce(free, 0) = 0
+             AND coalesce(bytes, 0) = 0,
+         CASE WHEN :sort = 'name' THEN name END,
+         CASE :sort WHEN 'size' THEN size
+                    WHEN 'used' THEN used
+                    WHEN 'free' THEN free
+                    WHEN 'requests' THEN requests
+                    WHEN 'fails' THEN fails
+                    WHEN 'bytes' THEN bytes
+                    WHEN 'unused_pct' THEN unused_pct END IS NULL,
+         CASE :sort WHEN 'size' THEN size
+                    WHEN 'used' THEN used
+                    WHEN 'free' THEN free
+                    WHEN 'requests' THEN requests
+                    WHEN 'fails' THEN fails
+                    WHEN 'bytes' THEN bytes
+                    WHEN 'unused_pct' THEN unused_pct END DESC,
+         source_id, pos
 LIMIT :top;
 
 SELECT 'total' AS name, NULL AS pos, NULL AS allocator, NULL AS size,
