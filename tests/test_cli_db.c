@@ -180,7 +180,7 @@ static void test_wrong_kind_refused(void **state)
 	MEMDB(&r, db, "report growth --from 1 --to 6");
 	assert_int_equal(r.status, 2);
 	assert_has(r.err, "are traces");
-	assert_has(r.err, "'diff' report");
+	assert_has(r.err, "'memdb report diff --from");
 	run_free(&r);
 	free(ai);
 	free(vz);
@@ -198,7 +198,12 @@ static void test_growth_traces_only(void **state)
 	ingest_ok(db, "'%s/succeed/kt-small-be'", env("TESTDATA"));
 	MEMDB(&r, db, "report growth --from 1 --to 2");
 	assert_int_equal(r.status, 2);
-	assert_has(r.err, "'diff' report");
+	assert_has(r.err, "'memdb report diff --from 1 --to 2'");
+	run_free(&r);
+	/* which runs: the two traces compared per call site */
+	MEMDB(&r, db, "report diff --from 1 --to 2");
+	assert_int_equal(r.status, 0);
+	assert_has(r.out, "delta_bytes");
 	run_free(&r);
 	MEMDB(&r, db, "report growth");
 	assert_int_equal(r.status, 1);

@@ -336,11 +336,12 @@ static void test_text_variants(void **state)
 		"total,,,,,1188,155,10675,10297,1,7,4365312,,\n");
 	/* slabinfo without header lines: bytes 12288x64 = 786432, 0,
 	 * 640x64 = 40960; unused (640-438)/640 = 31.5625 %, all caches
-	 * (12928-12726)/12928 = 1.5625 % */
+	 * (12928-12726)/12928 = 1.5625 %; the empty cache (position 2)
+	 * comes last */
 	expect_zones("succeed/snapshots/slabinfo-noheader.txt", ZONES_HDR
 		"kmalloc-64,1,slab,64,,12288,0,,,,,786432,0.000000,\n"
-		"request_sock_subflow_v6,2,slab,392,,0,0,,,,,0,0.000000,\n"
 		"anon_vma_chain,3,slab,64,,438,202,,,,,40960,31.562500,\n"
+		"request_sock_subflow_v6,2,slab,392,,0,0,,,,,0,0.000000,\n"
 		"total,,,,,12726,202,,,,,827392,1.562500,\n");
 }
 
