@@ -8,6 +8,7 @@
  *   -- help: one line       what 'memdb report list' shows (required)
  *   -- by: a|b              values of --by; the first is the default
  *   -- sort: x|y            values of --sort; the first is the default
+ *   -- show: x|y            values of --show (diff); likewise
  *   -- scope: one source    the report covers a single source
  *   -- note: text           a header line of the report's output
  * This file is the only parser of that header.
