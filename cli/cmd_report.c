@@ -298,9 +298,17 @@ static int resolve_sources(struct mdb_db *db, const char *source,
 	size_t len;
 	/* the kinds of source the report reads: a value up to its line's end */
 	const char *kinds = mdb_query_annot(r->q, "source", &len);
-	int ret = cli_scope_resolve(db, source, kinds, from->text && to->text,
-				    scope, e);
+	unsigned mask = cli_scope_kinds(kinds);
+	int ret = 0;
 
+	/* --from and --to given as labels: their latest source */
+	if (from->label)
+		ret = cli_scope_label(db, from->text, mask, "from", &from->v, e);
+	if (ret == 0 && to->label)
+		ret = cli_scope_label(db, to->text, mask, "to", &to->v, e);
+	if (ret == 0)
+		ret = cli_scope_resolve(db, source, kinds,
+					from->text && to->text, scope, e);
 	if (ret < 0)
 		return ret;
 	r->args.src_lo = scope->lo;

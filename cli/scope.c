@@ -361,6 +361,41 @@ int cli_scope_resolve(struct mdb_db *db, const char *arg,
 	return describe(db, s, id, id, s->title, sizeof(s->title), &n, e);
 }
 
+int cli_scope_label(struct mdb_db *db, const char *label, unsigned mask,
+		    const char *what, int64_t *id, struct mdb_error *e)
+{
+	sqlite3_stmt *st;
+	char fmt[64], want[200];
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(db->h, "SELECT id FROM source WHERE label = ?1 "
+			       "ORDER BY taken_at DESC, id DESC", -1, &st,
+			       NULL))
+		return mdb_db_error(db, e, "cannot read sources");
+	sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
+	*id = 0;
+	while (!*id && ret >= 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t cand = sqlite3_column_int64(st, 0);
+		unsigned kind = 0;
+
+		ret = source_kind(db, &cand, mask, &kind, fmt, sizeof(fmt), e);
+		if (ret == 0 && (kind & mask))
+			*id = cand;
+	}
+	sqlite3_finalize(st);
+	if (ret < 0 || *id)
+		return ret < 0 ? ret : 0;
+	if (rc != SQLITE_DONE)
+		return mdb_db_error(db, e, "cannot read sources");
+	kinds_what(mask, want, sizeof(want));
+	mdb_error_set(e, MDB_E_NOTFOUND, db->path, -1, -1, "%s='%s'", what,
+		      label);
+	mdb_error_msg(e, "no source labelled '%s' that is %s", label, want);
+	mdb_error_hint(e, "'memdb sources' lists the sources and their "
+			  "labels");
+	return -MDB_E_NOTFOUND;
+}
+
 /* First (@last = 0) or last snapshot of the series of source @id. */
 static int series_end(struct mdb_db *db, int64_t id, int last, int64_t *out,
 		      struct mdb_error *e)

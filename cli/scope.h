@@ -65,6 +65,14 @@ int cli_scope_resolve(struct mdb_db *db, const char *arg, const char *kinds,
 int cli_scope_series(struct mdb_db *db, struct cli_scope *s, int64_t from,
 		     int64_t to, struct mdb_error *e);
 
+/*
+ * The latest source (by taken_at, then id) labelled @label of a kind in
+ * @mask (SCOPE_*) into *@id; MDB_E_NOTFOUND naming --@what when there is
+ * none.
+ */
+int cli_scope_label(struct mdb_db *db, const char *label, unsigned mask,
+		    const char *what, int64_t *id, struct mdb_error *e);
+
 void cli_scope_release(struct cli_scope *s);
 
 #endif

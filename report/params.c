@@ -49,13 +49,16 @@ static const struct mdb_rparam params[] = {
 		   "node INTEGER NOT NULL)",
 	  .help = "the traced machine's CPU-to-node map, lines 'CPU NODE', "
 		  "for cross-node allocations" },
-	{ .opt = "from", .arg = "ID", .kind = MDB_RP_INT, .param = ":from",
-	  .lo = 1, .hi = INT64_MAX, .takes = "a source id",
-	  .help = "the earlier snapshot, or trace A of a diff (default: the "
-		  "first of the series of the selected source: same --label "
-		  "and format, by the time taken)" },
-	{ .opt = "to", .arg = "ID", .kind = MDB_RP_INT, .param = ":to",
-	  .lo = 1, .hi = INT64_MAX, .takes = "a source id",
+	{ .opt = "from", .arg = "ID|LABEL", .kind = MDB_RP_INT,
+	  .param = ":from", .lo = 1, .hi = INT64_MAX, .labels = 1,
+	  .takes = "a source id or label",
+	  .help = "the earlier snapshot, or trace A of a diff: a source id, "
+		  "or a label (its latest source of the report's kind) "
+		  "(default: the first of the series of the selected "
+		  "source: same --label and format, by the time taken)" },
+	{ .opt = "to", .arg = "ID|LABEL", .kind = MDB_RP_INT,
+	  .param = ":to", .lo = 1, .hi = INT64_MAX, .labels = 1,
+	  .takes = "a source id or label",
 	  .help = "the later snapshot, or trace B of a diff (default: the "
 		  "last of the series)" },
 };
@@ -138,6 +141,13 @@ int mdb_report_arg_parse(struct mdb_report_args *a, size_t i, const char *s,
 	switch (p->kind) {
 	case MDB_RP_INT:
 		bad = mdb_parse_int(s, &v) || v < p->lo || v > p->hi;
+		/* not a number: a label, when the option takes one */
+		r->label = p->labels && *s && !isdigit((unsigned char)*s) &&
+			   *s != '-' && *s != '+';
+		if (r->label) {
+			bad = 0;
+			v = 0;
+		}
 		break;
 	case MDB_RP_DURATION:
 		v = parse_duration(s);

@@ -49,6 +49,9 @@ struct mdb_rparam {
 	int64_t lo, hi, def;   /* MDB_RP_INT */
 	int variants;          /* MDB_RP_CHOICE: report NAME@value, when there
 				* is one, is what runs for the value */
+	int labels;            /* MDB_RP_INT: a source id, or else a source
+				* label (mdb_rarg.label, v 0: cli/ finds
+				* the source) */
 	const char *timed;     /* MDB_RP_CHOICE: a value that needs
 				* timestamps */
 	const char *setup;     /* SQL run before every report (the temp
@@ -72,6 +75,7 @@ struct mdb_rarg {
 	const char *text; /* NULL when not given */
 	int64_t v;        /* parsed value (MDB_RP_INT: def when not given) */
 	int time;         /* MDB_RP_POINT: given as a time */
+	int label;        /* .labels: given as a label (text), v is 0 */
 };
 
 struct mdb_report_args {

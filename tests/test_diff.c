@@ -245,6 +245,34 @@ static void test_join_by_address(void **state)
 	free(db);
 }
 
+/* --from and --to take labels too: the latest trace of each. */
+static void test_labels(void **state)
+{
+	char *db = fresh_db(dir, "labels.db"), *ids, *labels;
+	struct run r;
+
+	(void)state;
+	ingest_ok(db, "--label before '%s/a'", fix);
+	ingest_ok(db, "--label after '%s/b'", fix);
+	ingest_ok(db, "--label before '%s/real-6.18-tracefs/slabinfo.after'",
+		  env("TESTDATA"));
+	ids = report_csv(db, "diff --from 1 --to 2");
+	/* the slabinfo (3) is the latest 'before', but no trace */
+	labels = report_csv(db, "diff --from before --to after");
+	assert_string_equal(labels, ids);
+	free(labels);
+	labels = report_csv(db, "diff --from before --to 2");
+	assert_string_equal(labels, ids);
+	free(labels);
+	free(ids);
+	run_memdb(&r, db, "report diff --from before --to later");
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "no source labelled 'later' that is "
+				      "a trace"));
+	run_free(&r);
+	free(db);
+}
+
 /* diff reads traces: a snapshot is refused, naming what it is. */
 static void test_refusals(void **state)
 {
@@ -278,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_step_sites),
 		cmocka_unit_test(test_join_by_symbol),
 		cmocka_unit_test(test_join_by_address),
+		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_refusals),
 	};
 

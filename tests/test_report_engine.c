@@ -156,7 +156,15 @@ static void test_option_values(void **state)
 	assert_string_equal(e.msg, "--min-age takes a duration such as 5s or "
 				   "250ms, not '5q'");
 	assert_int_equal(give(&a, "from", "0", &e), -MDB_E_INVAL);
-	assert_string_equal(e.msg, "--from takes a source id, not '0'");
+	assert_string_equal(e.msg, "--from takes a source id or label, "
+				   "not '0'");
+	/* not a number: a label, for cli/ to look up */
+	assert_int_equal(give(&a, "to", "before", &e), 0);
+	assert_true(mdb_report_arg(&a, "to")->label);
+	assert_int_equal(mdb_report_arg(&a, "to")->v, 0);
+	assert_int_equal(give(&a, "to", "7", &e), 0);
+	assert_false(mdb_report_arg(&a, "to")->label);
+	assert_int_equal(mdb_report_arg(&a, "to")->v, 7);
 	assert_int_equal(give(&a, "cpu-node", "map.txt", &e), 0);
 	assert_int_equal(mdb_report_arg(&a, "cpu-node")->v, 1);
 }

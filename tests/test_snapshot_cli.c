@@ -610,8 +610,15 @@ static void test_report_options(void **state)
 	run_memdb(&r, db, "report growth --from 0");
 	assert_int_equal(r.status, 2);
 	run_free(&r);
-	run_memdb(&r, db, "report growth --to x");
+	run_memdb(&r, db, "report growth --to -3");
 	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--to takes a source id or label, "
+				      "not '-3'"));
+	run_free(&r);
+	/* not a number: a label, which no source has */
+	run_memdb(&r, db, "report growth --to x");
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "no source labelled 'x'"));
 	run_free(&r);
 	run_memdb(&r, db, "report growth --from 9 --to 1");
 	assert_int_equal(r.status, 1);
