@@ -303,7 +303,8 @@ static int resolve_sources(struct mdb_db *db, const char *source,
 
 	/* --from and --to given as labels: their latest source */
 	if (from->label)
-		ret = cli_scope_label(db, from->text, mask, "from", &from->v, e);
+		ret = cli_scope_label(db, from->text, mask, "from",
+				      &from->v, e);
 	if (ret == 0 && to->label)
 		ret = cli_scope_label(db, to->text, mask, "to", &to->v, e);
 	if (ret == 0)

@@ -174,23 +174,23 @@ static int colmap_make(struct colmap *m, sqlite3_stmt *st, const char *list,
 		colmap_free(m);
 		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
 	}
-	for (const char *p = list; !list || *p; p++) {
-		size_t len = list ? strcspn(p, ",") : 0;
-		int c = list ? column_index(st, p, len) : m->n;
+	for (; !list && m->n < n; m->n++) {
+		m->idx[m->n] = m->n;
+		m->names[m->n] = sqlite3_column_name(st, m->n);
+	}
+	for (const char *p = list; p; p = *p ? p + 1 : NULL) {
+		size_t len = strcspn(p, ",");
+		int c = column_index(st, p, len);
 
-		if (!list && c >= n)
-			break;
 		if (c < 0 && !ref) {
 			colmap_free(m);
 			return unknown_column(st, p, len, e);
 		}
 		m->idx[m->n] = c;
-		m->names[m->n] = ref && list ? ref->names[m->n] :
-						sqlite3_column_name(st, c);
+		m->names[m->n] = ref ? ref->names[m->n] :
+				       sqlite3_column_name(st, c);
 		m->n++;
 		p += len;
-		if (list && !*p)
-			break;
 	}
 	return 0;
 }

@@ -69,7 +69,8 @@ static void ingest_cap(const char *db, const char *cap)
 	struct run r;
 
 	ingest_ok(db, "'%s/%s'", fix, cap);
-	run_memdb(&r, db, "symbolize -q --source %lld --kallsyms '%s/%s/kallsyms'",
+	run_memdb(&r, db, "symbolize -q --source %lld --kallsyms "
+		  "'%s/%s/kallsyms'",
 		  (long long)db_int(db, "SELECT max(id) FROM source"), fix,
 		  cap);
 	assert_int_equal(r.status, 0);

@@ -174,7 +174,8 @@ static void test_width(void **state)
 	/* wide enough: nothing cut */
 	t = table(diffdb, "COLUMNS=38", "diff --from 1 --to 2 --columns "
 					 "site,delta_bytes --top 1");
-	assert_non_null(strstr(t, "\ngetname_flags.part.0+0x24    1,179,648\n"));
+	assert_non_null(strstr(t, "\ngetname_flags.part.0+0x24    "
+				  "1,179,648\n"));
 	free(t);
 	/* no terminal, no $COLUMNS: no limit */
 	t = table(diffdb, NULL, "diff --from 1 --to 2 --top 1");
