@@ -47,6 +47,8 @@ static const char usage_tail[] =
 "Examples:\n"
 "  memdb report fragmentation\n"
 "  memdb report callsites --sort pingpong --top 10\n"
+"  memdb report callsites --sort frag,hit,bytes --time 1778.25,1779\n"
+"  memdb report allocs --comm bash --site kmem_cache_alloc_noprof\n"
 "  memdb report leaks --min-age 5s --format csv\n"
 "  memdb report summary --cpu-node cpu-node.txt\n"
 "  memdb report timeline --buckets 200 --format json > live.json\n"
@@ -153,7 +155,8 @@ static void print_choices(FILE *f, const char *key)
 				fprintf(f, "%s%s", k++ ? ", " : "", q[j].name);
 		for (size_t at = 0, w; at < len; at += w + 1) {
 			w = strcspn(v + at, "|\n");
-			fprintf(f, "%s %.*s", at ? "," : ":", (int)w, v + at);
+			fprintf(f, "%s %.*s", at ? "," : ":",
+				(int)strcspn(v + at, "=|\n"), v + at);
 		}
 	}
 }
@@ -167,11 +170,13 @@ static char *param_help(const struct mdb_rparam *p)
 
 	if (!f)
 		return NULL;
-	if (p->kind == MDB_RP_CHOICE) {
-		fprintf(f, "%s; the first listed is the default:", p->help);
+	if (p->kind == MDB_RP_CHOICE || p->kind == MDB_RP_SORT) {
+		fprintf(f, "%s; the first listed is the default%s:", p->help,
+			p->kind == MDB_RP_SORT ? " (allocs: frag,hit,bytes, "
+			"as perf kmem)" : "");
 		print_choices(f, p->opt);
 	} else {
-		print_users(f, p->param);
+		print_users(f, p->where ? "@where" : p->param);
 		fputs(p->help, f);
 	}
 	fclose(f);

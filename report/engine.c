@@ -63,6 +63,158 @@ static int choose(struct mdb_report *r, size_t i, struct mdb_error *e)
 	return 0;
 }
 
+/* The expression of sort key @key (@n bytes) in @list, or NULL. */
+static const char *sort_expr(const char *list, size_t len, const char *key,
+			     size_t n, size_t *elen)
+{
+	const char *end = list + len;
+
+	for (const char *p = list; p < end;) {
+		size_t w = strcspn(p, "|\n"), k = strcspn(p, "=|\n");
+
+		if (k == n && !strncmp(p, key, n)) {
+			*elen = k < w ? w - k - 1 : k;
+			return k < w ? p + k + 1 : p;
+		}
+		p += w + 1;
+	}
+	return NULL;
+}
+
+/* "report 'x' takes --sort KEY[,KEY...], each one of: a, b; not 'c'" */
+static int bad_key(const struct mdb_report *r, const char *list, size_t len,
+		   const char *key, size_t n, struct mdb_error *e)
+{
+	char keys[200] = "";
+	const char *end = list + len;
+
+	for (const char *p = list; p < end;) {
+		size_t w = strcspn(p, "|\n"), k = strcspn(p, "=|\n");
+		size_t have = strlen(keys);
+
+		snprintf(keys + have, sizeof(keys) - have, "%s%.*s",
+			 have ? ", " : "", (int)k, p);
+		p += w + 1;
+	}
+	return usage(e, "report '%s' takes --sort KEY[,KEY...], each one "
+		     "of: %s; not '%.*s'", r->named->name, keys, (int)n, key);
+}
+
+/* Append "expr DESC" for each comma-separated term of @x to @f. */
+static void add_desc(FILE *f, const char *x, size_t n, int *terms)
+{
+	for (size_t at = 0, w; at < n; at += w + 1) {
+		w = strcspn(x + at, ",");
+		if (w > n - at)
+			w = n - at;
+		fprintf(f, "%s%.*s DESC", (*terms)++ ? ", " : "", (int)w,
+			x + at);
+	}
+}
+
+/*
+ * The keys of --sort (option @i), given or default: their expressions
+ * into r->order, the first key's name into r->value[@i].
+ */
+static int choose_sort(struct mdb_report *r, size_t i, struct mdb_error *e)
+{
+	const char *given = r->args.a[i].text, *list, *keys;
+	size_t len, klen = 0, olen, nkeys = 0;
+	int terms = 0, ret = 0;
+	FILE *f;
+
+	list = mdb_query_annot(r->q, "sort", &len);
+	if (!list)
+		return given ? usage(e, "report '%s' takes no --sort",
+				     r->named->name) : 0;
+	keys = given;
+	if (given)
+		klen = strlen(given);
+	else if (!(keys = mdb_query_annot(r->q, "sort-default", &klen)))
+		keys = list, klen = strcspn(list, "=|\n");
+	f = open_memstream(&r->order, &olen);
+	if (!f)
+		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	for (size_t at = 0, w; at <= klen && !ret; at += w + 1, nkeys++) {
+		const char *x;
+		size_t xn;
+
+		w = strcspn(keys + at, ",|=\n");
+		if (w > klen - at)
+			w = klen - at;
+		x = sort_expr(list, len, keys + at, w, &xn);
+		if (!x || !w)
+			ret = bad_key(r, list, len, keys + at, w, e);
+		else
+			add_desc(f, x, xn, &terms);
+		if (!nkeys && !ret && !(r->value[i] = strndup(keys + at, w)))
+			ret = mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	}
+	if (fclose(f) && !ret)
+		ret = mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	if (!ret && nkeys > 1 && !mdb_query_uses(r->q, "@sort"))
+		ret = usage(e, "report '%s' sorts by one KEY", r->named->name);
+	return ret;
+}
+
+/* @sql with every @tok outside comments and strings replaced by @with. */
+static char *expand(const char *sql, const char *tok, const char *with)
+{
+	char *out = NULL;
+	size_t n;
+	FILE *f = open_memstream(&out, &n);
+	const char *p;
+
+	if (!f)
+		return NULL;
+	while ((p = mdb_sql_find(sql, tok))) {
+		fprintf(f, "%.*s%s", (int)(p - sql), sql, with);
+		sql = p + strlen(tok);
+	}
+	fputs(sql, f);
+	if (fclose(f)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* "(1 AND cond AND ...)" of the options given that have one. */
+static char *where_of(struct mdb_report *r)
+{
+	size_t n, len;
+	const struct mdb_rparam *p = mdb_report_params(&n);
+	char *w = NULL;
+	FILE *f = open_memstream(&w, &len);
+
+	if (!f)
+		return NULL;
+	fputs("(1", f);
+	for (size_t i = 0; i < n; i++)
+		if (p[i].where && r->args.a[i].text) {
+			fprintf(f, " AND %s", p[i].where);
+			r->selected = 1;
+		}
+	fputs(")", f);
+	if (fclose(f)) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* r->sql: the SQL of what runs, @sort and @where expanded. */
+static int expand_sql(struct mdb_report *r, struct mdb_error *e)
+{
+	char *where = where_of(r);
+	char *s1 = where ? expand(r->q->sql, "@where", where) : NULL;
+
+	r->sql = s1 ? expand(s1, "@sort", r->order ? r->order : "1") : NULL;
+	free(s1);
+	free(where);
+	return r->sql ? 0 : mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+}
+
 int mdb_report_plan(struct mdb_report *r, const char *name,
 		    const struct mdb_report_args *a, struct mdb_error *e)
 {
@@ -83,20 +235,23 @@ int mdb_report_plan(struct mdb_report *r, const char *name,
 		const struct mdb_rarg *v = &a->a[i];
 		int ret;
 
-		if (p[i].kind == MDB_RP_CHOICE) {
-			ret = choose(r, i, e);
+		if (p[i].kind == MDB_RP_CHOICE || p[i].kind == MDB_RP_SORT) {
+			ret = p[i].kind == MDB_RP_SORT ? choose_sort(r, i, e) :
+							 choose(r, i, e);
 			if (ret < 0)
 				return ret;
 			continue;
 		}
-		if (v->text && !mdb_query_uses(r->q, p[i].param))
+		if (v->text && !mdb_query_uses(r->q, p[i].where ? "@where" :
+						       p[i].param))
 			return usage(e, "report '%s' takes no --%s", name,
 				     p[i].opt);
 		if (v->text && (p[i].kind == MDB_RP_DURATION ||
+				p[i].kind == MDB_RP_WINDOW ||
 				(p[i].kind == MDB_RP_POINT && v->time)))
 			r->timed = (int)i;
 	}
-	return 0;
+	return expand_sql(r, e);
 }
 
 int mdb_report_uses(const struct mdb_report *r, const char *param)
@@ -206,11 +361,13 @@ static void bind_all(sqlite3_stmt *st, const struct mdb_report *r)
 	bind_int(st, ":src_lo", r->args.src_lo);
 	bind_int(st, ":src_hi", r->args.src_hi);
 	bind_int(st, ":top", r->args.top ? r->args.top : -1);
+	bind_int(st, ":sel", r->selected);
 	for (size_t i = 0; i < n; i++) {
 		int k = sqlite3_bind_parameter_index(st, p[i].param);
 
 		switch (p[i].kind) {
 		case MDB_RP_CHOICE:
+		case MDB_RP_SORT:
 			if (k > 0)
 				sqlite3_bind_text(st, k, r->value[i] ?
 						  r->value[i] : "", -1,
@@ -225,6 +382,15 @@ static void bind_all(sqlite3_stmt *st, const struct mdb_report *r)
 			if (a[i].text)
 				bind_int(st, a[i].time ? p[i].alt : p[i].param,
 					 a[i].v);
+			break;
+		case MDB_RP_WINDOW:
+			bind_int(st, p[i].param, a[i].v);
+			bind_int(st, p[i].alt, a[i].v2);
+			break;
+		case MDB_RP_TEXT:
+			if (k > 0 && a[i].text)
+				sqlite3_bind_text(st, k, a[i].text, -1,
+						  SQLITE_TRANSIENT);
 			break;
 		}
 	}
@@ -256,7 +422,7 @@ static int prepare(struct mdb_db *db, const struct mdb_report *r,
 		   sqlite3_stmt **rows, sqlite3_stmt **total,
 		   struct mdb_error *e)
 {
-	const char *sql = r->q->sql;
+	const char *sql = r->sql;
 
 	*rows = *total = NULL;
 	while (sql && *sql && !*total) {
@@ -313,6 +479,9 @@ int mdb_report_run(struct mdb_db *db, const struct mdb_report *r,
 
 void mdb_report_release(struct mdb_report *r)
 {
+	free(r->sql);
+	free(r->order);
+	r->sql = r->order = NULL;
 	for (size_t i = 0; i < MDB_RP_MAX; i++) {
 		free(r->value[i]);
 		r->value[i] = NULL;

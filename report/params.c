@@ -23,8 +23,51 @@ static const struct mdb_rparam params[] = {
 	{ .opt = "by", .arg = "KEY", .kind = MDB_RP_CHOICE, .param = ":by",
 	  .variants = 1, .timed = "time", .title = " --by %v",
 	  .help = "group the rows by KEY" },
-	{ .opt = "sort", .arg = "KEY", .kind = MDB_RP_CHOICE,
-	  .param = ":sort", .help = "order the rows by KEY, largest first" },
+	{ .opt = "sort", .arg = "KEY[,KEY...]", .kind = MDB_RP_SORT,
+	  .param = ":sort", .title = " --sort %v",
+	  .help = "order the rows by KEY, largest first, then by the next "
+		  "KEY among equals (perf kmem -s: ptr, callsite, bytes, hit, "
+		  "pingpong, frag; for pages page, callsite, bytes, hit, "
+		  "order, migtype, gfp; the report's column names too)" },
+	{ .opt = "time", .arg = "START,END", .kind = MDB_RP_WINDOW,
+	  .param = ":t_lo", .alt = ":t_hi", .where = "a.ts BETWEEN :t_lo AND "
+	  ":t_hi", .takes = "START,END in seconds as the trace prints them "
+	  "(either may be empty)", .title = " --time %v",
+	  .help = "only allocations made from START to END, both included, "
+		  "in seconds as the trace prints them (perf kmem --time; "
+		  "'1778.25,' or ',1780' leave an end open); frees after END "
+		  "are not seen" },
+	{ .opt = "cache", .arg = "NAME", .kind = MDB_RP_TEXT,
+	  .param = ":cache", .title = " --cache %v",
+	  .where = "((a.source_id, a.cache_id) IN (SELECT source_id, id "
+		   "FROM str WHERE text = :cache) OR (coalesce(a.cache_id, 0) "
+		   "= 0 AND CASE WHEN a.type = 1 THEN 'cache-' || "
+		   "a.bytes_alloc WHEN a.bytes_alloc > 8192 THEN "
+		   "'kmalloc-large' ELSE 'kmalloc-' || a.bytes_alloc END = "
+		   ":cache))",
+	  .help = "only allocations from the slab cache NAME, as "
+		  "'callsites --by cache' names it" },
+	{ .opt = "site", .arg = "SYMBOL|ADDRESS", .kind = MDB_RP_TEXT,
+	  .param = ":site", .title = " --site %v",
+	  .where = "(a.source_id, a.site_id) IN (SELECT source_id, site_id "
+		   "FROM v_sites WHERE call_site = lower(:site) OR call_site "
+		   "= '0x' || lower(:site) OR symbol = :site OR "
+		   "substr(symbol, 1, length(:site) + 1) IN (:site || '+', "
+		   ":site || '/', :site || ' '))",
+	  .help = "only allocations made at the call site SYMBOL (a "
+		  "function, or function+0xoff as the reports show it) or "
+		  "ADDRESS (0x...)" },
+	{ .opt = "pid", .arg = "N", .kind = MDB_RP_INT, .param = ":pid",
+	  .lo = 0, .hi = INT32_MAX, .takes = "a task id",
+	  .title = " --pid %v", .where = "a.pid = :pid",
+	  .help = "only allocations made by task N (a thread id; captures "
+		  "that name tasks)" },
+	{ .opt = "comm", .arg = "NAME", .kind = MDB_RP_TEXT, .param = ":comm",
+	  .title = " --comm %v",
+	  .where = "(a.source_id, a.comm_id) IN (SELECT source_id, id FROM "
+		   "str WHERE text = :comm)",
+	  .help = "only allocations made by tasks called NAME (captures "
+		  "that name tasks)" },
 	{ .opt = "show", .arg = "WHICH", .kind = MDB_RP_CHOICE,
 	  .param = ":show", .title = " --show %v",
 	  .help = "which rows: 'changed' leaves out the unchanged ones, 'all' "
@@ -76,8 +119,11 @@ const struct mdb_rparam *mdb_report_params(size_t *n)
 void mdb_report_args_init(struct mdb_report_args *a)
 {
 	memset(a, 0, sizeof(*a));
-	for (size_t i = 0; i < NPARAMS; i++)
-		a->a[i].v = params[i].def;
+	for (size_t i = 0; i < NPARAMS; i++) {
+		a->a[i].v = params[i].kind == MDB_RP_WINDOW ? INT64_MIN :
+							       params[i].def;
+		a->a[i].v2 = INT64_MAX;
+	}
 }
 
 struct mdb_rarg *mdb_report_arg(struct mdb_report_args *a, const char *opt)
@@ -130,6 +176,45 @@ static int64_t parse_point(const char *s, int *time)
 	return mdb_parse_int(s, &v) || v < 0 ? -1 : v;
 }
 
+/* Seconds "1778.250001" -> ns, exactly; -1 when malformed. */
+static int64_t parse_secs(const char *s, size_t n)
+{
+	int64_t v = 0, frac = 0, scale = 1000000000;
+	size_t i = 0;
+
+	for (; i < n && isdigit((unsigned char)s[i]); i++) {
+		if (v > 9000000000LL)
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	if (!i && (n < 2 || s[0] != '.'))
+		return -1;
+	if (i < n && s[i++] != '.')
+		return -1;
+	for (; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]) || scale == 1)
+			return -1;
+		scale /= 10;
+		frac += (s[i] - '0') * scale;
+	}
+	return v * 1000000000 + frac;
+}
+
+/* "START,END", either empty -> ns (INT64_MIN, INT64_MAX); 1 if bad */
+static int parse_window(const char *s, int64_t *lo, int64_t *hi)
+{
+	const char *comma = strchr(s, ',');
+	size_t n1, n2;
+
+	if (!comma)
+		return 1;
+	n1 = (size_t)(comma - s);
+	n2 = strlen(comma + 1);
+	*lo = n1 ? parse_secs(s, n1) : INT64_MIN;
+	*hi = n2 ? parse_secs(comma + 1, n2) : INT64_MAX;
+	return *lo == -1 || *hi == -1 || *lo > *hi;
+}
+
 int mdb_report_arg_parse(struct mdb_report_args *a, size_t i, const char *s,
 			 struct mdb_error *e)
 {
@@ -157,7 +242,12 @@ int mdb_report_arg_parse(struct mdb_report_args *a, size_t i, const char *s,
 		v = parse_point(s, &r->time);
 		bad = v < 0;
 		break;
+	case MDB_RP_WINDOW:
+		bad = parse_window(s, &v, &r->v2);
+		break;
 	case MDB_RP_CHOICE: /* checked against the report's header */
+	case MDB_RP_SORT:
+	case MDB_RP_TEXT:
 		break;
 	case MDB_RP_FILE:
 		v = 1;

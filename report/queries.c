@@ -67,10 +67,10 @@ static int ident_char(char c)
 	return isalnum((unsigned char)c) || c == '_' || c == '$';
 }
 
-int mdb_query_uses(const struct mdb_query *q, const char *param)
+const char *mdb_sql_find(const char *sql, const char *tok)
 {
-	size_t n = strlen(param);
-	const char *p = q->sql;
+	size_t n = strlen(tok);
+	const char *p = sql;
 
 	while (*p) {
 		if (p[0] == '-' && p[1] == '-') {
@@ -83,12 +83,17 @@ int mdb_query_uses(const struct mdb_query *q, const char *param)
 			const char *end = strchr(p + 1, *p);
 
 			p = end ? end + 1 : p + strlen(p);
-		} else if (!strncmp(p, param, n) && !ident_char(p[n]) &&
-			   (p == q->sql || !ident_char(p[-1]))) {
-			return 1;
+		} else if (!strncmp(p, tok, n) && !ident_char(p[n]) &&
+			   (p == sql || !ident_char(p[-1]))) {
+			return p;
 		} else {
 			p++;
 		}
 	}
-	return 0;
+	return NULL;
+}
+
+int mdb_query_uses(const struct mdb_query *q, const char *param)
+{
+	return mdb_sql_find(q->sql, param) != NULL;
 }

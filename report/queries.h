@@ -7,8 +7,11 @@
  * lines "-- KEY: value" say what the report is and takes:
  *   -- help: one line       what 'memdb report list' shows (required)
  *   -- by: a|b              values of --by; the first is the default
- *   -- sort: x|y            values of --sort; the first is the default
- *   -- show: x|y            values of --show (diff); likewise
+ *   -- sort: k=expr|y       keys of --sort and what each orders by,
+ *                           descending (a bare key: the column y)
+ *   -- sort-default: k,y    the keys when --sort is not given (default:
+ *                           the first key)
+ *   -- show: x|y            values of --show (diff); the first is the default
  *   -- scope: one source    the report covers a single source
  *   -- note: text           a header line of the report's output
  * This file is the only parser of that header.
@@ -45,5 +48,11 @@ int mdb_query_in_list(const char *list, size_t len, const char *val);
  * quoted strings do not count.
  */
 int mdb_query_uses(const struct mdb_query *q, const char *param);
+
+/*
+ * The first @tok (":by", "@where") in @sql outside comments and quoted
+ * strings, as a whole word; NULL when there is none.
+ */
+const char *mdb_sql_find(const char *sql, const char *tok);
 
 #endif

@@ -37,6 +37,18 @@ enum mdb_rparam_kind {
 	/* a file read into the database by load(); binds 1 when given,
 	 * else 0 */
 	MDB_RP_FILE,
+	/* keys, comma-separated, of the report's header line
+	 * "-- OPT: key=expr|key|..." (a bare key is a column of that name);
+	 * the default is "-- OPT-default: k1,k2", else the first key.  The
+	 * marker @OPT in the SQL becomes "expr DESC, ..." of the keys; the
+	 * first key's name is bound to param (reports ordering by CASE) */
+	MDB_RP_SORT,
+	/* "START,END" in seconds as the trace prints them, both ends
+	 * included, either end empty; param binds START in ns (INT64_MIN
+	 * when empty), alt END (INT64_MAX), given or not; needs timestamps */
+	MDB_RP_WINDOW,
+	/* text, bound when given (else NULL) */
+	MDB_RP_TEXT,
 };
 
 struct mdb_rparam {
@@ -61,6 +73,10 @@ struct mdb_rparam {
 	const char *takes;     /* "--OPT takes TAKES, not 'x'" */
 	const char *title;     /* added to the report's title when given;
 				* "%v" stands for the value */
+	const char *where;     /* SQL condition on the alloc row 'a', ANDed
+				* into the report's @where marker when the
+				* option is given; a report takes the option
+				* when its SQL has @where */
 	const char *help;      /* usage text, without the reports that take
 				* it (those are derived) */
 };
@@ -73,7 +89,9 @@ const struct mdb_rparam *mdb_report_params(size_t *n);
 /* The option's value as given on the command line. */
 struct mdb_rarg {
 	const char *text; /* NULL when not given */
-	int64_t v;        /* parsed value (MDB_RP_INT: def when not given) */
+	int64_t v;        /* parsed value (MDB_RP_INT: def when not given;
+			   * MDB_RP_WINDOW: the start) */
+	int64_t v2;       /* MDB_RP_WINDOW: the end */
 	int time;         /* MDB_RP_POINT: given as a time */
 	int label;        /* .labels: given as a label (text), v is 0 */
 };
@@ -102,7 +120,12 @@ struct mdb_report {
 	const struct mdb_query *named; /* the report as named */
 	const struct mdb_query *q;     /* what runs: a variant, or @named */
 	struct mdb_report_args args;
-	char *value[MDB_RP_MAX];       /* MDB_RP_CHOICE: given or default */
+	char *value[MDB_RP_MAX];       /* MDB_RP_CHOICE, MDB_RP_SORT: given
+					* or default */
+	char *sql;                     /* q's SQL, @sort and @where expanded */
+	char *order;                   /* what @sort becomes */
+	int selected;                  /* an option with .where given: bound
+					* to :sel (1, else 0) */
 	int timed;                     /* option needing timestamps, or -1 */
 };
 

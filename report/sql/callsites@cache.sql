@@ -2,6 +2,7 @@
 -- report: callsites --by cache
 -- help: per cache hits, bytes, average, waste, fragmentation, ping-pong, live at end
 -- source: trace
+-- sort: bytes=bytes_alloc|hit=hits|pingpong|frag=frag_pct|hits|waste|live=live_bytes|bytes_alloc|bytes_req|frag_pct|freed|live_bytes|avg_alloc
 --
 -- As callsites, grouped by cache.  The cache is the name the trace gives
 -- (ftrace name=); where it gives none, kmalloc objects are put in the
@@ -35,12 +36,7 @@ SELECT cache, hits, bytes_req, bytes_alloc,
        CASE WHEN hits = 0 THEN 0 ELSE bytes_alloc / hits END AS avg_alloc,
        waste, frag_pct, freed, pingpong, live, live_bytes
 FROM r
-ORDER BY CASE :sort WHEN 'hits' THEN hits
-                    WHEN 'waste' THEN waste
-                    WHEN 'frag' THEN frag_pct
-                    WHEN 'pingpong' THEN pingpong
-                    WHEN 'live' THEN live_bytes
-                    ELSE bytes_alloc END DESC, cache
+ORDER BY @sort, cache
 LIMIT :top;
 
 SELECT 'total' AS cache,

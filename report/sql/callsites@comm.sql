@@ -2,13 +2,17 @@
 -- report: callsites --by comm
 -- help: per task name (comm) hits, bytes, average, waste, fragmentation, ping-pong, live at end
 -- source: trace
+-- sort: bytes=bytes_alloc|hit=hits|pingpong|frag=frag_pct|hits|waste|live=live_bytes|bytes_alloc|bytes_req|frag_pct|freed|live_bytes|avg_alloc
 --
 -- As callsites, grouped by task name (comm): the name of the task when it allocated (perf.data COMM records, the
 -- comm of trace text lines); tasks of one name are one row.
 -- Slab allocations only, as in every variant.  Captures that name no task
 -- give one row with an empty comm.
 --
--- Parameters: :src_lo, :src_hi, :top, :sort.  Reads alloc (the rowid
+-- --time and the filters (--cache, --site, --pid, --comm) select the
+-- allocations counted, as in callsites.
+--
+-- Parameters: :src_lo, :src_hi, :top, :t_hi; @where, @sort.  Reads alloc (the rowid
 -- range of each source).
 
 WITH src AS (
@@ -18,15 +22,19 @@ WITH src AS (
 	SELECT coalesce(c.text, '') AS comm, count(*) AS hits,
 	       CAST(total(a.bytes_req) AS INTEGER) AS bytes_req,
 	       CAST(total(a.bytes_alloc) AS INTEGER) AS bytes_alloc,
-	       CAST(total(a.state = 1) AS INTEGER) AS freed,
-	       CAST(total(a.state = 1 AND a.free_cpu <> a.cpu) AS INTEGER)
+	       CAST(total(a.state = 1 AND coalesce(a.end_ts <= :t_hi, 1))
+	            AS INTEGER) AS freed,
+	       CAST(total(a.state = 1 AND a.free_cpu <> a.cpu AND
+	                  coalesce(a.end_ts <= :t_hi, 1)) AS INTEGER)
 	           AS pingpong,
-	       CAST(total(a.state = 0) AS INTEGER) AS live,
-	       CAST(total(CASE WHEN a.state = 0 THEN a.bytes_alloc END)
-	            AS INTEGER) AS live_bytes
+	       CAST(total(a.state = 0 OR (a.state IN (1, 2) AND
+	                                  a.end_ts > :t_hi)) AS INTEGER) AS live,
+	       CAST(total(CASE WHEN a.state = 0 OR (a.state IN (1, 2) AND
+	                                            a.end_ts > :t_hi)
+	                       THEN a.bytes_alloc END) AS INTEGER) AS live_bytes
 	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
 	LEFT JOIN str c ON c.source_id = a.source_id AND c.id = a.comm_id
-	WHERE a.type < 2
+	WHERE a.type < 2 AND @where
 	GROUP BY 1
 ), r AS (
 	SELECT *, bytes_alloc - bytes_req AS waste,
@@ -38,12 +46,7 @@ SELECT comm, hits, bytes_req, bytes_alloc,
        CASE WHEN hits = 0 THEN 0 ELSE bytes_alloc / hits END AS avg_alloc,
        waste, frag_pct, freed, pingpong, live, live_bytes
 FROM r
-ORDER BY CASE :sort WHEN 'hits' THEN hits
-                    WHEN 'waste' THEN waste
-                    WHEN 'frag' THEN frag_pct
-                    WHEN 'pingpong' THEN pingpong
-                    WHEN 'live' THEN live_bytes
-                    ELSE bytes_alloc END DESC, comm
+ORDER BY @sort, comm
 LIMIT :top;
 
 SELECT 'total' AS comm, coalesce(sum(hits), 0) AS hits,
@@ -63,12 +66,16 @@ FROM (
 	SELECT count(*) AS hits,
 	       CAST(total(a.bytes_req) AS INTEGER) AS bytes_req,
 	       CAST(total(a.bytes_alloc) AS INTEGER) AS bytes_alloc,
-	       CAST(total(a.state = 1) AS INTEGER) AS freed,
-	       CAST(total(a.state = 1 AND a.free_cpu <> a.cpu) AS INTEGER)
+	       CAST(total(a.state = 1 AND coalesce(a.end_ts <= :t_hi, 1))
+	            AS INTEGER) AS freed,
+	       CAST(total(a.state = 1 AND a.free_cpu <> a.cpu AND
+	                  coalesce(a.end_ts <= :t_hi, 1)) AS INTEGER)
 	           AS pingpong,
-	       CAST(total(a.state = 0) AS INTEGER) AS live,
-	       CAST(total(CASE WHEN a.state = 0 THEN a.bytes_alloc END)
-	            AS INTEGER) AS live_bytes
+	       CAST(total(a.state = 0 OR (a.state IN (1, 2) AND
+	                                  a.end_ts > :t_hi)) AS INTEGER) AS live,
+	       CAST(total(CASE WHEN a.state = 0 OR (a.state IN (1, 2) AND
+	                                            a.end_ts > :t_hi)
+	                       THEN a.bytes_alloc END) AS INTEGER) AS live_bytes
 	FROM source s JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
-	WHERE s.id BETWEEN :src_lo AND :src_hi AND a.type < 2
+	WHERE s.id BETWEEN :src_lo AND :src_hi AND a.type < 2 AND @where
 );

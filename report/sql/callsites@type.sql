@@ -2,6 +2,7 @@
 -- report: callsites --by type
 -- help: per allocation type (kmalloc, kmem_cache) hits, bytes, waste, ping-pong, live
 -- source: trace
+-- sort: bytes=bytes_alloc|hit=hits|pingpong|frag=frag_pct|hits|waste|live=live_bytes|bytes_alloc|bytes_req|frag_pct|freed|live_bytes|avg_alloc
 --
 -- As callsites, grouped by allocation type.  Slab allocations only, as in
 -- every variant; page allocations have their own figures in summary.
@@ -26,12 +27,7 @@ SELECT type, hits, bytes_req, bytes_alloc,
        CASE WHEN hits = 0 THEN 0 ELSE bytes_alloc / hits END AS avg_alloc,
        waste, frag_pct, freed, pingpong, live, live_bytes
 FROM r
-ORDER BY CASE :sort WHEN 'hits' THEN hits
-                    WHEN 'waste' THEN waste
-                    WHEN 'frag' THEN frag_pct
-                    WHEN 'pingpong' THEN pingpong
-                    WHEN 'live' THEN live_bytes
-                    ELSE bytes_alloc END DESC, type_id
+ORDER BY @sort, type_id
 LIMIT :top;
 
 SELECT 'total' AS type,

@@ -2,36 +2,56 @@
 -- report: fragmentation
 -- help: per call site hits, bytes requested and allocated, waste and fragmentation %, by waste
 -- source: trace
+-- sort: waste|callsite=addr < 0,addr|bytes=bytes_alloc|hit=hits|frag=frag_pct|hits|bytes_alloc|bytes_req|frag_pct
 --
 -- Slab allocations only (kmalloc and kmem_cache); page allocations have
 -- figures of their own.  The figures are perf kmem stat --caller's:
 --   hits      ALLOC events (NULL and ZERO_SIZE_PTR results included)
 --   waste     bytes_alloc - bytes_req
 --   frag_pct  100 - 100 * bytes_req / bytes_alloc  (0 when nothing allocated)
--- Rows sorted by waste, ties by address.  The total row covers every call
+-- Rows sorted by waste (--sort KEY[,KEY...]: perf kmem's keys callsite,
+-- bytes, hit, frag, or the columns; --sort frag,hit,bytes is perf kmem
+-- --caller's order), ties by address.  --time and the filters (--cache,
+-- --site, --pid, --comm) count the allocations they select, from the
+-- alloc rows.  The total row covers every call
 -- site of the selected sources, not only the rows shown.
 --
 -- Parameters (sqlite3: .param set :src_lo 1, ...):
 --   :src_lo, :src_hi   range of source ids to cover
 --   :top               rows to return, -1 for all
--- Reads site_stats, the per call site aggregates written at ingest.
+--   :sel, :t_hi, @where, @sort  the selection and the order
+-- Reads site_stats, the per call site aggregates written at ingest, or
+-- with :sel the alloc rows of the sources.
+
+DROP TABLE IF EXISTS temp.fr_key;
+CREATE TEMP TABLE fr_key AS
+SELECT a.source_id, a.site_id, count(*) AS hits,
+       total(a.bytes_req) AS bytes_req, total(a.bytes_alloc) AS bytes_alloc
+FROM source s JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
+WHERE :sel AND s.id BETWEEN :src_lo AND :src_hi AND a.type < 2 AND @where
+GROUP BY a.source_id, a.site_id
+UNION ALL
+SELECT source_id, site_id, hits, bytes_req, bytes_alloc
+FROM site_stats
+WHERE NOT :sel AND source_id BETWEEN :src_lo AND :src_hi AND type < 2;
 
 WITH per_site AS (
 	SELECT v.call_site, v.symbol, v.addr,
 	       CAST(total(k.hits) AS INTEGER) AS hits,
 	       CAST(total(k.bytes_req) AS INTEGER) AS bytes_req,
 	       CAST(total(k.bytes_alloc) AS INTEGER) AS bytes_alloc
-	FROM site_stats k
+	FROM temp.fr_key k
 	JOIN v_sites v ON v.source_id = k.source_id AND v.site_id = k.site_id
-	WHERE k.source_id BETWEEN :src_lo AND :src_hi AND k.type < 2
 	GROUP BY v.call_site, v.symbol
+), r AS (
+	SELECT *, bytes_alloc - bytes_req AS waste,
+	       CASE WHEN bytes_alloc = 0 THEN 0.0
+	            ELSE 100.0 - 100.0 * bytes_req / bytes_alloc END AS frag_pct
+	FROM per_site
 )
-SELECT call_site, symbol, hits, bytes_req, bytes_alloc,
-       bytes_alloc - bytes_req AS waste,
-       CASE WHEN bytes_alloc = 0 THEN 0.0
-            ELSE 100.0 - 100.0 * bytes_req / bytes_alloc END AS frag_pct
-FROM per_site
-ORDER BY waste DESC, addr < 0, addr, symbol
+SELECT call_site, symbol, hits, bytes_req, bytes_alloc, waste, frag_pct
+FROM r
+ORDER BY @sort, addr < 0, addr, symbol
 LIMIT :top;
 
 SELECT 'total' AS call_site, NULL AS symbol,
@@ -42,5 +62,4 @@ SELECT 'total' AS call_site, NULL AS symbol,
        CASE WHEN coalesce(CAST(total(bytes_alloc) AS INTEGER), 0) = 0 THEN 0.0
             ELSE 100.0 - 100.0 * CAST(total(bytes_req) AS INTEGER) / CAST(total(bytes_alloc) AS INTEGER)
        END AS frag_pct
-FROM site_stats
-WHERE source_id BETWEEN :src_lo AND :src_hi AND type < 2;
+FROM temp.fr_key;
