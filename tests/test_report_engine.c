@@ -169,6 +169,36 @@ static void test_option_values(void **state)
 	assert_int_equal(mdb_report_arg(&a, "cpu-node")->v, 1);
 }
 
+/* --time START,END: seconds to ns exactly, either end open. */
+static void test_time_window(void **state)
+{
+	struct mdb_report_args a;
+	struct mdb_error e;
+	struct mdb_rarg *t;
+
+	(void)state;
+	mdb_report_args_init(&a);
+	t = mdb_report_arg(&a, "time");
+	assert_int_equal(t->v, INT64_MIN);
+	assert_int_equal(t->v2, INT64_MAX);
+	assert_int_equal(give(&a, "time", "1778.250001,1778.3", &e), 0);
+	assert_int_equal(t->v, 1778250001000LL);
+	assert_int_equal(t->v2, 1778300000000LL);
+	assert_int_equal(give(&a, "time", "0.000000001,", &e), 0);
+	assert_int_equal(t->v, 1);
+	assert_int_equal(t->v2, INT64_MAX);
+	assert_int_equal(give(&a, "time", ",.5", &e), 0);
+	assert_int_equal(t->v, INT64_MIN);
+	assert_int_equal(t->v2, 500000000);
+	assert_int_equal(give(&a, "time", ",", &e), 0);
+	const char *bad[] = { "5", "2,1", "1.0000000001,", "-1,2", "1,x",
+			      ".,", "1,2,3", "1e3," };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(give(&a, "time", bad[i], &e), -MDB_E_INVAL);
+		assert_non_null(strstr(e.msg, "--time takes START,END"));
+	}
+}
+
 /* Plan @name with "--@opt @val" (@opt NULL: none); the result. */
 static int plan(struct mdb_report *r, const char *name, const char *opt,
 		const char *val, struct mdb_error *e)
@@ -219,15 +249,67 @@ static void test_plan(void **state)
 	mdb_report_release(&r);
 }
 
+/* --sort keys become the ORDER BY of @sort; filters the @where. */
+static void test_sort_and_where(void **state)
+{
+	struct mdb_report r;
+	struct mdb_error e;
+
+	(void)state;
+	assert_int_equal(plan(&r, "callsites", "sort", "frag,hit,bytes", &e),
+			 0);
+	assert_string_equal(r.order, "frag_pct DESC, hits DESC, "
+			    "bytes_alloc DESC");
+	assert_string_equal(r.value[param_index("sort")], "frag");
+	assert_non_null(strstr(r.sql, "ORDER BY frag_pct DESC, hits DESC, "
+				      "bytes_alloc DESC, addr < 0"));
+	assert_non_null(strstr(r.sql, "AND (1)"));
+	assert_int_equal(r.selected, 0);
+	mdb_report_release(&r);
+	assert_int_equal(plan(&r, "allocs", NULL, NULL, &e), 0);
+	assert_string_equal(r.order, "frag_pct DESC, hits DESC, "
+			    "bytes_alloc DESC");
+	mdb_report_release(&r);
+	assert_int_equal(plan(&r, "callsites", "sort", "callsite", &e), 0);
+	assert_string_equal(r.order, "addr < 0 DESC, addr DESC");
+	mdb_report_release(&r);
+	assert_int_equal(plan(&r, "callsites", "pid", "42", &e), 0);
+	assert_non_null(strstr(r.sql, "AND (1 AND a.pid = :pid)"));
+	assert_int_equal(r.selected, 1);
+	assert_string_equal(r.order, "bytes_alloc DESC");
+	mdb_report_release(&r);
+	assert_int_equal(plan(&r, "fragmentation", "time", "1,2", &e), 0);
+	assert_int_equal(r.timed, (int)param_index("time"));
+	mdb_report_release(&r);
+}
+
 static void test_plan_refusals(void **state)
 {
 	struct mdb_report r;
 	struct mdb_error e;
 
 	(void)state;
-	assert_int_equal(plan(&r, "fragmentation", "sort", "hits", &e),
+	assert_int_equal(plan(&r, "summary", "sort", "hits", &e),
 			 -MDB_E_INVAL);
-	assert_string_equal(e.msg, "report 'fragmentation' takes no --sort");
+	assert_string_equal(e.msg, "report 'summary' takes no --sort");
+	mdb_report_release(&r);
+	assert_int_equal(plan(&r, "fragmentation", "sort", "frag,nope", &e),
+			 -MDB_E_INVAL);
+	assert_string_equal(e.msg, "report 'fragmentation' takes --sort "
+			    "KEY[,KEY...], each one of: waste, callsite, bytes, "
+			    "hit, frag, hits, bytes_alloc, bytes_req, frag_pct; "
+			    "not 'nope'");
+	mdb_report_release(&r);
+	assert_int_equal(plan(&r, "callsites", "sort", "hit,", &e),
+			 -MDB_E_INVAL);
+	assert_non_null(strstr(e.msg, "; not ''"));
+	mdb_report_release(&r);
+	assert_int_equal(plan(&r, "allocinfo", "sort", "bytes,calls", &e),
+			 -MDB_E_INVAL);
+	assert_string_equal(e.msg, "report 'allocinfo' sorts by one KEY");
+	mdb_report_release(&r);
+	assert_int_equal(plan(&r, "summary", "pid", "1", &e), -MDB_E_INVAL);
+	assert_string_equal(e.msg, "report 'summary' takes no --pid");
 	mdb_report_release(&r);
 	assert_int_equal(plan(&r, "allocinfo", "by", "line", &e),
 			 -MDB_E_INVAL);
@@ -333,6 +415,8 @@ int main(void)
 		cmocka_unit_test(test_option_values),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_plan_refusals),
+		cmocka_unit_test(test_time_window),
+		cmocka_unit_test(test_sort_and_where),
 		cmocka_unit_test(test_run_by_hand),
 	};
 

@@ -715,10 +715,16 @@ static void test_report_usage(void **state)
 	struct run r;
 
 	(void)state;
-	run(&r, "'%s' report fragmentation --sort hits -d '%s'",
+	run(&r, "'%s' report summary --sort hits -d '%s'",
 	    env("MEMDB"), db);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "takes no --sort"));
+	run_free(&r);
+	run(&r, "'%s' report callsites --sort frag,hits,nope -d '%s'",
+	    env("MEMDB"), db);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "each one of: bytes, callsite, hit, "
+				      "pingpong, frag,"));
 	run_free(&r);
 	run(&r, "'%s' report callsites --by nothing -d '%s'", env("MEMDB"),
 	    db);
