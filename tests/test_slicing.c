@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+/*
+ * perf kmem's slicing in the trace reports: --sort KEY[,KEY...] gives
+ * perf kmem's order on the same capture (perf's own output, committed
+ * with testdata/real-perf/), --time windows count what an independent
+ * script counts over the text (tests/time_window.py), and each filter
+ * (--cache, --site, --pid, --comm) gives the figures counted by hand on
+ * testdata/slicing/trace.txt (its README has the table).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "testlib.h"
+
+static char *tmp, *slab_db, *hand_db, *text_db, *text;
+
+static char *out_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *out_of(const char *fmt, ...)
+{
+	struct run r;
+	va_list ap;
+	char *cmd, *s;
+
+	va_start(ap, fmt);
+	cmd = vstrf(fmt, ap);
+	va_end(ap);
+	run(&r, "%s", cmd);
+	if (r.status)
+		fail_msg("%s: status %d: %s", cmd, r.status, r.err);
+	s = strdup(r.out);
+	run_free(&r);
+	free(cmd);
+	return s;
+}
+
+static int setup_all(void **state)
+{
+	const char *td = env("TESTDATA");
+
+	(void)state;
+	tmp = tmpdir("slicing");
+	slab_db = fresh_db(tmp, "slab.db");
+	hand_db = fresh_db(tmp, "hand.db");
+	text_db = fresh_db(tmp, "text.db");
+	text = path_in(tmp, "ftrace.txt");
+	free(out_of("zstd -dqf '%s/real-perf/slab.data.zst' -o '%s/slab.data'"
+		    " && zstd -dqf '%s/real-6.18-small/ftrace.txt.zst' -o '%s'",
+		    td, tmp, td, text));
+	ingest_ok(slab_db, "'%s/slab.data'", tmp);
+	ingest_ok(hand_db, "'%s/slicing/trace.txt'", td);
+	ingest_ok(text_db, "'%s'", text);
+	return 0;
+}
+
+static int teardown_all(void **state)
+{
+	(void)state;
+	free(tmp);
+	free(slab_db);
+	free(hand_db);
+	free(text_db);
+	free(text);
+	return 0;
+}
+
+/*
+ * The rows of memdb report @args (CSV, all rows) as "hits,req,alloc,pp"
+ * lines, in order; the CSV columns are named in @cols (cut -f list).
+ */
+static char *memdb_rows(const char *db, const char *args, const char *cols)
+{
+	return out_of("'%s' report %s --top 0 --format csv -d '%s' | "
+		      "sed '1d;/^total,/d' | cut -d, -f%s", env("MEMDB"), args,
+		      db, cols);
+}
+
+/* perf kmem's table rows of @file as "hits,req,alloc,pp" lines. */
+static char *perf_rows(const char *file)
+{
+	return out_of("%s '%s' | awk -F'|' '/\\|/ && !/Callsite|Alloc Ptr/ "
+		      "{ split($2, al, \"/\"); split($3, rq, \"/\"); "
+		      "gsub(/ /, \"\", al[1]); gsub(/ /, \"\", rq[1]); "
+		      "gsub(/ /, \"\", $4); gsub(/ /, \"\", $5); "
+		      "print $4 \",\" rq[1] \",\" al[1] \",\" $5 }'",
+		      strstr(file, ".zst") ? "zstd -dc" : "cat", file);
+}
+
+/* --sort frag,hit,bytes (and other keys) orders call sites as perf. */
+static void test_sort_as_perf_caller(void **state)
+{
+	static const char *const sorts[][2] = {
+		{ "frag,hit,bytes", "slab.kmem-caller.txt" },
+		{ "hit,bytes", "slab.kmem-caller-s-hit_bytes.txt" },
+		{ "bytes,frag", "slab.kmem-caller-s-bytes_frag.txt" },
+		{ "pingpong,callsite",
+		  "slab.kmem-caller-s-pingpong_callsite.txt" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(sorts) / sizeof(sorts[0]); i++) {
+		char *args = strf("callsites --sort %s", sorts[i][0]);
+		char *file = strf("%s/real-perf/%s", env("TESTDATA"),
+				  sorts[i][1]);
+		char *got = memdb_rows(slab_db, args, "3,4,5,10");
+		char *want = perf_rows(file);
+
+		assert_true(strlen(want) > 1000);
+		assert_string_equal(got, want);
+		free(got);
+		free(want);
+		free(args);
+		free(file);
+	}
+}
+
+/* report allocs is perf kmem --alloc, in its default order. */
+static void test_allocs_as_perf(void **state)
+{
+	char *file = strf("%s/real-perf/slab.kmem-alloc.txt.zst",
+			  env("TESTDATA"));
+	char *got = memdb_rows(slab_db, "allocs", "2,3,4,9");
+	char *want = perf_rows(file);
+	char *ptrs = memdb_rows(slab_db, "allocs --sort frag,hit,bytes",
+				"1");
+	char *pptr = out_of("zstd -dc '%s' | awk -F'|' '/\\| / && "
+			    "!/Alloc Ptr/ { gsub(/ /, \"\", $1); print $1 }'",
+			    file);
+
+	(void)state;
+	assert_true(strlen(want) > 10000);
+	assert_string_equal(got, want);
+	assert_string_equal(ptrs, pptr); /* ties by address, as perf */
+	free(got);
+	free(want);
+	free(ptrs);
+	free(pptr);
+	free(file);
+}
+
+/* "hits,bytes_req,bytes_alloc" of @report's total row with @opts. */
+static char *total_of(const char *db, const char *report, const char *opts,
+		      const char *cols)
+{
+	return out_of("'%s' report %s %s --format csv -d '%s' | "
+		      "grep '^total,' | cut -d, -f%s", env("MEMDB"), report,
+		      opts, db, cols);
+}
+
+/* --time windows: counts equal tests/time_window.py's over the text. */
+static void test_time_windows(void **state)
+{
+	static const char *const win[][2] = {
+		{ "1778.1", "1778.2" }, { "", "1778.05" }, { "1778.15", "" },
+		{ "", "" }, { "1778.296221", "1778.296221" },
+		{ "1778.296220", "1778.296221" },
+		{ "1778.296221", "1778.332342" }, { "0", "1" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(win) / sizeof(win[0]); i++) {
+		char *opt = strf("--time '%s,%s'", win[i][0], win[i][1]);
+		char *want = out_of("python3 '%s/time_window.py' '%s' '%s' < "
+				    "'%s'", env("TESTS_DIR"), win[i][0],
+				    win[i][1], text);
+		char *cs = total_of(text_db, "callsites", opt, "3,4,5");
+		char *fr = total_of(text_db, "fragmentation", opt, "3,4,5");
+		char *al = total_of(text_db, "allocs", opt, "2,3,4");
+		char *cm = total_of(text_db, "callsites --by comm", opt,
+				    "2,3,4");
+
+		assert_string_equal(cs, want);
+		assert_string_equal(fr, want);
+		assert_string_equal(al, want);
+		assert_string_equal(cm, want);
+		free(opt);
+		free(want);
+		free(cs);
+		free(fr);
+		free(al);
+		free(cm);
+	}
+}
+
+/*
+ * Each filter on the hand-made trace: hits, bytes_req, bytes_alloc,
+ * freed, pingpong, live of the total row, counted by hand from the
+ * table of testdata/slicing/README.md.
+ */
+static void test_filters_by_hand(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "", "6,674,736,3,1,3" },
+		{ "--comm bash", "4,382,416,3,1,1" },    /* #1 2 3 6 */
+		{ "--comm cat", "2,292,320,0,0,2" },     /* #4 5 */
+		{ "--comm nobody", "0,0,0,0,0,0" },
+		{ "--pid 100", "3,322,352,2,1,1" },      /* #1 2 6 */
+		{ "--pid 101", "1,60,64,1,0,0" },        /* #3 */
+		{ "--site foo_alloc", "3,190,224,2,0,1" }, /* #1 3 6 */
+		{ "--site bar_new+0x20", "2,384,384,1,1,1" }, /* #2 5 */
+		{ "--site bar_new+0x2", "0,0,0,0,0,0" },
+		{ "--cache dentry", "2,384,384,1,1,1" }, /* #2 5 */
+		{ "--cache kmalloc-128", "2,200,256,1,0,1" }, /* #1 4 */
+		{ "--cache kmalloc-32", "1,30,32,0,0,1" }, /* #6 */
+		/* frees after END are not seen: #1 2 3 live at .000004 */
+		{ "--time 100.000002,100.000004", "3,352,384,0,0,3" },
+		{ "--time 100.000002,100.000009", "5,574,608,2,1,3" },
+		{ "--time ,100.000001", "1,100,128,0,0,1" },
+		{ "--comm bash --time 100.000003,", "2,90,96,1,0,1" },
+		{ "--pid 100 --cache dentry", "1,192,192,1,1,0" }, /* #2 */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = total_of(hand_db, "callsites", cases[i][0],
+				     "3,4,5,9,10,11");
+		char *want = strf("%s\n", cases[i][1]);
+		char *al = total_of(hand_db, "allocs", cases[i][0],
+				    "2,3,4,8,9,10");
+
+		if (strcmp(got, want))
+			fail_msg("callsites %s: %s, not %s", cases[i][0], got,
+				 want);
+		assert_string_equal(al, want);
+		free(got);
+		free(al);
+		free(want);
+	}
+}
+
+/* The filters select rows too: one row per site left, right figures. */
+static void test_filter_rows(void **state)
+{
+	char *rows = memdb_rows(hand_db, "callsites --comm bash --sort hit",
+				"2,3,4,5");
+	char *fr = memdb_rows(hand_db, "fragmentation --cache kmalloc-128 "
+			      "--sort callsite", "2,3");
+
+	(void)state;
+	assert_string_equal(rows, "foo_alloc+0x10/0x40,3,190,224\n"
+				  "bar_new+0x20/0x80,1,192,192\n");
+	/* no addresses (the text printed symbols): ties by symbol */
+	assert_string_equal(fr, "baz_get+0x8/0x20,1\n"
+				"foo_alloc+0x10/0x40,1\n");
+	free(rows);
+	free(fr);
+}
+
+/* Usage errors: exit 2 with the valid keys or what the value must be. */
+static void test_refusals(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_memdb(&r, hand_db, "report callsites --sort frag,nope");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "each one of: bytes, callsite, hit, "
+				      "pingpong, frag, "));
+	assert_non_null(strstr(r.err, "not 'nope'"));
+	run_free(&r);
+	run_memdb(&r, hand_db, "report callsites --time 5");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--time takes START,END"));
+	run_free(&r);
+	run_memdb(&r, hand_db, "report summary --comm bash");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "takes no --comm"));
+	run_free(&r);
+	run_memdb(&r, hand_db, "report allocs --pid x");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--pid takes a task id, not 'x'"));
+	run_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sort_as_perf_caller),
+		cmocka_unit_test(test_allocs_as_perf),
+		cmocka_unit_test(test_time_windows),
+		cmocka_unit_test(test_filters_by_hand),
+		cmocka_unit_test(test_filter_rows),
+		cmocka_unit_test(test_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, setup_all, teardown_all);
+}
