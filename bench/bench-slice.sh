@@ -1,0 +1,65 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# memdb bench, slicing: reports with --time windows and filters on a
+# database of a generated 10M-event trace (ftrace text with tasks, 256
+# call sites; one microsecond per event, so 1.000001 s to 11 s).  Each
+# figure is the best of three runs.  Not a test: it prints numbers.
+#
+#   sh bench/bench-slice.sh BUILD_DIR WORK_DIR     (run by bench/bench.sh)
+#
+# BENCH_SLICE_EVENTS (default 10000000) sets the number of events;
+# BENCH_SLICE_DB reuses a database made before (then nothing is made).
+set -eu
+. bench/lib.sh
+
+build=$1
+dir=$2/slice
+memdb=$build/memdb
+stat=$build/runstat
+n=${BENCH_SLICE_EVENTS:-10000000}
+db=${BENCH_SLICE_DB:-$dir/bench.db}
+rm -rf "$dir"
+mkdir -p "$dir"
+
+echo
+if [ -z "${BENCH_SLICE_DB:-}" ]; then
+	echo "slicing: generating $n events as a trace (4 CPUs, 4 tasks, 256 sites)"
+	"$build/ktgen" --seed 42 --events "$n" --cpus 4 --live 10000 \
+		--sites 256 --pages 2 --format ftrace-text "$dir/trace"
+	"$memdb" ingest -q -d "$db" "$dir/trace"
+	rm -f "$dir/trace"
+fi
+allocs=$(sqlite3 "$db" "SELECT count(*) FROM alloc")
+site=$(sqlite3 "$db" "SELECT printf('0x%x', addr) FROM site LIMIT 1")
+pid=$(sqlite3 "$db" "SELECT pid FROM alloc WHERE id = 1000")
+echo "  database:       $allocs allocation rows"
+
+best() { # report args...: the best of three, seconds
+	t=""
+	for i in 1 2 3; do
+		# shellcheck disable=SC2086
+		"$stat" "$memdb" report "$@" -d "$db" > /dev/null 2> "$dir/r.stat"
+		t="$t $(secs "$dir/r.stat")"
+	done
+	# shellcheck disable=SC2086
+	min_of $t
+}
+
+total() { # report args...: the total row's hits
+	"$memdb" report "$@" -d "$db" --format csv | sed -n 's/^total,[^,]*,\([0-9]*\),.*/\1/p'
+}
+
+for opt in "" "--time 5,5.1" "--time 5,6" "--time 3,8" "--time ," \
+	   "--pid $pid" "--site $site" "--comm tar" "--cache kmalloc-512" \
+	   "--comm tar --time 5,6"; do
+	for r in callsites fragmentation; do
+		# shellcheck disable=SC2086
+		printf '  report:         %-42s %6s s  (%s allocations)\n' \
+			"$r $opt" "$(best $r $opt)" "$(total $r $opt)"
+	done
+done
+# shellcheck disable=SC2086
+printf '  report:         %-42s %6s s\n' "allocs --time 5,5.1" \
+	"$(best allocs --time 5,5.1)"
+echo "  target:         < 1 s with any filter or window"
+[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$dir"
