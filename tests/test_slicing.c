@@ -17,7 +17,7 @@
 
 #include "testlib.h"
 
-static char *tmp, *slab_db, *hand_db, *text_db, *text;
+static char *tmp, *slab_db, *hand_db, *text_db, *page_db, *text;
 
 static char *out_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -48,6 +48,7 @@ static int setup_all(void **state)
 	slab_db = fresh_db(tmp, "slab.db");
 	hand_db = fresh_db(tmp, "hand.db");
 	text_db = fresh_db(tmp, "text.db");
+	page_db = fresh_db(tmp, "page.db");
 	text = path_in(tmp, "ftrace.txt");
 	free(out_of("zstd -dqf '%s/real-perf/slab.data.zst' -o '%s/slab.data'"
 		    " && zstd -dqf '%s/real-6.18-small/ftrace.txt.zst' -o '%s'",
@@ -65,6 +66,7 @@ static int teardown_all(void **state)
 	free(slab_db);
 	free(hand_db);
 	free(text_db);
+	free(page_db);
 	free(text);
 	return 0;
 }
@@ -251,6 +253,34 @@ static void test_filter_rows(void **state)
 	free(fr);
 }
 
+/*
+ * pages --by caller takes perf kmem --page's keys: by order, then hits,
+ * each largest first (checked by awk on the rows, whatever they are).
+ */
+static void test_pages_sort(void **state)
+{
+	char *bad;
+
+	(void)state;
+	free(out_of("cd '%s' && zstd -dqf '%s/real-perf/page.data.zst' -o "
+		    "page.data", tmp, env("TESTDATA")));
+	ingest_ok(page_db, "'%s/page.data'", tmp);
+	bad = out_of("'%s' report pages --by caller --sort order,hit --top 0 "
+		     "--format csv -d '%s' | sed '1d;/^total,/d' | "
+		     "awk -F, 'NR > 1 && ($4 > o || ($4 == o && $3 > h)) "
+		     "{ print NR \": \" $0 } { o = $4; h = $3 } "
+		     "END { if (NR < 10) print \"only \" NR \" rows\" }'",
+		     env("MEMDB"), page_db);
+	assert_string_equal(bad, "");
+	free(bad);
+	bad = out_of("'%s' report pages --by caller --sort migtype,gfp "
+		     "--top 0 --format csv -d '%s' | sed '1d;/^total,/d' | "
+		     "cut -d, -f5 | uniq | tr '\\n' ' '", env("MEMDB"),
+		     page_db);
+	assert_string_equal(bad, "Reclaimable Movable Unmovable ");
+	free(bad);
+}
+
 /* Usage errors: exit 2 with the valid keys or what the value must be. */
 static void test_refusals(void **state)
 {
@@ -285,6 +315,7 @@ int main(void)
 		cmocka_unit_test(test_time_windows),
 		cmocka_unit_test(test_filters_by_hand),
 		cmocka_unit_test(test_filter_rows),
+		cmocka_unit_test(test_pages_sort),
 		cmocka_unit_test(test_refusals),
 	};
 

@@ -2,6 +2,8 @@
 -- report: pages --by caller
 -- help: page allocations per caller, order, migratetype and gfp flags
 -- source: trace
+-- sort: bytes=total_bytes|hit=hits|callsite=caller|order="order"|migtype=mt|gfp=gfp_n|hits|total_alloc_kb
+-- sort-default: bytes,hit
 -- note: caller: the first frame of the callchain outside the page allocator (perf 6.1 shows every caller at one bogus address)
 --
 -- As perf kmem --page --caller stat: successful page allocations grouped
@@ -18,7 +20,13 @@
 -- ffffffff8161f42b), for every allocation.  gfp: the symbolic flags the
 -- trace printed, else the number.
 --
--- Parameters: :src_lo, :src_hi, :top.  Reads alloc, stack_frame, symbol.
+-- --sort KEY[,KEY...] takes perf kmem --page's keys: bytes, hit,
+-- callsite (here the caller's name), order, migtype (the number), gfp
+-- (the flags' value); the default bytes,hit is perf's.  --time and the
+-- filters select the allocations counted.
+--
+-- Parameters: :src_lo, :src_hi, :top; @where, @sort.  Reads alloc,
+-- stack_frame, symbol.
 
 WITH RECURSIVE ord(n) AS (
 	SELECT 0 UNION ALL SELECT n + 1 FROM ord WHERE n < 20
@@ -48,6 +56,8 @@ WITH RECURSIVE ord(n) AS (
 ), r AS (
 	SELECT coalesce(cs.caller, '??') AS caller,
 	       CAST(total(a.bytes_alloc) AS INTEGER) / 1024 AS total_alloc_kb,
+	       CAST(total(a.bytes_alloc) AS INTEGER) AS total_bytes,
+	       a.migratetype AS mt, a.gfp AS gfp_n,
 	       count(*) AS hits, ord.n AS "order",
 	       coalesce(m.name, a.migratetype) AS migratetype,
 	       coalesce(g.text, printf('0x%x', a.gfp)) AS gfp
@@ -56,12 +66,12 @@ WITH RECURSIVE ord(n) AS (
 	LEFT JOIN cs ON cs.source_id = a.source_id AND cs.stack_id = a.stack_id
 	LEFT JOIN migratetype m ON m.id = a.migratetype
 	LEFT JOIN str g ON g.source_id = a.source_id AND g.id = a.gfp_id
-	WHERE a.type = 2 AND a.state <> 3
-	GROUP BY 1, 4, 5, 6
+	WHERE a.type = 2 AND a.state <> 3 AND @where
+	GROUP BY caller, "order", migratetype, gfp
 )
 SELECT caller, total_alloc_kb, hits, "order", migratetype, gfp
 FROM r
-ORDER BY total_alloc_kb DESC, hits DESC, caller, "order", migratetype, gfp
+ORDER BY @sort, caller, "order", migratetype, gfp
 LIMIT :top;
 
 WITH src AS (
@@ -72,4 +82,4 @@ SELECT 'total' AS caller,
        CAST(total(a.bytes_alloc) AS INTEGER) / 1024 AS total_alloc_kb,
        count(*) AS hits, NULL AS "order", NULL AS migratetype, NULL AS gfp
 FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
-WHERE a.type = 2 AND a.state <> 3;
+WHERE a.type = 2 AND a.state <> 3 AND @where;
