@@ -281,6 +281,35 @@ static void test_pages_sort(void **state)
 	free(bad);
 }
 
+/*
+ * An open window selects every allocation: the figures from the alloc
+ * rows equal those the reports read from the tables built at ingest.
+ */
+static void test_open_window_is_whole(void **state)
+{
+	static const char *const reps[] = {
+		"callsites", "callsites --by cache", "callsites --by type",
+		"callsites --by comm", "callsites --by pid", "fragmentation",
+		"pages --by caller", "stacks",
+	};
+	const char *dbs[] = { slab_db, text_db };
+
+	(void)state;
+	for (size_t d = 0; d < 2; d++)
+		for (size_t i = 0; i < sizeof(reps) / sizeof(reps[0]); i++) {
+			char *all = strf("%s --top 0", reps[i]);
+			char *win = strf("%s --top 0 --time ,", reps[i]);
+			char *a = report_csv(dbs[d], all);
+			char *w = report_csv(dbs[d], win);
+
+			assert_string_equal(w, a);
+			free(all);
+			free(win);
+			free(a);
+			free(w);
+		}
+}
+
 /* Usage errors: exit 2 with the valid keys or what the value must be. */
 static void test_refusals(void **state)
 {
@@ -316,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_filters_by_hand),
 		cmocka_unit_test(test_filter_rows),
 		cmocka_unit_test(test_pages_sort),
+		cmocka_unit_test(test_open_window_is_whole),
 		cmocka_unit_test(test_refusals),
 	};
 

@@ -10,7 +10,33 @@
 -- 'kmalloc-large', served by the page allocator) and kmem_cache objects
 -- in 'cache-<object size>'.  Ties by name.
 --
--- Parameters: :src_lo, :src_hi, :top, :sort.  Reads cache_stats.
+-- --time and the filters (--cache, --site, --pid, --comm) count the
+-- allocations they select, from the alloc rows, as in callsites.
+--
+-- Parameters: :src_lo, :src_hi, :top, :sel, :t_hi; @where, @sort.
+-- Reads cache_stats, or with :sel the alloc rows.
+
+DROP TABLE IF EXISTS temp.ca_key;
+CREATE TEMP TABLE ca_key AS
+SELECT a.source_id, a.type, coalesce(a.cache_id, 0) AS cache_id,
+       a.bytes_alloc AS obj_size, count(*) AS hits,
+       total(a.bytes_req) AS bytes_req, total(a.bytes_alloc) AS bytes_alloc,
+       total(a.state = 1 AND coalesce(a.end_ts <= :t_hi, 1)) AS freed,
+       total(a.state = 1 AND a.free_cpu <> a.cpu AND
+             coalesce(a.end_ts <= :t_hi, 1)) AS pingpong,
+       total(a.state = 0 OR (a.state IN (1, 2) AND a.end_ts > :t_hi))
+           AS live,
+       total(CASE WHEN a.state = 0 OR (a.state IN (1, 2) AND
+                                       a.end_ts > :t_hi)
+                  THEN a.bytes_alloc END) AS live_bytes
+FROM source s JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
+WHERE :sel AND s.id BETWEEN :src_lo AND :src_hi AND a.type < 2 AND @where
+GROUP BY a.source_id, a.type, 3, a.bytes_alloc
+UNION ALL
+SELECT source_id, type, cache_id, obj_size, hits, bytes_req, bytes_alloc, freed,
+       pingpong, live, live_bytes
+FROM cache_stats
+WHERE NOT :sel AND source_id BETWEEN :src_lo AND :src_hi AND type < 2;
 
 WITH named AS (
 	SELECT coalesce(s.text,
@@ -18,9 +44,8 @@ WITH named AS (
 	                     WHEN c.obj_size > 8192 THEN 'kmalloc-large'
 	                     ELSE 'kmalloc-' || c.obj_size END) AS cache,
 	       c.*
-	FROM cache_stats c
+	FROM temp.ca_key c
 	LEFT JOIN str s ON s.source_id = c.source_id AND s.id = c.cache_id
-	WHERE c.source_id BETWEEN :src_lo AND :src_hi AND c.type < 2
 ), r AS (
 	SELECT cache, CAST(total(hits) AS INTEGER) AS hits, CAST(total(bytes_req) AS INTEGER) AS bytes_req,
 	       CAST(total(bytes_alloc) AS INTEGER) AS bytes_alloc, CAST(total(freed) AS INTEGER) AS freed,
@@ -53,5 +78,4 @@ SELECT 'total' AS cache,
        coalesce(CAST(total(pingpong) AS INTEGER), 0) AS pingpong,
        coalesce(CAST(total(live) AS INTEGER), 0) AS live,
        coalesce(CAST(total(live_bytes) AS INTEGER), 0) AS live_bytes
-FROM cache_stats
-WHERE source_id BETWEEN :src_lo AND :src_hi AND type < 2;
+FROM temp.ca_key;

@@ -7,7 +7,31 @@
 -- As callsites, grouped by allocation type.  Slab allocations only, as in
 -- every variant; page allocations have their own figures in summary.
 --
--- Parameters: :src_lo, :src_hi, :top, :sort.  Reads site_stats.
+-- --time and the filters (--cache, --site, --pid, --comm) count the
+-- allocations they select, from the alloc rows, as in callsites.
+--
+-- Parameters: :src_lo, :src_hi, :top, :sel, :t_hi; @where, @sort.
+-- Reads site_stats, or with :sel the alloc rows.
+
+DROP TABLE IF EXISTS temp.ty_key;
+CREATE TEMP TABLE ty_key AS
+SELECT a.type, count(*) AS hits,
+       total(a.bytes_req) AS bytes_req, total(a.bytes_alloc) AS bytes_alloc,
+       total(a.state = 1 AND coalesce(a.end_ts <= :t_hi, 1)) AS freed,
+       total(a.state = 1 AND a.free_cpu <> a.cpu AND
+             coalesce(a.end_ts <= :t_hi, 1)) AS pingpong,
+       total(a.state = 0 OR (a.state IN (1, 2) AND a.end_ts > :t_hi))
+           AS live,
+       total(CASE WHEN a.state = 0 OR (a.state IN (1, 2) AND
+                                       a.end_ts > :t_hi)
+                  THEN a.bytes_alloc END) AS live_bytes
+FROM source s JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
+WHERE :sel AND s.id BETWEEN :src_lo AND :src_hi AND a.type < 2 AND @where
+GROUP BY a.type
+UNION ALL
+SELECT type, hits, bytes_req, bytes_alloc, freed, pingpong, live, live_bytes
+FROM site_stats
+WHERE NOT :sel AND source_id BETWEEN :src_lo AND :src_hi AND type < 2;
 
 WITH r AS (
 	SELECT t.name AS type, t.id AS type_id,
@@ -19,8 +43,7 @@ WITH r AS (
 	       CASE WHEN CAST(total(bytes_alloc) AS INTEGER) = 0 THEN 0.0
 	            ELSE 100.0 - 100.0 * CAST(total(bytes_req) AS INTEGER) / CAST(total(bytes_alloc) AS INTEGER)
 	       END AS frag_pct
-	FROM site_stats k JOIN alloc_type t ON t.id = k.type
-	WHERE k.source_id BETWEEN :src_lo AND :src_hi AND k.type < 2
+	FROM temp.ty_key k JOIN alloc_type t ON t.id = k.type
 	GROUP BY k.type
 )
 SELECT type, hits, bytes_req, bytes_alloc,
@@ -44,5 +67,4 @@ SELECT 'total' AS type,
        coalesce(CAST(total(pingpong) AS INTEGER), 0) AS pingpong,
        coalesce(CAST(total(live) AS INTEGER), 0) AS live,
        coalesce(CAST(total(live_bytes) AS INTEGER), 0) AS live_bytes
-FROM site_stats
-WHERE source_id BETWEEN :src_lo AND :src_hi AND type < 2;
+FROM temp.ty_key;

@@ -13,7 +13,10 @@
 -- (memdb symbolize, or --kallsyms at ingest) show as their address.
 -- Captures with callchains only (perf record -g).
 --
--- Parameters: :src_lo, :src_hi.
+-- --time and the filters (--cache, --site, --pid, --comm) select the
+-- allocations whose stacks are counted.
+--
+-- Parameters: :src_lo, :src_hi; @where.
 
 WITH src AS (
 	SELECT id, alloc_lo, alloc_hi FROM source
@@ -21,7 +24,7 @@ WITH src AS (
 ), w AS (
 	SELECT a.source_id, a.stack_id, total(a.bytes_alloc) AS bytes
 	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
-	WHERE a.type < 2 AND a.state <> 3 AND a.stack_id IS NOT NULL
+	WHERE a.type < 2 AND a.state <> 3 AND a.stack_id IS NOT NULL AND @where
 	GROUP BY a.source_id, a.stack_id
 )
 SELECT v.folded AS stack, CAST(total(w.bytes) AS INTEGER) AS bytes
