@@ -277,21 +277,68 @@ static int sources_timed(struct mdb_db *db, const struct mdb_report *r,
 	return timed;
 }
 
+/* Does an alloc row of the sources @r covers have @col?  1, 0, or <0. */
+static int sources_have(struct mdb_db *db, const struct mdb_report *r,
+			const char *col, struct mdb_error *e)
+{
+	sqlite3_stmt *st;
+	char *sql;
+	int have;
+
+	if (asprintf(&sql, "SELECT 1 FROM source s JOIN alloc a ON a.id "
+		     "BETWEEN s.alloc_lo AND s.alloc_hi WHERE s.id BETWEEN ?1 "
+		     "AND ?2 AND a.%s IS NOT NULL LIMIT 1", col) < 0)
+		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL)) {
+		free(sql);
+		return mdb_db_error(db, e, "cannot read the allocations");
+	}
+	free(sql);
+	sqlite3_bind_int64(st, 1, r->args.src_lo);
+	sqlite3_bind_int64(st, 2, r->args.src_hi);
+	have = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return have;
+}
+
+/* An option given whose column no allocation of the sources has. */
+static int check_needs(struct mdb_db *db, const struct mdb_report *r,
+		       struct mdb_error *e)
+{
+	size_t n;
+	const struct mdb_rparam *p = mdb_report_params(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		int have;
+
+		if (!p[i].needs || !r->args.a[i].text)
+			continue;
+		have = sources_have(db, r, p[i].needs, e);
+		if (have < 0)
+			return have;
+		if (!have)
+			return usage(e, "the source names no %s, which --%s "
+				     "needs", p[i].needs_what, p[i].opt);
+	}
+	return 0;
+}
+
 int mdb_report_check(struct mdb_db *db, const struct mdb_report *r,
 		     struct mdb_error *e)
 {
 	const struct mdb_rparam *p = mdb_report_params(&(size_t){ 0 });
 	const char *scope;
 	size_t len;
-	int timed;
+	int timed, ret;
 
 	scope = mdb_query_annot(r->q, "scope", &len);
 	if (scope && len == 10 && !strncmp(scope, "one source", len) &&
 	    r->args.src_lo != r->args.src_hi)
 		return usage(e, "report '%s' covers one source: give "
 			     "--source ID", r->named->name);
-	if (r->timed < 0)
-		return 0;
+	ret = check_needs(db, r, e);
+	if (ret < 0 || r->timed < 0)
+		return ret;
 	timed = sources_timed(db, r, e);
 	if (timed < 0)
 		return timed;

@@ -59,11 +59,12 @@ static const struct mdb_rparam params[] = {
 		  "ADDRESS (0x...)" },
 	{ .opt = "pid", .arg = "N", .kind = MDB_RP_INT, .param = ":pid",
 	  .lo = 0, .hi = INT32_MAX, .takes = "a task id",
-	  .title = " --pid %v", .where = "a.pid = :pid",
+	  .title = " --pid %v", .where = "a.pid = :pid", .needs = "pid",
+	  .needs_what = "tasks",
 	  .help = "only allocations made by task N (a thread id; captures "
 		  "that name tasks)" },
 	{ .opt = "comm", .arg = "NAME", .kind = MDB_RP_TEXT, .param = ":comm",
-	  .title = " --comm %v",
+	  .title = " --comm %v", .needs = "comm_id", .needs_what = "tasks",
 	  .where = "(a.source_id, a.comm_id) IN (SELECT source_id, id FROM "
 		   "str WHERE text = :comm)",
 	  .help = "only allocations made by tasks called NAME (captures "

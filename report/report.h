@@ -77,6 +77,10 @@ struct mdb_rparam {
 				* into the report's @where marker when the
 				* option is given; a report takes the option
 				* when its SQL has @where */
+	const char *needs;     /* a column of alloc that some row of the
+				* sources must have (not NULL) for the
+				* option to mean anything */
+	const char *needs_what; /* what that column is, for the message */
 	const char *help;      /* usage text, without the reports that take
 				* it (those are derived) */
 };

@@ -17,7 +17,7 @@
 
 #include "testlib.h"
 
-static char *tmp, *slab_db, *hand_db, *text_db, *page_db, *text;
+static char *tmp, *kt_db, *slab_db, *hand_db, *text_db, *page_db, *text;
 
 static char *out_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -49,6 +49,7 @@ static int setup_all(void **state)
 	hand_db = fresh_db(tmp, "hand.db");
 	text_db = fresh_db(tmp, "text.db");
 	page_db = fresh_db(tmp, "page.db");
+	kt_db = fresh_db(tmp, "kt.db");
 	text = path_in(tmp, "ftrace.txt");
 	free(out_of("zstd -dqf '%s/real-perf/slab.data.zst' -o '%s/slab.data'"
 		    " && zstd -dqf '%s/real-6.18-small/ftrace.txt.zst' -o '%s'",
@@ -56,6 +57,7 @@ static int setup_all(void **state)
 	ingest_ok(slab_db, "'%s/slab.data'", tmp);
 	ingest_ok(hand_db, "'%s/slicing/trace.txt'", td);
 	ingest_ok(text_db, "'%s'", text);
+	ingest_ok(kt_db, "'%s/succeed/kt-small-le'", td);
 	return 0;
 }
 
@@ -67,6 +69,7 @@ static int teardown_all(void **state)
 	free(hand_db);
 	free(text_db);
 	free(page_db);
+	free(kt_db);
 	free(text);
 	return 0;
 }
@@ -329,6 +332,19 @@ static void test_refusals(void **state)
 	run_memdb(&r, hand_db, "report summary --comm bash");
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "takes no --comm"));
+	run_free(&r);
+	run_memdb(&r, kt_db, "report callsites --comm bash");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "the source names no tasks, which "
+				      "--comm needs"));
+	run_free(&r);
+	run_memdb(&r, kt_db, "report fragmentation --pid 1");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "names no tasks, which --pid needs"));
+	run_free(&r);
+	run_memdb(&r, kt_db, "report fragmentation --time 1,2");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "no timestamps, which --time needs"));
 	run_free(&r);
 	run_memdb(&r, hand_db, "report allocs --pid x");
 	assert_int_equal(r.status, 2);
