@@ -238,6 +238,22 @@ static void test_filters_by_hand(void **state)
 	}
 }
 
+/* pingpong: frees after --time's END are not seen (#2's is at .000009). */
+static void test_pingpong_window(void **state)
+{
+	char *a = total_of(hand_db, "pingpong", "--time ,100.000008", "3,4,5");
+	char *b = total_of(hand_db, "pingpong", "--time ,100.000009", "3,4,5");
+	char *c = total_of(hand_db, "pingpong", "--comm cat", "3,4,5");
+
+	(void)state;
+	assert_string_equal(a, "0,0,2\n");   /* #1 #3 freed by then */
+	assert_string_equal(b, "1,192,3\n"); /* #2: CPU 0 -> 1 */
+	assert_string_equal(c, "0,0,0\n");   /* #4 #5 live */
+	free(a);
+	free(b);
+	free(c);
+}
+
 /* The filters select rows too: one row per site left, right figures. */
 static void test_filter_rows(void **state)
 {
@@ -293,7 +309,7 @@ static void test_open_window_is_whole(void **state)
 	static const char *const reps[] = {
 		"callsites", "callsites --by cache", "callsites --by type",
 		"callsites --by comm", "callsites --by pid", "fragmentation",
-		"pages --by caller", "stacks",
+		"pages --by caller", "stacks", "pingpong",
 	};
 	const char *dbs[] = { slab_db, text_db };
 
@@ -360,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_time_windows),
 		cmocka_unit_test(test_filters_by_hand),
 		cmocka_unit_test(test_filter_rows),
+		cmocka_unit_test(test_pingpong_window),
 		cmocka_unit_test(test_pages_sort),
 		cmocka_unit_test(test_open_window_is_whole),
 		cmocka_unit_test(test_refusals),

@@ -3,20 +3,52 @@
 -- help: allocations freed on another CPU than the allocating one, per call site
 -- source: trace
 -- by: site|cpu
+-- sort: pingpong|callsite=addr < 0,addr|bytes|freed|pingpong_pct
 --
 -- Slab allocations ended by a FREE on another CPU (perf kmem's
 -- ping-pong), per allocation call site: how many, their bytes, their share
 -- of the site's frees, and the CPU pair seen most.  --by cpu gives one row
 -- per (allocating CPU, freeing CPU) pair instead (pingpong@cpu.sql).
 --
--- Parameters: :src_lo, :src_hi, :top.  Reads pingpong_stats, site_stats.
+-- --sort KEY[,KEY...] orders by pingpong (the default), callsite, bytes,
+-- freed or pingpong_pct, largest first, ties by address.  --time and the
+-- filters (--cache, --site, --pid, --comm) count the allocations they
+-- select, from the alloc rows: frees up to --time's END.
+--
+-- Parameters: :src_lo, :src_hi, :top, :sel, :t_hi; @where, @sort.
+-- Reads pingpong_stats and site_stats, or with :sel the alloc rows.
+
+DROP TABLE IF EXISTS temp.pp_key;
+CREATE TEMP TABLE pp_key AS
+SELECT a.source_id, a.site_id, a.cpu, a.free_cpu, count(*) AS allocations,
+       total(a.bytes_alloc) AS bytes
+FROM source s JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
+WHERE :sel AND s.id BETWEEN :src_lo AND :src_hi AND a.type < 2
+  AND a.state = 1 AND a.free_cpu <> a.cpu
+  AND coalesce(a.end_ts <= :t_hi, 1) AND @where
+GROUP BY a.source_id, a.site_id, a.cpu, a.free_cpu
+UNION ALL
+SELECT source_id, site_id, cpu, free_cpu, allocations, bytes
+FROM pingpong_stats
+WHERE NOT :sel AND source_id BETWEEN :src_lo AND :src_hi AND type < 2;
+
+DROP TABLE IF EXISTS temp.pf_key;
+CREATE TEMP TABLE pf_key AS
+SELECT a.source_id, a.site_id, count(*) AS freed
+FROM source s JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
+WHERE :sel AND s.id BETWEEN :src_lo AND :src_hi AND a.type < 2
+  AND a.state = 1 AND coalesce(a.end_ts <= :t_hi, 1) AND @where
+GROUP BY a.source_id, a.site_id
+UNION ALL
+SELECT source_id, site_id, freed
+FROM site_stats
+WHERE NOT :sel AND source_id BETWEEN :src_lo AND :src_hi AND type < 2;
 
 WITH pp AS (
 	SELECT v.call_site, v.symbol, v.addr, p.cpu, p.free_cpu,
 	       CAST(total(p.allocations) AS INTEGER) AS n, CAST(total(p.bytes) AS INTEGER) AS bytes
-	FROM pingpong_stats p
+	FROM temp.pp_key p
 	JOIN v_sites v ON v.source_id = p.source_id AND v.site_id = p.site_id
-	WHERE p.source_id BETWEEN :src_lo AND :src_hi AND p.type < 2
 	GROUP BY v.call_site, v.symbol, p.cpu, p.free_cpu
 ), per_site AS (
 	SELECT call_site, symbol, addr, CAST(total(n) AS INTEGER) AS pingpong, CAST(total(bytes) AS INTEGER) AS bytes
@@ -28,9 +60,8 @@ WITH pp AS (
 	FROM pp
 ), freed AS (
 	SELECT v.call_site, v.symbol, CAST(total(k.freed) AS INTEGER) AS freed
-	FROM site_stats k
+	FROM temp.pf_key k
 	JOIN v_sites v ON v.source_id = k.source_id AND v.site_id = k.site_id
-	WHERE k.source_id BETWEEN :src_lo AND :src_hi AND k.type < 2
 	GROUP BY v.call_site, v.symbol
 )
 SELECT s.call_site, s.symbol, s.pingpong, s.bytes, f.freed,
@@ -39,20 +70,17 @@ FROM per_site s
 JOIN freed f ON f.call_site IS s.call_site AND f.symbol IS s.symbol
 JOIN top_pair t ON t.call_site IS s.call_site AND t.symbol IS s.symbol
                AND t.rk = 1
-ORDER BY s.pingpong DESC, s.addr < 0, s.addr, s.symbol
+ORDER BY @sort, s.addr < 0, s.addr, s.symbol
 LIMIT :top;
 
 SELECT 'total' AS call_site, NULL AS symbol,
-       (SELECT coalesce(CAST(total(allocations) AS INTEGER), 0) FROM pingpong_stats
-        WHERE source_id BETWEEN :src_lo AND :src_hi AND type < 2)
+       (SELECT coalesce(CAST(total(allocations) AS INTEGER), 0) FROM temp.pp_key)
            AS pingpong,
-       (SELECT coalesce(CAST(total(bytes) AS INTEGER), 0) FROM pingpong_stats
-        WHERE source_id BETWEEN :src_lo AND :src_hi AND type < 2) AS bytes,
+       (SELECT coalesce(CAST(total(bytes) AS INTEGER), 0) FROM temp.pp_key) AS bytes,
        f.freed,
        CASE WHEN f.freed THEN 100.0 *
-            (SELECT coalesce(CAST(total(allocations) AS INTEGER), 0) FROM pingpong_stats
-             WHERE source_id BETWEEN :src_lo AND :src_hi AND type < 2)
+            (SELECT coalesce(CAST(total(allocations) AS INTEGER), 0) FROM temp.pp_key)
             / f.freed ELSE 0.0 END AS pingpong_pct,
        NULL AS top_pair
-FROM (SELECT coalesce(CAST(total(freed) AS INTEGER), 0) AS freed FROM site_stats
-      WHERE source_id BETWEEN :src_lo AND :src_hi AND type < 2) f;
+FROM (SELECT coalesce(CAST(total(freed) AS INTEGER), 0) AS freed
+      FROM temp.pf_key) f;
