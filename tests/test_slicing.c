@@ -254,6 +254,27 @@ static void test_pingpong_window(void **state)
 	free(c);
 }
 
+/* leaks: the filters keep what they select; --time what the window made. */
+static void test_leaks_slices(void **state)
+{
+	char *a = total_of(hand_db, "leaks", "--comm cat", "3,4");
+	char *b = total_of(hand_db, "leaks", "--time 100.000001,100.000004 "
+			   "--at 100.000004s", "3,4");
+	char *c = total_of(hand_db, "leaks", "--site foo_alloc", "3,4");
+	char *d = total_of(hand_db, "leaks", "--time 100.000001,100.000004",
+			   "3,4");
+
+	(void)state;
+	assert_string_equal(a, "2,320\n"); /* #4 #5 */
+	assert_string_equal(b, "4,512\n"); /* #1 to #4, none freed yet */
+	assert_string_equal(c, "1,32\n");  /* #6 */
+	assert_string_equal(d, "1,128\n"); /* #4: live at the end */
+	free(a);
+	free(b);
+	free(c);
+	free(d);
+}
+
 /* The filters select rows too: one row per site left, right figures. */
 static void test_filter_rows(void **state)
 {
@@ -309,7 +330,7 @@ static void test_open_window_is_whole(void **state)
 	static const char *const reps[] = {
 		"callsites", "callsites --by cache", "callsites --by type",
 		"callsites --by comm", "callsites --by pid", "fragmentation",
-		"pages --by caller", "stacks", "pingpong",
+		"pages --by caller", "stacks", "pingpong", "leaks",
 	};
 	const char *dbs[] = { slab_db, text_db };
 
@@ -377,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_filters_by_hand),
 		cmocka_unit_test(test_filter_rows),
 		cmocka_unit_test(test_pingpong_window),
+		cmocka_unit_test(test_leaks_slices),
 		cmocka_unit_test(test_pages_sort),
 		cmocka_unit_test(test_open_window_is_whole),
 		cmocka_unit_test(test_refusals),

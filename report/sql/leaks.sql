@@ -2,6 +2,8 @@
 -- report: leaks
 -- help: leak candidates: allocations live at the end (or at --at), per call site
 -- source: trace
+-- sort: bytes=live_bytes|live|callsite=addr < 0,addr|share_pct|avg_bytes|live_bytes
+-- sort-default: bytes,live
 -- note: a trace cannot tell a leak from a long-lived object: these are candidates
 --
 -- Slab allocations live at the end of the trace, per call site: how many,
@@ -14,7 +16,14 @@
 -- TIME, and absent for --at SEQ.  Allocations that failed or returned
 -- ZERO_SIZE_PTR are never live.
 --
--- Parameters: :src_lo, :src_hi, :top, :at_seq, :at_ts (ns), :min_age (ns).
+-- --sort KEY[,KEY...]: bytes (live_bytes, the default, then live), live,
+-- callsite, share_pct, avg_bytes.  --cache, --site, --pid and --comm
+-- keep the allocations they select; --time START,END keeps those made
+-- in the window (live at the end of the trace, or at --at: give --at
+-- END for what the window left live at its end).
+--
+-- Parameters: :src_lo, :src_hi, :top, :at_seq, :at_ts (ns), :min_age (ns);
+-- @where, @sort.
 -- At the end: the partial index alloc_live (rows live at the end only);
 -- at a point: one scan of the source's alloc rows (a rowid range) into
 -- temp.leaks_live, which the rows and the total then read.
@@ -30,19 +39,19 @@ WITH src AS (
 	SELECT a.source_id, a.site_id, a.seq, a.bytes_alloc,
 	       src.ref_ts - a.ts AS age
 	FROM src JOIN alloc a ON a.source_id = src.id AND a.state = 0
-	WHERE :at_seq IS NULL AND :at_ts IS NULL AND a.type < 2
+	WHERE :at_seq IS NULL AND :at_ts IS NULL AND a.type < 2 AND @where
 	UNION ALL
 	-- at a position: made at or before it, not ended by then
 	SELECT a.source_id, a.site_id, a.seq, a.bytes_alloc, NULL
 	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
-	WHERE :at_seq IS NOT NULL AND a.type < 2 AND a.state < 3
+	WHERE :at_seq IS NOT NULL AND a.type < 2 AND a.state < 3 AND @where
 	  AND a.seq <= :at_seq AND (a.end_seq IS NULL OR a.end_seq > :at_seq)
 	UNION ALL
 	-- at a time
 	SELECT a.source_id, a.site_id, a.seq, a.bytes_alloc,
 	       src.ref_ts - a.ts
 	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
-	WHERE :at_ts IS NOT NULL AND a.type < 2 AND a.state < 3
+	WHERE :at_ts IS NOT NULL AND a.type < 2 AND a.state < 3 AND @where
 	  AND a.ts <= :at_ts AND (a.end_seq IS NULL OR a.end_ts > :at_ts)
 )
 SELECT * FROM live WHERE :min_age IS NULL OR age >= :min_age;
@@ -61,7 +70,7 @@ SELECT call_site, symbol, live, live_bytes,
        live_bytes / live AS avg_bytes, oldest_seq, youngest_seq,
        oldest_age / 1e9 AS oldest_age_s, youngest_age / 1e9 AS youngest_age_s
 FROM per_site
-ORDER BY live_bytes DESC, live DESC, addr < 0, addr, symbol
+ORDER BY @sort, addr < 0, addr, symbol
 LIMIT :top;
 
 SELECT 'total' AS call_site, NULL AS symbol, count(*) AS live,
