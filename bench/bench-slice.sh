@@ -36,7 +36,7 @@ echo "  database:       $allocs allocation rows"
 
 best() { # report args...: the best of three, seconds
 	t=""
-	for i in 1 2 3; do
+	for _ in 1 2 3; do
 		# shellcheck disable=SC2086
 		"$stat" "$memdb" report "$@" -d "$db" > /dev/null 2> "$dir/r.stat"
 		t="$t $(secs "$dir/r.stat")"
