@@ -350,6 +350,32 @@ static void test_open_window_is_whole(void **state)
 		}
 }
 
+/*
+ * --site by address, by function and by function+0xoff, on the perf
+ * capture symbolized: perf kmem --caller prints this site as
+ * "alloc_slab_obj_exts+58 | 11648/465 | 7200/288 | 25".
+ */
+static void test_site_forms(void **state)
+{
+	static const char *const forms[] = {
+		"0xffffffff8162c5c8", "FFFFFFFF8162C5C8", "alloc_slab_obj_exts",
+		"alloc_slab_obj_exts+0x58",
+	};
+
+	(void)state;
+	free(out_of("'%s' symbolize -q --kallsyms '%s/real-perf/kallsyms' "
+		    "-d '%s'", env("MEMDB"), env("TESTDATA"), slab_db));
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		char *opt = strf("--site %s", forms[i]);
+		char *got = total_of(slab_db, "callsites", opt, "3,4,5");
+
+		if (strcmp(got, "25,7200,11648\n"))
+			fail_msg("%s: %s", opt, got);
+		free(got);
+		free(opt);
+	}
+}
+
 /* Usage errors: exit 2 with the valid keys or what the value must be. */
 static void test_refusals(void **state)
 {
@@ -401,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_leaks_slices),
 		cmocka_unit_test(test_pages_sort),
 		cmocka_unit_test(test_open_window_is_whole),
+		cmocka_unit_test(test_site_forms),
 		cmocka_unit_test(test_refusals),
 	};
 
