@@ -134,6 +134,18 @@ static void print_users(FILE *f, const char *param)
 }
 
 /* One line per distinct "-- @key:" list: "allocinfo, growth: a, b". */
+/* ", callsites --by cache" for report callsites@cache (@k-th listed). */
+static void print_name(FILE *f, const struct mdb_query *q, int k)
+{
+	const char *at = strchr(q->name, '@');
+
+	if (at)
+		fprintf(f, "%s%.*s --by %s", k ? ", " : "",
+			(int)(at - q->name), q->name, at + 1);
+	else
+		fprintf(f, "%s%s", k ? ", " : "", q->name);
+}
+
 static void print_choices(FILE *f, const char *key)
 {
 	size_t n, len, olen;
@@ -152,12 +164,15 @@ static void print_choices(FILE *f, const char *key)
 		for (size_t j = i; j < n; j++)
 			if ((o = mdb_query_annot(&q[j], key, &olen)) &&
 			    olen == len && !strncmp(o, v, len))
-				fprintf(f, "%s%s", k++ ? ", " : "", q[j].name);
+				print_name(f, &q[j], k++);
 		for (size_t at = 0, w; at < len; at += w + 1) {
 			w = strcspn(v + at, "|\n");
 			fprintf(f, "%s %.*s", at ? "," : ":",
 				(int)strcspn(v + at, "=|\n"), v + at);
 		}
+		if (!strcmp(key, "sort") &&
+		    (o = mdb_query_annot(&q[i], "sort-default", &olen)))
+			fprintf(f, " (default %.*s)", (int)olen, o);
 	}
 }
 
@@ -171,9 +186,7 @@ static char *param_help(const struct mdb_rparam *p)
 	if (!f)
 		return NULL;
 	if (p->kind == MDB_RP_CHOICE || p->kind == MDB_RP_SORT) {
-		fprintf(f, "%s; the first listed is the default%s:", p->help,
-			p->kind == MDB_RP_SORT ? " (allocs: frag,hit,bytes, "
-			"as perf kmem)" : "");
+		fprintf(f, "%s; the first listed is the default:", p->help);
 		print_choices(f, p->opt);
 	} else {
 		print_users(f, p->where ? "@where" : p->param);
