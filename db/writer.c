@@ -9,28 +9,36 @@
 #include "sqlutil.h"
 #include "writer.h"
 
-#define BATCH_ROWS 4096
+#define BATCH_ROWS 4096 /* lifetimes per batch */
+#define BATCH_BAD 1024  /* anomalous frees per batch */
 #define NBATCHES 8
 #define ALLOC_COLS 22  /* bound per alloc row, after ?1 = source id */
+#define BAD_COLS 12    /* bound per bad_free row, after ?1 */
 #define MULTI_ROWS 32  /* rows per multi-row INSERT */
 
-struct row {
-	uint8_t is_free;
-	union {
-		struct mdb_lifetime lt;
-		struct mdb_free f;
-	} u;
+/*
+ * A batch holds lifetimes and anomalous frees apart: each table's rows
+ * keep their order, and runs of MULTI_ROWS rows of one table are not
+ * broken by a row of the other (a bad free every few allocations would
+ * otherwise send most rows through the one-row inserts).
+ */
+struct batch {
+	size_t nlt, nbad;
+	struct mdb_lifetime lt[BATCH_ROWS];
+	struct mdb_free bad[BATCH_BAD];
 };
 
-struct batch {
-	size_t n;
-	struct row rows[BATCH_ROWS];
+/* One table's inserts: a row at a time, or MULTI_ROWS at once. */
+struct ins {
+	sqlite3_stmt *one, *multi;
+	void (*bind)(sqlite3_stmt *st, int k, const void *row); /* row k */
+	size_t row_size;
+	int64_t *lo, *hi;       /* rowid range written */
 };
 
 struct mdb_writer {
 	struct mdb_db *db;
-	sqlite3_stmt *ins_alloc, *ins_bad;
-	sqlite3_stmt *ins_multi; /* MULTI_ROWS rows of ins_alloc at once */
+	struct ins alloc, bad;
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;      /* a batch became full, free, or stop */
@@ -51,8 +59,9 @@ struct mdb_writer {
  * Bind lifetime @lt as row @k of the alloc insert: parameter ?1 is the
  * source id, row k's columns are ?(2 + 22k) .. ?(23 + 22k).
  */
-static void bind_lifetime(sqlite3_stmt *st, int k, const struct mdb_lifetime *lt)
+static void bind_lifetime(sqlite3_stmt *st, int k, const void *row)
 {
+	const struct mdb_lifetime *lt = row;
 	int b = 1 + k * ALLOC_COLS, ended = lt->end_seq != MDB_NO_SEQ;
 	int freed = lt->state == MDB_ST_FREED;
 
@@ -81,25 +90,29 @@ static void bind_lifetime(sqlite3_stmt *st, int k, const struct mdb_lifetime *lt
 	bind_opt(st, b + 22, lt->stack_id, !lt->stack_id);
 }
 
-static void bind_bad_free(sqlite3_stmt *st, const struct mdb_free *f)
+/* The same for bad_free row @k: ?(2 + 12k) .. ?(13 + 12k). */
+static void bind_bad_free(sqlite3_stmt *st, int k, const void *row)
 {
-	sqlite3_bind_int64(st, 2, f->seq);
-	bind_opt(st, 3, f->ts, f->ts == MDB_NO_TS);
-	sqlite3_bind_int64(st, 4, f->cpu);
-	sqlite3_bind_int64(st, 5, f->type);
-	sqlite3_bind_int64(st, 6, f->site_id);
-	bind_u64(st, 7, f->ptr);
-	bind_opt(st, 8, f->cache_id, !f->cache_id);
-	sqlite3_bind_int64(st, 9, f->class);
-	bind_opt(st, 10, f->prev_seq, f->prev_seq == MDB_NO_SEQ);
-	bind_opt(st, 11, f->pid, f->pid == MDB_NO_PID);
-	bind_opt(st, 12, f->comm_id, !f->comm_id);
-	bind_opt(st, 13, (int64_t)f->bytes, !f->bytes);
+	const struct mdb_free *f = row;
+	int b = 1 + k * BAD_COLS;
+
+	sqlite3_bind_int64(st, b + 1, f->seq);
+	bind_opt(st, b + 2, f->ts, f->ts == MDB_NO_TS);
+	sqlite3_bind_int64(st, b + 3, f->cpu);
+	sqlite3_bind_int64(st, b + 4, f->type);
+	sqlite3_bind_int64(st, b + 5, f->site_id);
+	bind_u64(st, b + 6, f->ptr);
+	bind_opt(st, b + 7, f->cache_id, !f->cache_id);
+	sqlite3_bind_int64(st, b + 8, f->class);
+	bind_opt(st, b + 9, f->prev_seq, f->prev_seq == MDB_NO_SEQ);
+	bind_opt(st, b + 10, f->pid, f->pid == MDB_NO_PID);
+	bind_opt(st, b + 11, f->comm_id, !f->comm_id);
+	bind_opt(st, b + 12, (int64_t)f->bytes, !f->bytes);
 }
 
-/* Run an insert of @nrows rows and extend the rowid range [*lo, *hi]. */
-static int run_insert(struct mdb_writer *w, sqlite3_stmt *st, int nrows,
-		      int64_t *lo, int64_t *hi)
+/* Run an insert of @nrows rows and extend the rowid range of @in. */
+static int run_insert(struct mdb_writer *w, const struct ins *in,
+		      sqlite3_stmt *st, int nrows)
 {
 	int rc = sqlite3_step(st);
 
@@ -107,51 +120,41 @@ static int run_insert(struct mdb_writer *w, sqlite3_stmt *st, int nrows,
 	if (rc != SQLITE_DONE)
 		return mdb_db_error(w->db, &w->err,
 				    "cannot write to database");
-	*hi = sqlite3_last_insert_rowid(w->db->h);
-	if (!*lo)
-		*lo = *hi - nrows + 1;
+	*in->hi = sqlite3_last_insert_rowid(w->db->h);
+	if (!*in->lo)
+		*in->lo = *in->hi - nrows + 1;
+	return 0;
+}
+
+/* Write @n rows of @in's table, MULTI_ROWS at a time, the rest singly. */
+static int write_rows(struct mdb_writer *w, const struct ins *in,
+		      const void *rows, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		int k = n - i >= MULTI_ROWS ? MULTI_ROWS : 1;
+		sqlite3_stmt *st = k == 1 ? in->one : in->multi;
+
+		for (int j = 0; j < k; j++)
+			in->bind(st, j, (const char *)rows +
+					(i + (size_t)j) * in->row_size);
+		if (run_insert(w, in, st, k) < 0)
+			return -1;
+		i += (size_t)k;
+	}
 	return 0;
 }
 
 /*
- * Write a batch.  Runs of lifetimes go MULTI_ROWS at a time through one
- * multi-row INSERT, which saves SQLite's per-statement work (open the
- * table cursor, halt, reset) on all but one row in MULTI_ROWS.
+ * Write a batch.  A multi-row INSERT saves SQLite's per-statement work
+ * (open the table cursor, halt, reset) on all but one row in MULTI_ROWS.
  */
 static int write_batch(struct mdb_writer *w, const struct batch *b)
 {
-	struct mdb_writer_ranges *r = &w->r;
-	size_t i = 0;
-
-	while (i < b->n) {
-		size_t run = 0;
-
-		while (i + run < b->n && !b->rows[i + run].is_free &&
-		       run < MULTI_ROWS)
-			run++;
-		if (run == MULTI_ROWS) {
-			for (size_t k = 0; k < run; k++)
-				bind_lifetime(w->ins_multi, (int)k,
-					      &b->rows[i + k].u.lt);
-			if (run_insert(w, w->ins_multi, MULTI_ROWS,
-				       &r->alloc_lo, &r->alloc_hi) < 0)
-				return -1;
-			i += run;
-		} else if (run) {
-			bind_lifetime(w->ins_alloc, 0, &b->rows[i].u.lt);
-			if (run_insert(w, w->ins_alloc, 1, &r->alloc_lo,
-				       &r->alloc_hi) < 0)
-				return -1;
-			i++;
-		} else {
-			bind_bad_free(w->ins_bad, &b->rows[i].u.f);
-			if (run_insert(w, w->ins_bad, 1, &r->bad_lo,
-				       &r->bad_hi) < 0)
-				return -1;
-			i++;
-		}
-	}
-	return 0;
+	if (write_rows(w, &w->alloc, b->lt, b->nlt) < 0)
+		return -1;
+	return write_rows(w, &w->bad, b->bad, b->nbad);
 }
 
 static void *writer_main(void *arg)
@@ -175,7 +178,7 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&w->mu);
 
 		failed = write_batch(w, b) < 0;
-		b->n = 0;
+		b->nlt = b->nbad = 0;
 
 		pthread_mutex_lock(&w->mu);
 		w->spare[w->nspare++] = b;
@@ -189,40 +192,42 @@ static void *writer_main(void *arg)
 }
 
 /*
- * The inserts, defined once: alloc rows (one, or MULTI_ROWS at a time,
- * both built by prepare_alloc()) and bad_free rows.
+ * The inserts, defined once: the columns of each table, bound as
+ * bind_lifetime() and bind_bad_free() lay them out.
  */
-#define ALLOC_INSERT "INSERT INTO alloc (source_id, seq, ts, cpu, type, " \
-		     "site_id, ptr, bytes_req, bytes_alloc, gfp, gfp_id, "  \
-		     "node, cache_id, state, end_seq, end_ts, free_cpu, "  \
-		     "free_site_id, free_type, pid, comm_id, migratetype, " \
-		     "stack_id) VALUES "
-#define BAD_INSERT "INSERT INTO bad_free (source_id, seq, ts, cpu, type, " \
-		   "site_id, ptr, cache_id, class, prev_seq, pid, comm_id, " \
-		   "bytes) VALUES "                                          \
-		   "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+static const char alloc_insert[] =
+	"INSERT OR FAIL INTO alloc (source_id, seq, ts, cpu, type, site_id, "
+	"ptr, "
+	"bytes_req, bytes_alloc, gfp, gfp_id, node, cache_id, state, end_seq, "
+	"end_ts, free_cpu, free_site_id, free_type, pid, comm_id, migratetype, "
+	"stack_id) VALUES ";
+static const char bad_insert[] =
+	"INSERT OR FAIL INTO bad_free (source_id, seq, ts, cpu, type, "
+	"site_id, ptr, "
+	"cache_id, class, prev_seq, pid, comm_id, bytes) VALUES ";
 
 /*
- * Prepare the insert of @nrows alloc rows, bind_lifetime()'s layout:
- * VALUES (?1, ?2, ... ?23), (?1, ?24, ...), ..., with ?1 = @source_id.
+ * Prepare the insert of @nrows rows of @ncols bound columns each:
+ * "@head (?1, ?2, ... ?(ncols + 1)), (?1, ?(ncols + 2), ...), ...", with
+ * ?1 bound to @source_id.
  */
-static int prepare_alloc(struct mdb_writer *w, int nrows, int64_t source_id,
-			 sqlite3_stmt **st, struct mdb_error *e)
+static int prepare_rows(struct mdb_writer *w, const char *head, int ncols,
+			int nrows, int64_t source_id, sqlite3_stmt **st,
+			struct mdb_error *e)
 {
-	size_t cap = sizeof(ALLOC_INSERT) + (size_t)nrows *
-		     (ALLOC_COLS + 1) * 8;
+	size_t cap = strlen(head) + (size_t)nrows * (size_t)(ncols + 1) * 8 + 1;
 	char *sql = malloc(cap);
 	size_t n;
 	int rc;
 
 	if (!sql)
 		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
-	n = (size_t)snprintf(sql, cap, "%s", ALLOC_INSERT);
+	n = (size_t)snprintf(sql, cap, "%s", head);
 	for (int k = 0; k < nrows; k++) {
 		n += (size_t)snprintf(sql + n, cap - n, "%s(?1", k ? ", " : "");
-		for (int c = 0; c < ALLOC_COLS; c++)
+		for (int c = 0; c < ncols; c++)
 			n += (size_t)snprintf(sql + n, cap - n, ", ?%d",
-					      2 + k * ALLOC_COLS + c);
+					      2 + k * ncols + c);
 		n += (size_t)snprintf(sql + n, cap - n, ")");
 	}
 	rc = sqlite3_prepare_v2(w->db->h, sql, (int)n, st, NULL);
@@ -233,29 +238,40 @@ static int prepare_alloc(struct mdb_writer *w, int nrows, int64_t source_id,
 	return 0;
 }
 
-/* The three inserts the writer runs. */
+static int prepare_ins(struct mdb_writer *w, struct ins *in, const char *head,
+		       int ncols, int64_t source_id, struct mdb_error *e)
+{
+	int ret = prepare_rows(w, head, ncols, 1, source_id, &in->one, e);
+
+	if (ret < 0)
+		return ret;
+	return prepare_rows(w, head, ncols, MULTI_ROWS, source_id, &in->multi,
+			    e);
+}
+
+/* The four inserts the writer runs. */
 static int prepare_all(struct mdb_writer *w, int64_t source_id,
 		       struct mdb_error *e)
 {
-	int ret = prepare_alloc(w, 1, source_id, &w->ins_alloc, e);
-
-	if (ret >= 0)
-		ret = prepare_alloc(w, MULTI_ROWS, source_id, &w->ins_multi,
-				    e);
-	if (ret < 0)
-		return ret;
-	if (sqlite3_prepare_v2(w->db->h, BAD_INSERT, -1, &w->ins_bad, NULL))
-		return mdb_db_error(w->db, e, "cannot write to database");
-	sqlite3_bind_int64(w->ins_bad, 1, source_id);
-	return 0;
+	w->alloc = (struct ins){ .bind = bind_lifetime,
+				 .row_size = sizeof(struct mdb_lifetime),
+				 .lo = &w->r.alloc_lo, .hi = &w->r.alloc_hi };
+	w->bad = (struct ins){ .bind = bind_bad_free,
+			       .row_size = sizeof(struct mdb_free),
+			       .lo = &w->r.bad_lo, .hi = &w->r.bad_hi };
+	if (prepare_ins(w, &w->alloc, alloc_insert, ALLOC_COLS, source_id,
+			e) < 0)
+		return -MDB_E_DB;
+	return prepare_ins(w, &w->bad, bad_insert, BAD_COLS, source_id, e);
 }
 
 static void finalize_all(struct mdb_writer *w)
 {
-	sqlite3_finalize(w->ins_alloc);
-	sqlite3_finalize(w->ins_multi);
-	sqlite3_finalize(w->ins_bad);
-	w->ins_alloc = w->ins_multi = w->ins_bad = NULL;
+	sqlite3_finalize(w->alloc.one);
+	sqlite3_finalize(w->alloc.multi);
+	sqlite3_finalize(w->bad.one);
+	sqlite3_finalize(w->bad.multi);
+	w->alloc.one = w->alloc.multi = w->bad.one = w->bad.multi = NULL;
 }
 
 int mdb_writer_start(struct mdb_writer **out, struct mdb_db *db,
@@ -279,7 +295,7 @@ int mdb_writer_start(struct mdb_writer **out, struct mdb_db *db,
 		w->all[i] = malloc(sizeof(struct batch));
 		if (!w->all[i])
 			goto nomem;
-		w->all[i]->n = 0;
+		w->all[i]->nlt = w->all[i]->nbad = 0;
 	}
 	w->cur = w->all[0];
 	for (int i = 1; i < NBATCHES; i++)
@@ -321,48 +337,40 @@ static int writer_push(struct mdb_writer *w, struct mdb_error *e)
 	return 0;
 }
 
-static inline struct row *writer_slot(struct mdb_writer *w,
-				      struct mdb_error *e, int *ret)
+/* Room for one more row: hand a full batch over first. */
+static inline int writer_room(struct mdb_writer *w, int full,
+			      struct mdb_error *e)
 {
-	*ret = 0;
-	if (w->cur->n == BATCH_ROWS) {
-		*ret = writer_push(w, e);
-		if (*ret < 0)
-			return NULL;
-	}
-	return &w->cur->rows[w->cur->n++];
+	return full ? writer_push(w, e) : 0;
 }
 
 int mdb_writer_lifetime(struct mdb_writer *w, const struct mdb_lifetime *lt,
 			struct mdb_error *e)
 {
-	int ret;
-	struct row *r = writer_slot(w, e, &ret);
+	int ret = writer_room(w, w->cur->nlt == BATCH_ROWS, e);
 
-	if (!r)
+	if (ret < 0)
 		return ret;
-	r->is_free = 0;
-	r->u.lt = *lt;
+	w->cur->lt[w->cur->nlt++] = *lt;
 	return 0;
 }
 
 int mdb_writer_bad_free(struct mdb_writer *w, const struct mdb_free *f,
 			struct mdb_error *e)
 {
-	int ret;
-	struct row *r = writer_slot(w, e, &ret);
+	int ret = writer_room(w, w->cur->nbad == BATCH_BAD, e);
 
-	if (!r)
+	if (ret < 0)
 		return ret;
-	r->is_free = 1;
-	r->u.f = *f;
+	w->cur->bad[w->cur->nbad++] = *f;
 	return 0;
 }
 
 static void writer_stop(struct mdb_writer *w, int cancel)
 {
 	pthread_mutex_lock(&w->mu);
-	if (!cancel && w->cur && w->cur->n && !w->failed) {
+	if (!cancel && w->cur && (w->cur->nlt || w->cur->nbad) &&
+	    !w->failed) {
 		w->full[(w->full_head + w->nfull) % NBATCHES] = w->cur;
 		w->nfull++;
 		w->cur = NULL;
