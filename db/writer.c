@@ -28,10 +28,42 @@ struct batch {
 	struct mdb_free bad[BATCH_BAD];
 };
 
+/*
+ * A statement with what its parameters hold.  sqlite3_reset() keeps the
+ * bindings, and a column often holds what it held in the statement
+ * before (NULLs of fields the capture lacks, the CPU, the task, the
+ * type): such a parameter is not bound again.  Binding goes through
+ * SQLite's API call, unbind and type checks, a compare does not.
+ */
+struct bound {
+	int64_t v;
+	int null;
+};
+
+struct stmt {
+	sqlite3_stmt *st;
+	struct bound *val;      /* by parameter number */
+};
+
+static inline void bset(struct stmt *s, int i, int64_t v, int null)
+{
+	struct bound *b = &s->val[i];
+
+	if (null) {
+		if (!b->null)
+			sqlite3_bind_null(s->st, i);
+		b->null = 1;
+	} else if (b->null || b->v != v) {
+		sqlite3_bind_int64(s->st, i, v);
+		b->v = v;
+		b->null = 0;
+	}
+}
+
 /* One table's inserts: a row at a time, or MULTI_ROWS at once. */
 struct ins {
-	sqlite3_stmt *one, *multi;
-	void (*bind)(sqlite3_stmt *st, int k, const void *row); /* row k */
+	struct stmt one, multi;
+	void (*bind)(struct stmt *s, int k, const void *row); /* row k */
 	size_t row_size;
 	int64_t *lo, *hi;       /* rowid range written */
 };
@@ -59,55 +91,54 @@ struct mdb_writer {
  * Bind lifetime @lt as row @k of the alloc insert: parameter ?1 is the
  * source id, row k's columns are ?(2 + 22k) .. ?(23 + 22k).
  */
-static void bind_lifetime(sqlite3_stmt *st, int k, const void *row)
+static void bind_lifetime(struct stmt *s, int k, const void *row)
 {
 	const struct mdb_lifetime *lt = row;
 	int b = 1 + k * ALLOC_COLS, ended = lt->end_seq != MDB_NO_SEQ;
 	int freed = lt->state == MDB_ST_FREED;
 
-	sqlite3_bind_int64(st, b + 1, lt->seq);
-	bind_opt(st, b + 2, lt->ts, lt->ts == MDB_NO_TS);
-	sqlite3_bind_int64(st, b + 3, lt->cpu);
-	sqlite3_bind_int64(st, b + 4, lt->type);
-	sqlite3_bind_int64(st, b + 5, lt->site_id);
-	bind_u64(st, b + 6, lt->ptr);
-	bind_u64(st, b + 7, lt->bytes_req);
-	bind_u64(st, b + 8, lt->bytes_alloc);
-	bind_opt(st, b + 9, (int64_t)lt->gfp, lt->gfp == MDB_NO_GFP);
-	bind_opt(st, b + 10, lt->gfp_id, !lt->gfp_id);
-	sqlite3_bind_int64(st, b + 11, lt->node);
-	bind_opt(st, b + 12, lt->cache_id, !lt->cache_id);
-	sqlite3_bind_int64(st, b + 13, lt->state);
-	bind_opt(st, b + 14, lt->end_seq, !ended);
-	bind_opt(st, b + 15, lt->end_ts, !ended || lt->end_ts == MDB_NO_TS);
-	bind_opt(st, b + 16, lt->free_cpu, !freed);
-	bind_opt(st, b + 17, lt->free_site_id, !freed);
-	bind_opt(st, b + 18, lt->free_type, !freed);
-	bind_opt(st, b + 19, lt->pid, lt->pid == MDB_NO_PID);
-	bind_opt(st, b + 20, lt->comm_id, !lt->comm_id);
-	bind_opt(st, b + 21, lt->migratetype,
-		 lt->migratetype == MDB_NO_MIGRATETYPE);
-	bind_opt(st, b + 22, lt->stack_id, !lt->stack_id);
+	bset(s, b + 1, lt->seq, 0);
+	bset(s, b + 2, lt->ts, lt->ts == MDB_NO_TS);
+	bset(s, b + 3, lt->cpu, 0);
+	bset(s, b + 4, lt->type, 0);
+	bset(s, b + 5, lt->site_id, 0);
+	bset(s, b + 6, (int64_t)lt->ptr, 0);
+	bset(s, b + 7, (int64_t)lt->bytes_req, 0);
+	bset(s, b + 8, (int64_t)lt->bytes_alloc, 0);
+	bset(s, b + 9, (int64_t)lt->gfp, lt->gfp == MDB_NO_GFP);
+	bset(s, b + 10, lt->gfp_id, !lt->gfp_id);
+	bset(s, b + 11, lt->node, 0);
+	bset(s, b + 12, lt->cache_id, !lt->cache_id);
+	bset(s, b + 13, lt->state, 0);
+	bset(s, b + 14, lt->end_seq, !ended);
+	bset(s, b + 15, lt->end_ts, !ended || lt->end_ts == MDB_NO_TS);
+	bset(s, b + 16, lt->free_cpu, !freed);
+	bset(s, b + 17, lt->free_site_id, !freed);
+	bset(s, b + 18, lt->free_type, !freed);
+	bset(s, b + 19, lt->pid, lt->pid == MDB_NO_PID);
+	bset(s, b + 20, lt->comm_id, !lt->comm_id);
+	bset(s, b + 21, lt->migratetype, lt->migratetype == MDB_NO_MIGRATETYPE);
+	bset(s, b + 22, lt->stack_id, !lt->stack_id);
 }
 
 /* The same for bad_free row @k: ?(2 + 12k) .. ?(13 + 12k). */
-static void bind_bad_free(sqlite3_stmt *st, int k, const void *row)
+static void bind_bad_free(struct stmt *s, int k, const void *row)
 {
 	const struct mdb_free *f = row;
 	int b = 1 + k * BAD_COLS;
 
-	sqlite3_bind_int64(st, b + 1, f->seq);
-	bind_opt(st, b + 2, f->ts, f->ts == MDB_NO_TS);
-	sqlite3_bind_int64(st, b + 3, f->cpu);
-	sqlite3_bind_int64(st, b + 4, f->type);
-	sqlite3_bind_int64(st, b + 5, f->site_id);
-	bind_u64(st, b + 6, f->ptr);
-	bind_opt(st, b + 7, f->cache_id, !f->cache_id);
-	sqlite3_bind_int64(st, b + 8, f->class);
-	bind_opt(st, b + 9, f->prev_seq, f->prev_seq == MDB_NO_SEQ);
-	bind_opt(st, b + 10, f->pid, f->pid == MDB_NO_PID);
-	bind_opt(st, b + 11, f->comm_id, !f->comm_id);
-	bind_opt(st, b + 12, (int64_t)f->bytes, !f->bytes);
+	bset(s, b + 1, f->seq, 0);
+	bset(s, b + 2, f->ts, f->ts == MDB_NO_TS);
+	bset(s, b + 3, f->cpu, 0);
+	bset(s, b + 4, f->type, 0);
+	bset(s, b + 5, f->site_id, 0);
+	bset(s, b + 6, (int64_t)f->ptr, 0);
+	bset(s, b + 7, f->cache_id, !f->cache_id);
+	bset(s, b + 8, f->class, 0);
+	bset(s, b + 9, f->prev_seq, f->prev_seq == MDB_NO_SEQ);
+	bset(s, b + 10, f->pid, f->pid == MDB_NO_PID);
+	bset(s, b + 11, f->comm_id, !f->comm_id);
+	bset(s, b + 12, (int64_t)f->bytes, !f->bytes);
 }
 
 /* Run an insert of @nrows rows and extend the rowid range of @in. */
@@ -116,7 +147,7 @@ static int run_insert(struct mdb_writer *w, const struct ins *in,
 {
 	int rc = sqlite3_step(st);
 
-	sqlite3_reset(st);
+	sqlite3_reset(st); /* keeps the bindings */
 	if (rc != SQLITE_DONE)
 		return mdb_db_error(w->db, &w->err,
 				    "cannot write to database");
@@ -127,19 +158,19 @@ static int run_insert(struct mdb_writer *w, const struct ins *in,
 }
 
 /* Write @n rows of @in's table, MULTI_ROWS at a time, the rest singly. */
-static int write_rows(struct mdb_writer *w, const struct ins *in,
+static int write_rows(struct mdb_writer *w, struct ins *in,
 		      const void *rows, size_t n)
 {
 	size_t i = 0;
 
 	while (i < n) {
 		int k = n - i >= MULTI_ROWS ? MULTI_ROWS : 1;
-		sqlite3_stmt *st = k == 1 ? in->one : in->multi;
+		struct stmt *s = k == 1 ? &in->one : &in->multi;
 
 		for (int j = 0; j < k; j++)
-			in->bind(st, j, (const char *)rows +
-					(i + (size_t)j) * in->row_size);
-		if (run_insert(w, in, st, k) < 0)
+			in->bind(s, j, (const char *)rows +
+				       (i + (size_t)j) * in->row_size);
+		if (run_insert(w, in, s->st, k) < 0)
 			return -1;
 		i += (size_t)k;
 	}
@@ -212,7 +243,7 @@ static const char bad_insert[] =
  * ?1 bound to @source_id.
  */
 static int prepare_rows(struct mdb_writer *w, const char *head, int ncols,
-			int nrows, int64_t source_id, sqlite3_stmt **st,
+			int nrows, int64_t source_id, struct stmt *s,
 			struct mdb_error *e)
 {
 	size_t cap = strlen(head) + (size_t)nrows * (size_t)(ncols + 1) * 8 + 1;
@@ -230,11 +261,17 @@ static int prepare_rows(struct mdb_writer *w, const char *head, int ncols,
 					      2 + k * ncols + c);
 		n += (size_t)snprintf(sql + n, cap - n, ")");
 	}
-	rc = sqlite3_prepare_v2(w->db->h, sql, (int)n, st, NULL);
+	rc = sqlite3_prepare_v2(w->db->h, sql, (int)n, &s->st, NULL);
 	free(sql);
 	if (rc != SQLITE_OK)
 		return mdb_db_error(w->db, e, "cannot write to database");
-	sqlite3_bind_int64(*st, 1, source_id);
+	sqlite3_bind_int64(s->st, 1, source_id);
+	/* every parameter starts out NULL */
+	s->val = malloc((size_t)(2 + nrows * ncols) * sizeof(*s->val));
+	if (!s->val)
+		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	for (int i = 0; i < 2 + nrows * ncols; i++)
+		s->val[i] = (struct bound){ 0, 1 };
 	return 0;
 }
 
@@ -265,13 +302,19 @@ static int prepare_all(struct mdb_writer *w, int64_t source_id,
 	return prepare_ins(w, &w->bad, bad_insert, BAD_COLS, source_id, e);
 }
 
+static void finalize(struct stmt *s)
+{
+	sqlite3_finalize(s->st);
+	free(s->val);
+	*s = (struct stmt){ NULL, NULL };
+}
+
 static void finalize_all(struct mdb_writer *w)
 {
-	sqlite3_finalize(w->alloc.one);
-	sqlite3_finalize(w->alloc.multi);
-	sqlite3_finalize(w->bad.one);
-	sqlite3_finalize(w->bad.multi);
-	w->alloc.one = w->alloc.multi = w->bad.one = w->bad.multi = NULL;
+	finalize(&w->alloc.one);
+	finalize(&w->alloc.multi);
+	finalize(&w->bad.one);
+	finalize(&w->bad.multi);
 }
 
 int mdb_writer_start(struct mdb_writer **out, struct mdb_db *db,
