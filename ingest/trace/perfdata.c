@@ -144,6 +144,9 @@ struct pd {
 	uint64_t page_size;
 	struct pd_ent *ents;
 	size_t nents, cap;
+	size_t *sorted;      /* ents by time, ties in stream order */
+	size_t *runs;        /* where ents fall back in time: run starts */
+	size_t nruns, runs_cap;
 	int32_t maxcpu;
 	uint64_t lost, lost_samples; /* sums of LOST and LOST_SAMPLES */
 	/* the records of PERF_RECORD_COMPRESSED (perf record -z) */
@@ -754,6 +757,23 @@ static int pd_sample_fields(struct pd *d, struct mdb_cursor *c,
 	return 0;
 }
 
+/* A run of samples in time order starts at the next entry. */
+static int pd_run_add(struct pd *d)
+{
+	if (d->nruns == d->runs_cap) {
+		size_t cap = d->runs_cap ? 2 * d->runs_cap : 64;
+		size_t *n = realloc(d->runs, cap * sizeof(*n));
+
+		if (!n)
+			return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1,
+					     -1, NULL);
+		d->runs = n;
+		d->runs_cap = cap;
+	}
+	d->runs[d->nruns++] = d->nents;
+	return 0;
+}
+
 static int pd_index_add(struct pd *d, const struct pd_sample *s)
 {
 	if (d->nents == d->cap) {
@@ -766,6 +786,9 @@ static int pd_index_add(struct pd *d, const struct pd_sample *s)
 		d->ents = n;
 		d->cap = cap;
 	}
+	if ((!d->nents || s->ts < d->ents[d->nents - 1].ts) &&
+	    pd_run_add(d) < 0)
+		return -MDB_E_NOMEM;
 	d->ents[d->nents] = (struct pd_ent){
 		.ts = s->ts, .ord = d->nents, .raw = s->raw,
 		.raw_size = s->raw_size, .attr = s->attr, .cpu = s->cpu,
@@ -1221,7 +1244,7 @@ static int pd_emit(struct pd *d, const struct mdb_sink *sink)
 	size_t k = 0;
 
 	for (size_t i = 0; i < d->nents; i++) {
-		const struct pd_ent *en = &d->ents[i];
+		const struct pd_ent *en = &d->ents[d->sorted[i]];
 		const uint8_t *raw = (en->inz ? d->z : d->all.start) + en->raw;
 		struct mdb_event ev;
 		int ret;
@@ -1265,14 +1288,71 @@ static int tev_cmp(const void *pa, const void *pb)
 	return a->ord < b->ord ? -1 : a->ord > b->ord;
 }
 
-/* Stable by time: ties keep their order in the stream. */
-static int ent_cmp(const void *pa, const void *pb)
-{
-	const struct pd_ent *a = pa, *b = pb;
+/* A run of entries in time order: the next one and the end. */
+struct pd_run {
+	size_t at, end;
+};
 
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	return a->ord < b->ord ? -1 : a->ord > b->ord;
+/* Does run @a's next entry come before run @b's (time, then stream)? */
+static inline int run_before(const struct pd_ent *ents, const struct pd_run *a,
+			     const struct pd_run *b)
+{
+	int64_t ta = ents[a->at].ts, tb = ents[b->at].ts;
+
+	return ta < tb || (ta == tb && a->at < b->at);
+}
+
+static void heap_down(const struct pd_ent *ents, struct pd_run *h, size_t n,
+		      size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct pd_run t;
+
+		if (l < n && run_before(ents, &h[l], &h[m]))
+			m = l;
+		if (l + 1 < n && run_before(ents, &h[l + 1], &h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/*
+ * d->sorted: the entries stably by time, ties in stream order.  perf
+ * writes each CPU's buffer a round at a time, so the stream is a few
+ * runs already in time order (53 in 550,000 samples of a 2-CPU perf
+ * kmem record), which pass one noted (d->runs); they are merged through
+ * a heap of their heads.  qsort() of the 64-byte entries took a fifth of
+ * the decoding.
+ */
+static int pd_sort(struct pd *d)
+{
+	size_t n = d->nents, r = d->nruns, k = 0;
+	struct pd_run *h = malloc((r ? r : 1) * sizeof(*h));
+
+	d->sorted = malloc((n ? n : 1) * sizeof(*d->sorted));
+	if (!h || !d->sorted) {
+		free(h);
+		return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1, -1, NULL);
+	}
+	for (size_t i = 0; i < r; i++)
+		h[i] = (struct pd_run){ d->runs[i],
+					i + 1 < r ? d->runs[i + 1] : n };
+	for (size_t i = r / 2; i-- > 0;)
+		heap_down(d->ents, h, r, i);
+	while (r) {
+		d->sorted[k++] = h[0].at++;
+		if (h[0].at == h[0].end)
+			h[0] = h[--r];
+		heap_down(d->ents, h, r, 0);
+	}
+	free(h);
+	return 0;
 }
 
 /* ---- the decoder -------------------------------------------------------- */
@@ -1317,6 +1397,8 @@ static void pd_release(struct pd *d)
 	free(d->z);
 	free(d->attrs);
 	free(d->ents);
+	free(d->sorted);
+	free(d->runs);
 	free(d->comms);
 	free(d->tev);
 	u64map_release(&d->tl);
@@ -1368,8 +1450,9 @@ int perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 	st->lost_events = d.lost > d.lost_samples ? d.lost : d.lost_samples;
 	if (!d.page_size)
 		d.page_size = 4096;
-	if (d.nents > 1)
-		qsort(d.ents, d.nents, sizeof(*d.ents), ent_cmp);
+	ret = pd_sort(&d);
+	if (ret < 0)
+		goto out;
 	if (d.ntev > 1)
 		qsort(d.tev, d.ntev, sizeof(*d.tev), tev_cmp);
 	ret = pd_emit(&d, sink);
