@@ -27,6 +27,7 @@ struct tep_kmem {
 	struct tep_kmem_def *defs; /* one per kmem event the formats have */
 	size_t ndefs;
 	uint64_t page_size;        /* bytes per page of page events */
+	int swap;                  /* the capture's byte order is not ours */
 	struct tep_format_field *type_field, *pid_field; /* common_* */
 };
 
