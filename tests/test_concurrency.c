@@ -2,7 +2,9 @@
 /*
  * Concurrent use of one database: reports and `memdb sql` while an ingest
  * writes (WAL mode) never fail and never see a partial source; two
- * ingests into one database wait for each other instead of failing.
+ * ingests into one database wait for each other instead of failing; an
+ * ingest killed (SIGKILL) while its pages are already going to disk
+ * leaves no trace of its source, into a new database or an existing one.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -107,6 +110,79 @@ static void test_readers_during_ingest(void **state)
 	free(db);
 }
 
+static long long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (long long)st.st_size : 0;
+}
+
+/*
+ * Kill an ingest of @big into @db with SIGKILL once @grows (the database
+ * file in rollback-journal mode, its -wal in WAL mode) holds 2 MB: past
+ * the page cache, so pages of the unfinished source are on disk.
+ */
+static void kill_ingest(const char *db, const char *big, const char *grows)
+{
+	pid_t pid = spawn_ingest(db, big);
+	int status = -1;
+
+	while (file_size(grows) < 2 << 20) {
+		if (exited(pid, &status))
+			fail_msg("the ingest ended (status %d) before it was "
+				 "killed", status);
+		usleep(2000);
+	}
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	while (!exited(pid, &status))
+		usleep(1000);
+	assert_int_equal(status, 128 + SIGKILL);
+}
+
+/* After the kill: whole sources only, @n of them, an intact file. */
+static void check_after_kill(const char *db, int n)
+{
+	struct run r;
+
+	/* a writer rolls back what the killed one left */
+	run(&r, "'%s' ingest -q -d '%s' '%s/succeed/kt-small-le'",
+	    env("MEMDB"), db, env("TESTDATA"));
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	run(&r, "sqlite3 '%s' 'PRAGMA integrity_check'", db);
+	assert_string_equal(r.out, "ok\n");
+	run_free(&r);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM source"), n);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM alloc"),
+			 db_int(db, "SELECT sum(allocations) FROM source"));
+	assert_int_equal(db_int(db, "SELECT count(*) FROM site WHERE "
+				    "source_id NOT IN (SELECT id FROM "
+				    "source)"), 0);
+}
+
+static void test_killed_ingest(void **state)
+{
+	char *db, *big, *grows;
+	struct run r;
+
+	(void)state;
+	if (asprintf(&db, "%s/killed.db", tmp) < 0 ||
+	    asprintf(&big, "%s/big", tmp) < 0 ||
+	    asprintf(&grows, "%s-wal", db) < 0)
+		fail();
+	/* a new database: its first ingest writes in rollback-journal mode */
+	run(&r, "rm -f '%s'*", db);
+	run_free(&r);
+	kill_ingest(db, big, db);
+	check_after_kill(db, 1);
+	/* an existing database (WAL mode): the next source is killed */
+	kill_ingest(db, big, grows);
+	check_after_kill(db, 1); /* the same small capture: already there */
+	free(grows);
+	free(big);
+	free(db);
+}
+
 static void test_two_ingests(void **state)
 {
 	char *db, *a, *b;
@@ -159,6 +235,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_readers_during_ingest),
+		cmocka_unit_test(test_killed_ingest),
 		cmocka_unit_test(test_two_ingests),
 	};
 
