@@ -13,10 +13,16 @@
 #include "../common/u64map.h"
 #include "../ingest/event.h"
 
+#define MDB_DICT_HINTS 64
+
 struct mdb_dict {
 	struct u64map map; /* XXH3 of the text (probed on collision) -> id */
 	char **texts;      /* texts[id - 1] */
-	size_t n, cap;
+	size_t *lens;      /* strlen(texts[id - 1]) */
+	size_t n, cap, lens_cap;
+	/* ids of texts seen lately, by a cheap hash of the text: an event's
+	 * cache name or task is most often one of a few */
+	uint32_t hint[MDB_DICT_HINTS];
 };
 
 /* Free everything; @d is empty (and usable) afterwards. */
