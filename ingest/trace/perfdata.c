@@ -135,6 +135,9 @@ struct pd {
 	struct pd_attr *attrs;
 	size_t nattrs;
 	struct u64map ids;  /* sample id -> attribute index */
+	uint64_t last_id;   /* the id last looked up, and its attribute */
+	uint32_t last_attr;
+	int have_last_id;
 	int id_pos;         /* u64 index of the id in a sample; -1 none */
 	int bound;          /* attributes matched to event formats */
 	struct tep_handle *tep;
@@ -157,10 +160,14 @@ struct pd {
 	struct pd_comm *comms;
 	size_t ncomms, comms_cap;
 	struct u64map comm_of; /* tid -> index + 1 in comms */
+	int64_t last_tid;      /* a tid looked up in comm_of, -1 none */
+	uint32_t last_comm;    /* its value there */
 	struct u64map first_comm; /* tid -> its first name in the stream */
 	struct pd_tev *tev;    /* timed COMM and FORK records */
 	size_t ntev, tev_cap;
 	struct u64map tl;      /* tid -> name, replaying tev in time order */
+	int64_t tl_tid;        /* a tid looked up in tl, -1 none */
+	uint32_t tl_comm;      /* its value there, 0 absent */
 	uint64_t frames[MDB_MAX_STACK]; /* kernel frames of one event */
 };
 
@@ -676,12 +683,19 @@ static int pd_sample_attr(struct pd *d, const struct mdb_cursor *body,
 	if (mdb_cursor_skip(&c, (size_t)d->id_pos * 8) ||
 	    mdb_cursor_u64(&c, d->order, &id))
 		return pd_trunc(d, &c, "a sample's id");
+	if (d->have_last_id && id == d->last_id) {
+		*attr = d->last_attr;
+		return 0;
+	}
 	v = u64map_get(&d->ids, id);
 	if (!v)
 		return pd_err(d, MDB_E_CORRUPT, mdb_cursor_off(&c) - 8,
 			      "sample id %llu of no event attribute",
 			      (unsigned long long)id);
 	*attr = (uint32_t)*v;
+	d->last_id = id;
+	d->last_attr = *attr;
+	d->have_last_id = 1;
 	return 0;
 }
 
@@ -795,11 +809,14 @@ static int pd_index_add(struct pd *d, const struct pd_sample *s)
 		.tid = s->tid, .chain = s->chain, .nchain = s->nchain,
 		.inz = d->in_z,
 	};
-	if (s->tid != MDB_NO_PID) {
+	if (s->tid != MDB_NO_PID && s->tid != d->last_tid) {
 		uint64_t *v = u64map_get(&d->comm_of, (uint64_t)s->tid);
 
-		d->ents[d->nents].comm = v ? (uint32_t)*v : 0;
+		d->last_tid = s->tid;
+		d->last_comm = v ? (uint32_t)*v : 0;
 	}
+	if (s->tid != MDB_NO_PID)
+		d->ents[d->nents].comm = d->last_comm;
 	d->nents++;
 	return 0;
 }
@@ -889,6 +906,7 @@ static int pd_name_task(struct pd *d, uint32_t tid, uint64_t comm)
 	if (!v)
 		return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1, -1, NULL);
 	*v = comm;
+	d->last_tid = -1;
 	v = u64map_put(&d->first_comm, tid, comm, &added);
 	if (!v)
 		return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1, -1, NULL);
@@ -1190,11 +1208,15 @@ static void pd_task(struct pd *d, const struct pd_ent *en,
 	uint32_t comm = en->comm;
 
 	if (en->tid != MDB_NO_PID) {
-		uint64_t *t = u64map_get(&d->tl, (uint64_t)en->tid);
+		if (en->tid != d->tl_tid) {
+			uint64_t *t = u64map_get(&d->tl, (uint64_t)en->tid);
 
+			d->tl_tid = en->tid;
+			d->tl_comm = t ? (uint32_t)*t : 0;
+		}
 		ev->pid = en->tid;
-		if (t)
-			comm = (uint32_t)*t;
+		if (d->tl_comm)
+			comm = d->tl_comm;
 		if (!comm) {
 			uint64_t *v = u64map_get(&d->first_comm,
 						 (uint64_t)en->tid);
@@ -1235,6 +1257,7 @@ static int pd_replay(struct pd *d, int64_t ts, size_t *k)
 		if (!v)
 			return -1;
 		*v = comm;
+		d->tl_tid = -1;
 	}
 	return 0;
 }
@@ -1421,6 +1444,8 @@ int perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 	d.e = e;
 	d.page_size = o ? o->page_size : 0;
 	d.maxcpu = -1;
+	d.last_tid = -1;
+	d.tl_tid = -1;
 	/* a zstd bomb stops here: perf's level-1 ratio is about 20 */
 	d.zmax = len > SIZE_MAX / 256 ? SIZE_MAX : (len + 4096) * 256;
 	mdb_cursor_init(&d.all, buf, len);
