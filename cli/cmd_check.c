@@ -356,7 +356,11 @@ static int check_one(const char *path, const struct mdb_ingest_opts *io,
 int cmd_check(int argc, char **argv)
 {
 	struct mdb_ingest_opts io;
-	int quiet = 0, c, status = MEMDB_EXIT_OK;
+	struct cli_common co = {
+		.cmd = "check", .opts = opts, .head = usage_head,
+		.tail = usage_tail,
+	};
+	int c, ret, status = MEMDB_EXIT_OK;
 
 	mdb_ingest_opts_init(&io);
 	optind = 1;
@@ -367,23 +371,20 @@ int cmd_check(int argc, char **argv)
 			continue;
 		}
 		switch (c) {
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			return cli_usage(usage_head, opts, usage_tail);
 		default:
-			return cli_usage_error("check", "unknown option");
+			ret = cli_common_opt(&co, c, optarg);
+			if (ret >= 0)
+				return ret;
 		}
 	}
 	if (optind >= argc)
 		return cli_usage_error("check", "no PATH to check");
-	if (!quiet) {
+	if (!co.quiet) {
 		io.warn = show_warning;
 		io.warn_ctx = NULL;
 	}
 	for (int i = optind; i < argc; i++) {
-		int s = check_one(argv[i], &io, quiet);
+		int s = check_one(argv[i], &io, co.quiet);
 
 		/* a failure to read outranks a finding */
 		if (s == MEMDB_EXIT_FAIL ||

@@ -374,10 +374,10 @@ static int ingest_all(const char *dbpath, char **paths, int n,
 
 int cmd_ingest(int argc, char **argv)
 {
-	const char *dbpath = cli_default_db();
+	struct cli_common co = { .cmd = "ingest", .db = cli_default_db() };
 	struct mdb_ingest_opts io;
 	struct mdb_load_opts lo = { 0 };
-	int quiet = 0, c;
+	int c, ret;
 
 	mdb_ingest_opts_init(&io);
 	optind = 1;
@@ -388,9 +388,6 @@ int cmd_ingest(int argc, char **argv)
 			continue;
 		}
 		switch (c) {
-		case 'd':
-			dbpath = optarg;
-			break;
 		case 't':
 			if (cli_parse_time(optarg, &lo.taken_at))
 				return cli_usage_error("ingest",
@@ -405,18 +402,17 @@ int cmd_ingest(int argc, char **argv)
 		case OPT_FORCE:
 			lo.force = 1;
 			break;
-		case 'q':
-			quiet = 1;
-			break;
 		case 'h':
 			return ingest_usage();
 		default:
-			return cli_usage_error("ingest", "unknown option");
+			ret = cli_common_opt(&co, c, optarg);
+			if (ret >= 0)
+				return ret;
 		}
 	}
 	if (optind >= argc)
 		return cli_usage_error("ingest", "no PATH to ingest");
 
-	return ingest_all(dbpath, argv + optind, argc - optind, &io, &lo,
-			  quiet);
+	return ingest_all(co.db, argv + optind, argc - optind, &io, &lo,
+			  co.quiet);
 }

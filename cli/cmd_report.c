@@ -401,36 +401,26 @@ static int run_report(const char *name, const char *dbpath,
 
 int cmd_report(int argc, char **argv)
 {
-	const char *dbpath = cli_default_db(), *source = NULL;
+	struct cli_common co = {
+		.cmd = "report", .formats = "table, csv, json or folded",
+		.db = cli_default_db(), .fmt = -1,
+	};
 	const struct cli_opt *opts = all_opts();
-	struct emit_ctx how = { .fmt = -1 };
+	struct emit_ctx how = { 0 };
 	struct mdb_report_args a;
 	struct mdb_error e;
-	int c;
+	int c, ret;
 
 	mdb_report_args_init(&a);
 	a.top = -1;
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		switch (c) {
-		case 'd':
-			dbpath = optarg;
-			break;
-		case 's':
-			source = optarg;
-			break;
 		case 'n':
 			if (cli_parse_i64(optarg, &a.top) || a.top < 0)
 				return cli_usage_error("report",
 					"--top takes a number of rows, not "
 					"'%s'", optarg);
-			break;
-		case 'f':
-			how.fmt = mdb_format_parse(optarg);
-			if (how.fmt < 0)
-				return cli_usage_error("report",
-					"--format takes table, csv, json or "
-					"folded, not '%s'", optarg);
 			break;
 		case OPT_HUMAN:
 			how.human = 1;
@@ -446,12 +436,17 @@ int cmd_report(int argc, char **argv)
 		case 'h':
 			return report_usage();
 		default:
-			if (c < OPT_PARAM)
-				return cli_usage_error("report",
-						       "unknown option");
-			if (mdb_report_arg_parse(&a, (size_t)(c - OPT_PARAM),
-						 optarg, &e) < 0)
-				return cli_usage_error("report", "%s", e.msg);
+			if (c >= OPT_PARAM) {
+				if (mdb_report_arg_parse(&a,
+						(size_t)(c - OPT_PARAM),
+						optarg, &e) < 0)
+					return cli_usage_error("report", "%s",
+							       e.msg);
+				break;
+			}
+			ret = cli_common_opt(&co, c, optarg);
+			if (ret >= 0)
+				return ret;
 		}
 	}
 	if (optind >= argc)
@@ -462,7 +457,8 @@ int cmd_report(int argc, char **argv)
 	if (optind + 1 < argc)
 		return cli_usage_error("report", "unexpected argument '%s'",
 				       argv[optind + 1]);
+	how.fmt = co.fmt;
 	if (a.top < 0)
 		a.top = how.fmt == MDB_FMT_TABLE || how.fmt < 0 ? 20 : 0;
-	return run_report(argv[optind], dbpath, source, &how, &a);
+	return run_report(argv[optind], co.db, co.source, &how, &a);
 }

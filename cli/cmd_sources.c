@@ -49,44 +49,34 @@ static const char list_sql[] =
 
 int cmd_sources(int argc, char **argv)
 {
-	const char *dbpath = cli_default_db();
+	struct cli_common co = {
+		.cmd = "sources", .opts = opts, .head = usage_head,
+		.tail = usage_tail, .formats = "table, csv or json",
+		.db = cli_default_db(), .fmt = MDB_FMT_TABLE,
+	};
 	struct mdb_report_out out = { 0 };
 	struct mdb_db db = { 0 };
 	sqlite3_stmt *st = NULL;
 	struct mdb_error e;
 	int64_t del = 0;
-	int fmt = MDB_FMT_TABLE, c, status = MEMDB_EXIT_FAIL;
+	int c, ret, status = MEMDB_EXIT_FAIL;
 
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, opts)) != -1) {
-		switch (c) {
-		case 'd':
-			dbpath = optarg;
-			break;
-		case 'f':
-			fmt = mdb_format_parse(optarg);
-			if (fmt < 0)
-				return cli_usage_error("sources",
-					"--format takes table, csv or json, "
-					"not '%s'", optarg);
-			break;
-		case OPT_DELETE:
-			if (cli_parse_i64(optarg, &del) || del <= 0)
-				return cli_usage_error("sources",
-					"--delete takes a source id, not '%s'",
-					optarg);
-			break;
-		case 'h':
-			return cli_usage(usage_head, opts, usage_tail);
-		default:
-			return cli_usage_error("sources", "unknown option");
+		if (c != OPT_DELETE) {
+			ret = cli_common_opt(&co, c, optarg);
+			if (ret >= 0)
+				return ret;
+		} else if (cli_parse_i64(optarg, &del) || del <= 0) {
+			return cli_usage_error("sources", "--delete takes a "
+					       "source id, not '%s'", optarg);
 		}
 	}
-	if (optind < argc)
-		return cli_usage_error("sources", "unexpected argument '%s'",
-				       argv[optind]);
+	ret = cli_no_args(&co, argc, argv);
+	if (ret >= 0)
+		return ret;
 	mdb_error_clear(&e);
-	if (mdb_db_open(&db, dbpath, del ? MDB_DB_EXISTING : MDB_DB_READONLY,
+	if (mdb_db_open(&db, co.db, del ? MDB_DB_EXISTING : MDB_DB_READONLY,
 			&e) < 0)
 		goto fail;
 	if (del) {
@@ -100,7 +90,7 @@ int cmd_sources(int argc, char **argv)
 		mdb_db_error(&db, &e, "cannot read sources");
 		goto fail;
 	}
-	out.fmt = fmt;
+	out.fmt = co.fmt;
 	if (mdb_render(stdout, &out, st, NULL, &e) < 0)
 		goto fail;
 	status = MEMDB_EXIT_OK;

@@ -60,30 +60,22 @@ static void sql_error(struct mdb_db *db, struct mdb_error *e,
 
 int cmd_sql(int argc, char **argv)
 {
-	const char *dbpath = cli_default_db(), *sql, *tail;
+	struct cli_common co = {
+		.cmd = "sql", .opts = opts, .head = usage_head,
+		.tail = usage_tail, .formats = "table, csv or json",
+		.db = cli_default_db(), .fmt = MDB_FMT_TABLE,
+	};
+	const char *sql, *tail;
 	struct mdb_report_out out = { 0 };
 	struct mdb_db db = { 0 };
 	struct mdb_error e;
-	int fmt = MDB_FMT_TABLE, c, status = MEMDB_EXIT_FAIL, n = 0;
+	int c, ret, status = MEMDB_EXIT_FAIL, n = 0;
 
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, opts)) != -1) {
-		switch (c) {
-		case 'd':
-			dbpath = optarg;
-			break;
-		case 'f':
-			fmt = mdb_format_parse(optarg);
-			if (fmt < 0)
-				return cli_usage_error("sql",
-					"--format takes table, csv or json, "
-					"not '%s'", optarg);
-			break;
-		case 'h':
-			return cli_usage(usage_head, opts, usage_tail);
-		default:
-			return cli_usage_error("sql", "unknown option");
-		}
+		ret = cli_common_opt(&co, c, optarg);
+		if (ret >= 0)
+			return ret;
 	}
 	if (optind + 1 != argc)
 		return cli_usage_error("sql", optind >= argc ?
@@ -91,9 +83,9 @@ int cmd_sql(int argc, char **argv)
 				       "give the SQL as one argument");
 	sql = argv[optind];
 	mdb_error_clear(&e);
-	if (mdb_db_open(&db, dbpath, MDB_DB_READONLY, &e) < 0)
+	if (mdb_db_open(&db, co.db, MDB_DB_READONLY, &e) < 0)
 		goto fail;
-	out.fmt = fmt;
+	out.fmt = co.fmt;
 	while (sql && *sql) {
 		sqlite3_stmt *st = NULL;
 
@@ -105,7 +97,7 @@ int cmd_sql(int argc, char **argv)
 		sql = tail;
 		if (!st)
 			continue; /* whitespace or a comment */
-		if (n++ && fmt == MDB_FMT_TABLE)
+		if (n++ && co.fmt == MDB_FMT_TABLE)
 			putchar('\n');
 		if (sqlite3_column_count(st) == 0) {
 			int rc = sqlite3_step(st);

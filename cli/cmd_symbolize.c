@@ -216,24 +216,22 @@ static int symbolize_sources(struct mdb_db *db, const char *source,
 
 int cmd_symbolize(int argc, char **argv)
 {
-	const char *dbpath = cli_default_db(), *source = NULL;
+	struct cli_common co = {
+		.cmd = "symbolize", .opts = opts, .head = usage_head,
+		.tail = usage_tail, .db = cli_default_db(),
+	};
+	const char *source;
 	struct mdb_sym_opts o;
 	struct mdb_db db = { 0 };
 	struct mdb_error e;
 	int64_t lo = 0;
-	int quiet = 0, c, status = MEMDB_EXIT_FAIL;
+	int c, ret, status = MEMDB_EXIT_FAIL;
 
 	memset(&o, 0, sizeof(o));
 	o.warn = print_warning;
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		switch (c) {
-		case 'd':
-			dbpath = optarg;
-			break;
-		case 's':
-			source = optarg;
-			break;
 		case OPT_VMLINUX:
 			o.vmlinux = optarg;
 			break;
@@ -259,26 +257,24 @@ int cmd_symbolize(int argc, char **argv)
 		case OPT_FORCE:
 			o.force = 1;
 			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			return cli_usage(usage_head, opts, usage_tail);
 		default:
-			return cli_usage_error("symbolize", "unknown option");
+			ret = cli_common_opt(&co, c, optarg);
+			if (ret >= 0)
+				return ret;
 		}
 	}
-	if (optind < argc)
-		return cli_usage_error("symbolize", "unexpected argument '%s'",
-				       argv[optind]);
+	ret = cli_no_args(&co, argc, argv);
+	if (ret >= 0)
+		return ret;
+	source = co.source;
 	if (source && strcmp(source, "all") &&
 	    (cli_parse_i64(source, &lo) || lo <= 0))
 		return cli_usage_error("symbolize", "--source takes a source id "
 				       "or 'all', not '%s'", source);
 
 	mdb_error_clear(&e);
-	if (mdb_db_open(&db, dbpath, MDB_DB_EXISTING, &e) < 0 ||
-	    symbolize_sources(&db, source, lo, &o, quiet, &e) < 0)
+	if (mdb_db_open(&db, co.db, MDB_DB_EXISTING, &e) < 0 ||
+	    symbolize_sources(&db, source, lo, &o, co.quiet, &e) < 0)
 		cli_error(&e);
 	else
 		status = MEMDB_EXIT_OK;

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "opts.h"
+#include "render.h"
 
 #define WIDTH 79   /* usage lines end before column 80 */
 #define MAX_COL 26 /* help text starts here at the latest */
@@ -157,4 +158,38 @@ int cli_usage(const char *head, const struct cli_opt *opts, const char *tail)
 	fputs("Options:\n", stdout);
 	cli_print_opts(stdout, opts);
 	return cli_help(tail);
+}
+
+int cli_common_opt(struct cli_common *co, int c, const char *arg)
+{
+	switch (c) {
+	case 'd':
+		co->db = arg;
+		return -1;
+	case 's':
+		co->source = arg;
+		return -1;
+	case 'q':
+		co->quiet = 1;
+		return -1;
+	case 'f':
+		if (!co->formats)
+			break;
+		co->fmt = mdb_format_parse(arg);
+		if (co->fmt < 0)
+			return cli_usage_error(co->cmd, "--format takes %s, not "
+					       "'%s'", co->formats, arg);
+		return -1;
+	case 'h':
+		return cli_usage(co->head, co->opts, co->tail);
+	}
+	return cli_usage_error(co->cmd, "unknown option");
+}
+
+int cli_no_args(const struct cli_common *co, int argc, char **argv)
+{
+	if (optind < argc)
+		return cli_usage_error(co->cmd, "unexpected argument '%s'",
+				       argv[optind]);
+	return -1;
 }

@@ -80,4 +80,33 @@ void cli_print_wrapped(FILE *out, const char *text, int at, int col);
  */
 int cli_usage(const char *head, const struct cli_opt *opts, const char *tail);
 
+/*
+ * The options the commands share, as their rows say: -d, -s, -q,
+ * -f (@formats lists what it takes for the message, "table, csv or
+ * json"), -h (the usage text @head, the table @opts, @tail).  Fill @cmd
+ * and those, and the defaults of @db and @fmt, before the first option.
+ */
+struct cli_common {
+	const char *cmd;
+	const struct cli_opt *opts;
+	const char *head, *tail;
+	const char *formats;
+	const char *db;     /* -d DB; cli_default_db() by default */
+	const char *source; /* -s ID|all; NULL when not given */
+	int fmt;            /* -f FMT: an MDB_FMT_* */
+	int quiet;          /* -q */
+};
+
+/*
+ * Option @c (the argument @arg) of @co's command when it is one of the
+ * shared ones, or an option the command does not know: -1 when the
+ * command goes on, else the exit status it returns (help shown, or a
+ * usage error).
+ */
+int cli_common_opt(struct cli_common *co, int c, const char *arg);
+
+/* After the options: a usage error when an argument follows (its exit
+ * status), else -1. */
+int cli_no_args(const struct cli_common *co, int argc, char **argv);
+
 #endif

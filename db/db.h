@@ -136,6 +136,20 @@ int mdb_source_begin(struct mdb_db *db, const char *path,
 		     const struct mdb_load_opts *opts,
 		     struct mdb_load_result *res, struct mdb_error *e);
 
+/* What every loader (trace, snapshot) keeps of the source it writes. */
+struct mdb_load_head {
+	struct mdb_db *db;
+	struct mdb_error *e;       /* where its callbacks' errors go */
+	struct mdb_load_opts opts;
+	int64_t source_id;
+};
+
+/* Fill @h from the arguments and mdb_source_begin() its source. */
+int mdb_load_head_begin(struct mdb_load_head *h, struct mdb_db *db,
+			const char *path, const struct mdb_source_meta *meta,
+			const struct mdb_load_opts *opts,
+			struct mdb_load_result *res, struct mdb_error *e);
+
 /*
  * Begin a source: BEGIN IMMEDIATE, and either find identical data already
  * ingested (returns 1, res->source_id set, nothing written; unless

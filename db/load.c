@@ -23,10 +23,7 @@
 #define PROGRESS_EVERY (1u << 18)
 
 struct mdb_load {
-	struct mdb_db *db;
-	struct mdb_error *e;
-	struct mdb_load_opts opts;
-	int64_t source_id;
+	struct mdb_load_head h;   /* first: what every load keeps */
 	struct mdb_writer *writer;  /* inserts rows on its own thread */
 	struct mdb_sink sink;
 	struct mdb_analysis an;
@@ -35,7 +32,7 @@ struct mdb_load {
 
 static int load_nomem(struct mdb_load *l)
 {
-	return mdb_error_set(l->e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	return mdb_error_set(l->h.e, MDB_E_NOMEM, NULL, -1, -1, NULL);
 }
 
 /* ---- rows ----------------------------------------------------------- */
@@ -44,14 +41,14 @@ static int load_lifetime(void *ctx, const struct mdb_lifetime *lt)
 {
 	struct mdb_load *l = ctx;
 
-	return mdb_writer_lifetime(l->writer, lt, l->e);
+	return mdb_writer_lifetime(l->writer, lt, l->h.e);
 }
 
 static int load_bad_free(void *ctx, const struct mdb_free *f)
 {
 	struct mdb_load *l = ctx;
 
-	return mdb_writer_bad_free(l->writer, f, l->e);
+	return mdb_writer_bad_free(l->writer, f, l->h.e);
 }
 
 static int load_event(void *ctx, const struct mdb_event *ev)
@@ -59,8 +56,8 @@ static int load_event(void *ctx, const struct mdb_event *ev)
 	struct mdb_load *l = ctx;
 	int ret;
 
-	if ((l->an.events + 1) % PROGRESS_EVERY == 0 && l->opts.progress)
-		l->opts.progress(l->opts.progress_ctx, l->an.events + 1);
+	if ((l->an.events + 1) % PROGRESS_EVERY == 0 && l->h.opts.progress)
+		l->h.opts.progress(l->h.opts.progress_ctx, l->an.events + 1);
 	ret = mdb_analysis_event(&l->an, ev);
 	if (ret == -MDB_E_NOMEM)
 		return load_nomem(l);
@@ -83,7 +80,7 @@ void mdb_load_abort(struct mdb_load *l)
 		return;
 	mdb_writer_cancel(l->writer);
 	l->writer = NULL;
-	mdb_db_exec(l->db, "ROLLBACK", NULL);
+	mdb_db_exec(l->h.db, "ROLLBACK", NULL);
 	load_free(l);
 }
 
@@ -105,9 +102,6 @@ int mdb_load_begin(struct mdb_db *db, const char *path,
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
-	l->db = db;
-	l->e = e;
-	l->opts = *opts;
 	aout.ctx = l;
 	if (mdb_analysis_init(&l->an, m, &aout) < 0) {
 		load_free(l);
@@ -116,13 +110,12 @@ int mdb_load_begin(struct mdb_db *db, const char *path,
 	l->sink.ctx = l;
 	l->sink.event = load_event;
 
-	ret = mdb_source_begin(db, path, m, opts, res, e);
+	ret = mdb_load_head_begin(&l->h, db, path, m, opts, res, e);
 	if (ret != 0) {
 		load_free(l);
 		return ret;
 	}
-	l->source_id = res->source_id;
-	ret = mdb_writer_start(&l->writer, db, l->source_id, e);
+	ret = mdb_writer_start(&l->writer, db, l->h.source_id, e);
 	if (ret < 0) {
 		mdb_load_abort(l);
 		return ret;
@@ -136,17 +129,17 @@ static int write_dicts(struct mdb_load *l)
 	sqlite3_stmt *site = NULL, *str = NULL;
 	int ret = 0;
 
-	if (sqlite3_prepare_v2(l->db->h,
+	if (sqlite3_prepare_v2(l->h.db->h,
 			       "INSERT INTO site (source_id, id, addr, text) "
 			       "VALUES (?1, ?2, ?3, ?4)", -1, &site, NULL) ||
-	    sqlite3_prepare_v2(l->db->h,
+	    sqlite3_prepare_v2(l->h.db->h,
 			       "INSERT INTO str (source_id, id, text) "
 			       "VALUES (?1, ?2, ?3)", -1, &str, NULL)) {
-		ret = mdb_db_error(l->db, l->e, "cannot write to database");
+		ret = mdb_db_error(l->h.db, l->h.e, "cannot write to database");
 		goto out;
 	}
-	sqlite3_bind_int64(site, 1, l->source_id);
-	sqlite3_bind_int64(str, 1, l->source_id);
+	sqlite3_bind_int64(site, 1, l->h.source_id);
+	sqlite3_bind_int64(str, 1, l->h.source_id);
 	for (uint32_t i = 0; i < l->an.nsites && ret >= 0; i++) {
 		const struct mdb_site *s = &l->an.sites[i];
 
@@ -159,7 +152,7 @@ static int write_dicts(struct mdb_load *l)
 		else
 			sqlite3_bind_null(site, 4);
 		if (sqlite3_step(site) != SQLITE_DONE)
-			ret = mdb_db_error(l->db, l->e,
+			ret = mdb_db_error(l->h.db, l->h.e,
 					   "cannot write to database");
 		sqlite3_reset(site);
 	}
@@ -168,7 +161,7 @@ static int write_dicts(struct mdb_load *l)
 		sqlite3_bind_text(str, 3, l->an.strs.texts[i], -1,
 				  SQLITE_STATIC);
 		if (sqlite3_step(str) != SQLITE_DONE)
-			ret = mdb_db_error(l->db, l->e,
+			ret = mdb_db_error(l->h.db, l->h.e,
 					   "cannot write to database");
 		sqlite3_reset(str);
 	}
@@ -187,24 +180,24 @@ static int write_stacks(struct mdb_load *l)
 
 	if (!s->n)
 		return 0;
-	if (sqlite3_prepare_v2(l->db->h,
+	if (sqlite3_prepare_v2(l->h.db->h,
 			       "INSERT INTO stack (source_id, id, hash, depth) "
 			       "VALUES (?1, ?2, ?3, ?4)", -1, &stk, NULL) ||
-	    sqlite3_prepare_v2(l->db->h,
+	    sqlite3_prepare_v2(l->h.db->h,
 			       "INSERT INTO stack_frame (source_id, stack_id, "
 			       "pos, addr) VALUES (?1, ?2, ?3, ?4)", -1, &fr,
 			       NULL)) {
-		ret = mdb_db_error(l->db, l->e, "cannot write to database");
+		ret = mdb_db_error(l->h.db, l->h.e, "cannot write to database");
 		goto out;
 	}
-	sqlite3_bind_int64(stk, 1, l->source_id);
-	sqlite3_bind_int64(fr, 1, l->source_id);
+	sqlite3_bind_int64(stk, 1, l->h.source_id);
+	sqlite3_bind_int64(fr, 1, l->h.source_id);
 	for (uint32_t i = 0; i < s->n && ret >= 0; i++) {
 		sqlite3_bind_int64(stk, 2, i + 1);
 		bind_u64(stk, 3, s->hash[i]);
 		sqlite3_bind_int64(stk, 4, s->depth[i]);
 		if (sqlite3_step(stk) != SQLITE_DONE)
-			ret = mdb_db_error(l->db, l->e,
+			ret = mdb_db_error(l->h.db, l->h.e,
 					   "cannot write to database");
 		sqlite3_reset(stk);
 		sqlite3_bind_int64(fr, 2, i + 1);
@@ -212,7 +205,7 @@ static int write_stacks(struct mdb_load *l)
 			sqlite3_bind_int64(fr, 3, k);
 			bind_u64(fr, 4, s->frames[s->start[i] + k]);
 			if (sqlite3_step(fr) != SQLITE_DONE)
-				ret = mdb_db_error(l->db, l->e,
+				ret = mdb_db_error(l->h.db, l->h.e,
 						   "cannot write to database");
 			sqlite3_reset(fr);
 		}
@@ -228,7 +221,7 @@ static int write_counts(struct mdb_load *l, const struct mdb_decode_stats *d)
 	sqlite3_stmt *st;
 	int ret = 0;
 
-	if (sqlite3_prepare_v2(l->db->h,
+	if (sqlite3_prepare_v2(l->h.db->h,
 			       "UPDATE source SET records = ?2, events = ?3, "
 			       "unknown = ?4, feature_bytes = ?5, "
 			       "malformed = ?6, lost_events = ?7, "
@@ -240,8 +233,8 @@ static int write_counts(struct mdb_load *l, const struct mdb_decode_stats *d)
 			       "bad_frees = ?19, ncpus = coalesce(?20, ncpus) "
 			       "WHERE id = ?1",
 			       -1, &st, NULL))
-		return mdb_db_error(l->db, l->e, "cannot write to database");
-	sqlite3_bind_int64(st, 1, l->source_id);
+		return mdb_db_error(l->h.db, l->h.e, "cannot write to database");
+	sqlite3_bind_int64(st, 1, l->h.source_id);
 	bind_u64(st, 2, d->records);
 	bind_u64(st, 3, d->events);
 	bind_u64(st, 4, d->unknown);
@@ -263,7 +256,7 @@ static int write_counts(struct mdb_load *l, const struct mdb_decode_stats *d)
 	/* formats that learn their CPUs only by reading (text) */
 	bind_opt(st, 20, d->ncpus, d->ncpus <= 0);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		ret = mdb_db_error(l->db, l->e, "cannot write to database");
+		ret = mdb_db_error(l->h.db, l->h.e, "cannot write to database");
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -273,7 +266,7 @@ int mdb_load_commit(struct mdb_load *l, const struct mdb_decode_stats *st,
 {
 	int ret;
 
-	l->e = e;
+	l->h.e = e;
 	ret = mdb_analysis_finish(&l->an);
 	if (ret == -MDB_E_NOMEM)
 		ret = load_nomem(l);
@@ -287,7 +280,7 @@ int mdb_load_commit(struct mdb_load *l, const struct mdb_decode_stats *st,
 	if (ret >= 0)
 		ret = write_stacks(l);
 	if (ret >= 0)
-		ret = mdb_stats_write(l->an.stats, l->db->h, l->source_id,
+		ret = mdb_stats_write(l->an.stats, l->h.db->h, l->h.source_id,
 				      e);
 	if (ret >= 0)
 		ret = write_counts(l, st);
@@ -295,13 +288,13 @@ int mdb_load_commit(struct mdb_load *l, const struct mdb_decode_stats *st,
 		mdb_load_abort(l);
 		return ret;
 	}
-	ret = mdb_db_exec(l->db, "COMMIT", e);
+	ret = mdb_db_exec(l->h.db, "COMMIT", e);
 	if (ret < 0) {
-		mdb_db_exec(l->db, "ROLLBACK", NULL);
+		mdb_db_exec(l->h.db, "ROLLBACK", NULL);
 		load_free(l);
 		return ret;
 	}
-	res->source_id = l->source_id;
+	res->source_id = l->h.source_id;
 	res->allocations = l->an.rows;
 	res->bad_frees = l->an.bad_rows;
 	res->live = l->an.live_end;

@@ -20,10 +20,7 @@
 #define NKINDS 3
 
 struct mdb_snap_load {
-	struct mdb_db *db;
-	struct mdb_error *e;
-	struct mdb_load_opts opts;
-	int64_t source_id;
+	struct mdb_load_head h;   /* first: what every load keeps */
 	sqlite3_stmt *ins_zone, *ins_cpu, *ins_tag;
 	struct mdb_snap_sink sink;
 	struct mdb_dict names[NKINDS];  /* zone names per kind */
@@ -35,7 +32,7 @@ struct mdb_snap_load {
 
 static int snap_nomem(struct mdb_snap_load *l)
 {
-	return mdb_error_set(l->e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	return mdb_error_set(l->h.e, MDB_E_NOMEM, NULL, -1, -1, NULL);
 }
 
 static int step(struct mdb_snap_load *l, sqlite3_stmt *st)
@@ -44,7 +41,7 @@ static int step(struct mdb_snap_load *l, sqlite3_stmt *st)
 
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
-		return mdb_db_error(l->db, l->e, "cannot write to database");
+		return mdb_db_error(l->h.db, l->h.e, "cannot write to database");
 	return 0;
 }
 
@@ -84,8 +81,8 @@ static int zone_instance(struct mdb_snap_load *l, unsigned kind,
 
 static void progress(struct mdb_snap_load *l, uint64_t rows)
 {
-	if (rows % PROGRESS_EVERY == 0 && l->opts.progress)
-		l->opts.progress(l->opts.progress_ctx, rows);
+	if (rows % PROGRESS_EVERY == 0 && l->h.opts.progress)
+		l->h.opts.progress(l->h.opts.progress_ctx, rows);
 }
 
 /* zone: ?1 source_id ?2 pos ?3 kind ?4 name ?5 instance ?6 input_line
@@ -100,9 +97,9 @@ static int snap_zone(void *ctx, const struct mdb_zone *z)
 	int ret;
 
 	if (z->kind >= NKINDS) {
-		mdb_error_set(l->e, MDB_E_INVAL, NULL, -1, -1, "kind=%u",
+		mdb_error_set(l->h.e, MDB_E_INVAL, NULL, -1, -1, "kind=%u",
 			      z->kind);
-		mdb_error_msg(l->e, "unknown zone kind");
+		mdb_error_msg(l->h.e, "unknown zone kind");
 		return -MDB_E_INVAL;
 	}
 	ret = zone_instance(l, z->kind, &z->name, &instance);
@@ -129,9 +126,9 @@ static int snap_zone_cpu(void *ctx, const struct mdb_zone_cpu *c)
 			      c->mem_alloced, c->mem_freed, c->sizemask };
 
 	if (!l->zone_pos) {
-		mdb_error_set(l->e, MDB_E_INVAL, NULL, -1, -1, "cpu=%d",
+		mdb_error_set(l->h.e, MDB_E_INVAL, NULL, -1, -1, "cpu=%d",
 			      c->cpu);
-		mdb_error_msg(l->e, "per-CPU figures before any zone");
+		mdb_error_msg(l->h.e, "per-CPU figures before any zone");
 		return -MDB_E_INVAL;
 	}
 	sqlite3_bind_int64(st, 2, l->zone_pos);
@@ -184,7 +181,7 @@ void mdb_snap_abort(struct mdb_snap_load *l)
 	sqlite3_finalize(l->ins_cpu);
 	sqlite3_finalize(l->ins_tag);
 	l->ins_zone = l->ins_cpu = l->ins_tag = NULL;
-	mdb_db_exec(l->db, "ROLLBACK", NULL);
+	mdb_db_exec(l->h.db, "ROLLBACK", NULL);
 	snap_free(l);
 }
 
@@ -210,10 +207,10 @@ static int prepare_zone(struct mdb_snap_load *l)
 		n += (size_t)snprintf(sql + n, sizeof(sql) - n, "%s?%d",
 				      c ? ", " : ") VALUES (", c + 1);
 	if (n + 2 >= sizeof(sql))
-		return mdb_error_set(l->e, MDB_E_LIMIT, NULL, -1, -1, NULL);
+		return mdb_error_set(l->h.e, MDB_E_LIMIT, NULL, -1, -1, NULL);
 	strcat(sql, ")");
-	if (sqlite3_prepare_v2(l->db->h, sql, -1, &l->ins_zone, NULL))
-		return mdb_db_error(l->db, l->e, "cannot write to database");
+	if (sqlite3_prepare_v2(l->h.db->h, sql, -1, &l->ins_zone, NULL))
+		return mdb_db_error(l->h.db, l->h.e, "cannot write to database");
 	return 0;
 }
 
@@ -229,19 +226,15 @@ int mdb_snap_begin(struct mdb_db *db, const char *path,
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
-	l->db = db;
-	l->e = e;
-	l->opts = *opts;
-	l->sink.ctx = l;
-	l->sink.zone = snap_zone;
-	l->sink.zone_cpu = snap_zone_cpu;
-	l->sink.tag = snap_tag;
-	ret = mdb_source_begin(db, path, m, opts, res, e);
+	l->sink = (struct mdb_snap_sink){
+		.ctx = l, .zone = snap_zone, .zone_cpu = snap_zone_cpu,
+		.tag = snap_tag,
+	};
+	ret = mdb_load_head_begin(&l->h, db, path, m, opts, res, e);
 	if (ret != 0) {
 		snap_free(l);
 		return ret;
 	}
-	l->source_id = res->source_id;
 	ret = prepare_zone(l);
 	if (ret < 0)
 		goto fail;
@@ -259,9 +252,9 @@ int mdb_snap_begin(struct mdb_db *db, const char *path,
 		ret = mdb_db_error(db, e, "cannot write to database");
 		goto fail;
 	}
-	sqlite3_bind_int64(l->ins_zone, 1, l->source_id);
-	sqlite3_bind_int64(l->ins_cpu, 1, l->source_id);
-	sqlite3_bind_int64(l->ins_tag, 1, l->source_id);
+	sqlite3_bind_int64(l->ins_zone, 1, l->h.source_id);
+	sqlite3_bind_int64(l->ins_cpu, 1, l->h.source_id);
+	sqlite3_bind_int64(l->ins_tag, 1, l->h.source_id);
 	*out = l;
 	return 0;
 fail:
@@ -275,17 +268,17 @@ int mdb_snap_commit(struct mdb_snap_load *l, const struct mdb_snap_info *info,
 	sqlite3_stmt *st = NULL;
 	int ret = 0;
 
-	l->e = e;
-	if (sqlite3_prepare_v2(l->db->h,
+	l->h.e = e;
+	if (sqlite3_prepare_v2(l->h.db->h,
 			       "UPDATE source SET format_version = ?2, "
 			       "records = ?3 WHERE id = ?1", -1, &st, NULL)) {
-		ret = mdb_db_error(l->db, e, "cannot write to database");
+		ret = mdb_db_error(l->h.db, e, "cannot write to database");
 	} else {
-		sqlite3_bind_int64(st, 1, l->source_id);
+		sqlite3_bind_int64(st, 1, l->h.source_id);
 		bind_text_or_null(st, 2, info->version);
 		bind_u64(st, 3, info->records);
 		if (sqlite3_step(st) != SQLITE_DONE)
-			ret = mdb_db_error(l->db, e,
+			ret = mdb_db_error(l->h.db, e,
 					   "cannot write to database");
 	}
 	sqlite3_finalize(st);
@@ -297,13 +290,13 @@ int mdb_snap_commit(struct mdb_snap_load *l, const struct mdb_snap_info *info,
 	sqlite3_finalize(l->ins_cpu);
 	sqlite3_finalize(l->ins_tag);
 	l->ins_zone = l->ins_cpu = l->ins_tag = NULL;
-	ret = mdb_db_exec(l->db, "COMMIT", e);
+	ret = mdb_db_exec(l->h.db, "COMMIT", e);
 	if (ret < 0) {
-		mdb_db_exec(l->db, "ROLLBACK", NULL);
+		mdb_db_exec(l->h.db, "ROLLBACK", NULL);
 		snap_free(l);
 		return ret;
 	}
-	res->source_id = l->source_id;
+	res->source_id = l->h.source_id;
 	res->zones = (uint64_t)l->zone_pos;
 	res->zone_cpus = l->zone_cpus;
 	res->tags = (uint64_t)l->tag_pos;

@@ -214,3 +214,18 @@ int mdb_source_begin(struct mdb_db *db, const char *path,
 	}
 	return 0;
 }
+
+int mdb_load_head_begin(struct mdb_load_head *h, struct mdb_db *db,
+			const char *path, const struct mdb_source_meta *meta,
+			const struct mdb_load_opts *opts,
+			struct mdb_load_result *res, struct mdb_error *e)
+{
+	int ret;
+
+	h->db = db;
+	h->e = e;
+	h->opts = *opts;
+	ret = mdb_source_begin(db, path, meta, opts, res, e);
+	h->source_id = res->source_id;
+	return ret;
+}

@@ -27,3 +27,22 @@ int mdb_snap_no_rows(struct mdb_error *e, const char *name,
 	mdb_error_msg(e, "%s", what);
 	return -MDB_E_EMPTY;
 }
+
+void mdb_snap_lines_init(struct mdb_lines *l, const void *buf, size_t len,
+			 struct mdb_snap_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	mdb_lines_init(l, buf, len);
+}
+
+int mdb_snap_version(const struct mdb_lines *l, struct mdb_str s,
+		     const struct mdb_version_rule *rule, const char *name,
+		     struct mdb_snap_info *info, struct mdb_error *e)
+{
+	int ret = mdb_version_header(s, rule, name, l->no, info->version,
+				     sizeof(info->version), e);
+
+	if (ret < 0)
+		return ret;
+	return l->cut ? 1 : 0;
+}

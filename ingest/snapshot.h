@@ -20,6 +20,7 @@
 #include "../common/bytes.h"
 #include "../common/error.h"
 #include "event.h"
+#include "text.h"
 
 /* A figure the input does not carry (stored as NULL). */
 #define MDB_NA INT64_MIN
@@ -119,6 +120,20 @@ struct mdb_snap_info {
 };
 
 void mdb_zone_init(struct mdb_zone *z, enum mdb_zone_kind kind);
+
+/* Start a text snapshot decoder: @info cleared, @l over @buf. */
+void mdb_snap_lines_init(struct mdb_lines *l, const void *buf, size_t len,
+			 struct mdb_snap_info *info);
+
+/*
+ * The version header line @s that @l just read (input @name) into
+ * @info->version by @rule (mdb_version_header()).  Returns 0, 1 when the
+ * line is cut short (the input ends without its newline: the decoder
+ * refuses it, text.h), or a negative MDB_E_* code with @e filled.
+ */
+int mdb_snap_version(const struct mdb_lines *l, struct mdb_str s,
+		     const struct mdb_version_rule *rule, const char *name,
+		     struct mdb_snap_info *info, struct mdb_error *e);
 
 /* Refuse a text input without rows: "@what in 'name': lines=N". */
 int mdb_snap_no_rows(struct mdb_error *e, const char *name,

@@ -134,6 +134,26 @@ static int split(const char *p, const char *end, struct tok *t)
 	return n;
 }
 
+/*
+ * The next line of [*@p, @end) split into @t (split()); moves *@p past it
+ * and counts it in *@line.  Returns its token count, or -1 at the end.
+ */
+static int next_line(const char **p, const char *end, struct tok *t,
+		     int64_t *line)
+{
+	const char *nl, *le;
+	int nt;
+
+	if (*p >= end)
+		return -1;
+	nl = memchr(*p, '\n', (size_t)(end - *p));
+	le = nl ? nl : end;
+	(*line)++;
+	nt = split(*p, le, t);
+	*p = nl ? nl + 1 : end;
+	return nt;
+}
+
 static int bad_line(struct mdb_error *e, const char *fname, int64_t line,
 		    const char *what, const char *want)
 {
@@ -154,127 +174,142 @@ static int all_zero(struct mdb_error *e, const char *fname, const char *what,
 	return -MDB_E_INVAL;
 }
 
-int kmods_parse_proc(struct kmods *m, const char *buf, size_t len,
-		     const char *fname, struct mdb_error *e)
+/*
+ * The lines of a /proc/modules or sections snapshot: each non-blank line
+ * of @buf to @fn, which returns 0 with the address it read in *addr, 1
+ * for a malformed line (refused, as @what, by @want) or a negative
+ * MDB_E_* code; then a file whose every address is zero is refused.
+ */
+static int parse_lines(struct kmods *m, const char *buf, size_t len,
+		       const char *fname, const char *what, const char *want,
+		       int (*fn)(struct kmods *m, const struct tok *t, int nt,
+				 uint64_t *addr),
+		       struct mdb_error *e)
 {
-	static const char want[] = "NAME SIZE REFCOUNT DEPS STATE ADDRESS";
 	const char *p = buf, *end = buf + len;
 	size_t n = 0, nonzero = 0;
 	int64_t line = 0;
+	struct tok t[MAX_TOKENS];
+	int nt, ret;
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		struct tok t[MAX_TOKENS];
-		uint64_t size, addr;
-		struct kmod *k;
-		int nt;
+	while ((nt = next_line(&p, end, t, &line)) >= 0) {
+		uint64_t addr;
 
-		line++;
-		nt = split(p, le, t);
-		p = nl ? nl + 1 : end;
 		if (!nt)
 			continue;
-		if (nt < 6 || nt > 7 || memchr(t[0].p, '\0', t[0].len) ||
-		    parse_dec(t[1].p, t[1].len, &size) ||
-		    parse_hex(t[5].p, t[5].len, &addr))
-			return bad_line(e, fname, line, "/proc/modules", want);
-		k = kmod_get(m, t[0].p, t[0].len);
-		if (!k)
-			return mdb_error_set(e, MDB_E_NOMEM, fname, -1, -1,
-					     NULL);
-		k->base = addr;
-		k->size = size;
-		k->has_base = 1;
+		ret = fn(m, t, nt, &addr);
+		if (ret > 0)
+			return bad_line(e, fname, line, what, want);
+		if (ret < 0)
+			return mdb_error_set(e, -ret, fname, -1, -1, NULL);
 		nonzero += addr != 0;
 		n++;
 	}
 	if (n && !nonzero)
-		return all_zero(e, fname, "/proc/modules", n);
+		return all_zero(e, fname, what, n);
 	return 0;
+}
+
+/* "NAME SIZE REFCOUNT DEPS STATE ADDRESS [TAINTS]" */
+static int proc_line(struct kmods *m, const struct tok *t, int nt,
+		     uint64_t *addr)
+{
+	uint64_t size;
+	struct kmod *k;
+
+	if (nt < 6 || nt > 7 || memchr(t[0].p, '\0', t[0].len) ||
+	    parse_dec(t[1].p, t[1].len, &size) ||
+	    parse_hex(t[5].p, t[5].len, addr))
+		return 1;
+	k = kmod_get(m, t[0].p, t[0].len);
+	if (!k)
+		return -MDB_E_NOMEM;
+	k->base = *addr;
+	k->size = size;
+	k->has_base = 1;
+	return 0;
+}
+
+int kmods_parse_proc(struct kmods *m, const char *buf, size_t len,
+		     const char *fname, struct mdb_error *e)
+{
+	return parse_lines(m, buf, len, fname, "/proc/modules",
+			   "NAME SIZE REFCOUNT DEPS STATE ADDRESS", proc_line,
+			   e);
+}
+
+/* /sys/module/NAME/sections/SECTION:ADDRESS into its three parts. */
+static int sysfs_section(struct tok t, struct tok *mod, struct tok *sec,
+			 struct tok *adr)
+{
+	const char *s = t.p + 12, *te = t.p + t.len;
+	const char *slash = memchr(s, '/', (size_t)(te - s));
+	const char *colon;
+
+	if (!slash || (size_t)(te - slash) < 10 ||
+	    memcmp(slash, "/sections/", 10))
+		return 1;
+	mod->p = s;
+	mod->len = (size_t)(slash - s);
+	sec->p = slash + 10;
+	colon = memchr(sec->p, ':', (size_t)(te - sec->p));
+	if (!colon)
+		return 1;
+	sec->len = (size_t)(colon - sec->p);
+	adr->p = colon + 1;
+	adr->len = (size_t)(te - adr->p);
+	return 0;
+}
+
+static int add_section(struct kmod *k, struct tok sec, uint64_t addr)
+{
+	if (k->nsecs == k->sec_cap) {
+		size_t ncap = k->sec_cap ? k->sec_cap * 2 : 16;
+		struct kmod_sec *ns = realloc(k->secs, ncap * sizeof(*ns));
+
+		if (!ns)
+			return -MDB_E_NOMEM;
+		k->secs = ns;
+		k->sec_cap = ncap;
+	}
+	k->secs[k->nsecs].name = strndup(sec.p, sec.len);
+	if (!k->secs[k->nsecs].name)
+		return -MDB_E_NOMEM;
+	k->secs[k->nsecs].addr = addr;
+	k->nsecs++;
+	return 0;
+}
+
+/* "MODULE SECTION ADDRESS", or the sysfs path form of it. */
+static int section_line(struct kmods *m, const struct tok *t, int nt,
+			uint64_t *addr)
+{
+	struct tok mod, sec, adr;
+	struct kmod *k;
+
+	if (nt == 3) {
+		mod = t[0];
+		sec = t[1];
+		adr = t[2];
+	} else if (nt != 1 || t[0].len <= 12 ||
+		   memcmp(t[0].p, "/sys/module/", 12) ||
+		   sysfs_section(t[0], &mod, &sec, &adr)) {
+		return 1;
+	}
+	if (!mod.len || !sec.len || memchr(mod.p, '\0', mod.len) ||
+	    memchr(sec.p, '\0', sec.len) || parse_hex(adr.p, adr.len, addr))
+		return 1;
+	k = kmod_get(m, mod.p, mod.len);
+	if (!k)
+		return -MDB_E_NOMEM;
+	return add_section(k, sec, *addr);
 }
 
 int kmods_parse_sections(struct kmods *m, const char *buf, size_t len,
 			 const char *fname, struct mdb_error *e)
 {
-	static const char want[] = "MODULE SECTION ADDRESS";
-	const char *p = buf, *end = buf + len;
-	size_t n = 0, nonzero = 0;
-	int64_t line = 0;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		struct tok t[MAX_TOKENS];
-		struct tok mod, sec, adr;
-		struct kmod *k;
-		uint64_t addr;
-		int nt;
-
-		line++;
-		nt = split(p, le, t);
-		p = nl ? nl + 1 : end;
-		if (!nt)
-			continue;
-		if (nt == 3) {
-			mod = t[0];
-			sec = t[1];
-			adr = t[2];
-		} else if (nt == 1 && t[0].len > 12 &&
-			   !memcmp(t[0].p, "/sys/module/", 12)) {
-			/* /sys/module/NAME/sections/SECTION:ADDRESS */
-			const char *s = t[0].p + 12, *te = t[0].p + t[0].len;
-			const char *slash = memchr(s, '/', (size_t)(te - s));
-			const char *colon;
-
-			if (!slash || (size_t)(te - slash) < 10 ||
-			    memcmp(slash, "/sections/", 10))
-				return bad_line(e, fname, line, "sections",
-						want);
-			mod.p = s;
-			mod.len = (size_t)(slash - s);
-			sec.p = slash + 10;
-			colon = memchr(sec.p, ':', (size_t)(te - sec.p));
-			if (!colon)
-				return bad_line(e, fname, line, "sections",
-						want);
-			sec.len = (size_t)(colon - sec.p);
-			adr.p = colon + 1;
-			adr.len = (size_t)(te - adr.p);
-		} else {
-			return bad_line(e, fname, line, "sections", want);
-		}
-		if (!mod.len || !sec.len || memchr(mod.p, '\0', mod.len) ||
-		    memchr(sec.p, '\0', sec.len) ||
-		    parse_hex(adr.p, adr.len, &addr))
-			return bad_line(e, fname, line, "sections", want);
-		k = kmod_get(m, mod.p, mod.len);
-		if (!k)
-			return mdb_error_set(e, MDB_E_NOMEM, fname, -1, -1,
-					     NULL);
-		if (k->nsecs == k->sec_cap) {
-			size_t ncap = k->sec_cap ? k->sec_cap * 2 : 16;
-			struct kmod_sec *ns = realloc(k->secs,
-						      ncap * sizeof(*ns));
-
-			if (!ns)
-				return mdb_error_set(e, MDB_E_NOMEM, fname, -1,
-						     -1, NULL);
-			k->secs = ns;
-			k->sec_cap = ncap;
-		}
-		k->secs[k->nsecs].name = strndup(sec.p, sec.len);
-		if (!k->secs[k->nsecs].name)
-			return mdb_error_set(e, MDB_E_NOMEM, fname, -1, -1,
-					     NULL);
-		k->secs[k->nsecs].addr = addr;
-		k->nsecs++;
-		nonzero += addr != 0;
-		n++;
-	}
-	if (n && !nonzero)
-		return all_zero(e, fname, "sections", n);
-	return 0;
+	return parse_lines(m, buf, len, fname, "sections",
+			   "MODULE SECTION ADDRESS", section_line, e);
 }
 
 /* ---- .ko files ------------------------------------------------------ */

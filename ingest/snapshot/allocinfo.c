@@ -149,8 +149,7 @@ int mdb_allocinfo_decode(const void *buf, size_t len, const char *name,
 	struct mdb_str s;
 	int seen_data = 0, ret, more;
 
-	memset(info, 0, sizeof(*info));
-	mdb_lines_init(&l, buf, len);
+	mdb_snap_lines_init(&l, buf, len, info);
 	while ((more = mdb_lines_content(&l, &s, &info->records))) {
 		struct mdb_tag t;
 		struct line_error le;
@@ -166,12 +165,11 @@ int mdb_allocinfo_decode(const void *buf, size_t len, const char *name,
 				le.got = s;
 				return bad_line(e, name, l.no, &le);
 			}
-			ret = mdb_version_header(s, &version_rule, name, l.no,
-						 info->version,
-						 sizeof(info->version), e);
+			ret = mdb_snap_version(&l, s, &version_rule, name,
+					       info, e);
 			if (ret < 0)
 				return ret;
-			if (l.cut)
+			if (ret)
 				return cut_line(e, name, l.no, s);
 			continue;
 		}

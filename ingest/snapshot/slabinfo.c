@@ -112,8 +112,7 @@ int mdb_slabinfo_decode(const void *buf, size_t len, const char *name,
 	struct mdb_str s, got;
 	int ret, more;
 
-	memset(info, 0, sizeof(*info));
-	mdb_lines_init(&l, buf, len);
+	mdb_snap_lines_init(&l, buf, len, info);
 	while ((more = mdb_lines_content(&l, &s, &info->records))) {
 		const char *what = "text";
 		struct mdb_zone z;
@@ -124,12 +123,11 @@ int mdb_slabinfo_decode(const void *buf, size_t len, const char *name,
 			goto bad;
 		if (mdb_str_starts(s, SLABINFO_HEADER) && !info->zones &&
 		    !info->version[0]) {
-			ret = mdb_version_header(s, &version_rule, name, l.no,
-						 info->version,
-						 sizeof(info->version), e);
+			ret = mdb_snap_version(&l, s, &version_rule, name,
+					       info, e);
 			if (ret < 0)
 				return ret;
-			if (l.cut)
+			if (ret)
 				goto cut;
 			continue;
 		}

@@ -379,8 +379,7 @@ static int vmstat_decode(const void *buf, size_t len, const char *name,
 	struct layout lo;
 	int sec = SEC_NONE, ret;
 
-	memset(info, 0, sizeof(*info));
-	mdb_lines_init(&l, buf, len);
+	mdb_snap_lines_init(&l, buf, len, info);
 	while (mdb_lines_next(&l, &s)) {
 		const struct layout *pick;
 		const char *what;
