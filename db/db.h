@@ -150,6 +150,10 @@ int mdb_load_head_begin(struct mdb_load_head *h, struct mdb_db *db,
 			const struct mdb_load_opts *opts,
 			struct mdb_load_result *res, struct mdb_error *e);
 
+/* COMMIT the source of @h (res->source_id), or ROLLBACK when that fails. */
+int mdb_load_head_commit(const struct mdb_load_head *h,
+			 struct mdb_load_result *res, struct mdb_error *e);
+
 /*
  * Begin a source: BEGIN IMMEDIATE, and either find identical data already
  * ingested (returns 1, res->source_id set, nothing written; unless

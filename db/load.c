@@ -288,13 +288,11 @@ int mdb_load_commit(struct mdb_load *l, const struct mdb_decode_stats *st,
 		mdb_load_abort(l);
 		return ret;
 	}
-	ret = mdb_db_exec(l->h.db, "COMMIT", e);
+	ret = mdb_load_head_commit(&l->h, res, e);
 	if (ret < 0) {
-		mdb_db_exec(l->h.db, "ROLLBACK", NULL);
 		load_free(l);
 		return ret;
 	}
-	res->source_id = l->h.source_id;
 	res->allocations = l->an.rows;
 	res->bad_frees = l->an.bad_rows;
 	res->live = l->an.live_end;

@@ -290,13 +290,11 @@ int mdb_snap_commit(struct mdb_snap_load *l, const struct mdb_snap_info *info,
 	sqlite3_finalize(l->ins_cpu);
 	sqlite3_finalize(l->ins_tag);
 	l->ins_zone = l->ins_cpu = l->ins_tag = NULL;
-	ret = mdb_db_exec(l->h.db, "COMMIT", e);
+	ret = mdb_load_head_commit(&l->h, res, e);
 	if (ret < 0) {
-		mdb_db_exec(l->h.db, "ROLLBACK", NULL);
 		snap_free(l);
 		return ret;
 	}
-	res->source_id = l->h.source_id;
 	res->zones = (uint64_t)l->zone_pos;
 	res->zone_cpus = l->zone_cpus;
 	res->tags = (uint64_t)l->tag_pos;

@@ -229,3 +229,16 @@ int mdb_load_head_begin(struct mdb_load_head *h, struct mdb_db *db,
 	h->source_id = res->source_id;
 	return ret;
 }
+
+int mdb_load_head_commit(const struct mdb_load_head *h,
+			 struct mdb_load_result *res, struct mdb_error *e)
+{
+	int ret = mdb_db_exec(h->db, "COMMIT", e);
+
+	if (ret < 0) {
+		mdb_db_exec(h->db, "ROLLBACK", NULL);
+		return ret;
+	}
+	res->source_id = h->source_id;
+	return 0;
+}

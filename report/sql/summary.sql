@@ -57,9 +57,10 @@ WITH k AS (
 	       (SELECT live_bytes FROM k WHERE page = 1) AS p_live_bytes,
 	       (SELECT failed FROM k WHERE page = 1) AS p_failed
 ), an AS (
-	SELECT page, class, CAST(total(count) AS INTEGER) AS n
+	SELECT class, CAST(total(CASE WHEN page = 0 THEN count END) AS INTEGER) AS slab,
+	       CAST(total(CASE WHEN page = 1 THEN count END) AS INTEGER) AS page
 	FROM anomaly WHERE source_id BETWEEN :src_lo AND :src_hi
-	GROUP BY page, class
+	GROUP BY class
 ), nd AS (
 	SELECT n.type = 2 AS page, CAST(total(n.allocations) AS INTEGER) AS allocs,
 	       CAST(total(CASE WHEN n.node <> -1 AND m.node IS NOT NULL
@@ -70,6 +71,15 @@ WITH k AS (
 	FROM node_stats n LEFT JOIN temp.cpu_node m ON m.cpu = n.cpu
 	WHERE n.source_id BETWEEN :src_lo AND :src_hi
 	GROUP BY n.type = 2
+), nx AS (
+	-- the cross-node figures, 'unknown' without a CPU-to-node map
+	SELECT p.page,
+	       CASE WHEN :cpu_node_map = 1 THEN coalesce(nd.cross_allocs, 0)
+	            ELSE 'unknown' END AS cross_allocs,
+	       CASE WHEN :cpu_node_map = 1 THEN coalesce(nd.unmapped, 0)
+	            ELSE 'unknown' END AS unmapped
+	FROM (SELECT 0 AS page UNION ALL SELECT 1) p
+	LEFT JOIN nd ON nd.page = p.page
 ), src AS (
 	SELECT sum(coalesce(overruns, 0)) AS overruns,
 	       CAST(total(lost_events) AS INTEGER) AS lost, CAST(total(seq_missing) AS INTEGER) AS missing,
@@ -93,34 +103,20 @@ UNION ALL SELECT 'fragmentation_pct',
                  CASE WHEN coalesce(p_alloc, 0) = 0 THEN 0.0
                       ELSE 100.0 - 100.0 * p_req / p_alloc END FROM s
 UNION ALL SELECT 'cross_cpu_allocations',
-                 CASE WHEN :cpu_node_map = 1 THEN
-                      coalesce((SELECT cross_allocs FROM nd WHERE page = 0), 0)
-                      ELSE 'unknown' END,
-                 CASE WHEN :cpu_node_map = 1 THEN
-                      coalesce((SELECT cross_allocs FROM nd WHERE page = 1), 0)
-                      ELSE 'unknown' END
+                 (SELECT cross_allocs FROM nx WHERE page = 0),
+                 (SELECT cross_allocs FROM nx WHERE page = 1)
 UNION ALL SELECT 'allocations_on_unmapped_cpus',
-                 CASE WHEN :cpu_node_map = 1 THEN
-                      coalesce((SELECT unmapped FROM nd WHERE page = 0), 0)
-                      ELSE 'unknown' END,
-                 CASE WHEN :cpu_node_map = 1 THEN
-                      coalesce((SELECT unmapped FROM nd WHERE page = 1), 0)
-                      ELSE 'unknown' END
+                 (SELECT unmapped FROM nx WHERE page = 0),
+                 (SELECT unmapped FROM nx WHERE page = 1)
 UNION ALL SELECT 'frees_ending_an_allocation', coalesce(freed, 0),
                  coalesce(p_freed, 0) FROM s
 UNION ALL SELECT 'pingpong', coalesce(pingpong, 0), coalesce(p_pingpong, 0) FROM s
-UNION ALL SELECT 'null_frees',
-                 coalesce((SELECT n FROM an WHERE page = 0 AND class = 1), 0),
-                 coalesce((SELECT n FROM an WHERE page = 1 AND class = 1), 0)
-UNION ALL SELECT 'unknown_frees',
-                 coalesce((SELECT n FROM an WHERE page = 0 AND class = 2), 0),
-                 coalesce((SELECT n FROM an WHERE page = 1 AND class = 2), 0)
-UNION ALL SELECT 'duplicate_frees',
-                 coalesce((SELECT n FROM an WHERE page = 0 AND class = 3), 0),
-                 coalesce((SELECT n FROM an WHERE page = 1 AND class = 3), 0)
-UNION ALL SELECT 'duplicate_frees_suspect',
-                 coalesce((SELECT n FROM an WHERE page = 0 AND class = 10), 0),
-                 coalesce((SELECT n FROM an WHERE page = 1 AND class = 10), 0)
+UNION ALL SELECT * FROM (
+	-- anomaly classes 1, 2, 3, 10, in this order
+	SELECT c.column2, coalesce(an.slab, 0), coalesce(an.page, 0)
+	FROM (VALUES (1, 'null_frees'), (2, 'unknown_frees'),
+	             (3, 'duplicate_frees'), (10, 'duplicate_frees_suspect')) c
+	LEFT JOIN an ON an.class = c.column1)
 UNION ALL SELECT 'frees_not_traced', coalesce(not_traced, 0),
                  coalesce(p_not_traced, 0) FROM s
 UNION ALL SELECT 'allocation_failures', coalesce(failed, 0),
