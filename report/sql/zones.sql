@@ -32,28 +32,24 @@
 --   :top               rows to return, -1 for all
 --   :sort              NULL or 'pos', 'name', 'size', 'used', ...
 
+WITH z AS (
+	SELECT *, CASE :sort WHEN 'size' THEN size
+	                     WHEN 'used' THEN used
+	                     WHEN 'free' THEN free
+	                     WHEN 'requests' THEN requests
+	                     WHEN 'fails' THEN fails
+	                     WHEN 'bytes' THEN bytes
+	                     WHEN 'unused_pct' THEN unused_pct END AS sort_key
+	FROM v_zones
+	WHERE source_id BETWEEN :src_lo AND :src_hi
+)
 SELECT name, pos, allocator, size, "limit", used, free, requests, fails,
        sleeps, xdomain, bytes, unused_pct, flags
-FROM v_zones
-WHERE source_id BETWEEN :src_lo AND :src_hi
+FROM z
 ORDER BY coalesce(used, 0) = 0 AND coalesce(free, 0) = 0
              AND coalesce(bytes, 0) = 0,
          CASE WHEN :sort = 'name' THEN name END,
-         CASE :sort WHEN 'size' THEN size
-                    WHEN 'used' THEN used
-                    WHEN 'free' THEN free
-                    WHEN 'requests' THEN requests
-                    WHEN 'fails' THEN fails
-                    WHEN 'bytes' THEN bytes
-                    WHEN 'unused_pct' THEN unused_pct END IS NULL,
-         CASE :sort WHEN 'size' THEN size
-                    WHEN 'used' THEN used
-                    WHEN 'free' THEN free
-                    WHEN 'requests' THEN requests
-                    WHEN 'fails' THEN fails
-                    WHEN 'bytes' THEN bytes
-                    WHEN 'unused_pct' THEN unused_pct END DESC,
-         source_id, pos
+         sort_key IS NULL, sort_key DESC, source_id, pos
 LIMIT :top;
 
 SELECT 'total' AS name, NULL AS pos, NULL AS allocator, NULL AS size,
