@@ -203,14 +203,46 @@ static char *where_of(struct mdb_report *r)
 	return w;
 }
 
-/* r->sql: the SQL of what runs, @sort and @where expanded. */
+/* Does @r run the set-up of its report first (report.h)? */
+static int shares_setup(const struct mdb_report *r)
+{
+	size_t len;
+
+	return r->q != r->named && mdb_query_annot(r->q, "setup", &len);
+}
+
+/* Does what @r runs use @tok, its report's set-up included? */
+static int uses(const struct mdb_report *r, const char *tok)
+{
+	return mdb_query_uses(r->q, tok) ||
+	       (shares_setup(r) && mdb_query_uses(r->named, tok));
+}
+
+/* @sql with @sort and @where expanded (@where: the conditions). */
+static char *expand_all(const struct mdb_report *r, const char *sql,
+			const char *where)
+{
+	char *s1 = expand(sql, "@where", where);
+	char *s2 = s1 ? expand(s1, "@sort", r->order ? r->order : "1") : NULL;
+
+	free(s1);
+	return s2;
+}
+
+/* r->sql: the SQL of what runs, @sort and @where expanded; the same of
+ * r->setup_sql. */
 static int expand_sql(struct mdb_report *r, struct mdb_error *e)
 {
 	char *where = where_of(r);
-	char *s1 = where ? expand(r->q->sql, "@where", where) : NULL;
 
-	r->sql = s1 ? expand(s1, "@sort", r->order ? r->order : "1") : NULL;
-	free(s1);
+	r->sql = where ? expand_all(r, r->q->sql, where) : NULL;
+	if (r->sql && shares_setup(r)) {
+		r->setup_sql = expand_all(r, r->named->sql, where);
+		if (!r->setup_sql) {
+			free(r->sql);
+			r->sql = NULL;
+		}
+	}
 	free(where);
 	return r->sql ? 0 : mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
 }
@@ -242,8 +274,7 @@ int mdb_report_plan(struct mdb_report *r, const char *name,
 				return ret;
 			continue;
 		}
-		if (v->text && !mdb_query_uses(r->q, p[i].where ? "@where" :
-						       p[i].param))
+		if (v->text && !uses(r, p[i].where ? "@where" : p[i].param))
 			return usage(e, "report '%s' takes no --%s", name,
 				     p[i].opt);
 		if (v->text && (p[i].kind == MDB_RP_DURATION ||
@@ -256,7 +287,7 @@ int mdb_report_plan(struct mdb_report *r, const char *name,
 
 int mdb_report_uses(const struct mdb_report *r, const char *param)
 {
-	return mdb_query_uses(r->q, param);
+	return uses(r, param);
 }
 
 /* Do the sources @r covers have timestamps?  1, 0, or <0. */
@@ -461,9 +492,35 @@ static int setup(struct mdb_db *db, const struct mdb_report *r,
 	return 0;
 }
 
+/* Run the leading statements of @sql that return nothing (set-up). */
+static int run_setup(struct mdb_db *db, const struct mdb_report *r,
+		     const char *sql)
+{
+	while (sql && *sql) {
+		sqlite3_stmt *st = NULL;
+		int rc;
+
+		if (sqlite3_prepare_v2(db->h, sql, -1, &st, &sql) != SQLITE_OK)
+			return -1;
+		if (!st)
+			continue;
+		if (sqlite3_column_count(st)) {
+			sqlite3_finalize(st);
+			return 0;
+		}
+		bind_all(st, r);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return -1;
+	}
+	return 0;
+}
+
 /*
- * Prepare, bind and run the statements of @r in order, up to the rows
- * statement and the total statement, left prepared.
+ * Prepare, bind and run the statements of @r in order (after its report's
+ * set-up when it shares it), up to the rows statement and the total
+ * statement, left prepared.
  */
 static int prepare(struct mdb_db *db, const struct mdb_report *r,
 		   sqlite3_stmt **rows, sqlite3_stmt **total,
@@ -472,6 +529,8 @@ static int prepare(struct mdb_db *db, const struct mdb_report *r,
 	const char *sql = r->sql;
 
 	*rows = *total = NULL;
+	if (run_setup(db, r, r->setup_sql) < 0)
+		goto fail;
 	while (sql && *sql && !*total) {
 		sqlite3_stmt *st = NULL;
 
@@ -527,8 +586,9 @@ int mdb_report_run(struct mdb_db *db, const struct mdb_report *r,
 void mdb_report_release(struct mdb_report *r)
 {
 	free(r->sql);
+	free(r->setup_sql);
 	free(r->order);
-	r->sql = r->order = NULL;
+	r->sql = r->setup_sql = r->order = NULL;
 	for (size_t i = 0; i < MDB_RP_MAX; i++) {
 		free(r->value[i]);
 		r->value[i] = NULL;

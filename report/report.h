@@ -127,6 +127,8 @@ struct mdb_report {
 	char *value[MDB_RP_MAX];       /* MDB_RP_CHOICE, MDB_RP_SORT: given
 					* or default */
 	char *sql;                     /* q's SQL, @sort and @where expanded */
+	char *setup_sql;               /* a variant with '-- setup:': its
+					* report's SQL, expanded too */
 	char *order;                   /* what @sort becomes */
 	int selected;                  /* an option with .where given: bound
 					* to :sel (1, else 0) */
@@ -173,6 +175,9 @@ typedef int (*mdb_report_emit_fn)(void *ctx, sqlite3_stmt *rows,
  * statements in order.  Leading statements that return no columns are
  * set-up (e.g. a temp table both the rows and the total read, so a scan
  * runs once); the next is the rows statement, the one after it the total.
+ * A variant whose header says "-- setup: NAME" runs the set-up of report
+ * NAME (its own) first, so the variants can share the figures it computes
+ * and only name their columns; it takes the options that set-up uses.
  * Returns what @emit returned, or a negative MDB_E_* code.
  */
 int mdb_report_run(struct mdb_db *db, const struct mdb_report *r,

@@ -26,56 +26,101 @@
 -- (queries callsites@cache.sql and callsites@type.sql); --by comm and
 -- --by pid by the task that allocated (callsites@comm.sql, @pid.sql).
 --
--- Parameters: :src_lo, :src_hi (source ids), :top (-1 all), :sel (1 when
--- an option selects allocations: @where holds its conditions), :t_hi.
--- Reads site_stats (per call site figures written at ingest), or with
--- :sel the alloc rows of the sources (their rowid ranges).
+-- Parameters: :src_lo, :src_hi (source ids), :top (-1 all), :by, :sel (1
+-- when an option selects allocations: @where holds its conditions), :t_hi.
+-- Reads site_stats (per call site figures written at ingest) or
+-- cache_stats (--by cache), or with :sel, and for --by comm and pid, the
+-- alloc rows of the sources (their rowid ranges).
+--
+-- The statements before the rows compute the groups of every --by into
+-- temp.slab_rows (k1, k2: the group's key; addr, ord: its tie order) and
+-- their total into temp.slab_total; the variants run them first ('--
+-- setup: callsites') and only name their columns.
 
-DROP TABLE IF EXISTS temp.cs_key;
-CREATE TEMP TABLE cs_key AS
-SELECT a.source_id, a.site_id, count(*) AS hits,
-       total(a.bytes_req) AS bytes_req, total(a.bytes_alloc) AS bytes_alloc,
-       total(a.state = 1 AND coalesce(a.end_ts <= :t_hi, 1)) AS freed,
-       total(a.state = 1 AND a.free_cpu <> a.cpu AND
-             coalesce(a.end_ts <= :t_hi, 1)) AS pingpong,
-       total(a.state = 0 OR (a.state IN (1, 2) AND a.end_ts > :t_hi))
-           AS live,
-       total(CASE WHEN a.state = 0 OR (a.state IN (1, 2) AND
-                                       a.end_ts > :t_hi)
-                  THEN a.bytes_alloc END) AS live_bytes
-FROM source s JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
-WHERE :sel AND s.id BETWEEN :src_lo AND :src_hi AND a.type < 2 AND @where
-GROUP BY a.source_id, a.site_id
-UNION ALL
-SELECT source_id, site_id, hits, bytes_req, bytes_alloc, freed, pingpong,
-       live, live_bytes
-FROM site_stats
-WHERE NOT :sel AND source_id BETWEEN :src_lo AND :src_hi AND type < 2;
+DROP TABLE IF EXISTS temp.slab_rows;
+DROP TABLE IF EXISTS temp.slab_total;
+CREATE TEMP TABLE slab_rows (k1, k2, addr, ord, hits, bytes_req, bytes_alloc,
+			     avg_alloc, waste, frag_pct, freed, pingpong, live,
+			     live_bytes);
 
-WITH per_site AS (
-	SELECT v.call_site, v.symbol, v.addr,
-	       CAST(total(k.hits) AS INTEGER) AS hits, CAST(total(k.bytes_req) AS INTEGER) AS bytes_req,
-	       CAST(total(k.bytes_alloc) AS INTEGER) AS bytes_alloc, CAST(total(k.freed) AS INTEGER) AS freed,
-	       CAST(total(k.pingpong) AS INTEGER) AS pingpong, CAST(total(k.live) AS INTEGER) AS live,
-	       CAST(total(k.live_bytes) AS INTEGER) AS live_bytes
-	FROM temp.cs_key k
-	JOIN v_sites v ON v.source_id = k.source_id AND v.site_id = k.site_id
-	GROUP BY v.call_site, v.symbol
-), r AS (
-	SELECT *, bytes_alloc - bytes_req AS waste,
-	       CASE WHEN bytes_alloc = 0 THEN 0.0
-	            ELSE 100.0 - 100.0 * bytes_req / bytes_alloc END AS frag_pct,
-	       CASE WHEN hits = 0 THEN 0 ELSE bytes_alloc / hits END AS avg_alloc
-	FROM per_site
+-- One row per stats row, or per allocation (with :sel, and for comm and
+-- pid), keyed by what names its group (rk: the site, type, cache or
+-- comm id, or the pid; the cache's type and object size), summed per
+-- source and key (p), then named (k).
+INSERT INTO temp.slab_rows
+WITH f AS (
+	SELECT source_id AS sid, CASE :by WHEN 'site' THEN site_id
+	                                  ELSE type END AS rk,
+	       NULL AS ctype, NULL AS osize, hits, bytes_req, bytes_alloc,
+	       freed, pingpong, live, live_bytes
+	FROM site_stats
+	WHERE :by IN ('site', 'type') AND NOT :sel
+	  AND source_id BETWEEN :src_lo AND :src_hi AND type < 2
+	UNION ALL
+	SELECT source_id, cache_id, type, obj_size, hits, bytes_req,
+	       bytes_alloc, freed, pingpong, live, live_bytes
+	FROM cache_stats
+	WHERE :by = 'cache' AND NOT :sel
+	  AND source_id BETWEEN :src_lo AND :src_hi AND type < 2
+	UNION ALL
+	SELECT a.source_id, CASE :by WHEN 'site' THEN a.site_id
+	                             WHEN 'type' THEN a.type
+	                             WHEN 'cache' THEN a.cache_id
+	                             WHEN 'comm' THEN a.comm_id
+	                             ELSE a.pid END,
+	       CASE :by WHEN 'cache' THEN a.type END,
+	       CASE :by WHEN 'cache' THEN a.bytes_alloc END, 1, a.bytes_req,
+	       a.bytes_alloc, a.state = 1 AND coalesce(a.end_ts <= :t_hi, 1),
+	       a.state = 1 AND a.free_cpu <> a.cpu AND
+	           coalesce(a.end_ts <= :t_hi, 1),
+	       a.state = 0 OR (a.state IN (1, 2) AND a.end_ts > :t_hi),
+	       CASE WHEN a.state = 0 OR (a.state IN (1, 2) AND
+	                                 a.end_ts > :t_hi)
+	            THEN a.bytes_alloc END
+	FROM source s JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
+	WHERE (:sel OR :by IN ('comm', 'pid'))
+	  AND s.id BETWEEN :src_lo AND :src_hi AND a.type < 2 AND @where
+), p AS (
+	SELECT sid, rk, ctype, osize, total(hits) AS hits,
+	       total(bytes_req) AS bytes_req, total(bytes_alloc) AS bytes_alloc,
+	       total(freed) AS freed, total(pingpong) AS pingpong,
+	       total(live) AS live, total(live_bytes) AS live_bytes
+	FROM f GROUP BY sid, rk, ctype, osize
+), k AS (
+	SELECT CASE :by WHEN 'site' THEN v.call_site
+	                WHEN 'type' THEN t.name
+	                WHEN 'cache' THEN coalesce(n.text,
+	                     CASE WHEN p.ctype = 1 THEN 'cache-' || p.osize
+	                          WHEN p.osize > 8192 THEN 'kmalloc-large'
+	                          ELSE 'kmalloc-' || p.osize END)
+	                WHEN 'comm' THEN coalesce(n.text, '')
+	                ELSE p.rk END AS k1,
+	       v.symbol AS k2, v.addr, t.id AS ord, p.hits, p.bytes_req,
+	       p.bytes_alloc, p.freed, p.pingpong, p.live, p.live_bytes
+	FROM p
+	LEFT JOIN v_sites v ON :by = 'site' AND v.source_id = p.sid
+	                   AND v.site_id = p.rk
+	LEFT JOIN alloc_type t ON :by = 'type' AND t.id = p.rk
+	LEFT JOIN str n ON :by IN ('cache', 'comm') AND n.source_id = p.sid
+	               AND n.id = p.rk
+), g AS (
+	SELECT k1, k2, addr, ord,
+	       CAST(total(hits) AS INTEGER) AS hits, CAST(total(bytes_req) AS INTEGER) AS bytes_req,
+	       CAST(total(bytes_alloc) AS INTEGER) AS bytes_alloc, CAST(total(freed) AS INTEGER) AS freed,
+	       CAST(total(pingpong) AS INTEGER) AS pingpong, CAST(total(live) AS INTEGER) AS live,
+	       CAST(total(live_bytes) AS INTEGER) AS live_bytes
+	FROM k GROUP BY k1, k2
 )
-SELECT call_site, symbol, hits, bytes_req, bytes_alloc, avg_alloc,
-       waste, frag_pct, freed, pingpong, live, live_bytes
-FROM r
-ORDER BY @sort, addr < 0, addr, symbol
-LIMIT :top;
+SELECT k1, k2, addr, ord, hits, bytes_req, bytes_alloc,
+       CASE WHEN hits = 0 THEN 0 ELSE bytes_alloc / hits END,
+       bytes_alloc - bytes_req,
+       CASE WHEN bytes_alloc = 0 THEN 0.0
+            ELSE 100.0 - 100.0 * bytes_req / bytes_alloc END,
+       freed, pingpong, live, live_bytes
+FROM g;
 
-SELECT 'total' AS call_site, NULL AS symbol,
-       coalesce(CAST(total(hits) AS INTEGER), 0) AS hits,
+CREATE TEMP TABLE slab_total AS
+SELECT coalesce(CAST(total(hits) AS INTEGER), 0) AS hits,
        coalesce(CAST(total(bytes_req) AS INTEGER), 0) AS bytes_req,
        coalesce(CAST(total(bytes_alloc) AS INTEGER), 0) AS bytes_alloc,
        CASE WHEN coalesce(CAST(total(hits) AS INTEGER), 0) = 0 THEN 0
@@ -88,4 +133,12 @@ SELECT 'total' AS call_site, NULL AS symbol,
        coalesce(CAST(total(pingpong) AS INTEGER), 0) AS pingpong,
        coalesce(CAST(total(live) AS INTEGER), 0) AS live,
        coalesce(CAST(total(live_bytes) AS INTEGER), 0) AS live_bytes
-FROM temp.cs_key;
+FROM temp.slab_rows;
+
+SELECT k1 AS call_site, k2 AS symbol, hits, bytes_req, bytes_alloc,
+       avg_alloc, waste, frag_pct, freed, pingpong, live, live_bytes
+FROM temp.slab_rows
+ORDER BY @sort, addr < 0, addr, symbol
+LIMIT :top;
+
+SELECT 'total' AS call_site, NULL AS symbol, * FROM temp.slab_total;

@@ -2,6 +2,7 @@
 -- report: callsites --by comm
 -- help: per task name (comm) hits, bytes, average, waste, fragmentation, ping-pong, live at end
 -- source: trace
+-- setup: callsites
 -- sort: bytes=bytes_alloc|hit=hits|pingpong|frag=frag_pct|hits|waste|live=live_bytes|bytes_alloc|bytes_req|frag_pct|freed|live_bytes|avg_alloc
 --
 -- As callsites, grouped by task name (comm): the name of the task when it allocated (perf.data COMM records, the
@@ -12,70 +13,13 @@
 -- --time and the filters (--cache, --site, --pid, --comm) select the
 -- allocations counted, as in callsites.
 --
--- Parameters: :src_lo, :src_hi, :top, :t_hi; @where, @sort.  Reads alloc (the rowid
--- range of each source).
+-- Parameters: those of callsites, whose set-up statements compute the
+-- groups into temp.slab_rows and their total into temp.slab_total.
 
-WITH src AS (
-	SELECT id, alloc_lo, alloc_hi FROM source
-	WHERE id BETWEEN :src_lo AND :src_hi AND alloc_lo IS NOT NULL
-), per AS (
-	SELECT coalesce(c.text, '') AS comm, count(*) AS hits,
-	       CAST(total(a.bytes_req) AS INTEGER) AS bytes_req,
-	       CAST(total(a.bytes_alloc) AS INTEGER) AS bytes_alloc,
-	       CAST(total(a.state = 1 AND coalesce(a.end_ts <= :t_hi, 1))
-	            AS INTEGER) AS freed,
-	       CAST(total(a.state = 1 AND a.free_cpu <> a.cpu AND
-	                  coalesce(a.end_ts <= :t_hi, 1)) AS INTEGER)
-	           AS pingpong,
-	       CAST(total(a.state = 0 OR (a.state IN (1, 2) AND
-	                                  a.end_ts > :t_hi)) AS INTEGER) AS live,
-	       CAST(total(CASE WHEN a.state = 0 OR (a.state IN (1, 2) AND
-	                                            a.end_ts > :t_hi)
-	                       THEN a.bytes_alloc END) AS INTEGER) AS live_bytes
-	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
-	LEFT JOIN str c ON c.source_id = a.source_id AND c.id = a.comm_id
-	WHERE a.type < 2 AND @where
-	GROUP BY 1
-), r AS (
-	SELECT *, bytes_alloc - bytes_req AS waste,
-	       CASE WHEN bytes_alloc = 0 THEN 0.0
-	            ELSE 100.0 - 100.0 * bytes_req / bytes_alloc END AS frag_pct
-	FROM per
-)
-SELECT comm, hits, bytes_req, bytes_alloc,
-       CASE WHEN hits = 0 THEN 0 ELSE bytes_alloc / hits END AS avg_alloc,
-       waste, frag_pct, freed, pingpong, live, live_bytes
-FROM r
+SELECT k1 AS comm, hits, bytes_req, bytes_alloc, avg_alloc, waste,
+       frag_pct, freed, pingpong, live, live_bytes
+FROM temp.slab_rows
 ORDER BY @sort, comm
 LIMIT :top;
 
-SELECT 'total' AS comm, coalesce(sum(hits), 0) AS hits,
-       coalesce(sum(bytes_req), 0) AS bytes_req,
-       coalesce(sum(bytes_alloc), 0) AS bytes_alloc,
-       CASE WHEN coalesce(sum(hits), 0) = 0 THEN 0
-            ELSE sum(bytes_alloc) / sum(hits) END AS avg_alloc,
-       coalesce(sum(bytes_alloc) - sum(bytes_req), 0) AS waste,
-       CASE WHEN coalesce(sum(bytes_alloc), 0) = 0 THEN 0.0
-            ELSE 100.0 - 100.0 * sum(bytes_req) / sum(bytes_alloc)
-       END AS frag_pct,
-       coalesce(sum(freed), 0) AS freed,
-       coalesce(sum(pingpong), 0) AS pingpong,
-       coalesce(sum(live), 0) AS live,
-       coalesce(sum(live_bytes), 0) AS live_bytes
-FROM (
-	SELECT count(*) AS hits,
-	       CAST(total(a.bytes_req) AS INTEGER) AS bytes_req,
-	       CAST(total(a.bytes_alloc) AS INTEGER) AS bytes_alloc,
-	       CAST(total(a.state = 1 AND coalesce(a.end_ts <= :t_hi, 1))
-	            AS INTEGER) AS freed,
-	       CAST(total(a.state = 1 AND a.free_cpu <> a.cpu AND
-	                  coalesce(a.end_ts <= :t_hi, 1)) AS INTEGER)
-	           AS pingpong,
-	       CAST(total(a.state = 0 OR (a.state IN (1, 2) AND
-	                                  a.end_ts > :t_hi)) AS INTEGER) AS live,
-	       CAST(total(CASE WHEN a.state = 0 OR (a.state IN (1, 2) AND
-	                                            a.end_ts > :t_hi)
-	                       THEN a.bytes_alloc END) AS INTEGER) AS live_bytes
-	FROM source s JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
-	WHERE s.id BETWEEN :src_lo AND :src_hi AND a.type < 2 AND @where
-);
+SELECT 'total' AS comm, * FROM temp.slab_total;

@@ -2,6 +2,7 @@
 -- report: callsites --by type
 -- help: per allocation type (kmalloc, kmem_cache) hits, bytes, waste, ping-pong, live
 -- source: trace
+-- setup: callsites
 -- sort: bytes=bytes_alloc|hit=hits|pingpong|frag=frag_pct|hits|waste|live=live_bytes|bytes_alloc|bytes_req|frag_pct|freed|live_bytes|avg_alloc
 --
 -- As callsites, grouped by allocation type.  Slab allocations only, as in
@@ -10,61 +11,13 @@
 -- --time and the filters (--cache, --site, --pid, --comm) count the
 -- allocations they select, from the alloc rows, as in callsites.
 --
--- Parameters: :src_lo, :src_hi, :top, :sel, :t_hi; @where, @sort.
--- Reads site_stats, or with :sel the alloc rows.
+-- Parameters: those of callsites, whose set-up statements compute the
+-- groups into temp.slab_rows and their total into temp.slab_total.
 
-DROP TABLE IF EXISTS temp.ty_key;
-CREATE TEMP TABLE ty_key AS
-SELECT a.type, count(*) AS hits,
-       total(a.bytes_req) AS bytes_req, total(a.bytes_alloc) AS bytes_alloc,
-       total(a.state = 1 AND coalesce(a.end_ts <= :t_hi, 1)) AS freed,
-       total(a.state = 1 AND a.free_cpu <> a.cpu AND
-             coalesce(a.end_ts <= :t_hi, 1)) AS pingpong,
-       total(a.state = 0 OR (a.state IN (1, 2) AND a.end_ts > :t_hi))
-           AS live,
-       total(CASE WHEN a.state = 0 OR (a.state IN (1, 2) AND
-                                       a.end_ts > :t_hi)
-                  THEN a.bytes_alloc END) AS live_bytes
-FROM source s JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
-WHERE :sel AND s.id BETWEEN :src_lo AND :src_hi AND a.type < 2 AND @where
-GROUP BY a.type
-UNION ALL
-SELECT type, hits, bytes_req, bytes_alloc, freed, pingpong, live, live_bytes
-FROM site_stats
-WHERE NOT :sel AND source_id BETWEEN :src_lo AND :src_hi AND type < 2;
-
-WITH r AS (
-	SELECT t.name AS type, t.id AS type_id,
-	       CAST(total(hits) AS INTEGER) AS hits, CAST(total(bytes_req) AS INTEGER) AS bytes_req,
-	       CAST(total(bytes_alloc) AS INTEGER) AS bytes_alloc, CAST(total(freed) AS INTEGER) AS freed,
-	       CAST(total(pingpong) AS INTEGER) AS pingpong, CAST(total(live) AS INTEGER) AS live,
-	       CAST(total(live_bytes) AS INTEGER) AS live_bytes,
-	       CAST(total(bytes_alloc) AS INTEGER) - CAST(total(bytes_req) AS INTEGER) AS waste,
-	       CASE WHEN CAST(total(bytes_alloc) AS INTEGER) = 0 THEN 0.0
-	            ELSE 100.0 - 100.0 * CAST(total(bytes_req) AS INTEGER) / CAST(total(bytes_alloc) AS INTEGER)
-	       END AS frag_pct
-	FROM temp.ty_key k JOIN alloc_type t ON t.id = k.type
-	GROUP BY k.type
-)
-SELECT type, hits, bytes_req, bytes_alloc,
-       CASE WHEN hits = 0 THEN 0 ELSE bytes_alloc / hits END AS avg_alloc,
-       waste, frag_pct, freed, pingpong, live, live_bytes
-FROM r
-ORDER BY @sort, type_id
+SELECT k1 AS type, hits, bytes_req, bytes_alloc, avg_alloc, waste,
+       frag_pct, freed, pingpong, live, live_bytes
+FROM temp.slab_rows
+ORDER BY @sort, ord
 LIMIT :top;
 
-SELECT 'total' AS type,
-       coalesce(CAST(total(hits) AS INTEGER), 0) AS hits,
-       coalesce(CAST(total(bytes_req) AS INTEGER), 0) AS bytes_req,
-       coalesce(CAST(total(bytes_alloc) AS INTEGER), 0) AS bytes_alloc,
-       CASE WHEN coalesce(CAST(total(hits) AS INTEGER), 0) = 0 THEN 0
-            ELSE CAST(total(bytes_alloc) AS INTEGER) / CAST(total(hits) AS INTEGER) END AS avg_alloc,
-       coalesce(CAST(total(bytes_alloc) AS INTEGER) - CAST(total(bytes_req) AS INTEGER), 0) AS waste,
-       CASE WHEN coalesce(CAST(total(bytes_alloc) AS INTEGER), 0) = 0 THEN 0.0
-            ELSE 100.0 - 100.0 * CAST(total(bytes_req) AS INTEGER) / CAST(total(bytes_alloc) AS INTEGER)
-       END AS frag_pct,
-       coalesce(CAST(total(freed) AS INTEGER), 0) AS freed,
-       coalesce(CAST(total(pingpong) AS INTEGER), 0) AS pingpong,
-       coalesce(CAST(total(live) AS INTEGER), 0) AS live,
-       coalesce(CAST(total(live_bytes) AS INTEGER), 0) AS live_bytes
-FROM temp.ty_key;
+SELECT 'total' AS type, * FROM temp.slab_total;
