@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/heap.h"
 #include "kmemtrace.h"
 
 #define DETECT_RECORDS 256 /* records walked per file to judge byte order */
@@ -286,24 +287,15 @@ static inline int kt_before(const struct kt_head *a, const struct kt_head *b)
 	       (a->rec.ev.cpu == b->rec.ev.cpu && a->stream < b->stream);
 }
 
-static void kt_sift_down(struct kt_head *h, size_t n, size_t i)
+/* kt_before() as the heap calls it (no context). */
+static inline int kt_heap_before(const void *ctx, const struct kt_head *a,
+				 const struct kt_head *b)
 {
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		struct kt_head t;
-
-		if (l < n && kt_before(&h[l], &h[m]))
-			m = l;
-		if (l + 1 < n && kt_before(&h[l + 1], &h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
+	(void)ctx;
+	return kt_before(a, b);
 }
+
+MDB_HEAP_SIFT_DOWN(kt_sift_down, struct kt_head, const void *, kt_heap_before)
 
 int kt_merge(struct kt_stream *streams, size_t n, const struct mdb_sink *sink,
 	     struct mdb_decode_stats *st, struct mdb_error *e)
@@ -329,7 +321,7 @@ int kt_merge(struct kt_stream *streams, size_t n, const struct mdb_sink *sink,
 		}
 	}
 	for (size_t i = nh; i-- > 0;)
-		kt_sift_down(heap, nh, i);
+		kt_sift_down(NULL, heap, nh, i);
 
 	while (nh) {
 		struct kt_head *h = &heap[0];
@@ -366,7 +358,7 @@ int kt_merge(struct kt_stream *streams, size_t n, const struct mdb_sink *sink,
 		h->skip = ret == 2;
 		if (!ret)
 			heap[0] = heap[--nh];
-		kt_sift_down(heap, nh, 0);
+		kt_sift_down(NULL, heap, nh, 0);
 	}
 	for (size_t i = 0; i < n; i++) {
 		st->unknown += streams[i].unknown;

@@ -34,6 +34,7 @@
 #include <event-parse.h>
 #include <zstd.h>
 
+#include "../../common/heap.h"
 #include "../../common/u64map.h"
 #include "perfdata.h"
 #include "tep_kmem.h"
@@ -1325,25 +1326,7 @@ static inline int run_before(const struct pd_ent *ents, const struct pd_run *a,
 	return ta < tb || (ta == tb && a->at < b->at);
 }
 
-static void heap_down(const struct pd_ent *ents, struct pd_run *h, size_t n,
-		      size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		struct pd_run t;
-
-		if (l < n && run_before(ents, &h[l], &h[m]))
-			m = l;
-		if (l + 1 < n && run_before(ents, &h[l + 1], &h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
+MDB_HEAP_SIFT_DOWN(heap_down, struct pd_run, const struct pd_ent *, run_before)
 
 /*
  * d->sorted: the entries stably by time, ties in stream order.  perf
