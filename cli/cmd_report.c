@@ -11,13 +11,14 @@
 #include "../report/report.h"
 #include "cli.h"
 #include "opts.h"
+#include "picture.h"
 #include "render.h"
 #include "scope.h"
 
 static const char usage_head[] =
 "usage: memdb report list\n"
 "       memdb report NAME [-d DB] [--source ID|all] [--top N]\n"
-"                         [--format table|csv|json|folded] [--human]\n"
+"                         [--format table|csv|json|folded|svg] [--human]\n"
 "                         [--columns A,B,...] [REPORT OPTIONS]\n"
 "\n"
 "Run a canned report (an SQL file of report/sql/, built into memdb) over\n"
@@ -71,7 +72,9 @@ static const struct cli_opt base_opts[] = {
 	  "line, rows, then a row whose first field is 'total') or json "
 	  "({\"report\", \"source\", \"rows\", \"total\"}); stacks: folded "
 	  "(its default: 'a;b;c BYTES' lines, the input of flame-graph "
-	  "tools)" },
+	  "tools); timeline, callsites, zones, growth: svg (a picture: "
+	  "bars of the top rows, live bytes and allocations over time); "
+	  "stacks: svg, a flame graph by bytes" },
 	{ "human", OPT_HUMAN, NULL, "tables: sizes in bytes as B, KiB, MiB, "
 	  "GiB with one decimal (as slabtop, vmstat -h); CSV and JSON keep "
 	  "the exact numbers" },
@@ -261,6 +264,7 @@ struct emit_ctx {
 	const struct mdb_report *r;
 	const struct cli_scope *scope;
 	int fmt;
+	FILE *out;           /* where the report goes */
 	int human;
 	const char *columns;
 };
@@ -277,7 +281,7 @@ static int emit(void *ctx, sqlite3_stmt *rows, sqlite3_stmt *total,
 				      .source_json = c->scope->json,
 				      .notes = notes, .human = c->human,
 				      .columns = c->columns,
-				      .width = mdb_render_width(stdout) };
+				      .width = mdb_render_width(c->out) };
 	size_t len;
 	int nn = 0, ret = -MDB_E_NOMEM;
 
@@ -293,7 +297,7 @@ static int emit(void *ctx, sqlite3_stmt *rows, sqlite3_stmt *total,
 		for (int i = 0; i < c->scope->nnotes; i++)
 			fprintf(stderr, "memdb: %s\n", c->scope->notes[i]);
 	if (title && (!note || nbuf))
-		ret = mdb_render(stdout, &out, rows, total, e);
+		ret = mdb_render(c->out, &out, rows, total, e);
 	else
 		mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
 	free(nbuf);
@@ -377,6 +381,13 @@ static int run_report(const char *name, const char *dbpath,
 			return cli_usage_error("report", "report '%s' has no "
 					       "folded format", name);
 		}
+		if (ctx.fmt == MDB_FMT_SVG && !mdb_picture_has(name)) {
+			mdb_report_release(&r);
+			return cli_usage_error("report", "report '%s' has no "
+					       "picture (--format svg: timeline, "
+					       "callsites, zones, growth, "
+					       "stacks)", name);
+		}
 		if (ctx.fmt < 0)
 			ctx.fmt = MDB_FMT_TABLE;
 	}
@@ -402,7 +413,7 @@ static int run_report(const char *name, const char *dbpath,
 int cmd_report(int argc, char **argv)
 {
 	struct cli_common co = {
-		.cmd = "report", .formats = "table, csv, json or folded",
+		.cmd = "report", .formats = "table, csv, json, folded or svg",
 		.db = cli_default_db(), .fmt = -1,
 	};
 	const struct cli_opt *opts = all_opts();
@@ -458,7 +469,10 @@ int cmd_report(int argc, char **argv)
 		return cli_usage_error("report", "unexpected argument '%s'",
 				       argv[optind + 1]);
 	how.fmt = co.fmt;
+	if (a.top < 0 && how.fmt == MDB_FMT_SVG)
+		a.top = mdb_picture_top(argv[optind]);
 	if (a.top < 0)
 		a.top = how.fmt == MDB_FMT_TABLE || how.fmt < 0 ? 20 : 0;
+	how.out = stdout;
 	return run_report(argv[optind], co.db, co.source, &how, &a);
 }

@@ -160,6 +160,18 @@ int cli_usage(const char *head, const struct cli_opt *opts, const char *tail)
 	return cli_help(tail);
 }
 
+/* Is @name a word of @list ("table, csv or json")? */
+static int format_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = strstr(list, name); p; p = strstr(p + 1, name))
+		if ((p == list || p[-1] == ' ') &&
+		    (p[n] == '\0' || p[n] == ',' || p[n] == ' '))
+			return 1;
+	return 0;
+}
+
 int cli_common_opt(struct cli_common *co, int c, const char *arg)
 {
 	switch (c) {
@@ -176,7 +188,7 @@ int cli_common_opt(struct cli_common *co, int c, const char *arg)
 		if (!co->formats)
 			break;
 		co->fmt = mdb_format_parse(arg);
-		if (co->fmt < 0)
+		if (co->fmt < 0 || !format_listed(co->formats, arg))
 			return cli_usage_error(co->cmd, "--format takes %s, not "
 					       "'%s'", co->formats, arg);
 		return -1;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../common/escape.h"
+#include "picture.h"
 #include "render.h"
 
 int mdb_format_parse(const char *s)
@@ -19,6 +20,8 @@ int mdb_format_parse(const char *s)
 		return MDB_FMT_JSON;
 	if (!strcmp(s, "folded"))
 		return MDB_FMT_FOLDED;
+	if (!strcmp(s, "svg"))
+		return MDB_FMT_SVG;
 	return -1;
 }
 
@@ -734,6 +737,9 @@ int mdb_render(FILE *out, const struct mdb_report_out *o, sqlite3_stmt *rows,
 
 	if (o->fmt == MDB_FMT_FOLDED)
 		return render_folded(out, rows, e);
+	if (o->fmt == MDB_FMT_SVG)
+		return mdb_picture(out, o->report ? o->report : "", o->title ?
+				   o->title : "", rows, e);
 	ret = colmap_make(&m, rows, o->columns, NULL, e);
 	if (ret == 0 && total)
 		ret = colmap_make(&tm, total, o->columns, &m, e);

@@ -17,9 +17,11 @@
  * FOLDED: "frame;frame;... weight" lines, the first two columns of each
  * row (the input of flame-graph tools); only for reports that say so.
  */
-enum mdb_format { MDB_FMT_TABLE, MDB_FMT_CSV, MDB_FMT_JSON, MDB_FMT_FOLDED };
+/* SVG: a picture (cli/picture.h), for the reports that have one. */
+enum mdb_format { MDB_FMT_TABLE, MDB_FMT_CSV, MDB_FMT_JSON, MDB_FMT_FOLDED,
+		  MDB_FMT_SVG };
 
-/* Parse "table", "csv", "json" or "folded"; -1 for anything else. */
+/* Parse "table", "csv", "json", "folded" or "svg"; -1 for anything else. */
 int mdb_format_parse(const char *s);
 
 struct mdb_report_out {
