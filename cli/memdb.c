@@ -14,6 +14,8 @@ static const struct memdb_cmd commands[] = {
 	{ "symbolize", cmd_symbolize,
 	  "resolve call sites to function, file:line, inlines" },
 	{ "report", cmd_report, "run a canned report (memdb report list)" },
+	{ "html", cmd_html,
+	  "write one HTML page of a database: pictures and top tables" },
 	{ "sql", cmd_sql, "run SQL against the database (read-only)" },
 	{ "check", cmd_check, "validate a capture without a database" },
 	{ "record", cmd_record,

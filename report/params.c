@@ -89,7 +89,9 @@ static const struct mdb_rparam params[] = {
 	  .takes = "1 to 4096", .help = "number of buckets (default 20)" },
 	{ .opt = "cpu-node", .arg = "FILE", .kind = MDB_RP_FILE,
 	  .param = ":cpu_node_map", .load = load_cpu_node,
-	  .setup = "CREATE TEMP TABLE cpu_node (cpu INTEGER PRIMARY KEY, "
+	  /* dropped first: one connection may run several reports */
+	  .setup = "DROP TABLE IF EXISTS temp.cpu_node; "
+		   "CREATE TEMP TABLE cpu_node (cpu INTEGER PRIMARY KEY, "
 		   "node INTEGER NOT NULL)",
 	  .help = "the traced machine's CPU-to-node map, lines 'CPU NODE', "
 		  "for cross-node allocations" },

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: MIT
+/*
+ * memdb html: one self-contained HTML page for a database: its sources,
+ * the summary, the pictures of cli/picture.c as inline <svg> and the top
+ * rows of the reports they draw.  No script, no link, no font: a file any
+ * browser opens offline.  Untrusted text is escaped as in the SVG.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../db/db.h"
+#include "../report/report.h"
+#include "cli.h"
+#include "opts.h"
+#include "picture.h"
+#include "scope.h"
+#include "svg.h"
+
+static const char usage_head[] =
+"usage: memdb html [-d DB] [-o FILE]\n"
+"\n"
+"Write one HTML page about the database: its sources, the summary, the\n"
+"pictures (the timeline of live bytes and allocations, the call sites by\n"
+"bytes, the flame graph of allocation stacks, the largest zones and what\n"
+"grew between snapshots; as 'memdb report NAME --format svg' draws\n"
+"them, inline) and the top 20 rows of each of those reports.  Each\n"
+"report covers the latest source of its kind; a report the database has\n"
+"no source for is named with the reason.  The page loads nothing: no\n"
+"script, style sheet, font or image from elsewhere.\n"
+"\n";
+
+static const char usage_tail[] =
+"\n"
+"Examples:\n"
+"  memdb html -o memdb.html\n"
+"  memdb html -d boot2.db > boot2.html\n";
+
+static const struct cli_opt opts[] = {
+	CLI_ROW_DB,
+	{ "output", 'o', "FILE", "write the page to FILE (default: standard "
+	  "output)" },
+	CLI_ROW_HELP,
+	CLI_ROW_END,
+};
+
+/* A section of the page: report @name, as a picture and/or a table. */
+struct section {
+	const char *name;
+	const char *sort;  /* --sort, or NULL */
+	int picture, table;
+};
+
+static const struct section sections[] = {
+	{ "summary", NULL, 0, 1 },
+	{ "timeline", NULL, 1, 0 },
+	{ "callsites", NULL, 1, 1 },
+	{ "stacks", NULL, 1, 0 },
+	{ "zones", "bytes", 1, 1 },
+	{ "growth", NULL, 1, 1 },
+};
+
+static const char style[] =
+"body{font-family:sans-serif;margin:1em 2em;color:#222}"
+"table{border-collapse:collapse;font-size:12px;margin:.5em 0 1.5em}"
+"td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
+"td.t,td:first-child,th:first-child{text-align:left}"
+"tr.total{font-weight:bold;background:#f3f3f3}"
+"svg{max-width:100%;height:auto;border:1px solid #ddd}"
+"p.none{color:#777}";
+
+/* The statement's rows (and @total's) as an HTML table. */
+static int html_table(FILE *f, sqlite3_stmt *rows, sqlite3_stmt *total)
+{
+	int n = sqlite3_column_count(rows), rc = SQLITE_DONE;
+
+	fputs("<table>\n<tr>", f);
+	for (int c = 0; c < n; c++) {
+		fputs("<th>", f);
+		svg_escape(f, sqlite3_column_name(rows, c), -1);
+		fputs("</th>", f);
+	}
+	fputs("</tr>\n", f);
+	for (sqlite3_stmt *st = rows; st && rc == SQLITE_DONE;
+	     st = st == rows ? total : NULL)
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			fputs(st == rows ? "<tr>" : "<tr class=\"total\">", f);
+			for (int c = 0; c < sqlite3_column_count(st); c++) {
+				fputs(sqlite3_column_type(st, c) == SQLITE_TEXT
+				      ? "<td class=\"t\">" : "<td>", f);
+				svg_escape(f, (const char *)
+					   sqlite3_column_text(st, c), -1);
+				fputs("</td>", f);
+			}
+			fputs("</tr>\n", f);
+		}
+	fputs("</table>\n", f);
+	return rc == SQLITE_DONE ? 0 : -MDB_E_DB;
+}
+
+struct html_ctx {
+	FILE *f;
+	const struct mdb_report *r;
+	const struct cli_scope *scope;
+	int picture;
+};
+
+static int emit(void *ctx, sqlite3_stmt *rows, sqlite3_stmt *total,
+		struct mdb_error *e)
+{
+	const struct html_ctx *c = ctx;
+	char *head = mdb_report_head(c->r), *title = NULL;
+	size_t len;
+	FILE *t = open_memstream(&title, &len);
+	int ret;
+
+	if (!t || !head) {
+		if (t)
+			fclose(t);
+		free(head);
+		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	}
+	fprintf(t, "memdb report %s: %s", head, c->scope->title);
+	fclose(t);
+	if (c->picture) {
+		ret = mdb_picture(c->f, c->r->named->name, title, rows, e);
+	} else {
+		ret = html_table(c->f, rows, total);
+		if (ret < 0)
+			mdb_error_set(e, MDB_E_DB, NULL, -1, -1, "%s",
+				      sqlite3_errmsg(sqlite3_db_handle(rows)));
+	}
+	free(title);
+	free(head);
+	return ret;
+}
+
+/* The sources the report covers, as memdb report would choose them. */
+static int scope(struct mdb_db *db, struct mdb_report *r,
+		 struct cli_scope *s, struct mdb_error *e)
+{
+	size_t len;
+	const char *kinds = mdb_query_annot(r->q, "source", &len);
+	int ret = cli_scope_resolve(db, NULL, kinds, 0, s, e);
+
+	if (ret < 0)
+		return ret;
+	r->args.src_lo = s->lo;
+	r->args.src_hi = s->hi;
+	ret = mdb_report_check(db, r, e);
+	if (ret < 0 || (!mdb_report_uses(r, ":from") &&
+			!mdb_report_uses(r, ":to")))
+		return ret;
+	ret = cli_scope_series(db, s, 0, 0, e);
+	mdb_report_arg(&r->args, "from")->v = s->from;
+	mdb_report_arg(&r->args, "to")->v = s->to;
+	return ret;
+}
+
+/* The report's arguments for section @sec: its --sort and --top. */
+static int section_args(const struct section *sec, int picture,
+			struct mdb_report_args *a, struct mdb_error *e)
+{
+	size_t n;
+	const struct mdb_rparam *p = mdb_report_params(&n);
+
+	mdb_report_args_init(a);
+	a->top = picture ? mdb_picture_top(sec->name) : 20;
+	for (size_t i = 0; sec->sort && i < n; i++)
+		if (!strcmp(p[i].opt, "sort"))
+			return mdb_report_arg_parse(a, i, sec->sort, e);
+	return 0;
+}
+
+/* One picture or table of @sec; what stopped it, in the page. */
+static int section_part(FILE *f, struct mdb_db *db, const struct section *sec,
+			int picture)
+{
+	struct cli_scope s = { 0 };
+	struct html_ctx c = { .f = f, .scope = &s, .picture = picture };
+	struct mdb_report r = { 0 };
+	struct mdb_report_args a;
+	struct mdb_error e;
+	int ret;
+
+	mdb_error_clear(&e);
+	ret = section_args(sec, picture, &a, &e);
+	if (ret == 0)
+		ret = mdb_report_plan(&r, sec->name, &a, &e);
+	c.r = &r;
+	if (ret == 0)
+		ret = scope(db, &r, &s, &e);
+	if (ret == 0)
+		ret = mdb_report_run(db, &r, emit, &c, &e);
+	if (ret < 0 && ret != -MDB_E_NOMEM && ret != -MDB_E_IO) {
+		fputs("<p class=\"none\">not shown: ", f);
+		svg_escape(f, e.msg[0] ? e.msg : mdb_strerror(ret), -1);
+		if (e.detail[0]) {
+			fputs(": ", f);
+			svg_escape(f, e.detail, -1);
+		}
+		fputs("</p>\n", f);
+		ret = 0;
+	}
+	mdb_report_release(&r);
+	cli_scope_release(&s);
+	return ret;
+}
+
+static const char sources_sql[] =
+	"SELECT id, format, path, label, taken_at, ncpus AS cpus, events, "
+	"allocations, (SELECT count(*) FROM zone z WHERE z.source_id = s.id) "
+	"+ (SELECT count(*) FROM tag t WHERE t.source_id = s.id) AS "
+	"snapshot_rows, coalesce(overruns, 0) + lost_events AS lost "
+	"FROM source s ORDER BY id";
+
+static int sources_table(FILE *f, struct mdb_db *db)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	if (sqlite3_prepare_v2(db->h, sources_sql, -1, &st, NULL))
+		return -MDB_E_DB;
+	ret = html_table(f, st, NULL);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int write_page(FILE *f, struct mdb_db *db, const char *dbpath)
+{
+	int ret = 0;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+	      "<meta charset=\"utf-8\"/>\n<title>memdb: ", f);
+	svg_escape(f, dbpath, -1);
+	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n"
+		"<h1>memdb: ", style);
+	svg_escape(f, dbpath, -1);
+	fputs("</h1>\n<h2 id=\"sources\">sources</h2>\n", f);
+	ret = sources_table(f, db);
+	for (size_t i = 0; ret == 0 &&
+	     i < sizeof(sections) / sizeof(sections[0]); i++) {
+		fprintf(f, "<h2 id=\"%s\">%s</h2>\n", sections[i].name,
+			sections[i].name);
+		if (sections[i].picture)
+			ret = section_part(f, db, &sections[i], 1);
+		if (ret == 0 && sections[i].table)
+			ret = section_part(f, db, &sections[i], 0);
+	}
+	fputs("</body>\n</html>\n", f);
+	return ret;
+}
+
+int cmd_html(int argc, char **argv)
+{
+	const char *dbpath = cli_default_db(), *output = NULL;
+	struct mdb_db db = { 0 };
+	struct mdb_error e;
+	FILE *f = stdout;
+	int c, ret;
+
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, opts)) != -1) {
+		switch (c) {
+		case 'd':
+			dbpath = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			fputs(usage_head, stdout);
+			fputs("Options:\n", stdout);
+			cli_print_opts(stdout, opts);
+			return cli_help(usage_tail);
+		default:
+			return cli_usage_error("html", "unknown option");
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("html", "unexpected argument '%s'",
+				       argv[optind]);
+	mdb_error_clear(&e);
+	ret = mdb_db_open(&db, dbpath, MDB_DB_READONLY, &e);
+	if (ret < 0) {
+		cli_error(&e);
+		return cli_finish(MEMDB_EXIT_FAIL);
+	}
+	if (output && !(f = fopen(output, "w"))) {
+		cli_errorf("%s: cannot write: %m", output);
+		mdb_db_close(&db, NULL);
+		return cli_finish(MEMDB_EXIT_FAIL);
+	}
+	ret = write_page(f, &db, dbpath);
+	if (ret < 0)
+		cli_errorf("%s: %s", dbpath, sqlite3_errmsg(db.h));
+	if (output && fclose(f)) {
+		cli_errorf("%s: cannot write: %m", output);
+		ret = -MDB_E_IO;
+	}
+	mdb_db_close(&db, NULL);
+	return cli_finish(ret < 0 ? MEMDB_EXIT_FAIL : MEMDB_EXIT_OK);
+}
