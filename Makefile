@@ -119,6 +119,13 @@ $(BUILD)/tests/test_fuzz_regress: $(BUILD)/obj/tests/test_fuzz_regress.o \
 	$(CC) $(LDFLAGS) -o $@ $< $(FUZZ_REPLAY) $(TESTLIB) $(LIBMEMDB) \
 		$(CMOCKA_LIBS) $(JANSSON_LIBS) $(PKG_LIBS)
 
+# test_pictures also unit-tests cli/'s SVG writer.
+$(BUILD)/tests/test_pictures: $(BUILD)/obj/tests/test_pictures.o \
+		$(BUILD)/obj/cli/svg.o $(TESTLIB) $(LIBMEMDB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/obj/cli/svg.o $(TESTLIB) \
+		$(LIBMEMDB) $(CMOCKA_LIBS) $(PKG_LIBS)
+
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TESTLIB) $(LIBMEMDB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(TESTLIB) $(LIBMEMDB) $(CMOCKA_LIBS) \

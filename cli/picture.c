@@ -36,7 +36,14 @@ static int grid_row(struct grid *g, sqlite3_stmt *st)
 	c += (size_t)g->nrow * (size_t)g->ncol;
 	for (int i = 0; i < g->ncol; i++) {
 		const char *t = (const char *)sqlite3_column_text(st, i);
+		char real[64];
 
+		/* REAL figures as the CSV prints them: 6 decimals */
+		if (sqlite3_column_type(st, i) == SQLITE_FLOAT) {
+			snprintf(real, sizeof(real), "%.6f",
+				 sqlite3_column_double(st, i));
+			t = real;
+		}
 		c[i] = NULL;
 		if (t && !(c[i] = strdup(t)))
 			return -1;
