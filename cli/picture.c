@@ -34,6 +34,8 @@ static int grid_row(struct grid *g, sqlite3_stmt *st)
 		return -1;
 	g->cell = c;
 	c += (size_t)g->nrow * (size_t)g->ncol;
+	memset(c, 0, sizeof(*c) * (size_t)g->ncol);
+	g->nrow++; /* counted now: grid_free() frees what is filled */
 	for (int i = 0; i < g->ncol; i++) {
 		const char *t = (const char *)sqlite3_column_text(st, i);
 		char real[64];
@@ -44,11 +46,9 @@ static int grid_row(struct grid *g, sqlite3_stmt *st)
 				 sqlite3_column_double(st, i));
 			t = real;
 		}
-		c[i] = NULL;
 		if (t && !(c[i] = strdup(t)))
 			return -1;
 	}
-	g->nrow++;
 	return 0;
 }
 
@@ -57,10 +57,11 @@ static int grid_read(struct grid *g, sqlite3_stmt *st, struct mdb_error *e)
 	int rc;
 
 	memset(g, 0, sizeof(*g));
-	g->ncol = sqlite3_column_count(st);
-	g->name = calloc((size_t)g->ncol + 1, sizeof(*g->name));
+	g->name = calloc((size_t)sqlite3_column_count(st) + 1,
+			 sizeof(*g->name));
 	if (!g->name)
 		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	g->ncol = sqlite3_column_count(st);
 	for (int i = 0; i < g->ncol; i++)
 		if (!(g->name[i] = strdup(sqlite3_column_name(st, i))))
 			return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
