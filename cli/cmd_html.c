@@ -252,7 +252,11 @@ static int write_page(FILE *f, struct mdb_db *db, const char *dbpath)
 
 int cmd_html(int argc, char **argv)
 {
-	const char *dbpath = cli_default_db(), *output = NULL;
+	struct cli_common co = {
+		.cmd = "html", .opts = opts, .head = usage_head,
+		.tail = usage_tail, .db = cli_default_db(),
+	};
+	const char *output = NULL;
 	struct mdb_db db = { 0 };
 	struct mdb_error e;
 	FILE *f = stdout;
@@ -260,27 +264,19 @@ int cmd_html(int argc, char **argv)
 
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, opts)) != -1) {
-		switch (c) {
-		case 'd':
-			dbpath = optarg;
-			break;
-		case 'o':
+		if (c == 'o') {
 			output = optarg;
-			break;
-		case 'h':
-			fputs(usage_head, stdout);
-			fputs("Options:\n", stdout);
-			cli_print_opts(stdout, opts);
-			return cli_help(usage_tail);
-		default:
-			return cli_usage_error("html", "unknown option");
+			continue;
 		}
+		ret = cli_common_opt(&co, c, optarg);
+		if (ret >= 0)
+			return ret;
 	}
-	if (optind < argc)
-		return cli_usage_error("html", "unexpected argument '%s'",
-				       argv[optind]);
+	ret = cli_no_args(&co, argc, argv);
+	if (ret >= 0)
+		return ret;
 	mdb_error_clear(&e);
-	ret = mdb_db_open(&db, dbpath, MDB_DB_READONLY, &e);
+	ret = mdb_db_open(&db, co.db, MDB_DB_READONLY, &e);
 	if (ret < 0) {
 		cli_error(&e);
 		return cli_finish(MEMDB_EXIT_FAIL);
@@ -290,9 +286,9 @@ int cmd_html(int argc, char **argv)
 		mdb_db_close(&db, NULL);
 		return cli_finish(MEMDB_EXIT_FAIL);
 	}
-	ret = write_page(f, &db, dbpath);
+	ret = write_page(f, &db, co.db);
 	if (ret < 0)
-		cli_errorf("%s: %s", dbpath, sqlite3_errmsg(db.h));
+		cli_errorf("%s: %s", co.db, sqlite3_errmsg(db.h));
 	if (output && fclose(f)) {
 		cli_errorf("%s: cannot write: %m", output);
 		ret = -MDB_E_IO;
