@@ -19,7 +19,7 @@ CC      ?= gcc
 PKG_CONFIG ?= pkg-config
 
 PKGS := sqlite3 libelf libdw libxxhash jansson libzstd zlib liblzma \
-	libtraceevent libtracecmd
+	libtraceevent libtracecmd libkdumpfile libbpf
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -pthread
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
@@ -71,7 +71,12 @@ $(BUILD)/gen/schema3.inc: db/schema-3.sql tools/embed.sh
 	@mkdir -p $(@D)
 	sh tools/embed.sh schema3_sql $< > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/db/db.o: $(BUILD)/gen/schema.inc $(BUILD)/gen/schema3.inc
+$(BUILD)/gen/schema4.inc: db/schema-4.sql tools/embed.sh
+	@mkdir -p $(@D)
+	sh tools/embed.sh schema4_sql $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/db/db.o: $(BUILD)/gen/schema.inc $(BUILD)/gen/schema3.inc \
+	$(BUILD)/gen/schema4.inc
 $(BUILD)/obj/report/queries.o: $(BUILD)/gen/queries.inc
 
 $(BUILD)/obj/%.o: %.c

@@ -32,6 +32,7 @@
 
 #include "schema.inc" /* schema_sql[], generated from db/schema.sql */
 #include "schema3.inc" /* schema3_sql[], from db/schema-3.sql */
+#include "schema4.inc" /* schema4_sql[], from db/schema-4.sql */
 
 #define BUSY_TIMEOUT_MS (10 * 60 * 1000) /* ingests wait for each other */
 #define WAIT_NOTICE_MS 1000 /* then say what we wait for */
@@ -65,6 +66,7 @@ static const char *const migrations[] = {
 	schema_sql,
 	migrate_2,
 	schema3_sql,
+	schema4_sql,
 };
 
 int mdb_db_error(struct mdb_db *db, struct mdb_error *e, const char *what)

@@ -21,12 +21,12 @@
 
 struct mdb_snap_load {
 	struct mdb_load_head h;   /* first: what every load keeps */
-	sqlite3_stmt *ins_zone, *ins_cpu, *ins_tag;
+	sqlite3_stmt *ins_zone, *ins_cpu, *ins_tag, *ins_buddy, *ins_cnt;
 	struct mdb_snap_sink sink;
 	struct mdb_dict names[NKINDS];  /* zone names per kind */
 	uint32_t *seen[NKINDS];         /* rows so far per name id - 1 */
 	size_t seen_cap[NKINDS];
-	int64_t zone_pos, tag_pos;
+	int64_t zone_pos, tag_pos, cnt_pos;
 	uint64_t zone_cpus;
 };
 
@@ -159,13 +159,52 @@ static int snap_tag(void *ctx, const struct mdb_tag *t)
 	return step(l, st);
 }
 
+static int snap_buddy(void *ctx, const struct mdb_buddy *b)
+{
+	struct mdb_snap_load *l = ctx;
+	sqlite3_stmt *st = l->ins_buddy;
+
+	sqlite3_bind_int(st, 2, b->node);
+	bind_str(st, 3, &b->zone, 0);
+	sqlite3_bind_int(st, 4, b->order);
+	bind_str(st, 5, &b->migratetype, 0);
+	sqlite3_bind_int64(st, 6, b->blocks);
+	sqlite3_bind_int64(st, 7, b->order < 63 ? b->blocks << b->order : 0);
+	bind_opt(st, 8, b->nr_free, b->nr_free == MDB_NA);
+	sqlite3_bind_int(st, 9, b->incomplete);
+	return step(l, st);
+}
+
+static int snap_counter(void *ctx, const struct mdb_counter *c)
+{
+	struct mdb_snap_load *l = ctx;
+	sqlite3_stmt *st = l->ins_cnt;
+
+	sqlite3_bind_int64(st, 2, ++l->cnt_pos);
+	sqlite3_bind_text(st, 3, c->scope, -1, SQLITE_STATIC);
+	bind_opt(st, 4, c->node, c->node < 0);
+	bind_str(st, 5, &c->zone, 1);
+	bind_str(st, 6, &c->name, 0);
+	sqlite3_bind_int64(st, 7, c->value);
+	return step(l, st);
+}
+
+static void snap_finalize(struct mdb_snap_load *l)
+{
+	sqlite3_finalize(l->ins_zone);
+	sqlite3_finalize(l->ins_cpu);
+	sqlite3_finalize(l->ins_tag);
+	sqlite3_finalize(l->ins_buddy);
+	sqlite3_finalize(l->ins_cnt);
+	l->ins_zone = l->ins_cpu = l->ins_tag = NULL;
+	l->ins_buddy = l->ins_cnt = NULL;
+}
+
 static void snap_free(struct mdb_snap_load *l)
 {
 	if (!l)
 		return;
-	sqlite3_finalize(l->ins_zone);
-	sqlite3_finalize(l->ins_cpu);
-	sqlite3_finalize(l->ins_tag);
+	snap_finalize(l);
 	for (int k = 0; k < NKINDS; k++) {
 		mdb_dict_release(&l->names[k]);
 		free(l->seen[k]);
@@ -177,10 +216,7 @@ void mdb_snap_abort(struct mdb_snap_load *l)
 {
 	if (!l)
 		return;
-	sqlite3_finalize(l->ins_zone);
-	sqlite3_finalize(l->ins_cpu);
-	sqlite3_finalize(l->ins_tag);
-	l->ins_zone = l->ins_cpu = l->ins_tag = NULL;
+	snap_finalize(l);
 	mdb_db_exec(l->h.db, "ROLLBACK", NULL);
 	snap_free(l);
 }
@@ -228,7 +264,8 @@ int mdb_snap_begin(struct mdb_db *db, const char *path,
 		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
 	l->sink = (struct mdb_snap_sink){
 		.ctx = l, .zone = snap_zone, .zone_cpu = snap_zone_cpu,
-		.tag = snap_tag,
+		.tag = snap_tag, .buddy = snap_buddy,
+		.counter = snap_counter,
 	};
 	ret = mdb_load_head_begin(&l->h, db, path, m, opts, res, e);
 	if (ret != 0) {
@@ -248,13 +285,25 @@ int mdb_snap_begin(struct mdb_db *db, const char *path,
 			       "bytes, calls, file, lineno, function, module, "
 			       "extra, accurate, approx) VALUES (?1, ?2, ?3, "
 			       "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)", -1,
-			       &l->ins_tag, NULL)) {
+			       &l->ins_tag, NULL) ||
+	    sqlite3_prepare_v2(db->h,
+			       "INSERT INTO buddy (source_id, node, zone, "
+			       "\"order\", migratetype, blocks, pages, "
+			       "nr_free, incomplete) VALUES (?1, ?2, ?3, "
+			       "?4, ?5, ?6, ?7, ?8, ?9)", -1, &l->ins_buddy,
+			       NULL) ||
+	    sqlite3_prepare_v2(db->h,
+			       "INSERT INTO kcounter (source_id, pos, scope, "
+			       "node, zone, name, value) VALUES (?1, ?2, ?3, "
+			       "?4, ?5, ?6, ?7)", -1, &l->ins_cnt, NULL)) {
 		ret = mdb_db_error(db, e, "cannot write to database");
 		goto fail;
 	}
 	sqlite3_bind_int64(l->ins_zone, 1, l->h.source_id);
 	sqlite3_bind_int64(l->ins_cpu, 1, l->h.source_id);
 	sqlite3_bind_int64(l->ins_tag, 1, l->h.source_id);
+	sqlite3_bind_int64(l->ins_buddy, 1, l->h.source_id);
+	sqlite3_bind_int64(l->ins_cnt, 1, l->h.source_id);
 	*out = l;
 	return 0;
 fail:
@@ -286,10 +335,7 @@ int mdb_snap_commit(struct mdb_snap_load *l, const struct mdb_snap_info *info,
 		mdb_snap_abort(l);
 		return ret;
 	}
-	sqlite3_finalize(l->ins_zone);
-	sqlite3_finalize(l->ins_cpu);
-	sqlite3_finalize(l->ins_tag);
-	l->ins_zone = l->ins_cpu = l->ins_tag = NULL;
+	snap_finalize(l);
 	ret = mdb_load_head_commit(&l->h, res, e);
 	if (ret < 0) {
 		snap_free(l);

@@ -30,6 +30,7 @@
 #include "trace/perfdata.h"
 #include "trace/tracedat.h"
 #include "trace/tracefs.h"
+#include "vmcore/vminput.h"
 
 #define TEXT_PROBE_BYTES 4096
 
@@ -91,6 +92,14 @@ static const struct mdb_format formats[] = {
 	  .open_file = tdat_input_open,
 	  .help = "what trace-cmd record writes (trace.dat, versions 6 "
 		  "and 7) with the kmem events, read through libtracecmd" },
+	/* Linux kernel core dumps: ELF core, KDUMP signature, flattened */
+	{ .name = VM_FORMAT, .probe = vm_probe, .open_file = vm_input_open,
+	  .help = "a Linux x86-64 kernel core dump: ELF (kdump's "
+		  "/proc/vmcore, QEMU dump-guest-memory), kdump-compressed "
+		  "or flattened (makedumpfile); needs --kallsyms (the boot's "
+		  "System.map or /proc/kallsyms); slab caches, buddy free "
+		  "lists and vm_stat counters, read through libkdumpfile "
+		  "with the kernel's own BTF" },
 	/* binary snapshot streams: a version word, counts that match the
 	 * file's length */
 	{ .name = "memstat-uma", .probe = mdb_memstat_uma_probe,
@@ -407,10 +416,8 @@ const char *mdb_looks_like(const void *buf, size_t len)
 		size_t len;
 		const char *what;
 	} known[] = {
-		{ "KDUMP   ", 8, "a kdump-compressed core dump (makedumpfile); "
-			       "memdb does not read core dumps yet" },
-		{ "makedumpfile", 12, "a flattened makedumpfile core dump; "
-				      "memdb does not read core dumps yet" },
+		{ "KDUMP   ", 8, "a kdump-compressed core dump (makedumpfile)" },
+		{ "makedumpfile", 12, "a flattened makedumpfile core dump" },
 		{ "PERFILE2", 8, "a perf.data file" },
 		{ "2ELIFREP", 8, "a big-endian perf.data file" },
 		{ "PERFFILE", 8, "a perf.data file of an old perf (PERFFILE)" },
@@ -426,8 +433,8 @@ const char *mdb_looks_like(const void *buf, size_t len)
 	if (len >= 18 && !memcmp(p, "\x7f" "ELF", 4))
 		return (p[5] == 2 ? p[17] : p[16]) == 4 && !p[p[5] == 2 ? 16 :
 							       17] ?
-			       "an ELF core file (a vmcore?); memdb does not "
-			       "read core dumps yet" :
+			       "an ELF core file, but not of an x86-64 Linux "
+			       "kernel memdb reads" :
 			       "an ELF file (a vmlinux or a module?), not a "
 			       "trace";
 	return NULL;

@@ -58,7 +58,12 @@ enum mdb_zone_kind {
 	X(OBJPERSLAB, objperslab)                                     \
 	X(PAGESPERSLAB, pagesperslab)                                 \
 	X(ACTIVE_SLABS, active_slabs)                                 \
-	X(NUM_SLABS, num_slabs)
+	X(NUM_SLABS, num_slabs)                                       \
+	X(OBJECT_SIZE, object_size)   /* core dumps: object bytes */  \
+	X(ALLOCATED, allocated)       /* objects in use, exact */     \
+	X(TOTAL, total)               /* objects of the cache */      \
+	X(SLABS, slabs)                                               \
+	X(INCOMPLETE, incomplete)     /* 1: a list was cut short */
 
 enum mdb_zone_col {
 #define MDB_X(id, col) MDB_ZC_##id,
@@ -102,12 +107,34 @@ struct mdb_tag {
 	uint8_t approx;        /* a figure was humanized (numfmt) */
 };
 
+/* A buddy allocator free list (core dumps). */
+struct mdb_buddy {
+	int32_t node;
+	int32_t order;
+	struct mdb_str zone;        /* "DMA", "DMA32", "Normal" */
+	struct mdb_str migratetype; /* "Unmovable", ... */
+	int64_t blocks;             /* blocks on the list */
+	int64_t nr_free;            /* free_area[order].nr_free; MDB_NA */
+	uint8_t incomplete;
+};
+
+/* A counter of a dumped kernel (vm_stat items, dump time, uptime). */
+struct mdb_counter {
+	const char *scope;  /* "global", "node", "zone", "kernel" */
+	int32_t node;       /* -1: none */
+	struct mdb_str zone; /* len 0: none */
+	struct mdb_str name;
+	int64_t value;
+};
+
 struct mdb_snap_sink {
 	void *ctx;
 	/* Each returns 0, or a negative MDB_E_* code that stops the decoder. */
 	int (*zone)(void *ctx, const struct mdb_zone *z);
 	int (*zone_cpu)(void *ctx, const struct mdb_zone_cpu *c);
 	int (*tag)(void *ctx, const struct mdb_tag *t);
+	int (*buddy)(void *ctx, const struct mdb_buddy *b);
+	int (*counter)(void *ctx, const struct mdb_counter *c);
 };
 
 /* What a snapshot decoder learnt beyond the rows. */
@@ -117,6 +144,7 @@ struct mdb_snap_info {
 	uint64_t zones, zone_cpus, tags;
 	uint64_t approx;   /* rows with humanized or rounded figures */
 	uint64_t inaccurate; /* tags with accurate:no */
+	uint64_t buddy, counters; /* core dumps */
 };
 
 void mdb_zone_init(struct mdb_zone *z, enum mdb_zone_kind kind);

@@ -10,7 +10,8 @@ set -eu
 
 pkgs="gcc make pkg-config libsqlite3-dev libelf-dev libdw-dev libxxhash-dev
 libcmocka-dev libjansson-dev libzstd-dev zlib1g-dev liblzma-dev
-libtraceevent-dev libtracecmd-dev libtracefs-dev sqlite3 zstd
+libtraceevent-dev libtracecmd-dev libtracefs-dev libkdumpfile-dev
+libbpf-dev sqlite3 zstd
 elfutils gawk gzip python3
 xz-utils binutils llvm chromium"
 if [ "${1:-}" = fuzz ]; then

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The counters of a dumped kernel: the global vm_stat arrays (what
+ * /proc/vmstat prints, named by the kernel's own vmstat_text[]; the
+ * per-CPU deltas not yet folded in are not added), each populated zone's
+ * vm_stat, and the kernel's clock (dump time, uptime).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmcore.h"
+
+#define NAME_MAX_LEN 64
+#define MAX_ITEMS 4096
+
+struct cnt {
+	const struct vm_ctx *c;
+	int (*fn)(void *ctx, const char *scope, int node, const char *zone,
+		  const char *name, int64_t v);
+	void *ctx;
+	uint64_t text;
+};
+
+static int64_t enum_or(const struct vm_ctx *c, const char *name, int64_t d)
+{
+	int64_t v;
+
+	return c->types->enumval(c->types->priv, name, &v) ? d : v;
+}
+
+/* vmstat_text[@first + i] = @array[i] for i < @n. */
+static int emit_array(const struct cnt *k, const char *sym, int64_t first,
+		      int64_t n)
+{
+	uint64_t arr, name_ptr, v;
+	int ret;
+
+	if (n <= 0 || n > MAX_ITEMS || k->c->sym(k->c->sym_ctx, sym, &arr))
+		return 0;
+	for (int64_t i = 0; i < n; i++) {
+		char *name = NULL;
+
+		if (vm_read_u64(k->c, k->text + 8ull * (uint64_t)(first + i),
+				&name_ptr) ||
+		    vm_read_str(k->c, name_ptr, NAME_MAX_LEN, &name) ||
+		    vm_read_u64(k->c, arr + 8ull * (uint64_t)i, &v)) {
+			free(name);
+			vm_warn(k->c, arr, "%s[%lld] not in the dump", sym,
+				(long long)i);
+			return 0;
+		}
+		ret = k->fn(k->ctx, "global", -1, NULL, name, (int64_t)v);
+		free(name);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int emit_clock(const struct cnt *k)
+{
+	const struct vm_ctx *c = k->c;
+	int64_t xt = vm_off(c, "struct timekeeper", "xtime_sec"),
+		kt = vm_off(c, "struct timekeeper", "ktime_sec"),
+		ob = vm_off(c, "struct timekeeper", "offs_boot");
+	uint64_t tk, x, m, b = 0;
+	int ret;
+
+	if (c->sym(c->sym_ctx, "shadow_timekeeper", &tk) || xt < 0 || kt < 0 ||
+	    vm_read_u64(c, tk + (uint64_t)xt, &x) ||
+	    vm_read_u64(c, tk + (uint64_t)kt, &m))
+		return 0;
+	if (ob >= 0 && vm_read_u64(c, tk + (uint64_t)ob, &b))
+		b = 0;
+	if ((ret = k->fn(k->ctx, "kernel", -1, NULL, "dump_time", (int64_t)x)))
+		return ret;
+	return k->fn(k->ctx, "kernel", -1, NULL, "uptime_sec",
+		     (int64_t)(m + b / 1000000000u));
+}
+
+int vm_counters_walk(const struct vm_ctx *c,
+		     int (*fn)(void *ctx, const char *scope, int node,
+			       const char *zone, const char *name, int64_t v),
+		     void *ctx)
+{
+	struct cnt k = { .c = c, .fn = fn, .ctx = ctx };
+	int64_t nz = enum_or(c, "NR_VM_ZONE_STAT_ITEMS", -1),
+		nu = enum_or(c, "NR_VM_NUMA_EVENT_ITEMS", 0),
+		nn = enum_or(c, "NR_VM_NODE_STAT_ITEMS", -1);
+	int ret;
+
+	if ((ret = emit_clock(&k)))
+		return ret;
+	if (nz < 0 || nn < 0 || c->sym(c->sym_ctx, "vmstat_text", &k.text))
+		return 0;
+	if ((ret = emit_array(&k, "vm_zone_stat", 0, nz)) ||
+	    (ret = emit_array(&k, "vm_numa_event", nz, nu)))
+		return ret;
+	return emit_array(&k, "vm_node_stat", nz + nu, nn);
+}

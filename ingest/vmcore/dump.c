@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A kernel core dump opened through libkdumpfile: ELF (kdump's
+ * /proc/vmcore, QEMU dump-guest-memory), kdump-compressed (makedumpfile)
+ * and, reassembled first, makedumpfile's flattened format.  The library
+ * translates kernel virtual addresses (page tables, KASLR) from the
+ * dump's VMCOREINFO.  A page the dump does not hold (filtered out by
+ * makedumpfile -d) is a failed read, never zeros.
+ *
+ * Symbols come from the boot's kallsyms or System.map, checked against
+ * the SYMBOL() lines of VMCOREINFO: equal (a kallsyms of that boot) or
+ * off by KERNELOFFSET (a System.map of a KASLR boot), else refused.
+ * Types come from the kernel's BTF, read out of the dump.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libkdumpfile/kdumpfile.h>
+
+#include "../kallsyms.h"
+#include "vmdump.h"
+
+#define BTF_MAX (256u << 20)
+
+static int dump_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct vm_dump *d = ctx;
+	size_t n = len;
+	kdump_status st = kdump_read(d->k, KDUMP_KVADDR, addr, buf, &n);
+
+	if (st == KDUMP_OK && n == len)
+		return 0;
+	d->last = st;
+	d->last_addr = addr;
+	if (st == KDUMP_ERR_NODATA)
+		d->filtered++;
+	return -1;
+}
+
+static int dump_sym(void *ctx, const char *name, uint64_t *addr)
+{
+	struct vm_dump *d = ctx;
+	uint64_t a;
+
+	if (kallsyms_any_addr(&d->ks, name, &a))
+		return -1;
+	*addr = a + d->delta;
+	return 0;
+}
+
+struct symcheck {
+	struct vm_dump *d;
+	int have;
+	uint64_t delta;
+	const char *bad;
+	size_t bad_len;
+	uint64_t bad_vmci, bad_file;
+	uint64_t matched;
+};
+
+static int symcheck_one(void *ctx, const char *name, size_t len, uint64_t v)
+{
+	struct symcheck *s = ctx;
+	char *n = strndup(name, len);
+	uint64_t a;
+	int found;
+
+	if (!n)
+		return -1;
+	found = !kallsyms_any_addr(&s->d->ks, n, &a);
+	free(n);
+	if (!found)
+		return 0;
+	if (!s->have && (v - a == 0 || v - a == s->d->info.kernel_offset)) {
+		s->have = 1;
+		s->delta = v - a;
+	}
+	if (!s->have || v - a != s->delta) {
+		s->bad = name;
+		s->bad_len = len;
+		s->bad_vmci = v;
+		s->bad_file = a;
+		return 1;
+	}
+	s->matched++;
+	return 0;
+}
+
+/* The kallsyms or System.map matches the dump: set d->delta. */
+static int check_symbols(struct vm_dump *d, const char *kpath,
+			 struct mdb_error *e)
+{
+	struct symcheck s = { .d = d };
+	int ret = vm_info_each_symbol(&d->info, symcheck_one, &s);
+
+	if (ret < 0)
+		return mdb_error_set(e, MDB_E_NOMEM, d->name, -1, -1, NULL);
+	if (s.bad) {
+		mdb_error_set(e, MDB_E_INVAL, kpath, -1, -1,
+			      "symbol=%.*s vmcoreinfo=0x%" PRIx64
+			      " file=0x%" PRIx64 " kerneloffset=0x%" PRIx64,
+			      (int)s.bad_len, s.bad, s.bad_vmci, s.bad_file,
+			      d->info.kernel_offset);
+		mdb_error_msg(e, "kallsyms or System.map is not of the "
+				 "dumped boot");
+		return -MDB_E_INVAL;
+	}
+	if (!s.matched)
+		return mdb_error_fail(e, MDB_E_INVAL, kpath, -1, -1,
+				      "no symbol of VMCOREINFO is in the "
+				      "kallsyms or System.map: not of this "
+				      "kernel", NULL);
+	d->delta = s.delta;
+	return 0;
+}
+
+static int load_btf(struct vm_dump *d, struct mdb_error *e)
+{
+	uint64_t start, stop;
+	void *raw;
+	int ret;
+
+	if (dump_sym(d, "__start_BTF", &start) ||
+	    dump_sym(d, "__stop_BTF", &stop))
+		return mdb_error_fail(e, MDB_E_FORMAT, d->name, -1, -1,
+				      "no __start_BTF/__stop_BTF in the "
+				      "kallsyms", "a kernel without "
+				      "CONFIG_DEBUG_INFO_BTF: give --vmlinux");
+	if (stop <= start || stop - start > BTF_MAX)
+		return mdb_error_set(e, MDB_E_CORRUPT, d->name, -1, -1,
+				     "__start_BTF=0x%" PRIx64
+				     " __stop_BTF=0x%" PRIx64, start, stop);
+	raw = malloc((size_t)(stop - start));
+	if (!raw)
+		return mdb_error_set(e, MDB_E_NOMEM, d->name, -1, -1, NULL);
+	if (dump_read(d, start, raw, (size_t)(stop - start))) {
+		free(raw);
+		mdb_error_set(e, MDB_E_CORRUPT, d->name, -1, -1,
+			      "addr=0x%" PRIx64 " status=%s", d->last_addr,
+			      kdump_strerror(d->last));
+		mdb_error_msg(e, "the kernel's BTF is not readable in the "
+				 "dump");
+		return -MDB_E_CORRUPT;
+	}
+	ret = vm_types_btf(&d->types, raw, (size_t)(stop - start), d->name, e);
+	free(raw);
+	return ret;
+}
+
+static int kdump_fail(struct vm_dump *d, kdump_status st, const char *what,
+		      struct mdb_error *e)
+{
+	mdb_error_set(e, st == KDUMP_ERR_SYSTEM ? MDB_E_IO : MDB_E_CORRUPT,
+		      d->name, -1, -1, "libkdumpfile=\"%s\"",
+		      kdump_get_err(d->k));
+	mdb_error_msg(e, "%s", what);
+	return st == KDUMP_ERR_SYSTEM ? -MDB_E_IO : -MDB_E_CORRUPT;
+}
+
+static int open_kdump(struct vm_dump *d, int fd, struct mdb_error *e)
+{
+	kdump_status st;
+	char *raw = NULL;
+	int ret;
+
+	d->k = kdump_new();
+	if (!d->k)
+		return mdb_error_set(e, MDB_E_NOMEM, d->name, -1, -1, NULL);
+	st = kdump_open_fd(d->k, fd);
+	if (st != KDUMP_OK)
+		return kdump_fail(d, st, "not a core dump libkdumpfile reads",
+				  e);
+	st = kdump_vmcoreinfo_raw(d->k, &raw);
+	if (st != KDUMP_OK || !raw) {
+		free(raw);
+		return mdb_error_fail(e, MDB_E_FORMAT, d->name, -1, -1,
+				      "the dump has no VMCOREINFO",
+				      "QEMU writes it only when started with "
+				      "-device vmcoreinfo");
+	}
+	ret = vm_info_parse(&d->info, raw, strlen(raw), d->name, e);
+	free(raw);
+	if (ret < 0)
+		return ret;
+	st = kdump_set_string_attr(d->k, KDUMP_ATTR_OSTYPE, "linux");
+	if (st != KDUMP_OK)
+		return kdump_fail(d, st, "address translation setup failed",
+				  e);
+	return 0;
+}
+
+int vm_dump_open(struct vm_dump *d, const char *name, int fd,
+		 const char *kallsyms, struct mdb_error *e)
+{
+	int ret;
+
+	d->name = name;
+	if ((ret = open_kdump(d, fd, e)))
+		return ret;
+	if (!kallsyms)
+		return mdb_error_fail(e, MDB_E_INVAL, name, -1, -1,
+				      "a core dump needs the kernel's symbols",
+				      "give --kallsyms FILE (the System.map "
+				      "or /proc/kallsyms of the dumped boot)");
+	if ((ret = kallsyms_load(&d->ks, kallsyms, e)))
+		return ret;
+	d->have_ks = 1;
+	if ((ret = check_symbols(d, kallsyms, e)) || (ret = load_btf(d, e)))
+		return ret;
+	d->c.read = dump_read;
+	d->c.read_ctx = d;
+	d->c.types = &d->types;
+	d->c.sym = dump_sym;
+	d->c.sym_ctx = d;
+	d->c.name = name;
+	d->c.page_size = d->info.page_size;
+	d->c.max_steps = 1u << 26;
+	return vm_arch_init(&d->c, e);
+}
+
+void vm_dump_close(struct vm_dump *d)
+{
+	vm_arch_release(&d->c);
+	vm_types_release(&d->types);
+	if (d->have_ks)
+		kallsyms_release(&d->ks);
+	vm_info_release(&d->info);
+	if (d->k)
+		kdump_free(d->k);
+	memset(d, 0, sizeof(*d));
+}

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Linux kernel core dumps (docs/formats.md §6): the pieces of the vmcore
+ * reader, private to ingest/vmcore/.
+ *
+ *  - flat.c: makedumpfile's flattened format, reassembled into a file
+ *  - vmcoreinfo.c: the VMCOREINFO note (KEY=VALUE lines)
+ *  - ktypes.c: the one type-lookup interface (struct sizes, member
+ *    offsets through anonymous members, enum values), BTF backend
+ *  - dump.c: libkdumpfile: opening, reading kernel virtual addresses
+ *  - arch.c: what depends on the architecture (x86-64 today)
+ *  - slub.c, buddy.c: the walks
+ *  - input.c: the format row's opener and the rows it hands on
+ *
+ * Nothing here prints or exits; walks report through struct vm_ctx's
+ * warn callback and never trust a pointer read from the dump.
+ */
+#ifndef MDB_VMCORE_H
+#define MDB_VMCORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../common/error.h"
+#include "../snapshot.h"
+
+/* ---- flattened makedumpfile format (flat.c) -------------------------- */
+
+#define VM_FLAT_SIG "makedumpfile"
+#define VM_FLAT_HDR 4096
+
+/*
+ * Walk the records of a flattened dump in @buf: @fn(ctx, offset, data,
+ * size) for each (offset in the reassembled file).  Returns 0, or
+ * -MDB_E_CORRUPT with @e naming @name and the byte offset of a bad record
+ * (negative offset or size, data beyond the end, no end marker).
+ */
+int vm_flat_walk(const void *buf, size_t len, const char *name,
+		 int (*fn)(void *ctx, uint64_t off, const void *data,
+			   size_t size),
+		 void *ctx, struct mdb_error *e);
+
+/* Is @buf a flattened dump's header? */
+int vm_flat_probe(const void *buf, size_t len);
+
+/* Reassemble @buf into an unlinked temporary file: its descriptor in *@fd. */
+int vm_flat_reassemble(const void *buf, size_t len, const char *name,
+		       int *fd, struct mdb_error *e);
+
+/* ---- VMCOREINFO (vmcoreinfo.c) ---------------------------------------- */
+
+struct vm_info {
+	char *text;            /* the note, NUL-terminated (owned) */
+	char release[65];      /* OSRELEASE */
+	char build_id[65];     /* BUILD-ID, hex */
+	uint64_t kernel_offset; /* KERNELOFFSET (KASLR), 0 when absent */
+	uint64_t page_size;    /* PAGESIZE, 0 when absent */
+	int64_t crash_time;    /* CRASHTIME, -1 when absent */
+};
+
+/*
+ * Parse the VMCOREINFO text @buf (@len bytes; copied).  Lines are
+ * KEY=VALUE; a line without '=' or a malformed number of a key memdb uses
+ * is an error naming @name and the line.
+ */
+int vm_info_parse(struct vm_info *vi, const char *buf, size_t len,
+		  const char *name, struct mdb_error *e);
+void vm_info_release(struct vm_info *vi);
+/* Value of KEY (the text after "KEY="), its length in *@vlen; NULL. */
+const char *vm_info_get(const struct vm_info *vi, const char *key,
+			size_t *vlen);
+/* SYMBOL(@sym) as a number: 0, or -1 when absent or malformed. */
+int vm_info_symbol(const struct vm_info *vi, const char *sym,
+		   uint64_t *addr);
+/* Each SYMBOL(name)=value line in turn: @fn(ctx, name, len, value). */
+int vm_info_each_symbol(const struct vm_info *vi,
+			int (*fn)(void *ctx, const char *name, size_t len,
+				  uint64_t value),
+			void *ctx);
+
+/* ---- kernel types (ktypes.c) ------------------------------------------ */
+
+struct vm_member {
+	uint64_t bit_off;  /* from the start of the outer type */
+	uint32_t bit_size; /* bitfields: their width; else 0 */
+	uint64_t size;     /* bytes of the member's type */
+	uint64_t nelem;    /* arrays: element count; else 0 */
+	uint64_t elem_size;
+};
+
+struct vm_types {
+	void *priv;
+	const char *what; /* "BTF" or "DWARF", for messages */
+	/* "struct kmem_cache", "union x" or a typedef name: its size */
+	int (*size)(void *priv, const char *type, uint64_t *size);
+	/* member "a.b" of @type, through anonymous structs and unions */
+	int (*member)(void *priv, const char *type, const char *member,
+		      struct vm_member *m);
+	/* value of enumerator @name of any enum */
+	int (*enumval)(void *priv, const char *name, int64_t *v);
+	void (*release)(void *priv);
+};
+
+/* BTF from raw bytes (read out of the dump); 0 or -MDB_E_CORRUPT. */
+int vm_types_btf(struct vm_types *t, const void *raw, size_t len,
+		 const char *name, struct mdb_error *e);
+void vm_types_release(struct vm_types *t);
+
+/* ---- the dump (dump.c) ------------------------------------------------ */
+
+struct vm_dump;
+
+/* Read @len bytes at kernel virtual address @addr: 0, or -1 (see err). */
+typedef int (*vm_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+
+/*
+ * What the walks need: memory, types, symbols, the architecture's
+ * constants, and where warnings go.
+ */
+struct vm_ctx {
+	vm_read_fn read;
+	void *read_ctx;
+	const struct vm_types *types;
+	int (*sym)(void *ctx, const char *name, uint64_t *addr);
+	void *sym_ctx;
+	void (*warn)(void *ctx, const struct mdb_error *w);
+	void *warn_ctx;
+	const char *name;        /* the dump, for messages */
+	/* the architecture (arch.c) */
+	uint64_t page_size;
+	uint64_t page_offset;    /* direct map base (page_offset_base) */
+	uint64_t vmemmap;        /* struct page array base (vmemmap_base) */
+	uint64_t page_struct;    /* sizeof(struct page) */
+	uint32_t ncpus;          /* nr_cpu_ids */
+	uint64_t *cpu_offset;    /* __per_cpu_offset[ncpus] (owned) */
+	uint32_t nnodes;         /* nr_node_ids */
+	uint64_t max_steps;      /* bound of every list walk */
+};
+
+/* Warn through @c: "@what" at @addr in @obj. */
+void vm_warn(const struct vm_ctx *c, uint64_t addr, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Typed reads; 0 or -1 (unreadable: not in the dump, filtered). */
+int vm_read_u64(const struct vm_ctx *c, uint64_t addr, uint64_t *v);
+int vm_read_u32(const struct vm_ctx *c, uint64_t addr, uint32_t *v);
+/* A NUL-terminated string of at most @max bytes, malloc'd. */
+int vm_read_str(const struct vm_ctx *c, uint64_t addr, size_t max,
+		char **out);
+/* Offset in bytes of @type's @member, or -1 (not in the types). */
+int64_t vm_off(const struct vm_ctx *c, const char *type, const char *member);
+int64_t vm_size(const struct vm_ctx *c, const char *type);
+
+/* ---- the architecture (arch.c) ---------------------------------------- */
+
+/* Fill c->page_offset, vmemmap, page_struct, ncpus, cpu_offset, nnodes. */
+int vm_arch_init(struct vm_ctx *c, struct mdb_error *e);
+void vm_arch_release(struct vm_ctx *c);
+/* Address of the memory a struct page (or slab, folio) describes. */
+int vm_page_addr(const struct vm_ctx *c, uint64_t page, uint64_t *addr);
+/* Per-CPU pointer @ptr of CPU @cpu. */
+uint64_t vm_percpu(const struct vm_ctx *c, uint64_t ptr, uint32_t cpu);
+
+/* ---- the walks (slub.c, buddy.c) ------------------------------------- */
+
+struct vm_cache {
+	char *name;
+	int64_t object_size, size, objperslab, order, refcount;
+	/* exact: objects allocated (total - free on every list walked) */
+	int64_t allocated, total, slabs;
+	/* /proc/slabinfo's: per-CPU slabs counted as full */
+	int64_t active_objs;
+	int incomplete;
+};
+
+/* Every slab cache in list order: @fn for each; 0 or <0 (fatal). */
+int vm_slub_walk(const struct vm_ctx *c,
+		 int (*fn)(void *ctx, const struct vm_cache *k), void *ctx,
+		 struct mdb_error *e);
+
+struct vm_buddy {
+	int node;
+	const char *zone;
+	int order;
+	const char *migratetype;
+	int64_t blocks;    /* free blocks on the list */
+	int64_t nr_free;   /* the zone's free_area[order].nr_free */
+	int incomplete;
+};
+
+int vm_buddy_walk(const struct vm_ctx *c,
+		  int (*fn)(void *ctx, const struct vm_buddy *b), void *ctx,
+		  struct mdb_error *e);
+
+/* The vm_stat counters and the clock (counters.c). */
+int vm_counters_walk(const struct vm_ctx *c,
+		     int (*fn)(void *ctx, const char *scope, int node,
+			       const char *zone, const char *name, int64_t v),
+		     void *ctx);
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An opened kernel core dump (dump.c): libkdumpfile's handle, the
+ * VMCOREINFO, the symbols and types, and the struct vm_ctx the walks
+ * read through.
+ */
+#ifndef MDB_VMDUMP_H
+#define MDB_VMDUMP_H
+
+#include <libkdumpfile/kdumpfile.h>
+
+#include "../kallsyms.h"
+#include "vmcore.h"
+
+struct vm_dump {
+	const char *name;
+	kdump_ctx_t *k;
+	struct vm_info info;
+	struct kallsyms ks;
+	int have_ks;
+	uint64_t delta;          /* added to the file's symbol values */
+	struct vm_types types;
+	struct vm_ctx c;
+	kdump_status last;       /* of the last failed read */
+	uint64_t last_addr;
+	uint64_t filtered;       /* reads of pages the dump does not hold */
+};
+
+/*
+ * Open the dump on descriptor @fd (kept open by the caller while @d is
+ * used), with the symbols of @kallsyms.  On error @d must still be
+ * closed with vm_dump_close().
+ */
+int vm_dump_open(struct vm_dump *d, const char *name, int fd,
+		 const char *kallsyms, struct mdb_error *e);
+void vm_dump_close(struct vm_dump *d);
+
+#endif

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The vmcore format row: probe, opener and the rows a dump becomes (one
+ * snapshot source: a zone row per slab cache, the buddy free lists, the
+ * counters).  docs/formats.md §6.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../input.h"
+#include "../text.h"
+#include "vmdump.h"
+#include "vminput.h"
+
+#define ELF_HDR 64
+
+struct vm_input {
+	char *path;
+	struct mdb_map map;
+	int fd;
+	struct vm_dump d;
+	struct mdb_error *e;
+	const struct mdb_snap_sink *sink;
+	struct mdb_snap_info *info;
+};
+
+int vm_probe(const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	if (len >= 8 && !memcmp(p, "KDUMP   ", 8))
+		return 1;
+	if (vm_flat_probe(buf, len))
+		return 1;
+	/* ELF64 little-endian ET_CORE for x86-64 (EM_X86_64 = 62) */
+	return len >= ELF_HDR && !memcmp(p, "\x7f" "ELF", 4) && p[4] == 2 &&
+	       p[5] == 1 && p[16] == 4 && !p[17] && p[18] == 62 && !p[19];
+}
+
+static void vi_free(struct vm_input *v)
+{
+	if (!v)
+		return;
+	vm_dump_close(&v->d);
+	if (v->fd >= 0)
+		close(v->fd);
+	mdb_unmap(&v->map);
+	free(v->path);
+	free(v);
+}
+
+static int on_cache(void *ctx, const struct vm_cache *k)
+{
+	struct vm_input *v = ctx;
+	struct mdb_zone z;
+
+	mdb_zone_init(&z, MDB_ZONE_SLAB);
+	z.name = mdb_str_make(k->name, strlen(k->name));
+	z.v[MDB_ZC_SIZE] = k->size;
+	z.v[MDB_ZC_USED] = k->allocated;
+	z.v[MDB_ZC_FREE] = k->total - k->allocated;
+	z.v[MDB_ZC_BYTES] = k->total * k->size;
+	z.v[MDB_ZC_ACTIVE_OBJS] = k->active_objs;
+	z.v[MDB_ZC_NUM_OBJS] = k->total;
+	z.v[MDB_ZC_OBJSIZE] = k->size;
+	z.v[MDB_ZC_OBJPERSLAB] = k->objperslab;
+	z.v[MDB_ZC_PAGESPERSLAB] = k->order < 62 ? 1ll << k->order : MDB_NA;
+	z.v[MDB_ZC_ACTIVE_SLABS] = k->slabs;
+	z.v[MDB_ZC_NUM_SLABS] = k->slabs;
+	z.v[MDB_ZC_OBJECT_SIZE] = k->object_size;
+	z.v[MDB_ZC_ALLOCATED] = k->allocated;
+	z.v[MDB_ZC_TOTAL] = k->total;
+	z.v[MDB_ZC_SLABS] = k->slabs;
+	z.v[MDB_ZC_INCOMPLETE] = k->incomplete;
+	v->info->zones++;
+	return v->sink->zone(v->sink->ctx, &z);
+}
+
+static int on_buddy(void *ctx, const struct vm_buddy *b)
+{
+	struct vm_input *v = ctx;
+	struct mdb_buddy r = {
+		.node = b->node, .order = b->order,
+		.zone = mdb_str_make(b->zone, strlen(b->zone)),
+		.migratetype = mdb_str_make(b->migratetype,
+					    strlen(b->migratetype)),
+		.blocks = b->blocks,
+		.nr_free = b->nr_free < 0 ? MDB_NA : b->nr_free,
+		.incomplete = (uint8_t)b->incomplete,
+	};
+
+	v->info->buddy++;
+	return v->sink->buddy ? v->sink->buddy(v->sink->ctx, &r) : 0;
+}
+
+static int on_counter(void *ctx, const char *scope, int node,
+		      const char *zone, const char *name, int64_t val)
+{
+	struct vm_input *v = ctx;
+	struct mdb_counter c = {
+		.scope = scope, .node = node,
+		.zone = mdb_str_make(zone ? zone : "", zone ? strlen(zone) : 0),
+		.name = mdb_str_make(name, strlen(name)), .value = val,
+	};
+
+	v->info->counters++;
+	return v->sink->counter ? v->sink->counter(v->sink->ctx, &c) : 0;
+}
+
+static int vi_decode(struct mdb_input *in, const struct mdb_snap_sink *sink,
+		     struct mdb_snap_info *info, struct mdb_error *e)
+{
+	struct vm_input *v = in->priv;
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	v->sink = sink;
+	v->info = info;
+	snprintf(info->version, sizeof(info->version), "%s",
+		 v->d.c.types->what);
+	ret = vm_slub_walk(&v->d.c, on_cache, v, e);
+	if (ret < 0)
+		return ret;
+	ret = vm_buddy_walk(&v->d.c, on_buddy, v, e);
+	if (ret < 0)
+		return ret;
+	ret = vm_counters_walk(&v->d.c, on_counter, v);
+	if (ret < 0)
+		return ret;
+	info->records = info->zones + info->buddy + info->counters;
+	if (!info->zones)
+		return mdb_error_fail(e, MDB_E_EMPTY, v->path, -1, -1,
+				      "no slab cache read from the dump",
+				      NULL);
+	return 0;
+}
+
+static void vi_close(struct mdb_input *in)
+{
+	vi_free(in->priv);
+	free(in);
+}
+
+static const struct mdb_input_ops vi_ops = {
+	.decode_snap = vi_decode,
+	.close = vi_close,
+};
+
+static void vi_meta(struct vm_input *v, struct mdb_source_meta *m)
+{
+	struct mdb_hasher *h = mdb_hash_begin(VM_FORMAT, v->e);
+
+	m->format = VM_FORMAT;
+	m->snapshot = 1;
+	m->abi_version = -1;
+	m->overruns = -1;
+	m->order = MDB_ORDER_LITTLE;
+	m->word_size = 8;
+	m->ncpus = (int)v->d.c.ncpus;
+	m->data_bytes = v->map.len;
+	snprintf(m->kernel_release, sizeof(m->kernel_release), "%s",
+		 v->d.info.release);
+	snprintf(m->notes, sizeof(m->notes), "core dump, build id %s%s",
+		 v->d.info.build_id[0] ? v->d.info.build_id : "unknown",
+		 v->d.info.kernel_offset ? ", KASLR" : "");
+	if (h) {
+		mdb_hash_map(h, &v->map, MDB_RELEASE_STEP);
+		mdb_hash_end(h, m);
+	}
+}
+
+int vm_input_open(const char *path, struct mdb_map *map, int fd,
+		  const struct mdb_ingest_opts *o, struct mdb_input **out,
+		  struct mdb_error *e)
+{
+	struct mdb_input *in = calloc(1, sizeof(*in));
+	struct vm_input *v = calloc(1, sizeof(*v));
+	int ret;
+
+	*out = NULL;
+	if (!in || !v || !(v->path = strdup(path))) {
+		mdb_unmap(map);
+		free(in);
+		free(v);
+		return mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
+	}
+	v->fd = -1;
+	v->map = *map;
+	memset(map, 0, sizeof(*map));
+	v->e = e;
+	if (vm_flat_probe(v->map.data, v->map.len))
+		ret = vm_flat_reassemble(v->map.data, v->map.len, path,
+					 &v->fd, e);
+	else if ((v->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		ret = mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
+				    strerror(errno));
+	else
+		ret = 0;
+	if (!ret)
+		ret = vm_dump_open(&v->d, v->path, v->fd, o->kallsyms, e);
+	if (ret) {
+		vi_free(v);
+		free(in);
+		return ret;
+	}
+	v->d.c.warn = o->warn;
+	v->d.c.warn_ctx = o->warn_ctx;
+	vi_meta(v, &in->meta);
+	in->ops = &vi_ops;
+	in->priv = v;
+	*out = in;
+	return 0;
+}
