@@ -48,7 +48,7 @@ CREATE TABLE kcounter (
 	PRIMARY KEY (source_id, pos)
 ) WITHOUT ROWID;
 
-DROP VIEW v_snapshots;
+DROP VIEW IF EXISTS v_snapshots;
 CREATE VIEW v_snapshots AS
 SELECT s.id AS source_id, s.format, s.format_version, s.label, s.taken_at,
        s.path,
@@ -65,7 +65,7 @@ WHERE s.format IN ('allocinfo', 'memstat-uma', 'memstat-malloc',
                    'vmstat-z', 'vmstat-m', 'vmstat-json', 'slabinfo',
                    'vmcore');
 
-DROP VIEW v_zones;
+DROP VIEW IF EXISTS v_zones;
 CREATE VIEW v_zones AS
 SELECT z.source_id, z.pos, k.name AS allocator, z.name, z.instance,
        z.input_line, z.size, z.count_limit AS "limit", z.used, z.free,

@@ -311,8 +311,14 @@ static void test_migration(void **state)
 	run_free(&r);
 	ingest_ok(db, "'%s'", text);
 	/* back to schema 1: version 2's classes, version 3's tasks and
-	 * stacks (db/schema-3.sql) removed */
+	 * stacks (db/schema-3.sql), version 4's dump tables removed */
 	run(&r, "sqlite3 '%s' \"DELETE FROM free_class WHERE id = 4; "
+		"DROP VIEW v_zones; DROP VIEW v_snapshots; DROP TABLE buddy; "
+		"DROP TABLE kcounter; ALTER TABLE zone DROP COLUMN object_size; "
+		"ALTER TABLE zone DROP COLUMN allocated; "
+		"ALTER TABLE zone DROP COLUMN total; "
+		"ALTER TABLE zone DROP COLUMN slabs; "
+		"ALTER TABLE zone DROP COLUMN incomplete; "
 		"DELETE FROM anomaly_class WHERE id = 10; "
 		"DROP VIEW v_stacks; DROP TABLE stack; DROP TABLE stack_frame; "
 		"DROP TABLE migratetype; ALTER TABLE alloc DROP COLUMN pid; "
@@ -335,7 +341,7 @@ static void test_migration(void **state)
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "\nduplicate_free_suspect,slab,0,5,"));
 	run_free(&r);
-	assert_int_equal(db_int(db, "PRAGMA user_version"), 3);
+	assert_int_equal(db_int(db, "PRAGMA user_version"), 4);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM stack"), 0);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM v_bad_frees WHERE "
 				    "class = 'duplicate_free_suspect'"), 5);

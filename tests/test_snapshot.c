@@ -94,7 +94,8 @@ static struct rec *decode(mdb_snap_decode_fn fn, const void *buf, size_t len,
 			  int *ret)
 {
 	struct rec *r = calloc(1, sizeof(*r));
-	struct mdb_snap_sink sink = { r, rec_zone, rec_cpu, rec_tag };
+	struct mdb_snap_sink sink = { .ctx = r, .zone = rec_zone,
+				      .zone_cpu = rec_cpu, .tag = rec_tag };
 
 	assert_non_null(r);
 	mdb_error_clear(e);
