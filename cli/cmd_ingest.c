@@ -61,6 +61,7 @@ static const char usage_tail[] =
 "  memdb ingest --format vmstat-z zones-excerpt.txt\n"
 "  memdb ingest --kallsyms kallsyms.txt trace.txt\n"
 "  memdb ingest trace.txt.zst\n"
+"  memdb ingest --kallsyms System.map-6.1.0-56-cloud-amd64 vmcore.elf\n"
 "  ssh box1 cat /proc/allocinfo | memdb ingest --label box1 -\n";
 
 enum { OPT_LABEL = 256, OPT_FORCE };

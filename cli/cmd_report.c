@@ -35,7 +35,8 @@ static const char usage_head[] =
 "snapshots of a series (same --label and format at ingest): by default\n"
 "the first and the last, by the time they were taken, of the series of\n"
 "the selected source.  'diff' compares two traces the same way, per call\n"
-"site: --from A --to B.\n"
+"site: --from A --to B.  'buddy' lists the page allocator's free blocks\n"
+"of a kernel core dump (ingest VMCORE), whose slab caches 'zones' shows.\n"
 "\n";
 
 static const char usage_tail[] =

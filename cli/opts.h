@@ -38,7 +38,9 @@ struct cli_opt {
 	  "cpuN (default 0)" },                                            \
 	{ "kallsyms", CLI_OPT_KALLSYMS, "FILE", "/proc/kallsyms of the "   \
 	  "traced boot: turns symbolic call sites of text (func+0x1c/0x90) " \
-	  "into addresses (default: the capture directory's kallsyms)" },  \
+	  "into addresses (default: the capture directory's kallsyms); "   \
+	  "for a core dump, the dumped boot's /proc/kallsyms or System.map " \
+	  "(required: it locates the kernel's BTF and variables)" },       \
 	{ "page-size", CLI_OPT_PAGE_SIZE, "N", "bytes per page for page "  \
 	  "events of text (default 4096)" },                               \
 	{ "strict", CLI_OPT_STRICT, NULL, "a malformed text line is an "   \

@@ -59,7 +59,7 @@ static inline int fz_tag(void *ctx, const struct mdb_tag *t)
 }
 
 static const struct mdb_snap_sink fuzz_snap_sink __attribute__((unused)) = {
-	NULL, fz_zone, fz_zone_cpu, fz_tag,
+	.zone = fz_zone, .zone_cpu = fz_zone_cpu, .tag = fz_tag,
 };
 
 #endif

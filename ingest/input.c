@@ -94,6 +94,7 @@ static const struct mdb_format formats[] = {
 		  "and 7) with the kmem events, read through libtracecmd" },
 	/* Linux kernel core dumps: ELF core, KDUMP signature, flattened */
 	{ .name = VM_FORMAT, .probe = vm_probe, .open_file = vm_input_open,
+	  .flags = MDB_FMT_SNAPSHOT,
 	  .help = "a Linux x86-64 kernel core dump: ELF (kdump's "
 		  "/proc/vmcore, QEMU dump-guest-memory), kdump-compressed "
 		  "or flattened (makedumpfile); needs --kallsyms (the boot's "
@@ -198,7 +199,7 @@ int mdb_format_is_snapshot(const char *format)
 {
 	const struct mdb_format *f = mdb_format_find(format);
 
-	return f && f->decode_snap;
+	return f && (f->decode_snap || (f->flags & MDB_FMT_SNAPSHOT));
 }
 
 void mdb_ingest_opts_init(struct mdb_ingest_opts *o)

@@ -78,6 +78,7 @@ struct mdb_format {
 };
 
 #define MDB_FMT_KSYMS 1u /* resolves symbolic call sites with kallsyms */
+#define MDB_FMT_SNAPSHOT 2u /* an open_file format that is a snapshot */
 
 /* The row of format @name, or NULL. */
 const struct mdb_format *mdb_format_find(const char *name);

@@ -16,7 +16,7 @@ only=${FUZZ_ONLY:-}
 sh tools/deps.sh fuzz || exit 1
 make -s BUILD=$out CC=clang SAN=fuzz $out/libmemdb.a || exit 1
 libs="$(pkg-config --libs sqlite3 libelf libdw libxxhash jansson libzstd zlib \
-	liblzma libtraceevent libtracecmd 2>/dev/null) -pthread"
+	liblzma libtraceevent libtracecmd libkdumpfile libbpf 2>/dev/null) -pthread"
 mkdir -p $out/findings
 
 # A directory as fuzz/fuzz_capture.c unpacks it: "=== NAME SIZE\n" and

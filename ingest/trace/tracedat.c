@@ -1055,7 +1055,10 @@ const char *__lsan_default_suppressions(void)
 {
 	/* the stack seen is often cut at glibc's sscanf("%ms"), which no
 	 * memdb code calls */
-	return "leak:tracecmd_parse_trace_clock\nleak:__isoc99_vsscanf\n";
+	return "leak:tracecmd_parse_trace_clock\nleak:__isoc99_vsscanf\n"
+	       /* the same for libkdumpfile's handle of a refused dump
+		* (ingest/vmcore/dump.c) */
+	       "leak:kdump_new\n";
 }
 
 int tdat_probe(const void *buf, size_t len)
