@@ -95,7 +95,7 @@ int cli_show_progress(void);
  */
 enum {
 	CLI_OPT_ENDIAN = 0x1000, CLI_OPT_ABI, CLI_OPT_CPU, CLI_OPT_KALLSYMS,
-	CLI_OPT_PAGE_SIZE, CLI_OPT_STRICT,
+	CLI_OPT_PAGE_SIZE, CLI_OPT_STRICT, CLI_OPT_VMLINUX,
 	CLI_OPT_FORMAT = 'F',
 };
 
@@ -107,7 +107,8 @@ enum {
 	{ "cpu", required_argument, NULL, CLI_OPT_CPU },                    \
 	{ "kallsyms", required_argument, NULL, CLI_OPT_KALLSYMS },          \
 	{ "page-size", required_argument, NULL, CLI_OPT_PAGE_SIZE },        \
-	{ "strict", no_argument, NULL, CLI_OPT_STRICT }
+	{ "strict", no_argument, NULL, CLI_OPT_STRICT },                    \
+	{ "vmlinux", required_argument, NULL, CLI_OPT_VMLINUX }
 
 /* Is @opt (a getopt value) one of the capture options? */
 int cli_is_capture_opt(int opt);

@@ -14,8 +14,8 @@
 static const char usage_head[] =
 "usage: memdb ingest [-d DB] [--format NAME] [--time WHEN] [--label NAME]\n"
 "                    [--endian little|big] [--abi N] [--cpu N]\n"
-"                    [--kallsyms FILE] [--page-size N] [--strict]\n"
-"                    [--force] [-q] PATH...\n"
+"                    [--kallsyms FILE] [--vmlinux FILE] [--page-size N]\n"
+"                    [--strict] [--force] [-q] PATH...\n"
 "\n"
 "Read kernel allocation traces and statistics snapshots into the memdb\n"
 "database.  Each PATH is one source, written in one transaction: an input\n"

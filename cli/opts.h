@@ -44,7 +44,11 @@ struct cli_opt {
 	{ "page-size", CLI_OPT_PAGE_SIZE, "N", "bytes per page for page "  \
 	  "events of text (default 4096)" },                               \
 	{ "strict", CLI_OPT_STRICT, NULL, "a malformed text line is an "   \
-	  "error (the PATH is refused)" }
+	  "error (the PATH is refused)" },                                 \
+	{ "vmlinux", CLI_OPT_VMLINUX, "FILE", "a core dump's kernel with " \
+	  "its DWARF (the -dbg package's vmlinux): types and symbols from " \
+	  "it instead of BTF and --kallsyms; refused unless its build id " \
+	  "is the dump's" }
 
 /*
  * getopt_long() over the table @opts (ended by a NULL name): the next

@@ -247,6 +247,7 @@ int cli_is_capture_opt(int opt)
 	case CLI_OPT_KALLSYMS:
 	case CLI_OPT_PAGE_SIZE:
 	case CLI_OPT_STRICT:
+	case CLI_OPT_VMLINUX:
 		return 1;
 	}
 	return 0;
@@ -313,6 +314,9 @@ int cli_capture_opt(const char *cmd, int opt, const char *arg,
 		return capture_format(cmd, arg, io);
 	case CLI_OPT_KALLSYMS:
 		io->kallsyms = arg;
+		return 0;
+	case CLI_OPT_VMLINUX:
+		io->vmlinux = arg;
 		return 0;
 	case CLI_OPT_STRICT:
 		io->strict = 1;

@@ -79,7 +79,7 @@ static void whole(const uint8_t *data, size_t size)
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
 		return;
 	memset(&d, 0, sizeof(d));
-	vm_dump_open(&d, "fuzz", fd, NULL, &e);
+	vm_dump_open(&d, "fuzz", fd, NULL, NULL, &e);
 	vm_dump_close(&d);
 }
 

@@ -24,6 +24,7 @@ struct mdb_ingest_opts {
 			       * NULL = detect */
 	const char *kallsyms; /* kallsyms of the traced boot, for symbolic
 			       * call sites in text; NULL = the capture's */
+	const char *vmlinux;  /* core dumps: the kernel with DWARF; NULL */
 	uint64_t page_size;   /* bytes per page of page events; 0 = 4096 */
 	int strict;           /* a malformed text line is an error */
 	int stream;           /* set by the opener: PATH was "-" */

@@ -21,6 +21,8 @@
 
 #include <libkdumpfile/kdumpfile.h>
 
+#include <xxhash.h>
+
 #include "../kallsyms.h"
 #include "vmdump.h"
 
@@ -41,12 +43,26 @@ static int dump_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return -1;
 }
 
+/* @name's value in the kallsyms, System.map or vmlinux given. */
+static int raw_sym(struct vm_dump *d, const char *name, uint64_t *addr)
+{
+	uint64_t *v;
+
+	if (!d->have_vsyms)
+		return kallsyms_any_addr(&d->ks, name, addr);
+	v = u64map_get(&d->vsyms, XXH64(name, strlen(name), 0));
+	if (!v)
+		return -1;
+	*addr = *v;
+	return 0;
+}
+
 static int dump_sym(void *ctx, const char *name, uint64_t *addr)
 {
 	struct vm_dump *d = ctx;
 	uint64_t a;
 
-	if (kallsyms_any_addr(&d->ks, name, &a))
+	if (raw_sym(d, name, &a))
 		return -1;
 	*addr = a + d->delta;
 	return 0;
@@ -71,7 +87,7 @@ static int symcheck_one(void *ctx, const char *name, size_t len, uint64_t v)
 
 	if (!n)
 		return -1;
-	found = !kallsyms_any_addr(&s->d->ks, n, &a);
+	found = !raw_sym(s->d, n, &a);
 	free(n);
 	if (!found)
 		return 0;
@@ -203,23 +219,41 @@ static int open_kdump(struct vm_dump *d, int fd, struct mdb_error *e)
 	return 0;
 }
 
+/* Symbols and types: a vmlinux's, else a kallsyms and the dump's BTF. */
+static int symbols_and_types(struct vm_dump *d, const char *kallsyms,
+			     const char *vmlinux, struct mdb_error *e)
+{
+	int ret;
+
+	if (vmlinux) {
+		if ((ret = vm_vmlinux_symbols(d, vmlinux, e)) ||
+		    (ret = check_symbols(d, vmlinux, e)))
+			return ret;
+		return vm_types_dwarf(&d->types, vmlinux, e);
+	}
+	if (!kallsyms)
+		return mdb_error_fail(e, MDB_E_INVAL, d->name, -1, -1,
+				      "a core dump needs the kernel's symbols",
+				      "give --kallsyms FILE (the System.map "
+				      "or /proc/kallsyms of the dumped boot) "
+				      "or --vmlinux FILE");
+	if ((ret = kallsyms_load(&d->ks, kallsyms, e)))
+		return ret;
+	d->have_ks = 1;
+	if ((ret = check_symbols(d, kallsyms, e)))
+		return ret;
+	return load_btf(d, e);
+}
+
 int vm_dump_open(struct vm_dump *d, const char *name, int fd,
-		 const char *kallsyms, struct mdb_error *e)
+		 const char *kallsyms, const char *vmlinux,
+		 struct mdb_error *e)
 {
 	int ret;
 
 	d->name = name;
-	if ((ret = open_kdump(d, fd, e)))
-		return ret;
-	if (!kallsyms)
-		return mdb_error_fail(e, MDB_E_INVAL, name, -1, -1,
-				      "a core dump needs the kernel's symbols",
-				      "give --kallsyms FILE (the System.map "
-				      "or /proc/kallsyms of the dumped boot)");
-	if ((ret = kallsyms_load(&d->ks, kallsyms, e)))
-		return ret;
-	d->have_ks = 1;
-	if ((ret = check_symbols(d, kallsyms, e)) || (ret = load_btf(d, e)))
+	if ((ret = open_kdump(d, fd, e)) ||
+	    (ret = symbols_and_types(d, kallsyms, vmlinux, e)))
 		return ret;
 	d->c.read = dump_read;
 	d->c.read_ctx = d;
@@ -238,6 +272,8 @@ void vm_dump_close(struct vm_dump *d)
 	vm_types_release(&d->types);
 	if (d->have_ks)
 		kallsyms_release(&d->ks);
+	if (d->have_vsyms)
+		u64map_release(&d->vsyms);
 	vm_info_release(&d->info);
 	if (d->k)
 		kdump_free(d->k);

@@ -104,6 +104,8 @@ struct vm_types {
 /* BTF from raw bytes (read out of the dump); 0 or -MDB_E_CORRUPT. */
 int vm_types_btf(struct vm_types *t, const void *raw, size_t len,
 		 const char *name, struct mdb_error *e);
+/* DWARF of the vmlinux at @path (ktypes_dwarf.c); 0 or <0. */
+int vm_types_dwarf(struct vm_types *t, const char *path, struct mdb_error *e);
 void vm_types_release(struct vm_types *t);
 
 /* ---- the dump (dump.c) ------------------------------------------------ */

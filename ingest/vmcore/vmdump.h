@@ -9,6 +9,7 @@
 
 #include <libkdumpfile/kdumpfile.h>
 
+#include "../../common/u64map.h"
 #include "../kallsyms.h"
 #include "vmcore.h"
 
@@ -18,6 +19,8 @@ struct vm_dump {
 	struct vm_info info;
 	struct kallsyms ks;
 	int have_ks;
+	struct u64map vsyms;     /* a vmlinux's: hash(name) -> value */
+	int have_vsyms;
 	uint64_t delta;          /* added to the file's symbol values */
 	struct vm_types types;
 	struct vm_ctx c;
@@ -32,7 +35,16 @@ struct vm_dump {
  * closed with vm_dump_close().
  */
 int vm_dump_open(struct vm_dump *d, const char *name, int fd,
-		 const char *kallsyms, struct mdb_error *e);
+		 const char *kallsyms, const char *vmlinux,
+		 struct mdb_error *e);
+
+/*
+ * The symbol table of @vmlinux into d->vsyms, once its build id is
+ * found equal to VMCOREINFO's BUILD-ID (else refused naming both); KASLR
+ * moves them by KERNELOFFSET (vmlinux.c).
+ */
+int vm_vmlinux_symbols(struct vm_dump *d, const char *vmlinux,
+		       struct mdb_error *e);
 void vm_dump_close(struct vm_dump *d);
 
 #endif

@@ -202,7 +202,8 @@ int vm_input_open(const char *path, struct mdb_map *map, int fd,
 	else
 		ret = 0;
 	if (!ret)
-		ret = vm_dump_open(&v->d, v->path, v->fd, o->kallsyms, e);
+		ret = vm_dump_open(&v->d, v->path, v->fd, o->kallsyms,
+				   o->vmlinux, e);
 	if (ret) {
 		vi_free(v);
 		free(in);

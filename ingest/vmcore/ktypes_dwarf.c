@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The DWARF backend of struct vm_types: the debug vmlinux (Debian's
+ * linux-image-*-dbg) read with libdw.  One pass over the top-level DIEs
+ * of every compile unit indexes the named structs, unions, enums and
+ * typedefs (the first definition of a name wins, declarations skipped)
+ * and every enumerator; lookups then follow the same rules as the BTF
+ * backend (members through anonymous structs and unions, bitfields,
+ * arrays), so the walks give identical rows from either.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "../../common/u64map.h"
+#include "vmcore.h"
+
+#define MAX_DEPTH 16
+
+struct dw {
+	int fd;
+	Dwarf *dw;
+	struct u64map types;  /* hash(kind, name) -> DIE offset + 1 */
+	struct u64map enums;  /* hash(enumerator) -> value */
+	struct u64map enum_set; /* hash(enumerator) -> 1: it is defined */
+};
+
+static uint64_t key(char kind, const char *name)
+{
+	return XXH64(name, strlen(name), (uint64_t)(unsigned char)kind);
+}
+
+static void index_enum(struct dw *d, Dwarf_Die *e)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(e, &c) != 0)
+		return;
+	do {
+		Dwarf_Attribute a;
+		Dwarf_Sword v;
+		const char *n = dwarf_diename(&c);
+
+		if (dwarf_tag(&c) != DW_TAG_enumerator || !n ||
+		    !dwarf_attr(&c, DW_AT_const_value, &a) ||
+		    dwarf_formsdata(&a, &v))
+			continue;
+		if (!u64map_get(&d->enum_set, key('e', n))) {
+			u64map_put(&d->enum_set, key('e', n), 1, NULL);
+			u64map_put(&d->enums, key('e', n), (uint64_t)v, NULL);
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+static char kind_of(int tag)
+{
+	switch (tag) {
+	case DW_TAG_structure_type:
+		return 's';
+	case DW_TAG_union_type:
+		return 'u';
+	case DW_TAG_enumeration_type:
+		return 'e';
+	case DW_TAG_typedef:
+	case DW_TAG_base_type:
+		return 't';
+	}
+	return 0;
+}
+
+static void index_cu(struct dw *d, Dwarf_Die *cu)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(cu, &c) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+		char k = kind_of(tag);
+		const char *n;
+
+		if (!k)
+			continue;
+		if (tag == DW_TAG_enumeration_type)
+			index_enum(d, &c);
+		n = dwarf_diename(&c);
+		if (!n || dwarf_hasattr(&c, DW_AT_declaration) ||
+		    u64map_get(&d->types, key(k, n)))
+			continue;
+		u64map_put(&d->types, key(k, n), dwarf_dieoffset(&c) + 1, NULL);
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+/* The DIE of "struct x", "union x", "enum x" or a typedef name. */
+static int find(struct dw *d, const char *type, Dwarf_Die *out)
+{
+	char k = 't';
+	uint64_t *off;
+	const char *n = type;
+
+	if (!strncmp(type, "struct ", 7))
+		k = 's', n = type + 7;
+	else if (!strncmp(type, "union ", 6))
+		k = 'u', n = type + 6;
+	else if (!strncmp(type, "enum ", 5))
+		k = 'e', n = type + 5;
+	off = u64map_get(&d->types, key(k, n));
+	if (!off || !dwarf_offdie(d->dw, *off - 1, out))
+		return -1;
+	return strcmp(dwarf_diename(out) ? dwarf_diename(out) : "", n) ? -1 :
+									 0;
+}
+
+/* @die's type with typedefs and qualifiers stripped. */
+static int strip(Dwarf_Die *die, Dwarf_Die *out)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die t = *die;
+
+	for (int i = 0; i < MAX_DEPTH; i++) {
+		switch (dwarf_tag(&t)) {
+		case DW_TAG_typedef:
+		case DW_TAG_const_type:
+		case DW_TAG_volatile_type:
+		case DW_TAG_restrict_type:
+		case DW_TAG_atomic_type:
+		case DW_TAG_member:
+			if (!dwarf_attr(&t, DW_AT_type, &a) ||
+			    !dwarf_formref_die(&a, &t))
+				return -1;
+			continue;
+		}
+		*out = t;
+		return 0;
+	}
+	return -1;
+}
+
+static int dw_size(void *priv, const char *type, uint64_t *size)
+{
+	Dwarf_Die die, t;
+	Dwarf_Word s;
+
+	if (find(priv, type, &die) || strip(&die, &t) ||
+	    dwarf_aggregate_size(&t, &s))
+		return -1;
+	*size = s;
+	return 0;
+}
+
+/* Bit offset of member DIE @m in its parent. */
+static int member_bits(Dwarf_Die *m, uint64_t *bits, uint32_t *bsize)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w = 0, bs = 0, bo, ss;
+	Dwarf_Die t;
+
+	*bsize = 0;
+	if (dwarf_attr(m, DW_AT_bit_size, &a) && !dwarf_formudata(&a, &bs))
+		*bsize = (uint32_t)bs;
+	if (dwarf_attr(m, DW_AT_data_bit_offset, &a)) {
+		if (dwarf_formudata(&a, &w))
+			return -1;
+		*bits = w;
+		return 0;
+	}
+	if (dwarf_attr(m, DW_AT_data_member_location, &a) &&
+	    dwarf_formudata(&a, &w))
+		return -1;
+	*bits = w * 8;
+	if (bs && dwarf_attr(m, DW_AT_bit_offset, &a) &&
+	    !dwarf_formudata(&a, &bo) && !strip(m, &t) &&
+	    !dwarf_aggregate_size(&t, &ss))
+		*bits += ss * 8 - bo - bs;
+	return 0;
+}
+
+/* Member @name (@len bytes) of composite @die, through anonymous ones. */
+static int member1(Dwarf_Die *die, const char *name, size_t len,
+		   uint64_t *bits, Dwarf_Die *found, uint32_t *bsize,
+		   int depth)
+{
+	Dwarf_Die t, c;
+
+	if (depth > MAX_DEPTH || strip(die, &t) ||
+	    (dwarf_tag(&t) != DW_TAG_structure_type &&
+	     dwarf_tag(&t) != DW_TAG_union_type) || dwarf_child(&t, &c))
+		return -1;
+	do {
+		const char *n = dwarf_diename(&c);
+		uint64_t off, sub;
+
+		if (dwarf_tag(&c) != DW_TAG_member || member_bits(&c, &off,
+								  bsize))
+			continue;
+		if (n) {
+			if (strlen(n) != len || memcmp(n, name, len))
+				continue;
+			*bits += off;
+			*found = c;
+			return 0;
+		}
+		sub = *bits + off;
+		if (!member1(&c, name, len, &sub, found, bsize, depth + 1)) {
+			*bits = sub;
+			return 0;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return -1;
+}
+
+static void array_info(Dwarf_Die *t, struct vm_member *out)
+{
+	Dwarf_Die c, e;
+	Dwarf_Attribute a;
+	Dwarf_Word n = 0, es;
+
+	if (dwarf_child(t, &c) || dwarf_tag(&c) != DW_TAG_subrange_type)
+		return;
+	if (dwarf_attr(&c, DW_AT_count, &a) && !dwarf_formudata(&a, &n))
+		out->nelem = n;
+	else if (dwarf_attr(&c, DW_AT_upper_bound, &a) &&
+		 !dwarf_formudata(&a, &n))
+		out->nelem = n + 1;
+	if (dwarf_attr(t, DW_AT_type, &a) && dwarf_formref_die(&a, &e) &&
+	    !strip(&e, &e) && !dwarf_aggregate_size(&e, &es))
+		out->elem_size = es;
+}
+
+static int dw_member(void *priv, const char *type, const char *member,
+		     struct vm_member *out)
+{
+	Dwarf_Die die, t;
+	Dwarf_Word s;
+	uint64_t bits = 0;
+	uint32_t bsize = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (find(priv, type, &die))
+		return -1;
+	while (*member) {
+		const char *dot = strchr(member, '.');
+		size_t len = dot ? (size_t)(dot - member) : strlen(member);
+
+		if (member1(&die, member, len, &bits, &die, &bsize, 0))
+			return -1;
+		member += len + (dot != NULL);
+	}
+	out->bit_off = bits;
+	out->bit_size = bsize;
+	if (strip(&die, &t))
+		return -1;
+	if (!dwarf_aggregate_size(&t, &s))
+		out->size = s;
+	if (dwarf_tag(&t) == DW_TAG_array_type)
+		array_info(&t, out);
+	return 0;
+}
+
+static int dw_enumval(void *priv, const char *name, int64_t *v)
+{
+	struct dw *d = priv;
+	uint64_t *p;
+
+	if (!u64map_get(&d->enum_set, key('e', name)))
+		return -1;
+	p = u64map_get(&d->enums, key('e', name));
+	*v = (int64_t)*p;
+	return 0;
+}
+
+static void dw_release(void *priv)
+{
+	struct dw *d = priv;
+
+	if (!d)
+		return;
+	if (d->dw)
+		dwarf_end(d->dw);
+	if (d->fd >= 0)
+		close(d->fd);
+	u64map_release(&d->types);
+	u64map_release(&d->enums);
+	u64map_release(&d->enum_set);
+	free(d);
+}
+
+int vm_types_dwarf(struct vm_types *t, const char *path, struct mdb_error *e)
+{
+	struct dw *d = calloc(1, sizeof(*d));
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	memset(t, 0, sizeof(*t));
+	if (!d)
+		return mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
+	u64map_init(&d->types);
+	u64map_init(&d->enums);
+	u64map_init(&d->enum_set);
+	d->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (d->fd < 0 || !(d->dw = dwarf_begin(d->fd, DWARF_C_READ))) {
+		int err = errno, io = d->fd < 0;
+
+		mdb_error_set(e, io ? MDB_E_IO : MDB_E_FORMAT, path, -1, -1,
+			      "%s", io ? strerror(err) : dwarf_errmsg(-1));
+		if (!io)
+			mdb_error_msg(e, "no DWARF in the vmlinux");
+		dw_release(d);
+		return io ? -MDB_E_IO : -MDB_E_FORMAT;
+	}
+	while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(d->dw, off + hsize, &cu))
+			index_cu(d, &cu);
+		off = next;
+	}
+	t->priv = d;
+	t->what = "DWARF";
+	t->size = dw_size;
+	t->member = dw_member;
+	t->enumval = dw_enumval;
+	t->release = dw_release;
+	return 0;
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Compare what memdb read out of a kernel core dump with the guest's own
+/proc files printed just before the dump (testdata/vmcore/NAME.proc,
+sections between '@@MEMDB-VMCORE BEGIN FILE' and '@@MEMDB-VMCORE END FILE').
+
+    vmcore_check.py slab NAME.proc ZONES.csv
+        ZONES.csv: name,active_objs,num_objs,objsize,objperslab,
+                   pagesperslab,num_slabs (memdb sql --format csv)
+        every /proc/slabinfo row must equal the dump's row of that name
+    vmcore_check.py buddy NAME.proc BUDDY.csv
+        BUDDY.csv: node,zone,order,migratetype,blocks
+        /proc/buddyinfo: blocks summed over migratetypes per node, zone,
+        order; /proc/pagetypeinfo: per migratetype
+Prints one line per mismatch and exits 1 when there is any.
+"""
+import csv
+import sys
+
+
+def section(path, name):
+	out, on = [], False
+	for line in open(path, errors="replace"):
+		line = line.rstrip("\r\n")
+		if line == "@@MEMDB-VMCORE BEGIN " + name:
+			on = True
+		elif line == "@@MEMDB-VMCORE END " + name:
+			return out
+		elif on:
+			out.append(line)
+	sys.exit("vmcore_check: no section %s in %s" % (name, path))
+
+
+def slab(proc, rows):
+	got = {}
+	for r in csv.reader(open(rows)):
+		if r and r[0] != "name":
+			got[r[0]] = [int(x) for x in r[1:7]]
+	bad = n = 0
+	for line in section(proc, "/proc/slabinfo"):
+		if line.startswith("slabinfo") or line.startswith("#"):
+			continue
+		f = line.split()
+		name = f[0]
+		want = [int(f[i]) for i in (1, 2, 3, 4, 5)] + [int(f[14])]
+		n += 1
+		if name not in got:
+			print("slab %s: not in the dump's rows" % name)
+			bad += 1
+		elif got[name] != want:
+			print("slab %s: /proc/slabinfo %s, dump %s" %
+			      (name, want, got[name]))
+			bad += 1
+	if n == 0 or len(got) != n:
+		print("slab: /proc/slabinfo has %d caches, the dump %d" %
+		      (n, len(got)))
+		bad += 1
+	return bad
+
+
+def buddy(proc, rows):
+	blocks, by_mt = {}, {}
+	for r in csv.reader(open(rows)):
+		if not r or r[0] == "node":
+			continue
+		node, zone, order, mt, b = int(r[0]), r[1], int(r[2]), r[3], \
+			int(r[4])
+		k = (node, zone, order)
+		blocks[k] = blocks.get(k, 0) + b
+		by_mt[(node, zone, mt, order)] = b
+	bad = 0
+	seen = set()
+	for line in section(proc, "/proc/buddyinfo"):
+		f = line.replace(",", " ").split()
+		node, zone = int(f[1]), f[3]
+		for order, v in enumerate(f[4:]):
+			seen.add((node, zone, order))
+			if blocks.get((node, zone, order)) != int(v):
+				print("buddy node %d %s order %d: buddyinfo %s, "
+				      "dump %s" % (node, zone, order, v,
+						   blocks.get((node, zone, order))))
+				bad += 1
+	if seen != set(blocks):
+		print("buddy: zones and orders differ: %s" %
+		      sorted(set(blocks) ^ seen))
+		bad += 1
+	for line in section(proc, "/proc/pagetypeinfo"):
+		f = line.replace(",", " ").split()
+		if len(f) < 7 or f[0] != "Node" or f[4] != "type":
+			continue
+		node, zone, mt = int(f[1]), f[3], f[5]
+		for order, v in enumerate(f[6:]):
+			if by_mt.get((node, zone, mt, order)) != int(v):
+				print("pagetype node %d %s %s order %d: %s, "
+				      "dump %s" % (node, zone, mt, order, v,
+						   by_mt.get((node, zone, mt,
+							      order))))
+				bad += 1
+	return bad
+
+
+def main():
+	if len(sys.argv) != 4 or sys.argv[1] not in ("slab", "buddy"):
+		sys.exit(__doc__)
+	bad = (slab if sys.argv[1] == "slab" else buddy)(sys.argv[2],
+							 sys.argv[3])
+	sys.exit(1 if bad else 0)
+
+
+main()
