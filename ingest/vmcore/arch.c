@@ -12,6 +12,7 @@
 #include "vmcore.h"
 
 #define MAX_CPUS 65536
+#define START_KERNEL_MAP 0xffffffff80000000ull /* __START_KERNEL_map */
 #define MAX_NODES 1024
 
 static int arch_sym_u64(struct vm_ctx *c, const char *sym, uint64_t *v,
@@ -106,4 +107,9 @@ int vm_page_addr(const struct vm_ctx *c, uint64_t page, uint64_t *addr)
 uint64_t vm_percpu(const struct vm_ctx *c, uint64_t ptr, uint32_t cpu)
 {
 	return ptr + c->cpu_offset[cpu];
+}
+
+int vm_arch_image_addr(uint64_t addr)
+{
+	return addr >= START_KERNEL_MAP;
 }

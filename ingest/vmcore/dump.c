@@ -87,7 +87,8 @@ static int symcheck_one(void *ctx, const char *name, size_t len, uint64_t v)
 
 	if (!n)
 		return -1;
-	found = !raw_sym(s->d, n, &a);
+	/* SYMBOL(mem_section) is the array's address, not the variable's */
+	found = vm_arch_image_addr(v) && !raw_sym(s->d, n, &a);
 	free(n);
 	if (!found)
 		return 0;
@@ -200,6 +201,11 @@ static int open_kdump(struct vm_dump *d, int fd, struct mdb_error *e)
 		d->k = NULL;
 		return ret;
 	}
+	/* the OS type first: libkdumpfile looks for VMCOREINFO then */
+	st = kdump_set_string_attr(d->k, KDUMP_ATTR_OSTYPE, "linux");
+	if (st != KDUMP_OK)
+		return kdump_fail(d, st, "address translation setup failed",
+				  e);
 	st = kdump_vmcoreinfo_raw(d->k, &raw);
 	if (st != KDUMP_OK || !raw) {
 		free(raw);
@@ -212,10 +218,6 @@ static int open_kdump(struct vm_dump *d, int fd, struct mdb_error *e)
 	free(raw);
 	if (ret < 0)
 		return ret;
-	st = kdump_set_string_attr(d->k, KDUMP_ATTR_OSTYPE, "linux");
-	if (st != KDUMP_OK)
-		return kdump_fail(d, st, "address translation setup failed",
-				  e);
 	return 0;
 }
 

@@ -160,6 +160,8 @@ int vm_arch_init(struct vm_ctx *c, struct mdb_error *e);
 void vm_arch_release(struct vm_ctx *c);
 /* Address of the memory a struct page (or slab, folio) describes. */
 int vm_page_addr(const struct vm_ctx *c, uint64_t page, uint64_t *addr);
+/* Is @addr in the kernel image (where symbols of a System.map live)? */
+int vm_arch_image_addr(uint64_t addr);
 /* Per-CPU pointer @ptr of CPU @cpu. */
 uint64_t vm_percpu(const struct vm_ctx *c, uint64_t ptr, uint32_t cpu);
 
