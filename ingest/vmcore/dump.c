@@ -178,6 +178,31 @@ static int kdump_fail(struct vm_dump *d, kdump_status st, const char *what,
 	return st == KDUMP_ERR_SYSTEM ? -MDB_E_IO : -MDB_E_CORRUPT;
 }
 
+/*
+ * QEMU's kdump-* files leave the machine name of their header empty:
+ * libkdumpfile then cannot translate any address, so the architecture
+ * memdb reads is set.  A dump of another one is refused.
+ */
+static int check_arch(struct vm_dump *d, struct mdb_error *e)
+{
+	const char *arch = NULL;
+	kdump_status st;
+
+	if (kdump_get_string_attr(d->k, KDUMP_ATTR_ARCH_NAME, &arch) ==
+	    KDUMP_OK && arch) {
+		if (!strcmp(arch, VM_ARCH_NAME))
+			return 0;
+		mdb_error_set(e, MDB_E_FORMAT, d->name, -1, -1, "arch=%s",
+			      arch);
+		mdb_error_msg(e, "a core dump of an architecture memdb does "
+				 "not read (only %s)", VM_ARCH_NAME);
+		return -MDB_E_FORMAT;
+	}
+	st = kdump_set_string_attr(d->k, KDUMP_ATTR_ARCH_NAME, VM_ARCH_NAME);
+	return st == KDUMP_OK ? 0 : kdump_fail(d, st, "cannot set the "
+					       "architecture", e);
+}
+
 static int open_kdump(struct vm_dump *d, int fd, struct mdb_error *e)
 {
 	kdump_status st;
@@ -201,6 +226,8 @@ static int open_kdump(struct vm_dump *d, int fd, struct mdb_error *e)
 		d->k = NULL;
 		return ret;
 	}
+	if ((ret = check_arch(d, e)))
+		return ret;
 	/* the OS type first: libkdumpfile looks for VMCOREINFO then */
 	st = kdump_set_string_attr(d->k, KDUMP_ATTR_OSTYPE, "linux");
 	if (st != KDUMP_OK)

@@ -155,6 +155,9 @@ int64_t vm_size(const struct vm_ctx *c, const char *type);
 
 /* ---- the architecture (arch.c) ---------------------------------------- */
 
+/* libkdumpfile's name of the architecture read */
+#define VM_ARCH_NAME "x86_64"
+
 /* Fill c->page_offset, vmemmap, page_struct, ncpus, cpu_offset, nnodes. */
 int vm_arch_init(struct vm_ctx *c, struct mdb_error *e);
 void vm_arch_release(struct vm_ctx *c);
