@@ -12,6 +12,11 @@ sections between '@@MEMDB-VMCORE BEGIN FILE' and '@@MEMDB-VMCORE END FILE').
         BUDDY.csv: node,zone,order,migratetype,blocks
         /proc/buddyinfo: blocks summed over migratetypes per node, zone,
         order; /proc/pagetypeinfo: per migratetype
+    vmcore_check.py crash KMEM-S.txt ROWS.csv
+        KMEM-S.txt: what crash's 'kmem -s' printed (CACHE OBJSIZE
+        ALLOCATED TOTAL SLABS SSIZE NAME); ROWS.csv: name,object_size,
+        allocated,total,slabs
+        every cache crash lists must have those four figures
 Prints one line per mismatch and exits 1 when there is any.
 """
 import csv
@@ -99,12 +104,38 @@ def buddy(proc, rows):
 	return bad
 
 
+def crash(kmem, rows):
+	got = {}
+	for r in csv.reader(open(rows)):
+		if r and r[0] != "name":
+			got[r[0]] = [int(x) for x in r[1:5]]
+	bad = n = 0
+	on = False
+	for line in open(kmem, errors="replace"):
+		f = line.split()
+		if f[:2] == ["CACHE", "OBJSIZE"]:
+			on = True
+			continue
+		if not on or len(f) != 7 or not f[1].isdigit():
+			continue
+		n += 1
+		want = [int(x) for x in f[1:5]]
+		if got.get(f[6]) != want:
+			print("crash %s: kmem -s %s, dump %s" %
+			      (f[6], want, got.get(f[6])))
+			bad += 1
+	if n == 0 or n != len(got):
+		print("crash: kmem -s lists %d caches, the dump %d" %
+		      (n, len(got)))
+		bad += 1
+	return bad
+
+
 def main():
-	if len(sys.argv) != 4 or sys.argv[1] not in ("slab", "buddy"):
+	modes = {"slab": slab, "buddy": buddy, "crash": crash}
+	if len(sys.argv) != 4 or sys.argv[1] not in modes:
 		sys.exit(__doc__)
-	bad = (slab if sys.argv[1] == "slab" else buddy)(sys.argv[2],
-							 sys.argv[3])
-	sys.exit(1 if bad else 0)
+	sys.exit(1 if modes[sys.argv[1]](sys.argv[2], sys.argv[3]) else 0)
 
 
 main()
