@@ -10,7 +10,9 @@
  * just before the dump; compared by tests/vmcore_check.py), every
  * container must give the same rows, and where crash's `kmem -s` output
  * is kept (NAME.crash-kmem-s) every cache's object size, allocated,
- * total and slabs must equal crash's.  With $MEMDB_VMLINUX (the -dbg
+ * total and slabs must equal crash's, and where drgn's walk is kept
+ * (NAME.drgn-slab, by tests/vmcore_drgn_slab.py) object size and
+ * allocated must equal drgn's.  With $MEMDB_VMLINUX (the -dbg
  * package's vmlinux, 283 MB, not in the repository), the DWARF mode must
  * give the rows of the BTF mode, and a vmlinux of another build is
  * refused.  Each test says when it skipped and why.
@@ -108,7 +110,8 @@ static void one_dump(const char *name, const char *proc, const char *opt,
 	char *db = ingest_dump("d.db", opt, dump),
 	     *slab = path_in(tmp, "slab.csv"), *buddy = path_in(tmp, "b.csv"),
 	     *crash = path_in(tmp, "c.csv"), *ref = fixture(name,
-							  "crash-kmem-s");
+							  "crash-kmem-s"),
+	     *dref = fixture(name, "drgn-slab");
 
 	to_csv(db, "SELECT name, active_objs, num_objs, objsize, objperslab, "
 		   "pagesperslab, num_slabs FROM zone ORDER BY pos", slab);
@@ -120,13 +123,20 @@ static void one_dump(const char *name, const char *proc, const char *opt,
 			   "FROM zone", crash);
 		check("crash", ref, crash);
 	}
+	if (dref) {
+		to_csv(db, "SELECT name, object_size, allocated FROM zone",
+		       crash);
+		check("drgn", dref, crash);
+	}
 	to_csv(db, ROWS_SQL, rows_csv);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM zone WHERE "
 				    "incomplete"), 0);
 	print_message("%s: %" PRId64 " caches, %" PRId64 " buddy rows equal "
-		      "/proc%s\n", dump, db_int(db, "SELECT count(*) FROM zone"),
+		      "/proc%s%s\n", dump,
+		      db_int(db, "SELECT count(*) FROM zone"),
 		      db_int(db, "SELECT count(*) FROM buddy"),
-		      ref ? " and crash kmem -s" : "");
+		      ref ? ", crash kmem -s" : "", dref ? ", drgn" : "");
+	free(dref);
 	free(ref);
 	free(crash);
 	free(buddy);

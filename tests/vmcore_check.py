@@ -17,6 +17,9 @@ sections between '@@MEMDB-VMCORE BEGIN FILE' and '@@MEMDB-VMCORE END FILE').
         ALLOCATED TOTAL SLABS SSIZE NAME); ROWS.csv: name,object_size,
         allocated,total,slabs
         every cache crash lists must have those four figures
+    vmcore_check.py drgn DRGN.txt ROWS.csv
+        DRGN.txt: 'name object_size allocated' lines of
+        tests/vmcore_drgn_slab.py; ROWS.csv: name,object_size,allocated
 Prints one line per mismatch and exits 1 when there is any.
 """
 import csv
@@ -131,8 +134,29 @@ def crash(kmem, rows):
 	return bad
 
 
+def drgn(ref, rows):
+	got = {}
+	for r in csv.reader(open(rows)):
+		if r and r[0] != "name":
+			got[r[0]] = [int(x) for x in r[1:3]]
+	bad = n = 0
+	for line in open(ref):
+		f = line.split()
+		if len(f) != 3:
+			continue
+		n += 1
+		want = [int(f[1]), int(f[2])]
+		if got.get(f[0]) != want:
+			print("drgn %s: %s, dump %s" % (f[0], want, got.get(f[0])))
+			bad += 1
+	if n == 0 or n != len(got):
+		print("drgn: %d caches, the dump %d" % (n, len(got)))
+		bad += 1
+	return bad
+
+
 def main():
-	modes = {"slab": slab, "buddy": buddy, "crash": crash}
+	modes = {"slab": slab, "buddy": buddy, "crash": crash, "drgn": drgn}
 	if len(sys.argv) != 4 or sys.argv[1] not in modes:
 		sys.exit(__doc__)
 	sys.exit(1 if modes[sys.argv[1]](sys.argv[2], sys.argv[3]) else 0)
