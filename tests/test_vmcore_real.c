@@ -6,7 +6,8 @@
  *   NAME.elf.zst (QEMU ELF), NAME.qemu-kdump-zlib (QEMU's flattened
  *   kdump), NAME.kdump (makedumpfile -c -d 31), NAME.flat (-F -c -d 31)
  * the slab rows must equal the guest's own /proc/slabinfo and the buddy
- * rows its /proc/buddyinfo and /proc/pagetypeinfo (NAME.proc, printed
+ * rows its /proc/buddyinfo and /proc/pagetypeinfo, the zone counters its
+ * /proc/zoneinfo (NAME.proc, printed
  * just before the dump; compared by tests/vmcore_check.py), every
  * container must give the same rows, and where crash's `kmem -s` output
  * is kept (NAME.crash-kmem-s) every cache's object size, allocated,
@@ -118,6 +119,9 @@ static void one_dump(const char *name, const char *proc, const char *opt,
 	check("slab", proc, slab);
 	to_csv(db, BUDDY_SQL, buddy);
 	check("buddy", proc, buddy);
+	to_csv(db, "SELECT node, zone, name, value FROM kcounter WHERE "
+		   "zone IS NOT NULL", buddy);
+	check("zoneinfo", proc, buddy);
 	if (ref) {
 		to_csv(db, "SELECT name, object_size, allocated, total, slabs "
 			   "FROM zone", crash);

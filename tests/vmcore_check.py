@@ -20,6 +20,12 @@ sections between '@@MEMDB-VMCORE BEGIN FILE' and '@@MEMDB-VMCORE END FILE').
     vmcore_check.py drgn DRGN.txt ROWS.csv
         DRGN.txt: 'name object_size allocated' lines of
         tests/vmcore_drgn_slab.py; ROWS.csv: name,object_size,allocated
+    vmcore_check.py zoneinfo NAME.proc COUNTERS.csv
+        COUNTERS.csv: node,zone,name,value of the zone-scope counters;
+        every 'nr_*' line of a zone in /proc/zoneinfo must be equal but
+        the LRU ones (nr_zone_*_anon, *_file): the guest's LRU lists
+        move after it read zoneinfo (pagevecs drained, pages aged)
+        without any allocation, so those may differ by a few pages
 Prints one line per mismatch and exits 1 when there is any.
 """
 import csv
@@ -155,8 +161,38 @@ def drgn(ref, rows):
 	return bad
 
 
+def zoneinfo(proc, rows):
+	got = {}
+	for r in csv.reader(open(rows)):
+		if r and r[0] != "node":
+			got[(int(r[0]), r[1], r[2])] = int(r[3])
+	bad = n = 0
+	node = zone = None
+	for line in section(proc, "/proc/zoneinfo"):
+		f = line.replace(",", " ").split()
+		if f[:1] == ["Node"] and len(f) == 4:
+			node, zone = int(f[1]), f[3]
+		elif f[:1] == ["per-node"] or f[:1] == ["pages"]:
+			continue
+		elif len(f) == 2 and f[0].startswith("nr_") and \
+				not f[0].endswith("_anon") and \
+				not f[0].endswith("_file") and \
+				(node, zone, f[0]) in got:
+			n += 1
+			if got[(node, zone, f[0])] != int(f[1]):
+				print("zoneinfo node %d %s %s: %s, dump %d" %
+				      (node, zone, f[0], f[1],
+				       got[(node, zone, f[0])]))
+				bad += 1
+	if n == 0:
+		print("zoneinfo: no zone counter compared")
+		bad += 1
+	return bad
+
+
 def main():
-	modes = {"slab": slab, "buddy": buddy, "crash": crash, "drgn": drgn}
+	modes = {"slab": slab, "buddy": buddy, "crash": crash, "drgn": drgn,
+		 "zoneinfo": zoneinfo}
 	if len(sys.argv) != 4 or sys.argv[1] not in modes:
 		sys.exit(__doc__)
 	sys.exit(1 if modes[sys.argv[1]](sys.argv[2], sys.argv[3]) else 0)

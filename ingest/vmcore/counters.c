@@ -3,7 +3,8 @@
  * The counters of a dumped kernel: the global vm_stat arrays (what
  * /proc/vmstat prints, named by the kernel's own vmstat_text[]; the
  * per-CPU deltas not yet folded in are not added), each populated zone's
- * vm_stat, and the kernel's clock (dump time, uptime).
+ * and each node's vm_stat (/proc/zoneinfo's), and the kernel's clock
+ * (dump time, uptime).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,14 +29,21 @@ static int64_t enum_or(const struct vm_ctx *c, const char *name, int64_t d)
 	return c->types->enumval(c->types->priv, name, &v) ? d : v;
 }
 
-/* vmstat_text[@first + i] = @array[i] for i < @n. */
-static int emit_array(const struct cnt *k, const char *sym, int64_t first,
-		      int64_t n)
+/* Where a run of counters goes: its scope, node and zone. */
+struct where {
+	const char *scope;
+	int node;
+	const char *zone;
+};
+
+/* vmstat_text[@first + i] = @arr[i] for i < @n; @what for messages. */
+static int emit_array(const struct cnt *k, const struct where *w,
+		      const char *what, uint64_t arr, int64_t first, int64_t n)
 {
-	uint64_t arr, name_ptr, v;
+	uint64_t name_ptr, v;
 	int ret;
 
-	if (n <= 0 || n > MAX_ITEMS || k->c->sym(k->c->sym_ctx, sym, &arr))
+	if (n <= 0 || n > MAX_ITEMS)
 		return 0;
 	for (int64_t i = 0; i < n; i++) {
 		char *name = NULL;
@@ -45,13 +53,82 @@ static int emit_array(const struct cnt *k, const char *sym, int64_t first,
 		    vm_read_str(k->c, name_ptr, NAME_MAX_LEN, &name) ||
 		    vm_read_u64(k->c, arr + 8ull * (uint64_t)i, &v)) {
 			free(name);
-			vm_warn(k->c, arr, "%s[%lld] not in the dump", sym,
+			vm_warn(k->c, arr, "%s[%lld] not in the dump", what,
 				(long long)i);
 			return 0;
 		}
-		ret = k->fn(k->ctx, "global", -1, NULL, name, (int64_t)v);
+		ret = k->fn(k->ctx, w->scope, w->node, w->zone, name,
+			    (int64_t)v);
 		free(name);
 		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int emit_global(const struct cnt *k, const char *sym, int64_t first,
+		       int64_t n)
+{
+	static const struct where global = { "global", -1, NULL };
+	uint64_t arr;
+
+	if (k->c->sym(k->c->sym_ctx, sym, &arr))
+		return 0;
+	return emit_array(k, &global, sym, arr, first, n);
+}
+
+/* Each populated zone's vm_stat, then the node's. */
+static int emit_node(const struct cnt *k, int node, uint64_t pgdat,
+		     int64_t nz, int64_t nn_first, int64_t nn)
+{
+	const struct vm_ctx *c = k->c;
+	struct vm_member zones;
+	int64_t zs = vm_off(c, "struct zone", "vm_stat"),
+		zn = vm_off(c, "struct zone", "name"),
+		zp = vm_off(c, "struct zone", "present_pages"),
+		ns = vm_off(c, "struct pglist_data", "vm_stat");
+	struct where w = { "node", node, NULL };
+	int ret;
+
+	if (c->types->member(c->types->priv, "struct pglist_data",
+			     "node_zones", &zones) || zs < 0 || zn < 0 ||
+	    zp < 0 || ns < 0)
+		return 0;
+	for (uint64_t z = 0; z < zones.nelem; z++) {
+		uint64_t zone = pgdat + zones.bit_off / 8 + z * zones.elem_size,
+			 present, np;
+		char *name = NULL;
+		struct where wz = { "zone", node, NULL };
+
+		if (vm_read_u64(c, zone + (uint64_t)zp, &present) || !present ||
+		    vm_read_u64(c, zone + (uint64_t)zn, &np) ||
+		    vm_read_str(c, np, NAME_MAX_LEN, &name))
+			continue;
+		wz.zone = name;
+		ret = emit_array(k, &wz, "zone.vm_stat", zone + (uint64_t)zs,
+				 0, nz);
+		free(name);
+		if (ret < 0)
+			return ret;
+	}
+	return emit_array(k, &w, "pglist_data.vm_stat", pgdat + (uint64_t)ns,
+			  nn_first, nn);
+}
+
+static int emit_nodes(const struct cnt *k, int64_t nz, int64_t nn_first,
+		      int64_t nn)
+{
+	const struct vm_ctx *c = k->c;
+	uint64_t nd, pgdat;
+	int numa = !c->sym(c->sym_ctx, "node_data", &nd), ret;
+
+	if (!numa && c->sym(c->sym_ctx, "contig_page_data", &nd))
+		return 0;
+	for (uint32_t n = 0; n < (numa ? c->nnodes : 1); n++) {
+		pgdat = nd;
+		if (numa && (vm_read_u64(c, nd + 8ull * n, &pgdat) || !pgdat))
+			continue;
+		if ((ret = emit_node(k, (int)n, pgdat, nz, nn_first, nn)) < 0)
 			return ret;
 	}
 	return 0;
@@ -93,8 +170,9 @@ int vm_counters_walk(const struct vm_ctx *c,
 		return ret;
 	if (nz < 0 || nn < 0 || c->sym(c->sym_ctx, "vmstat_text", &k.text))
 		return 0;
-	if ((ret = emit_array(&k, "vm_zone_stat", 0, nz)) ||
-	    (ret = emit_array(&k, "vm_numa_event", nz, nu)))
+	if ((ret = emit_global(&k, "vm_zone_stat", 0, nz)) ||
+	    (ret = emit_global(&k, "vm_numa_event", nz, nu)) ||
+	    (ret = emit_global(&k, "vm_node_stat", nz + nu, nn)))
 		return ret;
-	return emit_array(&k, "vm_node_stat", nz + nu, nn);
+	return emit_nodes(&k, nz, nz + nu, nn);
 }
