@@ -125,12 +125,13 @@ static void show_progress(void *ctx, uint64_t events)
 	p->shown = 1;
 }
 
-/* The time a source was taken: --time, else the mtime of PATH. */
+/* The time a source was taken: --time, else the input's own (a core
+ * dump's), else the mtime of PATH. */
 static void set_taken_at(struct mdb_load_opts *lo,
 			 const struct mdb_source_meta *m)
 {
 	if (!lo->has_taken_at) {
-		lo->taken_at = m->mtime;
+		lo->taken_at = m->taken ? m->taken : m->mtime;
 		lo->has_taken_at = 1;
 	}
 }

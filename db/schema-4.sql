@@ -11,11 +11,14 @@
 --   allocated    objects in use, every free list walked
 --   total, slabs objects and slabs of the cache (kmem_cache_node)
 --   incomplete   1: a list could not be walked to its end
+--   refcount     kmem_cache.refcount: how many users share a merged
+--                cache (their alias names live only in sysfs)
 ALTER TABLE zone ADD COLUMN object_size INTEGER;
 ALTER TABLE zone ADD COLUMN allocated INTEGER;
 ALTER TABLE zone ADD COLUMN total INTEGER;
 ALTER TABLE zone ADD COLUMN slabs INTEGER;
 ALTER TABLE zone ADD COLUMN incomplete INTEGER;
+ALTER TABLE zone ADD COLUMN refcount INTEGER;
 
 -- The buddy allocator's free lists: free blocks of 2^order pages per
 -- node, zone and migratetype (/proc/pagetypeinfo); nr_free is the
@@ -80,6 +83,7 @@ SELECT z.source_id, z.pos, k.name AS allocator, z.name, z.instance,
        z.active_objs, z.num_objs, z.objsize, z.objperslab, z.pagesperslab,
        z.active_slabs, z.num_slabs, z.approx,
        z.object_size, z.allocated, z.total, z.slabs, z.incomplete,
+       z.refcount,
        nullif(CASE WHEN z.approx THEN 'approx' ELSE '' END ||
               CASE WHEN z.incomplete THEN 'incomplete' ELSE '' END, '')
            AS flags

@@ -72,6 +72,8 @@ struct mdb_source_meta {
 	int nattach;
 	int snapshot;           /* 1: statistics snapshot (mdb_input_decode_snap) */
 	int64_t mtime;          /* modification time of PATH, Unix seconds */
+	int64_t taken;          /* when the input says it was taken (a
+				 * core dump's time), Unix seconds; 0 none */
 	/* what mdb_decode_stats.unknown counts, for messages; NULL =
 	 * "records with unknown event or type ids" */
 	const char *unknown_what;

@@ -63,7 +63,8 @@ enum mdb_zone_kind {
 	X(ALLOCATED, allocated)       /* objects in use, exact */     \
 	X(TOTAL, total)               /* objects of the cache */      \
 	X(SLABS, slabs)                                               \
-	X(INCOMPLETE, incomplete)     /* 1: a list was cut short */
+	X(INCOMPLETE, incomplete)     /* 1: a list was cut short */ \
+	X(REFCOUNT, refcount)         /* users of a merged cache */
 
 enum mdb_zone_col {
 #define MDB_X(id, col) MDB_ZC_##id,

@@ -319,6 +319,7 @@ static void test_migration(void **state)
 		"ALTER TABLE zone DROP COLUMN total; "
 		"ALTER TABLE zone DROP COLUMN slabs; "
 		"ALTER TABLE zone DROP COLUMN incomplete; "
+		"ALTER TABLE zone DROP COLUMN refcount; "
 		"DELETE FROM anomaly_class WHERE id = 10; "
 		"DROP VIEW v_stacks; DROP TABLE stack; DROP TABLE stack_frame; "
 		"DROP TABLE migratetype; ALTER TABLE alloc DROP COLUMN pid; "

@@ -134,25 +134,35 @@ static int emit_nodes(const struct cnt *k, int64_t nz, int64_t nn_first,
 	return 0;
 }
 
-static int emit_clock(const struct cnt *k)
+int vm_clock(const struct vm_ctx *c, int64_t *wall, int64_t *uptime)
 {
-	const struct vm_ctx *c = k->c;
 	int64_t xt = vm_off(c, "struct timekeeper", "xtime_sec"),
 		kt = vm_off(c, "struct timekeeper", "ktime_sec"),
 		ob = vm_off(c, "struct timekeeper", "offs_boot");
 	uint64_t tk, x, m, b = 0;
-	int ret;
 
 	if (c->sym(c->sym_ctx, "shadow_timekeeper", &tk) || xt < 0 || kt < 0 ||
 	    vm_read_u64(c, tk + (uint64_t)xt, &x) ||
-	    vm_read_u64(c, tk + (uint64_t)kt, &m))
-		return 0;
+	    vm_read_u64(c, tk + (uint64_t)kt, &m) || x > INT64_MAX ||
+	    m > INT64_MAX)
+		return -1;
 	if (ob >= 0 && vm_read_u64(c, tk + (uint64_t)ob, &b))
 		b = 0;
-	if ((ret = k->fn(k->ctx, "kernel", -1, NULL, "dump_time", (int64_t)x)))
+	*wall = (int64_t)x;
+	*uptime = (int64_t)(m + b / 1000000000u);
+	return 0;
+}
+
+static int emit_clock(const struct cnt *k)
+{
+	int64_t wall, up;
+	int ret;
+
+	if (vm_clock(k->c, &wall, &up))
+		return 0;
+	if ((ret = k->fn(k->ctx, "kernel", -1, NULL, "dump_time", wall)))
 		return ret;
-	return k->fn(k->ctx, "kernel", -1, NULL, "uptime_sec",
-		     (int64_t)(m + b / 1000000000u));
+	return k->fn(k->ctx, "kernel", -1, NULL, "uptime_sec", up);
 }
 
 int vm_counters_walk(const struct vm_ctx *c,

@@ -199,6 +199,12 @@ int vm_buddy_walk(const struct vm_ctx *c,
 		  int (*fn)(void *ctx, const struct vm_buddy *b), void *ctx,
 		  struct mdb_error *e);
 
+/*
+ * The kernel's clock at the dump: wall seconds (xtime) and seconds since
+ * boot, from shadow_timekeeper (counters.c).  0, or -1 when unreadable.
+ */
+int vm_clock(const struct vm_ctx *c, int64_t *wall, int64_t *uptime);
+
 /* The vm_stat counters and the clock (counters.c). */
 int vm_counters_walk(const struct vm_ctx *c,
 		     int (*fn)(void *ctx, const char *scope, int node,

@@ -77,6 +77,7 @@ static int on_cache(void *ctx, const struct vm_cache *k)
 	z.v[MDB_ZC_TOTAL] = k->total;
 	z.v[MDB_ZC_SLABS] = k->slabs;
 	z.v[MDB_ZC_INCOMPLETE] = k->incomplete;
+	z.v[MDB_ZC_REFCOUNT] = k->refcount < 0 ? MDB_NA : k->refcount;
 	v->info->zones++;
 	return v->sink->zone(v->sink->ctx, &z);
 }
@@ -154,6 +155,7 @@ static const struct mdb_input_ops vi_ops = {
 static void vi_meta(struct vm_input *v, struct mdb_source_meta *m)
 {
 	struct mdb_hasher *h = mdb_hash_begin(VM_FORMAT, v->e);
+	int64_t wall, up;
 
 	m->format = VM_FORMAT;
 	m->snapshot = 1;
@@ -163,6 +165,11 @@ static void vi_meta(struct vm_input *v, struct mdb_source_meta *m)
 	m->word_size = 8;
 	m->ncpus = (int)v->d.c.ncpus;
 	m->data_bytes = v->map.len;
+	/* kdump's CRASHTIME, else the kernel's clock (QEMU dumps) */
+	if (v->d.info.crash_time > 0)
+		m->taken = v->d.info.crash_time;
+	else if (!vm_clock(&v->d.c, &wall, &up) && wall > 0)
+		m->taken = wall;
 	snprintf(m->kernel_release, sizeof(m->kernel_release), "%s",
 		 v->d.info.release);
 	snprintf(m->notes, sizeof(m->notes), "core dump, build id %s%s",

@@ -18,7 +18,13 @@
 --               caches: num_objs x objsize
 --   unused_pct  slab caches: 100 x (num_objs - active_objs) / num_objs
 --   flags       'approx' when a figure was humanized (12K, 3.4M) or
---               rounded (vmstat -m KiB)
+--               rounded (vmstat -m KiB); 'incomplete' when a list of a
+--               core dump's cache could not be walked to its end
+-- Slab caches of a kernel core dump (memdb ingest VMCORE): size is the
+-- slot size; used the objects allocated, counted exactly by walking
+-- every free list (per-CPU ones included), free = total - used;
+-- unused_pct as /proc/slabinfo would print it (per-CPU slabs full).
+-- v_zones (memdb sql) has object_size, allocated, total and slabs.
 -- Rows in snapshot order (--sort pos, the default), except that empty
 -- rows (no item used or free and no bytes: a slab cache with no object)
 -- come last.  --sort name orders by name (byte order); any other --sort KEY
