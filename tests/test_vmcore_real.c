@@ -13,7 +13,8 @@
  * is kept (NAME.crash-kmem-s) every cache's object size, allocated,
  * total and slabs must equal crash's, and where drgn's walk is kept
  * (NAME.drgn-slab, by tests/vmcore_drgn_slab.py) object size and
- * allocated must equal drgn's.  With $MEMDB_VMLINUX (the -dbg
+ * allocated must equal drgn's; the buddy rows crash's `kmem -f`
+ * (NAME.crash-kmem-f).  With $MEMDB_VMLINUX (the -dbg
  * package's vmlinux, 283 MB, not in the repository), the DWARF mode must
  * give the rows of the BTF mode, and a vmlinux of another build is
  * refused.  Each test says when it skipped and why.
@@ -112,13 +113,16 @@ static void one_dump(const char *name, const char *proc, const char *opt,
 	     *slab = path_in(tmp, "slab.csv"), *buddy = path_in(tmp, "b.csv"),
 	     *crash = path_in(tmp, "c.csv"), *ref = fixture(name,
 							  "crash-kmem-s"),
-	     *dref = fixture(name, "drgn-slab");
+	     *dref = fixture(name, "drgn-slab"),
+	     *fref = fixture(name, "crash-kmem-f");
 
 	to_csv(db, "SELECT name, active_objs, num_objs, objsize, objperslab, "
 		   "pagesperslab, num_slabs FROM zone ORDER BY pos", slab);
 	check("slab", proc, slab);
 	to_csv(db, BUDDY_SQL, buddy);
 	check("buddy", proc, buddy);
+	if (fref)
+		check("crashf", fref, buddy);
 	to_csv(db, "SELECT node, zone, name, value FROM kcounter WHERE "
 		   "zone IS NOT NULL", buddy);
 	check("zoneinfo", proc, buddy);
@@ -140,6 +144,9 @@ static void one_dump(const char *name, const char *proc, const char *opt,
 		      db_int(db, "SELECT count(*) FROM zone"),
 		      db_int(db, "SELECT count(*) FROM buddy"),
 		      ref ? ", crash kmem -s" : "", dref ? ", drgn" : "");
+	if (fref)
+		print_message("  and crash kmem -f\n");
+	free(fref);
 	free(dref);
 	free(ref);
 	free(crash);

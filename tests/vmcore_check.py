@@ -26,6 +26,11 @@ sections between '@@MEMDB-VMCORE BEGIN FILE' and '@@MEMDB-VMCORE END FILE').
         the LRU ones (nr_zone_*_anon, *_file): the guest's LRU lists
         move after it read zoneinfo (pagevecs drained, pages aged)
         without any allocation, so those may differ by a few pages
+    vmcore_check.py crashf KMEM-F.txt BUDDY.csv
+        KMEM-F.txt: what crash's 'kmem -f' printed (per zone, one AREA
+        row per order and migratetype list: BLOCKS, PAGES); per node,
+        zone and order, the blocks of the lists (as a sorted list: crash
+        does not name the migratetype) must be the dump's
 Prints one line per mismatch and exits 1 when there is any.
 """
 import csv
@@ -190,9 +195,43 @@ def zoneinfo(proc, rows):
 	return bad
 
 
+def crashf(kmem, rows):
+	got, want = {}, {}
+	for r in csv.reader(open(rows)):
+		if r and r[0] != "node":
+			k = (int(r[0]), r[1], int(r[2]))
+			got.setdefault(k, []).append(int(r[4]))
+	node, zone, head = 0, None, False
+	for line in open(kmem, errors="replace"):
+		f = line.split()
+		if f[:1] == ["NODE"]:
+			head = "node"
+		elif head == "node" and len(f) == 1 and f[0].isdigit():
+			node, head = int(f[0]), False
+		elif f[:2] == ["ZONE", "NAME"]:
+			head = "zone"
+		elif head == "zone" and len(f) >= 2:
+			zone, head = f[1], False
+		elif len(f) == 5 and f[0].isdigit() and zone:
+			want.setdefault((node, zone, int(f[0])), []).append(
+				int(f[3]))
+	bad = 0
+	for k in sorted(set(got) | set(want)):
+		if k not in want and not any(got[k]):
+			continue	# a zone crash skips: no pages
+		if sorted(got.get(k, [])) != sorted(want.get(k, [])):
+			print("kmem -f node %d %s order %d: %s, dump %s" %
+			      (k + (want.get(k), got.get(k))))
+			bad += 1
+	if not want:
+		print("kmem -f: no AREA row read")
+		bad += 1
+	return bad
+
+
 def main():
 	modes = {"slab": slab, "buddy": buddy, "crash": crash, "drgn": drgn,
-		 "zoneinfo": zoneinfo}
+		 "zoneinfo": zoneinfo, "crashf": crashf}
 	if len(sys.argv) != 4 or sys.argv[1] not in modes:
 		sys.exit(__doc__)
 	sys.exit(1 if modes[sys.argv[1]](sys.argv[2], sys.argv[3]) else 0)
