@@ -586,7 +586,8 @@ static void fake_buddy(struct fake *f)
 	w64(f, PGDAT + 8, 1000);
 	for (int o = 0; o < 3; o++)
 		for (int mt = 0; mt < 5; mt++) {
-			uint64_t h = PGDAT + 16 + 88 * (uint64_t)o + 16 * (uint64_t)mt;
+			uint64_t h = PGDAT + 16 + 88 * (uint64_t)o +
+				     16 * (uint64_t)mt;
 
 			w64(f, h, h);
 		}

@@ -107,8 +107,9 @@ static int walk_area(const struct buddy *b, int node, const char *zone,
 			.nr_free = nr_free == (uint64_t)-1 ? -1 :
 							     (int64_t)nr_free,
 		};
-		int64_t n = list_len(b, head, nr_free == (uint64_t)-1 ?
-					 b->c->max_steps : nr_free, zone, order);
+		uint64_t bound = nr_free == (uint64_t)-1 ? b->c->max_steps :
+							   nr_free;
+		int64_t n = list_len(b, head, bound, zone, order);
 
 		r.incomplete = n < 0;
 		r.blocks = n < 0 ? 0 : n;

@@ -58,8 +58,10 @@ int vm_flat_walk(const void *buf, size_t len, const char *name,
 		int64_t off, size;
 
 		if (len < FLAT_REC || pos > len - FLAT_REC)
-			return flat_bad(e, name, pos, "truncated: no end record",
-					(int64_t)(len - (pos < len ? pos : len)));
+			return flat_bad(e, name, pos,
+					"truncated: no end record",
+					(int64_t)(len - (pos < len ? pos :
+								 len)));
 		off = (int64_t)get_be64(p + pos);
 		size = (int64_t)get_be64(p + pos + 8);
 		if (off == -1 && size == -1)

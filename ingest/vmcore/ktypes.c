@@ -63,7 +63,9 @@ static int btf_member1(const struct btf *b, int id, const char *name,
 		       size_t len, uint64_t *bits, int *mid, uint32_t *bsize,
 		       int depth)
 {
-	const struct btf_type *t = btf__type_by_id(b, (uint32_t)btf__resolve_type(b, (uint32_t)id));
+	int rid = btf__resolve_type(b, (uint32_t)id);
+	const struct btf_type *t = rid < 0 ? NULL :
+					     btf__type_by_id(b, (uint32_t)rid);
 	const struct btf_member *m;
 
 	if (!t || depth > 16 || (!btf_is_struct(t) && !btf_is_union(t)))

@@ -386,7 +386,8 @@ int vm_slub_walk(const struct vm_ctx *c,
 
 	if ((ret = layout(&s, e)))
 		return ret;
-	if (c->sym(c->sym_ctx, "slab_caches", &head) || vm_read_u64(c, head, &p))
+	if (c->sym(c->sym_ctx, "slab_caches", &head) ||
+	    vm_read_u64(c, head, &p))
 		return mdb_error_fail(e, MDB_E_FORMAT, c->name, -1, -1,
 				      "cannot read slab_caches", NULL);
 	while (p != head) {
@@ -411,7 +412,8 @@ int vm_slub_walk(const struct vm_ctx *c,
 		if (ret < 0)
 			return ret;
 		if (vm_read_u64(c, kc.addr + (uint64_t)s.kc_list, &p)) {
-			vm_warn(c, kc.addr, "slab_caches: list not in the dump");
+			vm_warn(c, kc.addr, "slab_caches: list not in the "
+				"dump");
 			return 1;
 		}
 	}
