@@ -70,7 +70,12 @@ static void test_truncated_elf(void **state)
 	(void)state;
 	/* an x86-64 ELF core header whose program headers are missing */
 	refused("trunc.elf", ELF_HDR "open(sys.argv[1],'wb').write(h)",
-		"not a core dump libkdumpfile reads", NULL);
+		"ELF core dump cut short: its program headers end beyond "
+		"the file", "offset=64");
+	/* a PT_LOAD segment whose data ends beyond the file */
+	refused("seg.elf", ELF_HDR "h+=struct.pack('<IIQQQQQQ',1,7,120,0,0,"
+		"4096,4096,0);open(sys.argv[1],'wb').write(h+bytes(100))",
+		"a memory segment ends beyond the file", "offset=220");
 }
 
 static void test_bad_kdump(void **state)

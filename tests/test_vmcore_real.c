@@ -310,6 +310,53 @@ out:
 	free(nks);
 }
 
+/*
+ * The real dumps cut short (at half, and a few pages before the end: the
+ * BTF or a slab's page then is missing): refused, the database holding
+ * an earlier source unchanged.
+ */
+static void test_cut(void **state)
+{
+	static const char *const cuts[] = { "50", "97" };
+	char *kd = fixture("nokaslr", "kdump"), *ks = kallsyms_of("nokaslr"),
+	     *db, *counts, *cut, *after;
+	struct run r;
+
+	(void)state;
+	if (!kd || !ks) {
+		print_message("skipped: no nokaslr.kdump and kallsyms\n");
+		free(kd);
+		free(ks);
+		return;
+	}
+	db = fresh_db(tmp, "cut.db");
+	run_memdb(&r, db, "ingest -q --kallsyms '%s' '%s'", ks, kd);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	counts = db_counts(db);
+	cut = path_in(tmp, "cut.kdump");
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(*cuts); i++) {
+		run(&r, "head -c $(($(wc -c < '%s') * %s / 100)) '%s' > '%s'",
+		    kd, cuts[i], kd, cut);
+		assert_int_equal(r.status, 0);
+		run_free(&r);
+		run_memdb(&r, db, "ingest --kallsyms '%s' '%s'", ks, cut);
+		assert_int_equal(r.status, 1);
+		if (!strstr(r.err, "cut short or corrupt") &&
+		    !strstr(r.err, "not readable in the dump"))
+			fail_msg("cut at %s%%: %s", cuts[i], r.err);
+		run_free(&r);
+		after = db_counts(db);
+		assert_string_equal(counts, after);
+		free(after);
+	}
+	free(cut);
+	free(counts);
+	free(db);
+	free(kd);
+	free(ks);
+}
+
 static int setup(void **state)
 {
 	const char *d = getenv("MEMDB_VMCORE_DIR");
@@ -334,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_dumps),
 		cmocka_unit_test(test_dwarf),
 		cmocka_unit_test(test_other_kallsyms),
+		cmocka_unit_test(test_cut),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

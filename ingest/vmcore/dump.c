@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,8 +39,15 @@ static int dump_read(void *ctx, uint64_t addr, void *buf, size_t len)
 		return 0;
 	d->last = st;
 	d->last_addr = addr;
-	if (st == KDUMP_ERR_NODATA)
+	if (st == KDUMP_ERR_NODATA) {
 		d->filtered++;
+	} else if (st != KDUMP_ERR_ADDRXLAT && !d->bad_reads++) {
+		/* the file itself: cut short, corrupt, unreadable */
+		d->bad_status = st;
+		d->bad_addr = addr;
+		snprintf(d->bad_msg, sizeof(d->bad_msg), "%s",
+			 kdump_get_err(d->k));
+	}
 	return -1;
 }
 

@@ -27,6 +27,10 @@ struct vm_dump {
 	kdump_status last;       /* of the last failed read */
 	uint64_t last_addr;
 	uint64_t filtered;       /* reads of pages the dump does not hold */
+	/* reads that failed in the file (not filtered, not unmapped) */
+	uint64_t bad_reads, bad_addr;
+	kdump_status bad_status;
+	char bad_msg[160];
 };
 
 /*

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../common/bytes.h"
 #include "../input.h"
 #include "../text.h"
 #include "vmdump.h"
@@ -40,6 +41,49 @@ int vm_probe(const void *buf, size_t len)
 	/* ELF64 little-endian ET_CORE for x86-64 (EM_X86_64 = 62) */
 	return len >= ELF_HDR && !memcmp(p, "\x7f" "ELF", 4) && p[4] == 2 &&
 	       p[5] == 1 && p[16] == 4 && !p[17] && p[18] == 62 && !p[19];
+}
+
+/*
+ * An ELF core cut short: its program headers, or the data of a PT_LOAD
+ * segment, end beyond the file.  libkdumpfile would read such pages as
+ * missing; memdb refuses the file at the offset where data is missing.
+ */
+static int elf_check(const char *path, const uint8_t *p, size_t len,
+		     struct mdb_error *e)
+{
+	uint64_t phoff, end;
+	uint16_t phentsize, phnum;
+
+	if (len < ELF_HDR || memcmp(p, "\x7f" "ELF", 4))
+		return 0;
+	phoff = get_le64(p + 32);
+	phentsize = get_le16(p + 54);
+	phnum = get_le16(p + 56);
+	if (phentsize < 56 || phoff > len ||
+	    (uint64_t)phentsize * phnum > len - phoff) {
+		mdb_error_set(e, MDB_E_TRUNCATED, path, (int64_t)phoff, -1,
+			      "program_headers=%u have=%zu", phnum, len);
+		mdb_error_msg(e, "ELF core dump cut short: its program "
+				 "headers end beyond the file");
+		return -MDB_E_TRUNCATED;
+	}
+	for (uint16_t i = 0; i < phnum; i++) {
+		const uint8_t *ph = p + phoff + (uint64_t)i * phentsize;
+		uint64_t off = get_le64(ph + 8), filesz = get_le64(ph + 32);
+
+		if (get_le32(ph) != 1 /* PT_LOAD */)
+			continue;
+		if (__builtin_add_overflow(off, filesz, &end) || end > len) {
+			mdb_error_set(e, MDB_E_TRUNCATED, path,
+				      (int64_t)(off > len ? off : len), -1,
+				      "segment=%u end=%llu have=%zu", i,
+				      (unsigned long long)end, len);
+			mdb_error_msg(e, "ELF core dump cut short: a memory "
+					 "segment ends beyond the file");
+			return -MDB_E_TRUNCATED;
+		}
+	}
+	return 0;
 }
 
 static void vi_free(struct vm_input *v)
@@ -133,6 +177,15 @@ static int vi_decode(struct mdb_input *in, const struct mdb_snap_sink *sink,
 	ret = vm_counters_walk(&v->d.c, on_counter, v);
 	if (ret < 0)
 		return ret;
+	if (v->d.bad_reads) {
+		mdb_error_set(e, MDB_E_CORRUPT, v->path, -1, -1,
+			      "failed_reads=%llu first=0x%llx libkdumpfile="
+			      "\"%s\"", (unsigned long long)v->d.bad_reads,
+			      (unsigned long long)v->d.bad_addr, v->d.bad_msg);
+		mdb_error_msg(e, "the dump is cut short or corrupt: memory it "
+				 "should hold cannot be read");
+		return -MDB_E_CORRUPT;
+	}
 	info->records = info->zones + info->buddy + info->counters;
 	if (!info->zones)
 		return mdb_error_fail(e, MDB_E_EMPTY, v->path, -1, -1,
@@ -181,6 +234,25 @@ static void vi_meta(struct vm_input *v, struct mdb_source_meta *m)
 	}
 }
 
+/* The descriptor libkdumpfile reads: the file's, or the flattened
+ * format reassembled. */
+static int vi_file(struct vm_input *v, const char *path, int fd,
+		   struct mdb_error *e)
+{
+	int ret = elf_check(path, v->map.data, v->map.len, e);
+
+	if (ret)
+		return ret;
+	if (vm_flat_probe(v->map.data, v->map.len))
+		return vm_flat_reassemble(v->map.data, v->map.len, path,
+					  &v->fd, e);
+	v->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (v->fd < 0)
+		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
+				     strerror(errno));
+	return 0;
+}
+
 int vm_input_open(const char *path, struct mdb_map *map, int fd,
 		  const struct mdb_ingest_opts *o, struct mdb_input **out,
 		  struct mdb_error *e)
@@ -200,14 +272,7 @@ int vm_input_open(const char *path, struct mdb_map *map, int fd,
 	v->map = *map;
 	memset(map, 0, sizeof(*map));
 	v->e = e;
-	if (vm_flat_probe(v->map.data, v->map.len))
-		ret = vm_flat_reassemble(v->map.data, v->map.len, path,
-					 &v->fd, e);
-	else if ((v->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
-		ret = mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
-				    strerror(errno));
-	else
-		ret = 0;
+	ret = vi_file(v, path, fd, e);
 	if (!ret)
 		ret = vm_dump_open(&v->d, v->path, v->fd, o->kallsyms,
 				   o->vmlinux, e);
