@@ -53,6 +53,17 @@ static char *fixture(const char *name, const char *ext)
 	return NULL;
 }
 
+/* The first container of boot @name present, or NULL. */
+static char *any_dump(const char *name)
+{
+	char *p = NULL;
+
+	for (size_t i = 0; !p && i < sizeof(containers) / sizeof(*containers);
+	     i++)
+		p = fixture(name, containers[i]);
+	return p;
+}
+
 /* The boot's kallsyms, decompressed into tmp. */
 static char *kallsyms_of(const char *name)
 {
@@ -220,7 +231,7 @@ static void test_dwarf(void **state)
 	struct run r;
 
 	(void)state;
-	dump = fixture("nokaslr", "elf.zst");
+	dump = any_dump("nokaslr");
 	if (!vmlinux || !*vmlinux || !dump || !ks) {
 		print_message("skipped: %s\n", !dump || !ks ?
 			      "no nokaslr dump" : "MEMDB_VMLINUX does not "
@@ -269,8 +280,7 @@ static void test_dwarf(void **state)
  */
 static void test_other_kallsyms(void **state)
 {
-	char *kd = fixture("kaslr", "elf.zst"), *nd = fixture("nokaslr",
-							      "elf.zst"),
+	char *kd = any_dump("kaslr"), *nd = any_dump("nokaslr"),
 	     *kks = kallsyms_of("kaslr"), *nks = kallsyms_of("nokaslr"),
 	     *db = fresh_db(tmp, "w.db"), *opt, *a, *b, *dba, *dbb;
 	struct run r;
