@@ -82,7 +82,8 @@ static void expect_zones(const char *name, const char *want)
 }
 
 #define ZONES_HDR "name,pos,allocator,size,limit,used,free,requests,fails," \
-		  "sleeps,xdomain,bytes,unused_pct,flags\n"
+		  "sleeps,xdomain,bytes,unused_pct,object_size,allocated," \
+		  "total,slabs,flags\n"
 
 /*
  * The UMA zones of tests/mkmemstat.c, as libmemstat derives them
@@ -112,15 +113,15 @@ static void expect_zones(const char *name, const char *want)
  *         bytes 66816+51200+5120+141312+4177920+40960+0+51840 = 4535168
  */
 static const char uma_csv[] = ZONES_HDR
-	"UMA Kegs,1,uma,384,0,174,0,174,0,0,0,66816,,\n"
-	"mbuf,2,uma,256,0,200,72,1150,0,0,3,51200,,\n"
-	"mbuf_packet,3,uma,256,0,20,8,540,2,0,0,5120,,\n"
-	"128 Bucket,4,uma,1024,0,138,89,2105,10295,0,0,141312,,\n"
-	"vm pgcache,5,uma,4096,0,1020,40,5030,0,1,0,4177920,,\n"
-	"vm pgcache,6,uma,4096,0,10,18,3000,0,0,7,40960,,\n"
-	"64 pcpu,7,uma,8,0,0,4,18,0,0,0,0,,\n"
-	"socket,8,uma,864,25600,60,11,320,1,2,0,51840,,\n"
-	"total,,,,,1622,242,12337,10298,3,10,4535168,,\n";
+	"UMA Kegs,1,uma,384,0,174,0,174,0,0,0,66816,,,,,,\n"
+	"mbuf,2,uma,256,0,200,72,1150,0,0,3,51200,,,,,,\n"
+	"mbuf_packet,3,uma,256,0,20,8,540,2,0,0,5120,,,,,,\n"
+	"128 Bucket,4,uma,1024,0,138,89,2105,10295,0,0,141312,,,,,,\n"
+	"vm pgcache,5,uma,4096,0,1020,40,5030,0,1,0,4177920,,,,,,\n"
+	"vm pgcache,6,uma,4096,0,10,18,3000,0,0,7,40960,,,,,,\n"
+	"64 pcpu,7,uma,8,0,0,4,18,0,0,0,0,,,,,,\n"
+	"socket,8,uma,864,25600,60,11,320,1,2,0,51840,,,,,,\n"
+	"total,,,,,1622,242,12337,10298,3,10,4535168,,,,,,\n";
 
 /* Every committed and generated zone_stats stream gives uma_csv. */
 static void test_zone_stats_by_hand(void **state)
@@ -230,7 +231,7 @@ static void test_three_forms_agree(void **state)
 	assert_string_equal(t, "8,0,1622,4535168\n");
 	free(t);
 	assert_non_null(strstr(out, "\nsocket,8,uma,864,25600,60,11,320,1,2,,"
-				    "51840,,\n"));
+				    "51840,,,,,,\n"));
 	free(out);
 	free(p);
 	free(db);
@@ -249,15 +250,15 @@ static void test_three_forms_agree(void **state)
 static void test_malloc_by_hand(void **state)
 {
 	static const char binary[] = ZONES_HDR
-		"devbuf,1,malloc,,,110,,120,,,,45056,,\n"
-		"CAM dev queue,2,malloc,,,5,,5,,,,1000,,\n"
-		"temp,3,malloc,,,1,,4,,,,1000000,,\n"
-		"total,,,,,116,,129,,,,1046056,,\n";
+		"devbuf,1,malloc,,,110,,120,,,,45056,,,,,,\n"
+		"CAM dev queue,2,malloc,,,5,,5,,,,1000,,,,,,\n"
+		"temp,3,malloc,,,1,,4,,,,1000000,,,,,,\n"
+		"total,,,,,116,,129,,,,1046056,,,,,,\n";
 	static const char kib[] = ZONES_HDR
-		"devbuf,1,malloc,,,110,,120,,,,45056,,approx\n"
-		"CAM dev queue,2,malloc,,,5,,5,,,,1024,,approx\n"
-		"temp,3,malloc,,,1,,4,,,,1000448,,approx\n"
-		"total,,,,,116,,129,,,,1046528,,\n";
+		"devbuf,1,malloc,,,110,,120,,,,45056,,,,,,approx\n"
+		"CAM dev queue,2,malloc,,,5,,5,,,,1024,,,,,,approx\n"
+		"temp,3,malloc,,,1,,4,,,,1000448,,,,,,approx\n"
+		"total,,,,,116,,129,,,,1046528,,,,,,\n";
 	static const char *const bins[] = {
 		"succeed/memstat/malloc_stats-le-1.bin",
 		"succeed/memstat/malloc_stats-be-1.bin",
@@ -316,33 +317,33 @@ static void test_text_variants(void **state)
 {
 	(void)state;
 	expect_zones("succeed/snapshots/vmstat-z-core.txt", ZONES_HDR
-		"UMA Kegs,1,uma,128,0,90,0,90,0,,,11520,,\n"
-		"UMA Zones,2,uma,120,0,90,0,90,0,,,10800,,\n"
-		"mbuf_packet,3,uma,256,0,256,128,10443071,0,,,65536,,\n"
-		"mbuf,4,uma,256,0,2,123,27209829,0,,,512,,\n"
-		"total,,,,,438,251,37653080,0,,,88368,,\n");
+		"UMA Kegs,1,uma,128,0,90,0,90,0,,,11520,,,,,,\n"
+		"UMA Zones,2,uma,120,0,90,0,90,0,,,10800,,,,,,\n"
+		"mbuf_packet,3,uma,256,0,256,128,10443071,0,,,65536,,,,,,\n"
+		"mbuf,4,uma,256,0,2,123,27209829,0,,,512,,,,,,\n"
+		"total,,,,,438,251,37653080,0,,,88368,,,,,,\n");
 	expect_zones("succeed/snapshots/vmstat-z-human.txt", ZONES_HDR
 		"mbuf_cluster,1,uma,2048,254392,1229,500,3565158,0,0,0,"
-		"2516992,,approx\n"
-		"mbuf,2,uma,256,6291456,12288,2560,18253611008,0,0,0,3145728,,"
+		"2516992,,,,,,approx\n"
+		"mbuf,2,uma,256,6291456,12288,2560,18253611008,0,0,0,3145728,,,,,,"
 		"approx\n"
-		"total,,,,,13517,3060,18257176166,0,0,0,5662720,,\n");
+		"total,,,,,13517,3060,18257176166,0,0,0,5662720,,,,,,\n");
 	/* a pasted excerpt: rows 4 to 7 of uma_csv at positions 1 to 4 */
 	expect_zones("succeed/snapshots/vmstat-z-excerpt.txt", ZONES_HDR
-		"mbuf_packet,1,uma,256,0,20,8,540,2,0,0,5120,,\n"
-		"128 Bucket,2,uma,1024,0,138,89,2105,10295,0,0,141312,,\n"
-		"vm pgcache,3,uma,4096,0,1020,40,5030,0,1,0,4177920,,\n"
-		"vm pgcache,4,uma,4096,0,10,18,3000,0,0,7,40960,,\n"
-		"total,,,,,1188,155,10675,10297,1,7,4365312,,\n");
+		"mbuf_packet,1,uma,256,0,20,8,540,2,0,0,5120,,,,,,\n"
+		"128 Bucket,2,uma,1024,0,138,89,2105,10295,0,0,141312,,,,,,\n"
+		"vm pgcache,3,uma,4096,0,1020,40,5030,0,1,0,4177920,,,,,,\n"
+		"vm pgcache,4,uma,4096,0,10,18,3000,0,0,7,40960,,,,,,\n"
+		"total,,,,,1188,155,10675,10297,1,7,4365312,,,,,,\n");
 	/* slabinfo without header lines: bytes 12288x64 = 786432, 0,
 	 * 640x64 = 40960; unused (640-438)/640 = 31.5625 %, all caches
 	 * (12928-12726)/12928 = 1.5625 %; the empty cache (position 2)
 	 * comes last */
 	expect_zones("succeed/snapshots/slabinfo-noheader.txt", ZONES_HDR
-		"kmalloc-64,1,slab,64,,12288,0,,,,,786432,0.000000,\n"
-		"anon_vma_chain,3,slab,64,,438,202,,,,,40960,31.562500,\n"
-		"request_sock_subflow_v6,2,slab,392,,0,0,,,,,0,0.000000,\n"
-		"total,,,,,12726,202,,,,,827392,1.562500,\n");
+		"kmalloc-64,1,slab,64,,12288,0,,,,,786432,0.000000,,,,,\n"
+		"anon_vma_chain,3,slab,64,,438,202,,,,,40960,31.562500,,,,,\n"
+		"request_sock_subflow_v6,2,slab,392,,0,0,,,,,0,0.000000,,,,,\n"
+		"total,,,,,12726,202,,,,,827392,1.562500,,,,,\n");
 }
 
 #define TAGS_HDR "tag,function,module,bytes,calls,tags,flags\n"
@@ -573,7 +574,7 @@ static void test_growth_slabinfo_real(void **state)
 	/* zones of one snapshot: the totals awk computes */
 	out = report_csv(db, "zones --source 1 --top 1");
 	run(&r, "awk 'FNR > 2 { u += $2; n += $3; b += $3 * $4 } END { "
-		"printf \"total,,,,,%%d,%%d,,,,,%%d,%%.6f,\\n\", u, n - u, b, "
+		"printf \"total,,,,,%%d,%%d,,,,,%%d,%%.6f,,,,,\\n\", u, n - u, b, "
 		"100 * (n - u) / n }' '%s'", before);
 	assert_non_null(strstr(out, r.out));
 	run_free(&r);

@@ -135,7 +135,9 @@ static void test_columns(void **state)
 	assert_non_null(strstr(r.err, "no column 'nope'; the columns are "
 				      "name, pos, allocator, size, limit, "
 				      "used, free, requests, fails, sleeps, "
-				      "xdomain, bytes, unused_pct, flags"));
+				      "xdomain, bytes, unused_pct, "
+				      "object_size, allocated, total, slabs, "
+				      "flags"));
 	run_free(&r);
 	run(&r, "'%s' report -d '%s' zones --columns name,,used",
 	    env("MEMDB"), uma);

@@ -24,7 +24,9 @@
 -- slot size; used the objects allocated, counted exactly by walking
 -- every free list (per-CPU ones included), free = total - used;
 -- unused_pct as /proc/slabinfo would print it (per-CPU slabs full).
--- v_zones (memdb sql) has object_size, allocated, total and slabs.
+-- Their rows also carry object_size (the object's own size, crash's
+-- OBJSIZE), allocated, total (objects in all slabs) and slabs, as crash
+-- `kmem -s` prints them; these columns are NULL for other inputs.
 -- Rows in snapshot order (--sort pos, the default), except that empty
 -- rows (no item used or free and no bytes: a slab cache with no object)
 -- come last.  --sort name orders by name (byte order); any other --sort KEY
@@ -50,7 +52,8 @@ WITH z AS (
 	WHERE source_id BETWEEN :src_lo AND :src_hi
 )
 SELECT name, pos, allocator, size, "limit", used, free, requests, fails,
-       sleeps, xdomain, bytes, unused_pct, flags
+       sleeps, xdomain, bytes, unused_pct, object_size, allocated,
+       total, slabs, flags
 FROM z
 ORDER BY coalesce(used, 0) = 0 AND coalesce(free, 0) = 0
              AND coalesce(bytes, 0) = 0,
@@ -67,6 +70,10 @@ SELECT 'total' AS name, NULL AS pos, NULL AS allocator, NULL AS size,
                 THEN 100.0 * ((CASE WHEN count(num_objs) THEN CAST(total(num_objs) AS INTEGER) END) - (CASE WHEN count(active_objs) THEN CAST(total(active_objs) AS INTEGER) END)) /
                      (CASE WHEN count(num_objs) THEN CAST(total(num_objs) AS INTEGER) END)
             WHEN (CASE WHEN count(num_objs) THEN CAST(total(num_objs) AS INTEGER) END) = 0 THEN 0.0 END AS unused_pct,
+       NULL AS object_size,
+       (CASE WHEN count(allocated) THEN CAST(total(allocated) AS INTEGER) END) AS allocated,
+       (CASE WHEN count(total) THEN CAST(total(total) AS INTEGER) END) AS total,
+       (CASE WHEN count(slabs) THEN CAST(total(slabs) AS INTEGER) END) AS slabs,
        NULL AS flags
 FROM v_zones
 WHERE source_id BETWEEN :src_lo AND :src_hi;
