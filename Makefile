@@ -6,7 +6,8 @@
 #                   the cmocka tests, then again under ASan + UBSan
 #   make demo       ingest the bundled real capture and print a report
 #   make bench      large generated inputs, throughput figures
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR=: memdb, memdb(1), the bash
+#                   completion, the queries and docs; make uninstall
 #
 # SAN=1 builds with AddressSanitizer and UndefinedBehaviorSanitizer (the
 # check target does this in build-san/ itself).
@@ -53,11 +54,23 @@ TOOLS    := $(BUILD)/ktgen $(BUILD)/mkfixtures $(BUILD)/mkmemstat \
 
 MEMDB := $(BUILD)/memdb
 LIBMEMDB := $(BUILD)/libmemdb.a
+# memdb(1) and the bash completion, generated from memdb's --help texts
+MANPAGE := $(BUILD)/memdb.1
+COMPLETION := $(BUILD)/memdb.bash-completion
+MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 
-.PHONY: all check test demo bench install clean deps fixtures stress fuzz check-valgrind
+.PHONY: all check test demo bench install uninstall clean deps fixtures \
+	stress fuzz check-valgrind
 .DEFAULT_GOAL := all
 
-all: $(MEMDB) $(TOOLS)
+all: $(MEMDB) $(TOOLS) $(MANPAGE) $(COMPLETION)
+
+$(MANPAGE): $(MEMDB) tools/mkman.sh tools/help2roff.awk
+	sh tools/mkman.sh $(MEMDB) $$($(MEMDB) --version | cut -d' ' -f2) \
+		$(MAN_DATE) > $@.tmp && mv $@.tmp $@
+
+$(COMPLETION): $(MEMDB) tools/mkcompletion.sh
+	sh tools/mkcompletion.sh $(MEMDB) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/schema.inc: db/schema.sql tools/embed.sh
 	@mkdir -p $(@D)
@@ -148,6 +161,9 @@ deps:
 test: all $(TESTS)
 	@MEMDB=$(abspath $(MEMDB)) KTGEN=$(abspath $(BUILD)/ktgen) \
 	MKMEMSTAT=$(abspath $(BUILD)/mkmemstat) \
+	MEMDB_MAN=$(abspath $(MANPAGE)) \
+	MEMDB_COMPLETION=$(abspath $(COMPLETION)) \
+	MEMDB_BUILD=$(BUILD) \
 	TESTDATA=$(abspath testdata) TESTS_DIR=$(abspath tests) \
 	TEST_TMP=$(abspath $(BUILD)/tmp) \
 	sh tools/runtests.sh $(BUILD)/test-summary "$(BUILD)" $(TESTS)
@@ -186,13 +202,30 @@ fuzz:
 stress: all
 	bash tools/stress.sh $(BUILD)
 
-install: $(MEMDB)
+# Installed uncompressed (man-db reads it as it is); uninstall removes
+# exactly what install put there, and the directories of memdb's own.
+DOCS := README.md docs/formats.md docs/design.md
+install: $(MEMDB) $(MANPAGE) $(COMPLETION)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/memdb/queries \
-		$(DESTDIR)$(PREFIX)/share/doc/memdb
+		$(DESTDIR)$(PREFIX)/share/doc/memdb \
+		$(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 $(MEMDB) $(DESTDIR)$(PREFIX)/bin/memdb
 	install -m 644 $(QUERIES) $(DESTDIR)$(PREFIX)/share/memdb/queries/
-	install -m 644 README.md docs/formats.md docs/design.md \
-		$(DESTDIR)$(PREFIX)/share/doc/memdb/
+	install -m 644 $(DOCS) $(DESTDIR)$(PREFIX)/share/doc/memdb/
+	install -m 644 $(MANPAGE) $(DESTDIR)$(PREFIX)/share/man/man1/memdb.1
+	install -m 644 $(COMPLETION) \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/memdb
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/memdb \
+		$(DESTDIR)$(PREFIX)/share/man/man1/memdb.1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/memdb \
+		$(addprefix $(DESTDIR)$(PREFIX)/share/memdb/queries/,$(notdir $(QUERIES))) \
+		$(addprefix $(DESTDIR)$(PREFIX)/share/doc/memdb/,$(notdir $(DOCS)))
+	-rmdir $(DESTDIR)$(PREFIX)/share/memdb/queries \
+		$(DESTDIR)$(PREFIX)/share/memdb $(DESTDIR)$(PREFIX)/share/doc/memdb \
+		2>/dev/null
 
 clean:
 	rm -rf build build-san build-fuzz build-clang

@@ -104,9 +104,34 @@ static int ingest_usage(void)
 
 struct progress {
 	const char *path;
+	const struct mdb_input *in; /* its position, when it knows its size */
 	struct timespec start;
 	int shown;
 };
+
+/*
+ * The share of the input read and the time left at that rate, when the
+ * input's size is known (not for a pipe read as it comes, or a core
+ * dump): the figure is a share of bytes, so it is only as even as the
+ * events are over the file.
+ */
+static void show_eta(const struct progress *p, double secs)
+{
+	uint64_t done, size;
+	double share, left;
+
+	if (!p->in || mdb_input_position(p->in, &done, &size) < 0 || !done)
+		return;
+	share = (double)done / (double)size;
+	fprintf(stderr, ", %d%%", (int)(share * 100.0));
+	if (secs < 1.0 || share < 0.01 || share >= 1.0)
+		return;
+	left = secs * (1.0 - share) / share;
+	if (left < 60.0)
+		fprintf(stderr, ", about %.0f s left", left < 1.0 ? 1.0 : left);
+	else
+		fprintf(stderr, ", about %.0f min left", left / 60.0);
+}
 
 static void show_progress(void *ctx, uint64_t events)
 {
@@ -118,10 +143,11 @@ static void show_progress(void *ctx, uint64_t events)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	secs = (double)(now.tv_sec - p->start.tv_sec) +
 	       (double)(now.tv_nsec - p->start.tv_nsec) / 1e9;
-	fputs("\rmemdb: ingesting '", stderr);
+	fputs("\r\033[Kmemdb: ingesting '", stderr);
 	cli_put_safe(stderr, p->path);
 	fprintf(stderr, "': %s events, %.1f s",
 		cli_num(n, sizeof(n), events), secs);
+	show_eta(p, secs);
 	p->shown = 1;
 }
 
@@ -300,6 +326,7 @@ static int ingest_one(struct mdb_db *db, const char *path,
 	if (ret < 0)
 		goto fail;
 	m = mdb_input_meta(in);
+	prog.in = in;
 	set_taken_at(&lo, m);
 	if (!quiet && cli_show_progress()) {
 		clock_gettime(CLOCK_MONOTONIC, &prog.start);

@@ -46,6 +46,12 @@ struct mdb_decode_opts {
 	void (*done)(void *ctx, size_t off);
 	void *done_ctx;
 	size_t done_step;
+	/*
+	 * Decoders that do not read in one pass (perf.data sorts its records
+	 * before emitting them) store here how far they are, in bytes of
+	 * the input (a share of its length), for progress.  May be NULL.
+	 */
+	uint64_t *progress;
 	int stream;              /* read from standard input: no directory */
 	/* format-specific settings the opener learnt while probing */
 	const void *priv;

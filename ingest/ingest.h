@@ -106,6 +106,13 @@ int mdb_input_open(const char *path, const struct mdb_ingest_opts *o,
 
 const struct mdb_source_meta *mdb_input_meta(const struct mdb_input *in);
 
+/*
+ * How far mdb_input_decode() has come, for progress: bytes of the input
+ * read so far and its size.  Returns 0, or -1 when the size is not known.
+ */
+int mdb_input_position(const struct mdb_input *in, uint64_t *done,
+		       uint64_t *size);
+
 /* Decode every event into @sink, in global order; fills @st. */
 int mdb_input_decode(struct mdb_input *in, const struct mdb_sink *sink,
 		     struct mdb_decode_stats *st, struct mdb_error *e);

@@ -219,12 +219,6 @@ void mdb_decode_opts_init(struct mdb_decode_opts *o, const char *name)
 
 /* ---- the one-file opener ---------------------------------------------- */
 
-/* A decoder's progress callback that releases a struct mdb_map's pages. */
-static void mdb_map_done_cb(void *map, size_t off)
-{
-	mdb_map_done(map, off);
-}
-
 struct file_input {
 	char *path;
 	struct mdb_map map;
@@ -232,6 +226,7 @@ struct file_input {
 	struct mdb_decode_opts dopts;
 	struct kallsyms ksyms;
 	int have_ksyms;
+	size_t released;         /* pages released up to here */
 };
 
 static void file_free(struct file_input *fi)
@@ -245,15 +240,35 @@ static void file_free(struct file_input *fi)
 	free(fi);
 }
 
+/* A decoder's done() callback: release the pages read, note the
+ * position for progress. */
+static void file_done(void *ctx, size_t off)
+{
+	struct mdb_input *in = ctx;
+	struct file_input *fi = in->priv;
+
+	in->done = off;
+	if (off - fi->released >= MDB_RELEASE_STEP) {
+		mdb_map_done(&fi->map, off);
+		fi->released = off;
+	}
+}
+
 static int file_decode(struct mdb_input *in, const struct mdb_sink *sink,
 		       struct mdb_decode_stats *st, struct mdb_error *e)
 {
 	struct file_input *fi = in->priv;
 	int ret;
 
-	fi->dopts.done = mdb_map_done_cb;
-	fi->dopts.done_ctx = &fi->map;
-	fi->dopts.done_step = MDB_RELEASE_STEP;
+	fi->dopts.done = file_done;
+	fi->dopts.done_ctx = in;
+	/* often enough for progress by the percent; pages are released
+	 * every MDB_RELEASE_STEP bytes */
+	fi->dopts.done_step = fi->map.len / 200 < MDB_RELEASE_STEP ?
+			      fi->map.len / 200 + 1 : MDB_RELEASE_STEP;
+	fi->released = 0;
+	fi->dopts.progress = &in->done;
+	in->size = fi->map.len;
 	ret = fi->f->decode(fi->map.data, fi->map.len, &fi->dopts, sink, st,
 			    e);
 	if (ret < 0 || st->events)
@@ -758,6 +773,14 @@ void mdb_hash_end(struct mdb_hasher *h, struct mdb_source_meta *m)
 const struct mdb_source_meta *mdb_input_meta(const struct mdb_input *in)
 {
 	return &in->meta;
+}
+
+int mdb_input_position(const struct mdb_input *in, uint64_t *done,
+		       uint64_t *size)
+{
+	*done = in->done < in->size ? in->done : in->size;
+	*size = in->size;
+	return in->size ? 0 : -1;
 }
 
 int mdb_input_decode(struct mdb_input *in, const struct mdb_sink *sink,

@@ -38,6 +38,9 @@ struct mdb_input {
 	const struct mdb_input_ops *ops;
 	struct mdb_source_meta meta;
 	void *priv;
+	/* for progress: bytes to read (0: unknown) and read so far, kept
+	 * by the opener from its decoders' done() calls */
+	uint64_t size, done;
 };
 
 /*

@@ -13,7 +13,7 @@ libcmocka-dev libjansson-dev libzstd-dev zlib1g-dev liblzma-dev
 libtraceevent-dev libtracecmd-dev libtracefs-dev libkdumpfile-dev
 libbpf-dev sqlite3 zstd
 elfutils gawk gzip python3
-xz-utils binutils llvm chromium"
+xz-utils binutils llvm chromium groff-base man-db bsdutils bash"
 if [ "${1:-}" = fuzz ]; then
 	pkgs="$pkgs clang libclang-rt-dev"
 fi

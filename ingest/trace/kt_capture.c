@@ -25,6 +25,8 @@ struct kt_file {
 	char *path;
 	int cpu;
 	struct mdb_map map;
+	size_t done;             /* bytes read, for progress */
+	struct mdb_input *in;    /* whose position sums every file's */
 };
 
 struct kt_capture {
@@ -192,7 +194,13 @@ static size_t kt_release_step(size_t nfiles)
 
 static void kt_file_done(void *ctx, size_t off)
 {
-	mdb_map_done(&((struct kt_file *)ctx)->map, off);
+	struct kt_file *f = ctx;
+
+	if (off > f->done) {
+		f->in->done += off - f->done;
+		f->done = off;
+	}
+	mdb_map_done(&f->map, off);
 }
 
 static int kt_capture_decode(struct mdb_input *in, const struct mdb_sink *sink,
@@ -201,9 +209,13 @@ static int kt_capture_decode(struct mdb_input *in, const struct mdb_sink *sink,
 	struct kt_capture *c = in->priv;
 	size_t step = kt_release_step(c->nfiles);
 
+	in->size = 0;
 	for (size_t i = 0; i < c->nfiles; i++) {
 		struct kt_stream *s = &c->streams[i];
 
+		c->files[i].in = in;
+		c->files[i].done = 0;
+		in->size += c->files[i].map.len;
 		kt_stream_init(s, c->files[i].path, c->files[i].cpu,
 			       c->files[i].map.data, c->files[i].map.len,
 			       in->meta.order);

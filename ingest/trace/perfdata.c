@@ -1273,6 +1273,9 @@ static int pd_emit(struct pd *d, const struct mdb_sink *sink)
 		struct mdb_event ev;
 		int ret;
 
+		if (d->o && d->o->progress && !(i & 4095))
+			*d->o->progress = (uint64_t)((double)(d->all.end -
+				d->all.start) * (double)i / (double)d->nents);
 		if (pd_replay(d, en->ts, &k) < 0)
 			return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1,
 					     -1, NULL);
