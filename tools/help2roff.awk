@@ -44,9 +44,15 @@ function is_table(a, b,    i, at) {
 	return 1
 }
 
-function table(a, b,    i, n, at, base, tag, text, w) {
+function table(a, b,    i, n, at, base, tag, text, w, dense) {
 	at = -1
 	w = 0
+	# entries of one line each are set without a blank line between
+	# (from the second on: the first keeps the space before the table)
+	dense = 1
+	for (i = a + 1; i <= b; i++)
+		if (indent(lines[i]) > indent(lines[i - 1]) + 2)
+			dense = 0
 	for (i = a; i <= b; i++) {
 		n = indent(lines[i])
 		if (at >= 0 && n > at + 2) {
@@ -71,7 +77,11 @@ function table(a, b,    i, n, at, base, tag, text, w) {
 		print w ? ".TP " w : ".TP"
 		print "\\fB" esc(tag) "\\fR"
 		print esc(text)
+		if (dense && i == a)
+			print ".PD 0"
 	}
+	if (dense)
+		print ".PD"
 }
 
 function verbatim(a, b,    i) {
