@@ -26,6 +26,10 @@ enum mdb_alloc_type {
 #define MDB_NO_GFP UINT64_MAX /* gfp flags unknown or only symbolic */
 #define MDB_NO_PID (-1)       /* the capture names no task */
 #define MDB_NO_MIGRATETYPE (-1)
+/* The name ftrace and libtraceevent print for a task they cannot name */
+#define MDB_COMM_UNKNOWN "<...>"
+/* ... and for pid 0, the idle task */
+#define MDB_COMM_IDLE "<idle>"
 #define MDB_MAX_STACK 256     /* frames kept of a callchain */
 
 /* A string inside the input buffer; not NUL-terminated. len 0 = absent. */

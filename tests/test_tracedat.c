@@ -65,7 +65,9 @@ static void same_reports(const char *a_db, const char *b_db,
 			 const char *what)
 {
 	static const char *const reports[] = { "summary", "fragmentation",
-					       "callsites", "pingpong" };
+					       "callsites", "pingpong",
+					       "callsites --by comm",
+					       "callsites --by pid" };
 
 	for (size_t i = 0; i < sizeof(reports) / sizeof(reports[0]); i++) {
 		char *a = report_csv(a_db, reports[i]);
@@ -113,6 +115,148 @@ static void test_same_as_text(void **state)
 	}
 	free(release);
 	free(rel_path);
+}
+
+/* "KEY,HITS" per task: tests/task_hits.awk over the text @cat prints. */
+static char *awk_hits(const char *cat, const char *by)
+{
+	struct run r;
+	char *out;
+
+	run(&r, "%s | awk -v by=%s -f '%s/task_hits.awk' | LC_ALL=C sort",
+	    cat, by, env("TESTS_DIR"));
+	if (r.status)
+		fail_msg("task_hits.awk: %s", r.err);
+	out = r.out;
+	r.out = NULL;
+	run_free(&r);
+	return out;
+}
+
+/* "KEY,HITS" per task: memdb's callsites --by @by. */
+static char *memdb_hits(const char *db, const char *by)
+{
+	struct run r;
+	char *out;
+
+	run(&r, "'%s' report callsites --by %s --format csv -d '%s' | "
+		"awk -F, 'NR > 1 && $1 != \"total\" { print $1 \",\" $2 }' | "
+		"LC_ALL=C sort", env("MEMDB"), by, db);
+	if (r.status)
+		fail_msg("report: %s", r.err);
+	out = r.out;
+	r.out = NULL;
+	run_free(&r);
+	return out;
+}
+
+/* The hits per comm and per pid of @db: those awk counts in @cat. */
+static void same_hits(const char *db, const char *cat, const char *what)
+{
+	static const char *const by[] = { "comm", "pid" };
+
+	for (size_t i = 0; i < 2; i++) {
+		char *a = memdb_hits(db, by[i]), *b = awk_hits(cat, by[i]);
+
+		if (strcmp(a, b) || !strchr(a, ','))
+			fail_msg("%s: hits by %s:\n%s\n--- awk:\n%s", what,
+				 by[i], a, b);
+		free(a);
+		free(b);
+	}
+}
+
+/*
+ * Each capture's tasks: the allocations of each comm and each pid, as
+ * awk counts them in the trace-cmd report text.
+ */
+static void test_task_hits(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(captures) / sizeof(captures[0]); i++) {
+		char *bin = fresh_db(dir, "bin.db"), *cat;
+
+		ingest_ok(bin, "'%s/%s'", fix, captures[i][0]);
+		/* every event names its task; all of them are named */
+		assert_int_equal(db_int(bin, "SELECT count(*) FROM alloc "
+					     "WHERE pid IS NULL OR "
+					     "comm_id IS NULL"), 0);
+		cat = strf("zstd -dc '%s/%s'", fix, captures[i][1]);
+		same_hits(bin, cat, captures[i][0]);
+		free(cat);
+		free(bin);
+	}
+}
+
+/* The comm ESC '[m' of task_names.py: stored as it is, shown escaped. */
+static void escaped_comm(const char *db)
+{
+	struct run r;
+
+	assert_true(db_int(db, "SELECT count(*) FROM alloc a JOIN str s "
+			       "ON s.source_id = a.source_id AND "
+			       "s.id = a.comm_id "
+			       "WHERE s.text = char(27) || '[m'") > 0);
+	run_memdb(&r, db, "report callsites --by comm");
+	assert_int_equal(r.status, 0);
+	if (strchr(r.out, 27) || !strstr(r.out, "\\x1b[m"))
+		fail_msg("comm not escaped:\n%s", r.out);
+	run_free(&r);
+}
+
+/* Capture @file ("v6") edited by task_names.py in @mode. */
+static void task_names(const char *file, const char *mode)
+{
+	char *bin = fresh_db(dir, "bin.db"), *text = fresh_db(dir, "text.db");
+	char *a, *b, *cat, *what = strf("%s %s", file, mode);
+	struct run r;
+
+	run(&r, "cd '%s' && zstd -dcfq '%s/%s.dat.zst' -o in.dat && "
+		"zstd -dcfq '%s/%s.txt.zst' -o in.txt && "
+		"python3 '%s/task_names.py' tracedat %s in.dat in.txt "
+		"out.dat out.txt", dir, fix, file, fix, file,
+	    env("TESTS_DIR"), mode);
+	if (r.status)
+		fail_msg("%s: %s", what, r.err);
+	run_free(&r);
+	ingest_ok(bin, "'%s/out.dat'", dir);
+	ingest_ok(text, "'%s/out.txt'", dir);
+	/* some tasks unnamed, the others named */
+	assert_true(db_int(bin, "SELECT count(*) FROM alloc "
+				"WHERE comm_id IS NULL") > 0);
+	assert_true(db_int(bin, "SELECT count(*) FROM alloc "
+				"WHERE comm_id IS NOT NULL") > 0);
+	a = report_csv(bin, "callsites --by comm");
+	b = report_csv(text, "callsites --by comm");
+	if (strcmp(a, b))
+		fail_msg("%s: by comm differs:\n%s\n---\n%s", what, a, b);
+	cat = strf("cat '%s/out.txt'", dir);
+	same_hits(bin, cat, what);
+	if (!strcmp(mode, "names"))
+		escaped_comm(bin);
+	free(cat);
+	free(a);
+	free(b);
+	free(what);
+	free(text);
+	free(bin);
+}
+
+/*
+ * Saved command lines edited by tests/task_names.py in a v6 and a v7
+ * file, and the text edited to match (what trace-cmd report prints for
+ * the edited file): a task with no line, one named "<...>" and one whose
+ * name is a terminal escape; then a line that is not "PID COMM", after
+ * which libtraceevent names no task.  The binary, its text and awk
+ * agree.
+ */
+static void test_task_names(void **state)
+{
+	(void)state;
+	task_names("v6", "names");
+	task_names("v6", "malformed");
+	task_names("v7", "names");
+	task_names("v7", "malformed");
 }
 
 /* The file's kallsyms is kept: symbolize with no option, same result. */
@@ -256,6 +400,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_as_text),
+		cmocka_unit_test(test_task_hits),
+		cmocka_unit_test(test_task_names),
 		cmocka_unit_test(test_kallsyms_kept),
 		cmocka_unit_test(test_stdin),
 		cmocka_unit_test(test_corrupt),

@@ -6,8 +6,9 @@
  * capture and the `trace` text of the very same buffer (see its README):
  * the binary and the text decoder, independent of each other, must give
  * the same reports.  Corrupt and cut pages are refused with their offset,
- * the database unchanged.  memdb record runs when this is root on a
- * machine with tracefs, and says why it skipped otherwise.
+ * the database unchanged.  Tasks: common_pid, named by a saved_cmdlines
+ * (tests/task_names.py writes one).  memdb record runs when this is root
+ * on a machine with tracefs, and says why it skipped otherwise.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -93,7 +94,8 @@ static void test_same_as_text(void **state)
 static void test_big_endian(void **state)
 {
 	static const char *const reports[] = { "summary", "fragmentation",
-					       "errors", "leaks", "pingpong" };
+					       "errors", "leaks", "pingpong",
+					       "callsites --by pid" };
 	char *be = path_in(dir, "be"), *le_db = fresh_db(dir, "le.db");
 	char *be_db = fresh_db(dir, "be.db"), *order;
 	struct run r;
@@ -155,6 +157,80 @@ static void refused(const char *d, const char *what, const char *offset)
 	}
 	free(before);
 	free(db);
+}
+
+/* The reports by task of databases @a and @b: the same. */
+static void same_by_task(const char *a, const char *b, const char *what)
+{
+	static const char *const reports[] = { "callsites --by comm",
+					       "callsites --by pid" };
+
+	for (size_t i = 0; i < 2; i++) {
+		char *x = report_csv(a, reports[i]);
+		char *y = report_csv(b, reports[i]);
+
+		if (strcmp(x, y))
+			fail_msg("%s: %s differs:\n%s\n---\n%s", what,
+				 reports[i], x, y);
+		free(x);
+		free(y);
+	}
+}
+
+/*
+ * A copy with a saved_cmdlines that tests/task_names.py writes from the
+ * text's tasks, a task left out, one named "<...>", one a terminal
+ * escape, and lines of other shapes; the text edited to match: the same
+ * reports by task, the hits per comm as tests/task_hits.awk counts them
+ * in the text; the same again from the copy re-encoded big-endian.
+ */
+static void test_task_names(void **state)
+{
+	char *d = copy_fixture("names"), *be = path_in(dir, "names-be");
+	char *raw = fresh_db(dir, "raw.db"), *text = fresh_db(dir, "text.db");
+	char *be_db = fresh_db(dir, "be.db"), *a, *b;
+	struct run r;
+
+	(void)state;
+	run(&r, "cd '%s' && zstd -dcfq '%s/trace.txt.zst' -o in.txt && "
+		"python3 '%s/task_names.py' tracefs in.txt "
+		"'%s/saved_cmdlines' out.txt && rm -rf '%s' && "
+		"python3 '%s/tracefs_swap.py' '%s' '%s'", dir, fix,
+	    env("TESTS_DIR"), d, be, env("TESTS_DIR"), d, be);
+	if (r.status)
+		fail_msg("task_names.py: %s", r.err);
+	run_free(&r);
+	ingest_ok(raw, "'%s'", d);
+	ingest_ok(text, "'%s/out.txt'", dir);
+	ingest_ok(be_db, "'%s'", be);
+	assert_true(db_int(raw, "SELECT count(*) FROM alloc "
+				"WHERE comm_id IS NULL") > 0);
+	assert_true(db_int(raw, "SELECT count(*) FROM alloc a JOIN str s "
+				"ON s.source_id = a.source_id AND "
+				"s.id = a.comm_id "
+				"WHERE s.text = char(27) || '[m'") > 0);
+	same_by_task(raw, text, "raw and text");
+	same_by_task(raw, be_db, "little and big-endian");
+	run(&r, "'%s' report callsites --by comm --format csv -d '%s' | "
+		"awk -F, 'NR > 1 && $1 != \"total\" { print $1 \",\" $2 }' | "
+		"LC_ALL=C sort > '%s/memdb.hits' && "
+		"awk -f '%s/task_hits.awk' '%s/out.txt' | LC_ALL=C sort | "
+		"cmp - '%s/memdb.hits'", env("MEMDB"), raw, dir,
+	    env("TESTS_DIR"), dir, dir);
+	if (r.status)
+		fail_msg("hits per comm differ from awk's: %s%s", r.out,
+			 r.err);
+	run_free(&r);
+	a = db_text(raw, "SELECT count(DISTINCT comm_id) FROM alloc");
+	b = db_text(text, "SELECT count(DISTINCT comm_id) FROM alloc");
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	free(d);
+	free(be);
+	free(raw);
+	free(text);
+	free(be_db);
 }
 
 /* A page whose commit size runs past the page, a file cut mid-page. */
@@ -238,6 +314,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_as_text),
 		cmocka_unit_test(test_big_endian),
+		cmocka_unit_test(test_task_names),
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_record),
 	};

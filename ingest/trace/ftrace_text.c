@@ -378,6 +378,10 @@ static void task_prefix(const char *q, const char *e, struct ft_line *l)
 	for (e = d - 1; e > q && is_space((unsigned char)e[-1]);)
 		e--;
 	l->pid = (int32_t)v;
+	/* ftrace's and trace-cmd's name for a task they cannot name */
+	if ((size_t)(e - q) == sizeof(MDB_COMM_UNKNOWN) - 1 &&
+	    !memcmp(q, MDB_COMM_UNKNOWN, sizeof(MDB_COMM_UNKNOWN) - 1))
+		return;
 	l->comm.p = q;
 	l->comm.len = (size_t)(e - q);
 }

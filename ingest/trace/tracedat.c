@@ -882,6 +882,27 @@ static int walk_file(struct tdat *t)
 
 /* ---- reading the events ----------------------------------------------- */
 
+/*
+ * The name of the event's task: the saved command lines the file
+ * carries, as libtracecmd gave them to the tep handle (it stops at the
+ * first line that is not "<pid> <comm>"), looked up as `trace-cmd
+ * report` does (tep_data_comm_from_pid): pid 0 is "<idle>"; a pid the
+ * lines do not name, or name "<...>", stays unnamed (README, Tasks and
+ * stacks).
+ */
+static void tdat_comm(struct tdat *t, struct mdb_event *ev)
+{
+	const char *comm;
+
+	if (ev->pid < 0 || !tep_is_pid_registered(t->km.tep, ev->pid))
+		return;
+	comm = tep_data_comm_from_pid(t->km.tep, ev->pid);
+	if (!comm || !strcmp(comm, MDB_COMM_UNKNOWN))
+		return;
+	ev->comm.p = comm;
+	ev->comm.len = strlen(comm);
+}
+
 static int tdat_emit(struct tdat *t, struct tep_record *rec,
 		     const struct mdb_sink *sink, struct mdb_decode_stats *st)
 {
@@ -911,6 +932,7 @@ static int tdat_emit(struct tdat *t, struct tep_record *rec,
 	ev.seq = (int64_t)st->records;
 	ev.ts = (int64_t)rec->ts;
 	ev.cpu = rec->cpu;
+	tdat_comm(t, &ev);
 	if (!st->events++)
 		st->first_seq = ev.seq;
 	st->last_seq = ev.seq;

@@ -410,17 +410,34 @@ static int read_cmdlines(struct tfs *t, struct mdb_error *e)
 	return ret;
 }
 
+/*
+ * The name of the event's task, as the kernel's trace text gives it:
+ * "<idle>" for pid 0 (which saved_cmdlines never lists), the name
+ * saved_cmdlines has for the pid, none when it has no name or "<...>"
+ * (README, Tasks and stacks).
+ */
 static void tfs_comm(struct tfs *t, struct mdb_event *ev)
 {
+	static const size_t unk_len = sizeof(MDB_COMM_UNKNOWN) - 1;
 	uint64_t *v;
+	const char *p;
+	size_t n;
 
-	if (ev->pid < 0 || !t->cmdlines)
+	if (ev->pid == 0) {
+		ev->comm.p = MDB_COMM_IDLE;
+		ev->comm.len = sizeof(MDB_COMM_IDLE) - 1;
+	}
+	if (ev->pid <= 0 || !t->cmdlines)
 		return;
 	v = u64map_get(&t->comm, (uint64_t)ev->pid);
 	if (!v)
 		return;
-	ev->comm.p = t->cmdlines + (*v >> 8);
-	ev->comm.len = (size_t)(*v & 255);
+	p = t->cmdlines + (*v >> 8);
+	n = (size_t)(*v & 255);
+	if (n == unk_len && !memcmp(p, MDB_COMM_UNKNOWN, n))
+		return;
+	ev->comm.p = p;
+	ev->comm.len = n;
 }
 
 static int tfs_emit(struct tfs *t, struct tfs_cpu *c,

@@ -6,7 +6,7 @@
 -- sort: bytes=bytes_alloc|hit=hits|pingpong|frag=frag_pct|hits|waste|live=live_bytes|bytes_alloc|bytes_req|frag_pct|freed|live_bytes|avg_alloc
 --
 -- As callsites, grouped by task name (comm): the name of the task when it allocated (perf.data COMM records, the
--- comm of trace text lines); tasks of one name are one row.
+-- saved command lines of a trace.dat or a tracefs copy, the comm of trace text lines); tasks of one name are one row.
 -- Slab allocations only, as in every variant.  Captures that name no task
 -- give one row with an empty comm.
 --
