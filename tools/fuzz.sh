@@ -53,7 +53,10 @@ for src in fuzz/fuzz_*.c; do
 				continue
 			fi
 			[ -f "$f" ] || continue
-			if [ "$prefix" = - ]; then
+			if [ "$prefix" = - ] && [ "${f%.zst}" != "$f" ]; then
+				# a fixture kept compressed: the seed is its bytes
+				zstd -dcq "$f" > "$seed"
+			elif [ "$prefix" = - ]; then
 				cp "$f" "$seed"
 			else
 				{ printf "\\x$prefix"; cat "$f"; } > "$seed"
