@@ -223,7 +223,10 @@ static void print_snapshot(const char *path, const struct mdb_source_meta *m,
 		printf(" on ");
 		cli_put_safe(stdout, lo->label);
 	}
-	if (res->tags)
+	if (res->tags && res->zones) /* a core dump's */
+		printf(": %s zones, %s tags", cli_num(a, sizeof(a), res->zones),
+		       cli_num(b, sizeof(b), res->tags));
+	else if (res->tags)
 		printf(": %s tags", cli_num(a, sizeof(a), res->tags));
 	else
 		printf(": %s zones", cli_num(a, sizeof(a), res->zones));

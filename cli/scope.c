@@ -45,13 +45,15 @@ static const char describe_sql[] =
 	"(SELECT count(*) FROM zone z WHERE z.source_id = s.id AND z.approx) "
 	"+ (SELECT count(*) FROM tag t WHERE t.source_id = s.id AND t.approx), "
 	"(SELECT count(*) FROM tag t WHERE t.source_id = s.id "
-	"AND NOT t.accurate) "
+	"AND NOT t.accurate), "
+	"(SELECT sum(value) FROM kcounter k WHERE k.source_id = s.id "
+	"AND k.scope = 'kernel' AND k.name = 'alloc_tags_skipped') "
 	"FROM source s WHERE id BETWEEN ?1 AND ?2 ORDER BY id";
 
 enum {
 	D_ID, D_FORMAT, D_PATH, D_NCPUS, D_VERSION, D_WHOLE, D_OVERRUNS, D_LOST,
 	D_MISSING, D_UNKNOWN, D_MALFORMED, D_NOTES, D_LABEL, D_EVENTS,
-	D_TAKEN, D_ZONES, D_TAGS, D_APPROX, D_INACCURATE,
+	D_TAKEN, D_ZONES, D_TAGS, D_APPROX, D_INACCURATE, D_TAGS_SKIPPED,
 };
 
 static const char *col_text(sqlite3_stmt *st, int c)
@@ -71,17 +73,24 @@ static void source_line(sqlite3_stmt *st, char *buf, size_t len)
 	char n[32];
 
 	if (mdb_format_is_snapshot(fmt)) {
-		int64_t tags = sqlite3_column_int64(st, D_TAGS);
+		int64_t tags = sqlite3_column_int64(st, D_TAGS),
+			zones = sqlite3_column_int64(st, D_ZONES);
+		char z[32];
 
+		/* a core dump's: "1,234 zones, 5,678 tags" */
+		if (tags && zones)
+			snprintf(z, sizeof(z), "%s zones, ",
+				 cli_num(n, sizeof(n), (uint64_t)zones));
+		else
+			z[0] = '\0';
 		snprintf(buf, len, "source %" PRId64 ": %s%s%s '%s'%s%s%s, "
-			 "taken %s, %s %s", id, fmt,
+			 "taken %s, %s%s %s", id, fmt,
 			 *col_text(st, D_VERSION) ? " " : "",
 			 col_text(st, D_VERSION), col_text(st, D_PATH),
 			 *label ? " (" : "", label, *label ? ")" : "",
 			 *col_text(st, D_TAKEN) ? col_text(st, D_TAKEN) : "?",
-			 cli_num(n, sizeof(n), (uint64_t)(tags ? tags :
-				 sqlite3_column_int64(st, D_ZONES))),
-			 tags ? "tags" : "zones");
+			 z, cli_num(n, sizeof(n), (uint64_t)(tags ? tags :
+				 zones)), tags ? "tags" : "zones");
 		return;
 	}
 	snprintf(buf, len,
@@ -103,6 +112,7 @@ static void source_notes(struct cli_scope *s, sqlite3_stmt *st)
 	int64_t malformed = sqlite3_column_int64(st, D_MALFORMED);
 	int64_t approx = sqlite3_column_int64(st, D_APPROX);
 	int64_t inaccurate = sqlite3_column_int64(st, D_INACCURATE);
+	int64_t skipped = sqlite3_column_int64(st, D_TAGS_SKIPPED);
 	const char *notes = col_text(st, D_NOTES);
 
 	if (ov > 0)
@@ -126,11 +136,19 @@ static void source_notes(struct cli_scope *s, sqlite3_stmt *st)
 		note(s, "note: source %" PRId64 ": %" PRId64 " row%s humanized "
 			"or rounded figures (flag approx)", id, approx,
 			approx == 1 ? " has" : "s have");
+	/* a core dump's tag notes are not a zones report's business */
+	if (!(s->kinds & SCOPE_TAGS))
+		inaccurate = skipped = 0;
 	if (inaccurate > 0)
 		note(s, "note: source %" PRId64 ": %" PRId64 " tag%s "
 			"accurate:no: absolute values not exact, changes are "
 			"(flag inaccurate)", id, inaccurate,
 			inaccurate == 1 ? " says" : "s say");
+	if (skipped > 0)
+		note(s, "warning: source %" PRId64 ": %" PRId64 " alloc tag%s "
+			"unreadable in the dump, not in its rows: tag figures "
+			"are incomplete", id, skipped,
+			skipped == 1 ? "" : "s");
 	if (*notes)
 		note(s, "note: source %" PRId64 ": %s", id, notes);
 }
@@ -165,12 +183,15 @@ static int describe(struct mdb_db *db, struct cli_scope *s, int64_t lo,
 
 /* ---- kinds of source ------------------------------------------------ */
 
-/* A source's kind from its rows: allocation tags, zones, else a trace. */
+/* A source's kinds from its rows: allocation tags (2) and zones (4), a
+ * core dump can have both; else a trace (1). */
 static const char kind_sql[] =
-	"SELECT s.id, s.format, CASE "
-	"WHEN EXISTS (SELECT 1 FROM tag t WHERE t.source_id = s.id) THEN 2 "
-	"WHEN EXISTS (SELECT 1 FROM zone z WHERE z.source_id = s.id) THEN 4 "
-	"ELSE 1 END FROM source s WHERE ?1 = 0 OR s.id = ?1 ORDER BY s.id DESC";
+	"SELECT s.id, s.format, coalesce(nullif("
+	"CASE WHEN EXISTS (SELECT 1 FROM tag t WHERE t.source_id = s.id) "
+	"THEN 2 ELSE 0 END | "
+	"CASE WHEN EXISTS (SELECT 1 FROM zone z WHERE z.source_id = s.id) "
+	"THEN 4 ELSE 0 END, 0), 1) "
+	"FROM source s WHERE ?1 = 0 OR s.id = ?1 ORDER BY s.id DESC";
 
 static const struct {
 	unsigned bit;
@@ -198,16 +219,10 @@ unsigned cli_scope_kinds(const char *list)
 	return mask ? mask : SCOPE_ANY;
 }
 
-static const char *kind_what(unsigned bit)
-{
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (kinds[i].bit == bit)
-			return kinds[i].what;
-	return "a source";
-}
-
-/* "a trace", "a trace or a zone snapshot (...)" for a mask */
-static void kinds_what(unsigned mask, char *buf, size_t len)
+/* "a trace", "a trace or a zone snapshot (...)" for a mask: the kinds
+ * joined by @sep */
+static void kinds_what(unsigned mask, char *buf, size_t len,
+		       const char *sep)
 {
 	size_t n = 0;
 
@@ -215,7 +230,9 @@ static void kinds_what(unsigned mask, char *buf, size_t len)
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (mask & kinds[i].bit && n < len)
 			n += (size_t)snprintf(buf + n, len - n, "%s%s",
-					      n ? " or " : "", kinds[i].what);
+					      n ? sep : "", kinds[i].what);
+	if (!n)
+		snprintf(buf, len, "a source");
 }
 
 /*
@@ -252,13 +269,14 @@ static int source_kind(struct mdb_db *db, int64_t *id, unsigned mask,
 static int wrong_kind(int64_t id, const char *what, unsigned kind,
 		      const char *fmt, unsigned mask, struct mdb_error *e)
 {
-	char want[200];
+	char want[200], is[200];
 
-	kinds_what(mask, want, sizeof(want));
+	kinds_what(mask, want, sizeof(want), " or ");
+	kinds_what(kind, is, sizeof(is), " and ");
 	mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1,
 		      "%s=%" PRId64 " format=%s", what, id, fmt);
 	mdb_error_msg(e, "this report reads %s; source %" PRId64 " is %s",
-		      want, id, kind_what(kind));
+		      want, id, is);
 	if (!strcmp(what, "source"))
 		mdb_error_hint(e, "without --source it takes the latest such "
 				  "source; 'memdb sources' lists them");
@@ -309,7 +327,7 @@ int cli_scope_latest(struct mdb_db *db, unsigned mask, int64_t *id,
 			mdb_error_hint(e, "add one with 'memdb ingest PATH'");
 		return -MDB_E_EMPTY;
 	}
-	kinds_what(mask, want, sizeof(want));
+	kinds_what(mask, want, sizeof(want), " or ");
 	mdb_error_set(e, MDB_E_EMPTY, db->path, -1, -1, NULL);
 	mdb_error_msg(e, "the database holds no source of the kind needed, "
 			 "%s", want);
@@ -387,7 +405,7 @@ int cli_scope_label(struct mdb_db *db, const char *label, unsigned mask,
 		return ret < 0 ? ret : 0;
 	if (rc != SQLITE_DONE)
 		return mdb_db_error(db, e, "cannot read sources");
-	kinds_what(mask, want, sizeof(want));
+	kinds_what(mask, want, sizeof(want), " or ");
 	mdb_error_set(e, MDB_E_NOTFOUND, db->path, -1, -1, "%s='%s'", what,
 		      label);
 	mdb_error_msg(e, "no source labelled '%s' that is %s", label, want);
@@ -445,7 +463,7 @@ static int series_source(struct mdb_db *db, struct cli_scope *s, int64_t id,
 static int check_pair(struct mdb_db *db, struct cli_scope *s, int64_t from,
 		      int64_t to, struct mdb_error *e)
 {
-	char ffmt[64], tfmt[64];
+	char ffmt[64], tfmt[64], fw[200], tw[200];
 	unsigned fk = 0, tk = 0;
 	int ret;
 
@@ -470,14 +488,16 @@ static int check_pair(struct mdb_db *db, struct cli_scope *s, int64_t from,
 		return wrong_kind(from, "from", fk, ffmt, s->kinds, e);
 	if (!(tk & s->kinds))
 		return wrong_kind(to, "to", tk, tfmt, s->kinds, e);
-	if (fk != tk) {
+	/* a core dump has tags and zones: either compares */
+	if (!(fk & tk & s->kinds)) {
+		kinds_what(fk, fw, sizeof(fw), " and ");
+		kinds_what(tk, tw, sizeof(tw), " and ");
 		mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1,
 			      "from=%" PRId64 " format=%s to=%" PRId64
 			      " format=%s", from, ffmt, to, tfmt);
 		mdb_error_msg(e, "cannot compare snapshots of different "
 				 "kinds: source %" PRId64 " is %s, source %"
-				 PRId64 " is %s", from, kind_what(fk), to,
-			      kind_what(tk));
+				 PRId64 " is %s", from, fw, to, tw);
 		mdb_error_hint(e, "give --from and --to of one kind");
 		return -MDB_E_INVAL;
 	}

@@ -99,8 +99,9 @@ static const struct mdb_format formats[] = {
 		  "/proc/vmcore, QEMU dump-guest-memory), kdump-compressed "
 		  "or flattened (makedumpfile); needs --kallsyms (the boot's "
 		  "System.map or /proc/kallsyms); slab caches, buddy free "
-		  "lists and vm_stat counters, read through libkdumpfile "
-		  "with the kernel's own BTF" },
+		  "lists, vm_stat counters and 6.10+ alloc tags "
+		  "(/proc/allocinfo), read through libkdumpfile with the "
+		  "kernel's own BTF" },
 	/* binary snapshot streams: a version word, counts that match the
 	 * file's length */
 	{ .name = "memstat-uma", .probe = mdb_memstat_uma_probe,

@@ -2,8 +2,9 @@
 /*
  * The core-dump reader's pieces against synthetic inputs built here: the
  * flattened format, VMCOREINFO, the BTF type lookup (anonymous unions,
- * bitfields), and the SLUB and buddy walks over a small fake kernel
- * memory whose figures are counted by hand below.  The real dumps are
+ * bitfields), and the SLUB, buddy and alloc_tag walks over a small fake
+ * kernel memory whose figures are counted by hand below; the alloc tags
+ * also through the database and the reports.  The real dumps are
  * test_vmcore_real.c's.
  */
 #include <stdarg.h>
@@ -19,7 +20,10 @@
 #include <bpf/btf.h>
 
 #include "../common/bytes.h"
+#include "../db/db.h"
 #include "../ingest/vmcore/vmcore.h"
+#include "../ingest/vmcore/vminput.h"
+#include "testlib.h"
 
 /* ---- flattened format ------------------------------------------------ */
 
@@ -214,6 +218,30 @@ static void btf_buddy(struct kb *k)
 	field(k, "node_zones", zones, 0, 0);
 }
 
+/* The 6.10+ alloc_tag layout: struct codetag { flags; lineno; modname;
+ * function; filename; } (32 bytes), then the per-CPU counters pointer. */
+static void btf_tags(struct kb *k)
+{
+	int ch = btf__add_int(k->b, "char", 1, BTF_INT_SIGNED),
+	    str = btf__add_ptr(k->b, btf__add_const(k->b, ch)), ct, cnt;
+
+	ct = btf__add_struct(k->b, "codetag", 32);
+	field(k, "flags", k->u32, 0, 0);
+	field(k, "lineno", k->u32, 32, 0);
+	field(k, "modname", str, 64, 0);
+	field(k, "function", str, 128, 0);
+	field(k, "filename", str, 192, 0);
+	cnt = btf__add_struct(k->b, "alloc_tag_counters", 16);
+	field(k, "bytes", k->u64, 0, 0);
+	field(k, "calls", k->u64, 64, 0);
+	cnt = btf__add_ptr(k->b, btf__add_type_tag(k->b, "percpu", cnt));
+	btf__add_struct(k->b, "alloc_tag", 40);
+	field(k, "ct", ct, 0, 0);
+	field(k, "counters", cnt, 256, 0);
+}
+
+static int no_tag_types; /* types_init() leaves struct alloc_tag out */
+
 static void types_init(struct vm_types *t)
 {
 	struct kb k = { .b = btf__new_empty() };
@@ -230,6 +258,8 @@ static void types_init(struct vm_types *t)
 	field(&k, "prev", k.u64, 64, 0);
 	btf_slub(&k);
 	btf_buddy(&k);
+	if (!no_tag_types)
+		btf_tags(&k);
 	/* through raw bytes, as the reader gets them out of a dump */
 	raw = btf__raw_data(k.b, &len);
 	assert_non_null(raw);
@@ -284,6 +314,7 @@ struct region {
 struct fake {
 	struct region r[64];
 	int n;
+	uint64_t tags_start, tags_stop, modules; /* 0: no such symbol */
 	struct vm_ctx c;
 	struct vm_types t;
 	int warnings;
@@ -334,7 +365,21 @@ static const char *const sym_names[] = {
 
 static int fake_sym(void *ctx, const char *name, uint64_t *addr)
 {
-	(void)ctx;
+	const struct fake *f = ctx;
+	const struct {
+		const char *name;
+		uint64_t v;
+	} var[] = {
+		{ "__start_alloc_tags", f->tags_start },
+		{ "__stop_alloc_tags", f->tags_stop },
+		{ "modules", f->modules },
+	};
+
+	for (size_t i = 0; i < sizeof(var) / sizeof(var[0]); i++)
+		if (!strcmp(name, var[i].name)) {
+			*addr = var[i].v;
+			return var[i].v ? 0 : -1;
+		}
 	for (size_t i = 0; i < sizeof(sym_names) / sizeof(sym_names[0]); i++)
 		if (!strcmp(name, sym_names[i])) {
 			*addr = SYMS + 0x100 * i;
@@ -448,6 +493,7 @@ static void fake_init(struct fake *f)
 	f->c.read_ctx = f;
 	f->c.types = &f->t;
 	f->c.sym = fake_sym;
+	f->c.sym_ctx = f;
 	f->c.warn = fake_warn;
 	f->c.warn_ctx = f;
 	f->c.name = "fake";
@@ -634,6 +680,337 @@ static void test_buddy(void **state)
 	free(f);
 }
 
+/* ---- alloc tags ------------------------------------------------------ */
+
+#define TAGS 0xffffffff82000000ull
+#define STRS 0xffffffff82100000ull
+#define PCPU 0x31000ull /* a per-CPU pointer: + __per_cpu_offset[cpu] */
+#define TAG_SIZE 40
+
+static void str_at(struct fake *f, uint64_t addr, const char *v)
+{
+	memcpy(at(f, addr, strlen(v) + 1), v, strlen(v) + 1);
+}
+
+/* alloc_tag @i: flags, lineno, the three strings, the counters. */
+static void tag_at(struct fake *f, unsigned i, uint32_t flags, uint32_t line,
+		   uint64_t mod, uint64_t func, uint64_t file, uint64_t cnt)
+{
+	uint64_t t = TAGS + TAG_SIZE * (uint64_t)i;
+
+	w32(f, t, flags);
+	w32(f, t + 4, line);
+	w64(f, t + 8, mod);
+	w64(f, t + 16, func);
+	w64(f, t + 24, file);
+	w64(f, t + 32, cnt);
+}
+
+/* The counters at per-CPU pointer @p on CPU 0 and CPU 1. */
+static void counters(struct fake *f, uint64_t p, uint64_t b0, uint64_t c0,
+		     uint64_t b1, uint64_t c1)
+{
+	uint64_t a0 = p + CPU0 - CPU_SLAB, a1 = p + CPU1 - CPU_SLAB;
+
+	w64(f, a0, b0);
+	w64(f, a0 + 8, c0);
+	w64(f, a1, b1);
+	w64(f, a1 + 8, c1);
+}
+
+/*
+ * Four vmlinux tags, two CPUs:
+ *   0  mm/slub.c:100 func:kmalloc_x: CPU 0 4096 bytes 2 calls, CPU 1
+ *      8192 bytes 1 call: 12288 3
+ *   1  fs/inode.c:200 func:alloc_inode: all zero: 0 0 (printed)
+ *   2  its filename pointer outside memory: skipped, warned
+ *   3  kernel/fork.c:400 [foomod] func:dup_task, flags 1 (inaccurate):
+ *      CPU 0 8192 bytes 2 calls, CPU 1 -4096 bytes -1 call (freed
+ *      there): 4096 1
+ */
+static void fake_tags(struct fake *f)
+{
+	str_at(f, STRS, "mm/slub.c");
+	str_at(f, STRS + 0x40, "kmalloc_x");
+	str_at(f, STRS + 0x80, "fs/inode.c");
+	str_at(f, STRS + 0xc0, "alloc_inode");
+	str_at(f, STRS + 0x100, "kernel/fork.c");
+	str_at(f, STRS + 0x140, "dup_task");
+	str_at(f, STRS + 0x180, "foomod");
+	str_at(f, STRS + 0x1c0, "lost_fn");
+	tag_at(f, 0, 0, 100, 0, STRS + 0x40, STRS, PCPU);
+	counters(f, PCPU, 4096, 2, 8192, 1);
+	tag_at(f, 1, 0, 200, 0, STRS + 0xc0, STRS + 0x80, PCPU + 0x10);
+	counters(f, PCPU + 0x10, 0, 0, 0, 0);
+	tag_at(f, 2, 0, 300, 0, STRS + 0x1c0, 0xdead000000000000ull,
+	       PCPU + 0x20);
+	counters(f, PCPU + 0x20, 64, 1, 0, 0);
+	tag_at(f, 3, 1, 400, STRS + 0x180, STRS + 0x140, STRS + 0x100,
+	       PCPU + 0x30);
+	counters(f, PCPU + 0x30, 8192, 2, (uint64_t)-4096, (uint64_t)-1);
+	f->tags_start = TAGS;
+	f->tags_stop = TAGS + 4 * TAG_SIZE;
+}
+
+struct tgot {
+	int n;
+	char line[8][128];
+};
+
+/* Each tag as /proc/allocinfo prints it (without the column padding). */
+static int got_tag(void *ctx, const struct vm_tag *t)
+{
+	struct tgot *g = ctx;
+
+	if (g->n < 8)
+		snprintf(g->line[g->n], sizeof(g->line[0]),
+			 "%llu: %lld %lld %s:%u%s%s%s func:%s%s",
+			 (unsigned long long)t->index, (long long)t->bytes,
+			 (long long)t->calls, t->file, t->lineno,
+			 t->module ? " [" : "", t->module ? t->module : "",
+			 t->module ? "]" : "", t->function,
+			 t->inaccurate ? " accurate:no" : "");
+	g->n++;
+	return 0;
+}
+
+static void test_alloctag(void **state)
+{
+	struct fake *f = calloc(1, sizeof(*f));
+	struct vm_tag_stats st;
+	struct tgot g = { 0 };
+
+	(void)state;
+	fake_init(f);
+	fake_tags(f);
+	assert_int_equal(vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
+	assert_int_equal(g.n, 3);
+	assert_string_equal(g.line[0], "0: 12288 3 mm/slub.c:100 "
+				       "func:kmalloc_x");
+	assert_string_equal(g.line[1], "1: 0 0 fs/inode.c:200 "
+				       "func:alloc_inode");
+	assert_string_equal(g.line[2], "3: 4096 1 kernel/fork.c:400 [foomod] "
+				       "func:dup_task accurate:no");
+	assert_int_equal(st.present, 1);
+	assert_int_equal(st.tags, 4);
+	assert_int_equal(st.skipped, 1);
+	/* no "modules" symbol: module tags may exist, said once; then the
+	 * skipped tag, named */
+	assert_int_equal(f->warnings, 2);
+	assert_non_null(strstr(f->last, "alloc tag 2: filename not in the "
+					"dump"));
+	assert_non_null(strstr(f->last, "addr=0xffffffff82000050"));
+
+	/* no module loaded (an empty modules list): no word of them */
+	f->modules = SYMS + 0x900;
+	w64(f, f->modules, f->modules);
+	f->warnings = 0;
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
+	assert_int_equal(g.n, 3);
+	assert_int_equal(f->warnings, 1);
+	/* a module loaded */
+	w64(f, f->modules, 0xffffffffc0001000ull);
+	f->warnings = 0;
+	assert_int_equal(vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
+	assert_int_equal(f->warnings, 2);
+
+	/* a kernel without memory allocation profiling: nothing, silently */
+	f->tags_start = f->tags_stop = 0;
+	f->warnings = 0;
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
+	assert_int_equal(g.n, 0);
+	assert_int_equal(st.present, 0);
+	assert_int_equal(f->warnings, 0);
+	fake_release(f);
+	free(f);
+}
+
+/* Bad strings, counters out of the dump, a bad range, a huge one, no
+ * types: rows skipped with warnings, never a crash or a hang. */
+static void test_alloctag_bad(void **state)
+{
+	struct fake *f = calloc(1, sizeof(*f));
+	struct vm_tag_stats st;
+	struct tgot g = { 0 };
+	uint8_t *p;
+
+	(void)state;
+	fake_init(f);
+	fake_tags(f);
+	f->modules = SYMS + 0x900;
+	w64(f, f->modules, f->modules);
+	/* tag 0's function: 5000 bytes without a NUL */
+	p = at(f, STRS + 0x1000, 5000);
+	memset(p, 'a', 5000);
+	w64(f, TAGS + 16, STRS + 0x1000);
+	/* tag 1's filename has a space */
+	str_at(f, STRS + 0x3000, "fs/in ode.c");
+	w64(f, TAGS + TAG_SIZE + 24, STRS + 0x3000);
+	/* tag 3's counters: not in the dump */
+	w64(f, TAGS + 3 * TAG_SIZE + 32, PCPU + 0x200000);
+	assert_int_equal(vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
+	assert_int_equal(g.n, 0);
+	assert_int_equal(st.skipped, 4);
+	assert_int_equal(f->warnings, 4);
+	assert_non_null(strstr(f->last, "alloc tag 3: counters not in the "
+					"dump"));
+
+	/* the range: a tail shorter than a tag; reversed */
+	fake_release(f);
+	fake_init(f);
+	fake_tags(f);
+	f->modules = SYMS + 0x900;
+	w64(f, f->modules, f->modules);
+	f->tags_stop += 8;
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
+	assert_int_equal(g.n, 3);
+	assert_int_equal(f->warnings, 2);
+	f->tags_stop = TAGS - TAG_SIZE;
+	f->warnings = 0;
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
+	assert_int_equal(g.n, 0);
+	assert_int_equal(st.present, 0);
+	assert_int_equal(f->warnings, 1);
+
+	/* more than 2^20 tags: the first 2^20 tried, ten skipped tags
+	 * named, then a count; tags 4.. of the page are zeros (NULL
+	 * strings), the rest not in the dump */
+	f->tags_stop = TAGS + TAG_SIZE * ((1ull << 20) + 5);
+	f->warnings = 0;
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
+	assert_int_equal(g.n, 3);
+	assert_int_equal(st.tags, (1ull << 20) + 5);
+	assert_int_equal(st.skipped, (1ull << 20) + 5 - 3);
+	assert_int_equal(f->warnings, 1 + 10 + 1);
+	assert_non_null(strstr(f->last, "1048578 of 1048581 alloc tags "
+					"skipped"));
+	fake_release(f);
+
+	/* symbols but no struct alloc_tag in the types: one warning */
+	no_tag_types = 1;
+	fake_init(f);
+	no_tag_types = 0;
+	fake_tags(f);
+	assert_int_equal(vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
+	assert_int_equal(st.present, 0);
+	assert_int_equal(f->warnings, 1);
+	assert_non_null(strstr(f->last, "no struct alloc_tag layout"));
+	fake_release(f);
+	free(f);
+}
+
+/* The dump's rows into a database (the decoder's own glue), then what
+ * the reports make of them: allocinfo, --by module, zones, growth
+ * against a /proc/allocinfo text of the same machine. */
+static void test_alloctag_db(void **state)
+{
+	struct fake *f = calloc(1, sizeof(*f));
+	char *dir = tmpdir("vmcore-alloctag"), *db = fresh_db(dir, "t.db"),
+	     *ai = path_in(dir, "allocinfo"), *out;
+	struct mdb_source_meta m = { 0 };
+	struct mdb_load_opts lo = { .label = "box1", .has_taken_at = 1,
+				    .taken_at = 1000 };
+	struct mdb_load_result res;
+	struct mdb_snap_load *load;
+	struct mdb_snap_info info = { 0 };
+	struct mdb_error e;
+	struct mdb_db h;
+	struct run r;
+	FILE *fp;
+
+	(void)state;
+	fake_init(f);
+	fake_buddy(f);
+	fake_tags(f);
+	m.format = "vmcore";
+	m.snapshot = 1;
+	m.abi_version = -1;
+	m.overruns = -1;
+	m.ncpus = 2;
+	snprintf(m.hash, sizeof(m.hash), "test-alloctag");
+	mdb_error_clear(&e);
+	assert_int_equal(mdb_db_open(&h, db, 0, &e), 0);
+	assert_int_equal(mdb_snap_begin(&h, "fake", &m, &lo, &load, &res, &e),
+			 0);
+	snprintf(info.version, sizeof(info.version), "BTF");
+	assert_int_equal(vm_decode_walks(&f->c, mdb_snap_load_sink(load),
+					 &info, &e), 0);
+	assert_int_equal(info.zones, 1);
+	assert_int_equal(info.tags, 3);
+	assert_int_equal(info.inaccurate, 1);
+	assert_int_equal(mdb_snap_commit(load, &info, &res, &e), 0);
+	assert_int_equal(mdb_db_close(&h, &e), 0);
+	assert_int_equal(db_int(db, "SELECT value FROM kcounter WHERE "
+				    "name = 'alloc_tags'"), 4);
+	assert_int_equal(db_int(db, "SELECT value FROM kcounter WHERE "
+				    "name = 'alloc_tags_skipped'"), 1);
+	/* input_line: the tag's position in the section, from 1 */
+	out = db_text(db, "SELECT input_line, file, lineno, function, "
+			  "module, bytes, calls, extra, accurate, approx "
+			  "FROM tag ORDER BY pos");
+	assert_string_equal(out,
+		"1,mm/slub.c,100,kmalloc_x,,12288,3,,1,0\n"
+		"2,fs/inode.c,200,alloc_inode,,0,0,,1,0\n"
+		"4,kernel/fork.c,400,dup_task,foomod,4096,1,accurate:no,0,0\n");
+	free(out);
+
+	out = report_csv(db, "allocinfo");
+	assert_string_equal(out,
+		"tag,function,module,bytes,calls,tags,flags\n"
+		"mm/slub.c:100,kmalloc_x,,12288,3,1,\n"
+		"kernel/fork.c:400,dup_task,foomod,4096,1,1,inaccurate\n"
+		"fs/inode.c:200,alloc_inode,,0,0,1,\n"
+		"total,,,16384,4,3,\n");
+	free(out);
+	out = report_csv(db, "allocinfo --by module");
+	assert_string_equal(out,
+		"tag,function,module,bytes,calls,tags,flags\n"
+		",,,12288,3,2,\n"
+		",,foomod,4096,1,1,inaccurate\n"
+		"total,,,16384,4,3,\n");
+	free(out);
+	/* the skipped tag is said in the report's header */
+	run_memdb(&r, db, "report allocinfo");
+	assert_int_equal(r.status, 0);
+	if (!strstr(r.out, "1 alloc tag unreadable") &&
+	    !strstr(r.err, "1 alloc tag unreadable"))
+		fail_msg("no note of the skipped tag:\n%s%s", r.out, r.err);
+	run_free(&r);
+	/* the same source is still a zone snapshot */
+	out = report_csv(db, "zones");
+	assert_non_null(strstr(out, "test-64"));
+	free(out);
+
+	/* growth from the dump to /proc/allocinfo of the same machine:
+	 * tags only (the text has no zones) */
+	fp = fopen(ai, "w");
+	assert_non_null(fp);
+	fputs("allocinfo - version: 1.0\n"
+	      "#     <size>  <calls> <tag info>\n"
+	      "       16384        4 mm/slub.c:100 func:kmalloc_x \n"
+	      "           0        0 fs/inode.c:200 func:alloc_inode \n"
+	      "        4096        1 kernel/fork.c:400 [foomod] "
+	      "func:dup_task \n", fp);
+	assert_int_equal(fclose(fp), 0);
+	ingest_ok(db, "--label box1 --time 2000 '%s'", ai);
+	out = report_csv(db, "growth --from 1 --to 2");
+	assert_null(strstr(out, "test-64"));
+	assert_non_null(strstr(out, "mm/slub.c:100,kmalloc_x,,tag,12288,"
+				    "16384,4096,3,4,1,\n"));
+	assert_non_null(strstr(out, "total,,,,16384,20480,4096,4,5,1,\n"));
+	free(out);
+	fake_release(f);
+	free(f);
+	free(ai);
+	free(db);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -643,6 +1020,9 @@ int main(void)
 		cmocka_unit_test(test_slub),
 		cmocka_unit_test(test_slub_corrupt),
 		cmocka_unit_test(test_buddy),
+		cmocka_unit_test(test_alloctag),
+		cmocka_unit_test(test_alloctag_bad),
+		cmocka_unit_test(test_alloctag_db),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,7 @@
  *  - dump.c: libkdumpfile: opening, reading kernel virtual addresses
  *  - arch.c: what depends on the architecture (x86-64 today)
  *  - slub.c, buddy.c: the walks
+ *  - alloctag.c: the alloc_tag counters (/proc/allocinfo)
  *  - input.c: the format row's opener and the rows it hands on
  *
  * Nothing here prints or exits; walks report through struct vm_ctx's
@@ -198,6 +199,32 @@ struct vm_buddy {
 int vm_buddy_walk(const struct vm_ctx *c,
 		  int (*fn)(void *ctx, const struct vm_buddy *b), void *ctx,
 		  struct mdb_error *e);
+
+/* One vmlinux alloc tag: a line of /proc/allocinfo (alloctag.c). */
+struct vm_tag {
+	uint64_t index;        /* in the alloc_tags section, from 0 */
+	char *file, *function;
+	char *module;          /* codetag.modname; NULL: none */
+	uint32_t lineno;
+	int64_t bytes;         /* signed, as the kernel prints it */
+	int64_t calls;
+	int inaccurate;        /* CODETAG_FLAG_INACCURATE: accurate:no */
+};
+
+struct vm_tag_stats {
+	int present;           /* the kernel has alloc tags */
+	uint64_t tags;         /* in the vmlinux alloc_tags section */
+	uint64_t skipped;      /* unreadable (or beyond the cap): no row */
+};
+
+/*
+ * Every vmlinux alloc tag in section order: @fn for each readable one.
+ * No symbols __start_alloc_tags/__stop_alloc_tags: nothing, silently.
+ * 0, or what @fn returned when < 0.
+ */
+int vm_alloctag_walk(const struct vm_ctx *c,
+		     int (*fn)(void *ctx, const struct vm_tag *t), void *ctx,
+		     struct vm_tag_stats *st);
 
 /*
  * The kernel's clock at the dump: wall seconds (xtime) and seconds since

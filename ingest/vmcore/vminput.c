@@ -2,7 +2,8 @@
 /*
  * The vmcore format row: probe, opener and the rows a dump becomes (one
  * snapshot source: a zone row per slab cache, the buddy free lists, the
- * counters).  docs/formats.md §6.
+ * counters, and on kernels with memory allocation profiling a tag row
+ * per vmlinux alloc tag).  docs/formats.md §6.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +27,10 @@ struct vm_input {
 	int fd;
 	struct vm_dump d;
 	struct mdb_error *e;
+};
+
+/* Where the walks' rows go. */
+struct vm_emit {
 	const struct mdb_snap_sink *sink;
 	struct mdb_snap_info *info;
 };
@@ -100,7 +105,7 @@ static void vi_free(struct vm_input *v)
 
 static int on_cache(void *ctx, const struct vm_cache *k)
 {
-	struct vm_input *v = ctx;
+	struct vm_emit *v = ctx;
 	struct mdb_zone z;
 
 	mdb_zone_init(&z, MDB_ZONE_SLAB);
@@ -128,7 +133,7 @@ static int on_cache(void *ctx, const struct vm_cache *k)
 
 static int on_buddy(void *ctx, const struct vm_buddy *b)
 {
-	struct vm_input *v = ctx;
+	struct vm_emit *v = ctx;
 	struct mdb_buddy r = {
 		.node = b->node, .order = b->order,
 		.zone = mdb_str_make(b->zone, strlen(b->zone)),
@@ -146,7 +151,7 @@ static int on_buddy(void *ctx, const struct vm_buddy *b)
 static int on_counter(void *ctx, const char *scope, int node,
 		      const char *zone, const char *name, int64_t val)
 {
-	struct vm_input *v = ctx;
+	struct vm_emit *v = ctx;
 	struct mdb_counter c = {
 		.scope = scope, .node = node,
 		.zone = mdb_str_make(zone ? zone : "", zone ? strlen(zone) : 0),
@@ -157,6 +162,66 @@ static int on_counter(void *ctx, const char *scope, int node,
 	return v->sink->counter ? v->sink->counter(v->sink->ctx, &c) : 0;
 }
 
+static int on_tag(void *ctx, const struct vm_tag *t)
+{
+	struct vm_emit *v = ctx;
+	static const char inaccurate[] = "accurate:no";
+	struct mdb_tag r = {
+		.bytes = t->bytes, .calls = t->calls,
+		/* no input line: the tag's position in the section */
+		.line = (int64_t)t->index + 1, .src_line = t->lineno,
+		.file = mdb_str_make(t->file, strlen(t->file)),
+		.function = mdb_str_make(t->function, strlen(t->function)),
+		.module = mdb_str_make(t->module ? t->module : "",
+				       t->module ? strlen(t->module) : 0),
+		.extra = mdb_str_make(inaccurate,
+				      t->inaccurate ? strlen(inaccurate) : 0),
+		.accurate = !t->inaccurate,
+	};
+
+	v->info->tags++;
+	v->info->inaccurate += !r.accurate;
+	return v->sink->tag ? v->sink->tag(v->sink->ctx, &r) : 0;
+}
+
+/* The alloc tags, then how many there are and how many were skipped. */
+static int vi_tags(const struct vm_ctx *c, struct vm_emit *v)
+{
+	struct vm_tag_stats st;
+	int ret = vm_alloctag_walk(c, on_tag, v, &st);
+
+	if (ret < 0 || !st.present)
+		return ret;
+	if ((ret = on_counter(v, "kernel", -1, NULL, "alloc_tags",
+			      (int64_t)st.tags)) < 0)
+		return ret;
+	return on_counter(v, "kernel", -1, NULL, "alloc_tags_skipped",
+			  (int64_t)st.skipped);
+}
+
+int vm_decode_walks(const struct vm_ctx *c, const struct mdb_snap_sink *sink,
+		    struct mdb_snap_info *info, struct mdb_error *e)
+{
+	struct vm_emit v = { .sink = sink, .info = info };
+	int ret;
+
+	ret = vm_slub_walk(c, on_cache, &v, e);
+	if (ret < 0)
+		return ret;
+	ret = vm_buddy_walk(c, on_buddy, &v, e);
+	if (ret < 0)
+		return ret;
+	ret = vm_counters_walk(c, on_counter, &v);
+	if (ret < 0)
+		return ret;
+	ret = vi_tags(c, &v);
+	if (ret < 0)
+		return ret;
+	info->records = info->zones + info->buddy + info->counters +
+			info->tags;
+	return 0;
+}
+
 static int vi_decode(struct mdb_input *in, const struct mdb_snap_sink *sink,
 		     struct mdb_snap_info *info, struct mdb_error *e)
 {
@@ -164,17 +229,9 @@ static int vi_decode(struct mdb_input *in, const struct mdb_snap_sink *sink,
 	int ret;
 
 	memset(info, 0, sizeof(*info));
-	v->sink = sink;
-	v->info = info;
 	snprintf(info->version, sizeof(info->version), "%s",
 		 v->d.c.types->what);
-	ret = vm_slub_walk(&v->d.c, on_cache, v, e);
-	if (ret < 0)
-		return ret;
-	ret = vm_buddy_walk(&v->d.c, on_buddy, v, e);
-	if (ret < 0)
-		return ret;
-	ret = vm_counters_walk(&v->d.c, on_counter, v);
+	ret = vm_decode_walks(&v->d.c, sink, info, e);
 	if (ret < 0)
 		return ret;
 	if (v->d.bad_reads) {
@@ -186,7 +243,6 @@ static int vi_decode(struct mdb_input *in, const struct mdb_snap_sink *sink,
 				 "should hold cannot be read");
 		return -MDB_E_CORRUPT;
 	}
-	info->records = info->zones + info->buddy + info->counters;
 	if (!info->zones)
 		return mdb_error_fail(e, MDB_E_EMPTY, v->path, -1, -1,
 				      "no slab cache read from the dump",

@@ -14,7 +14,10 @@
 -- module) and per zone present in either snapshot.  Tags match on
 -- file:line, function and module; zones on allocator, name and instance
 -- (the second "vm pgcache" of one snapshot is the second of the other).
--- Something present in one snapshot only counts 0 in the other.
+-- Something present in one snapshot only counts 0 in the other.  Tags
+-- are compared when both snapshots have tags, zones when both have
+-- zones: a core dump has both, so it compares with a /proc/allocinfo
+-- snapshot on its tags and with a /proc/slabinfo one on its caches.
 --   count   calls for tags, items in use for zones
 --   bytes   bytes for tags; for zones as in the zones report
 --   flags   'new' (only in :to), 'gone' (only in :from), 'inaccurate'
@@ -32,6 +35,12 @@
 WITH p AS (
 	SELECT coalesce(:by, 'tag') AS by, coalesce(:sort, 'bytes') AS sort
 ),
+both_have AS (
+	SELECT EXISTS (SELECT 1 FROM tag WHERE source_id = :from) AND
+	       EXISTS (SELECT 1 FROM tag WHERE source_id = :to) AS tags,
+	       EXISTS (SELECT 1 FROM zone WHERE source_id = :from) AND
+	       EXISTS (SELECT 1 FROM zone WHERE source_id = :to) AS zones
+),
 items AS (
 	SELECT t.source_id, 'tag' AS kind,
 	       CASE p.by WHEN 'tag' THEN t.tag WHEN 'file' THEN t.file
@@ -41,14 +50,14 @@ items AS (
 	       t.module, 0 AS instance,
 	       (CASE WHEN count(t.bytes) THEN CAST(total(t.bytes) AS INTEGER) END) AS bytes, (CASE WHEN count(t.calls) THEN CAST(total(t.calls) AS INTEGER) END) AS count,
 	       max(NOT t.accurate) AS inaccurate, max(t.approx) AS approx
-	FROM v_tags t, p
-	WHERE t.source_id IN (:from, :to)
+	FROM v_tags t, p, both_have b
+	WHERE t.source_id IN (:from, :to) AND b.tags
 	GROUP BY 1, 2, 3, 4, 5
 	UNION ALL
 	SELECT source_id, allocator, name, NULL, NULL, instance, bytes, used,
 	       0, approx
-	FROM v_zones
-	WHERE source_id IN (:from, :to)
+	FROM v_zones, both_have b
+	WHERE source_id IN (:from, :to) AND b.zones
 ),
 a AS (SELECT * FROM items WHERE source_id = :from),
 b AS (SELECT * FROM items WHERE source_id = :to),
@@ -91,12 +100,18 @@ ORDER BY CASE WHEN p.sort = 'bytes' THEN bytes_delta ELSE count_delta
          kind, name, function, module, instance
 LIMIT :top;
 
-WITH items AS (
-	SELECT source_id, bytes, calls AS count FROM v_tags
-	WHERE source_id IN (:from, :to)
+WITH both_have AS (
+	SELECT EXISTS (SELECT 1 FROM tag WHERE source_id = :from) AND
+	       EXISTS (SELECT 1 FROM tag WHERE source_id = :to) AS tags,
+	       EXISTS (SELECT 1 FROM zone WHERE source_id = :from) AND
+	       EXISTS (SELECT 1 FROM zone WHERE source_id = :to) AS zones
+),
+items AS (
+	SELECT source_id, bytes, calls AS count FROM v_tags, both_have b
+	WHERE source_id IN (:from, :to) AND b.tags
 	UNION ALL
-	SELECT source_id, bytes, used FROM v_zones
-	WHERE source_id IN (:from, :to)
+	SELECT source_id, bytes, used FROM v_zones, both_have b
+	WHERE source_id IN (:from, :to) AND b.zones
 ),
 s AS (
 	SELECT coalesce((CASE WHEN count(CASE WHEN source_id = :from THEN bytes END) THEN CAST(total(CASE WHEN source_id = :from THEN bytes END) AS INTEGER) END), 0)
