@@ -8,6 +8,10 @@
  *   02  the kernel's BTF through the type-lookup interface the walks use
  *   03  a whole dump opened through libkdumpfile (ELF, kdump-compressed)
  *       up to its VMCOREINFO, from a memory file
+ *   04  the alloc_tag walk over a fake kernel memory: a count of tags
+ *       and a tail of 0-7 bytes, then the memory at __start_alloc_tags
+ *       (tags, strings, per-CPU counters wherever the bytes point), two
+ *       CPUs, the 6.10 layout's types built here once
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +19,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <bpf/btf.h>
 
 #include "../ingest/vmcore/vmcore.h"
 #include "../ingest/vmcore/vmdump.h"
@@ -83,6 +89,117 @@ static void whole(const uint8_t *data, size_t size)
 	vm_dump_close(&d);
 }
 
+/* ---- 04: the alloc_tag walk ---------------------------------------- */
+
+#define TAGS_AT 0xffffffff82000000ull
+
+struct mem {
+	const uint8_t *p;
+	size_t len;
+};
+
+/* The input's bytes at TAGS_AT, zeros to the end of their last page
+ * (a dump holds whole pages). */
+static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct mem *m = ctx;
+	size_t pages = (m->len + 4095) & ~(size_t)4095, off, n;
+
+	if (addr < TAGS_AT || addr - TAGS_AT > pages ||
+	    len > pages - (addr - TAGS_AT))
+		return -1;
+	off = (size_t)(addr - TAGS_AT);
+	n = off < m->len ? m->len - off : 0;
+	if (n > len)
+		n = len;
+	memcpy(buf, m->p + off, n);
+	memset((uint8_t *)buf + n, 0, len - n);
+	return 0;
+}
+
+static uint64_t tags_stop;
+
+static int mem_sym(void *ctx, const char *name, uint64_t *addr)
+{
+	(void)ctx;
+	if (!strcmp(name, "__start_alloc_tags"))
+		*addr = TAGS_AT;
+	else if (!strcmp(name, "__stop_alloc_tags"))
+		*addr = tags_stop;
+	else
+		return -1;
+	return 0;
+}
+
+static int tag_noop(void *ctx, const struct vm_tag *t)
+{
+	(void)ctx;
+	return t->file[0] && t->function[0] ? 0 : -1;
+}
+
+/* struct codetag, alloc_tag_counters, alloc_tag as 6.10 has them. */
+static const struct vm_types *tag_types(void)
+{
+	static struct vm_types t;
+	static int done;
+	struct btf *b;
+	struct mdb_error e;
+	const void *raw;
+	uint32_t len;
+	int u32, u64, str, ct, cnt;
+
+	if (done)
+		return t.priv ? &t : NULL;
+	done = 1;
+	if (!(b = btf__new_empty()))
+		return NULL;
+	u32 = btf__add_int(b, "unsigned int", 4, 0);
+	u64 = btf__add_int(b, "long long unsigned int", 8, 0);
+	str = btf__add_ptr(b, btf__add_const(b, btf__add_int(b, "char", 1,
+							    BTF_INT_SIGNED)));
+	ct = btf__add_struct(b, "codetag", 32);
+	btf__add_field(b, "flags", u32, 0, 0);
+	btf__add_field(b, "lineno", u32, 32, 0);
+	btf__add_field(b, "modname", str, 64, 0);
+	btf__add_field(b, "function", str, 128, 0);
+	btf__add_field(b, "filename", str, 192, 0);
+	cnt = btf__add_struct(b, "alloc_tag_counters", 16);
+	btf__add_field(b, "bytes", u64, 0, 0);
+	btf__add_field(b, "calls", u64, 64, 0);
+	cnt = btf__add_ptr(b, cnt); /* before the struct its field is in */
+	btf__add_struct(b, "alloc_tag", 40);
+	btf__add_field(b, "ct", ct, 0, 0);
+	btf__add_field(b, "counters", cnt, 256, 0);
+	raw = btf__raw_data(b, &len);
+	if (!raw || vm_types_btf(&t, raw, len, "fuzz", &e))
+		memset(&t, 0, sizeof(t));
+	btf__free(b);
+	return t.priv ? &t : NULL;
+}
+
+static void alloctag(const uint8_t *data, size_t size)
+{
+	static uint64_t cpu_offset[2] = { 0, 0x100 };
+	struct mem m;
+	struct vm_ctx c = { 0 };
+	struct vm_tag_stats st;
+
+	if (size < 2 || !(c.types = tag_types()))
+		return;
+	m.p = data + 2;
+	m.len = size - 2;
+	tags_stop = TAGS_AT + 40ull * data[0] + (data[1] & 7);
+	c.read = mem_read;
+	c.read_ctx = &m;
+	c.sym = mem_sym;
+	c.name = "fuzz";
+	c.page_size = 4096;
+	c.ncpus = 2;
+	c.cpu_offset = cpu_offset;
+	c.max_steps = 1u << 20;
+	vm_alloctag_walk(&c, tag_noop, NULL, &st);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	int fd;
@@ -103,6 +220,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 3:
 		whole(data + 1, size - 1);
+		break;
+	case 4:
+		alloctag(data + 1, size - 1);
 		break;
 	}
 	return 0;
