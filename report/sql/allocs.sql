@@ -49,7 +49,7 @@ SELECT a.ptr, count(*) AS hits, max(a.seq) AS last_seq,
              coalesce(a.end_ts <= :t_hi, 1)) AS pingpong,
        total(a.state = 0 OR (a.state IN (1, 2) AND a.end_ts > :t_hi))
            AS live
-FROM temp.al_rng r JOIN alloc a ON a.id BETWEEN r.lo AND r.hi
+FROM temp.al_rng r CROSS JOIN alloc a ON a.id BETWEEN r.lo AND r.hi
 WHERE a.type < 2 AND @where
 GROUP BY a.ptr;
 

@@ -95,7 +95,7 @@ CREATE TEMP TABLE sl_blk AS
 SELECT s.sid, s.alloc_lo + k.blk * s.block_rows AS lo,
        min(s.alloc_lo + (k.blk + 1) * s.block_rows - 1, s.alloc_hi) AS hi,
        s.ilo, s.ihi
-FROM temp.sl_src s JOIN slice_block k ON k.source_id = s.sid
+FROM temp.sl_src s CROSS JOIN slice_block k ON k.source_id = s.sid
 WHERE s.mode = 'win' AND k.max_ts >= :t_lo AND k.min_ts <= :t_hi
   AND NOT (k.min_ts >= s.ilo AND k.max_ts <= s.ihi AND
            coalesce(k.max_end <= :t_hi, 1));
@@ -138,7 +138,7 @@ WITH f AS (
 	                                 a.end_ts > :t_hi)
 	            THEN a.bytes_alloc END
 	FROM temp.sl_src s
-	JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
+	CROSS JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
 	WHERE (:sel OR :by IN ('comm', 'pid')) AND s.mode = 'raw'
 	  AND a.type < 2 AND @where
 	UNION ALL
@@ -152,7 +152,7 @@ WITH f AS (
 	       a.sum_req, a.sum_alloc, a.freed, a.pingpong, a.live,
 	       a.live_bytes
 	FROM temp.sl_src s
-	JOIN (SELECT rowid AS rid, *, NULL AS pid FROM slice_key) a
+	CROSS JOIN (SELECT rowid AS rid, *, NULL AS pid FROM slice_key) a
 	  ON a.rid BETWEEN s.key_lo AND s.key_hi
 	WHERE (:sel OR :by IN ('comm', 'pid')) AND s.mode = 'key'
 	  AND @fwhere
@@ -163,7 +163,7 @@ WITH f AS (
 	       NULL, NULL, a.hits, a.sum_req, a.sum_alloc, a.freed,
 	       a.pingpong, a.live, a.live_bytes
 	FROM temp.sl_src s
-	JOIN (SELECT rowid AS rid, *, NULL AS bytes_alloc, NULL AS comm_id
+	CROSS JOIN (SELECT rowid AS rid, *, NULL AS bytes_alloc, NULL AS comm_id
 	      FROM slice_pid) a ON a.rid BETWEEN s.pid_lo AND s.pid_hi
 	WHERE (:sel OR :by = 'pid') AND s.mode = 'pid' AND @fwhere
 	UNION ALL
@@ -175,7 +175,8 @@ WITH f AS (
 	       a.sum_req, a.sum_alloc, a.freed, a.pingpong, a.live,
 	       a.live_bytes
 	FROM temp.sl_src s
-	JOIN slice_bucket a ON a.rowid BETWEEN s.bucket_lo AND s.bucket_hi
+	CROSS JOIN slice_bucket a
+	  ON a.rowid BETWEEN s.bucket_lo AND s.bucket_hi
 	WHERE s.mode = 'win' AND a.bucket BETWEEN s.b1 AND s.b2
 	UNION ALL
 	SELECT sid, rk, ctype, osize, NOT inner,
@@ -203,7 +204,8 @@ WITH f AS (
 		           AS late,
 		       a.state, a.end_ts, a.bytes_req, a.bytes_alloc,
 		       coalesce(a.free_cpu <> a.cpu, 0) AS pp
-		FROM temp.sl_blk b JOIN alloc a ON a.id BETWEEN b.lo AND b.hi
+		FROM temp.sl_blk b
+		CROSS JOIN alloc a ON a.id BETWEEN b.lo AND b.hi
 		WHERE a.type < 2 AND a.ts BETWEEN :t_lo AND :t_hi AND @fwhere
 	)
 	WHERE NOT inner OR late

@@ -62,7 +62,7 @@ CREATE TEMP TABLE sl_blk AS
 SELECT s.sid, s.alloc_lo + k.blk * s.block_rows AS lo,
        min(s.alloc_lo + (k.blk + 1) * s.block_rows - 1, s.alloc_hi) AS hi,
        s.ilo, s.ihi
-FROM temp.sl_src s JOIN slice_block k ON k.source_id = s.sid
+FROM temp.sl_src s CROSS JOIN slice_block k ON k.source_id = s.sid
 WHERE s.mode = 'win' AND k.max_ts >= :t_lo AND k.min_ts <= :t_hi
   AND NOT (k.min_ts >= s.ilo AND k.max_ts <= s.ihi AND
            coalesce(k.max_end <= :t_hi, 1));
@@ -71,7 +71,8 @@ DROP TABLE IF EXISTS temp.fr_key;
 CREATE TEMP TABLE fr_key AS
 SELECT a.source_id, a.site_id, count(*) AS hits,
        total(a.bytes_req) AS bytes_req, total(a.bytes_alloc) AS bytes_alloc
-FROM temp.sl_src s JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
+FROM temp.sl_src s
+CROSS JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
 WHERE :sel AND s.mode = 'raw' AND a.type < 2 AND @where
 GROUP BY a.source_id, a.site_id
 UNION ALL
@@ -82,7 +83,7 @@ UNION ALL
 SELECT a.source_id, a.site_id, total(a.hits), total(a.sum_req),
        total(a.sum_alloc)
 FROM temp.sl_src s
-JOIN (SELECT rowid AS rid, *, NULL AS pid FROM slice_key) a
+CROSS JOIN (SELECT rowid AS rid, *, NULL AS pid FROM slice_key) a
   ON a.rid BETWEEN s.key_lo AND s.key_hi
 WHERE :sel AND s.mode = 'key' AND @fwhere
 GROUP BY a.source_id, a.site_id
@@ -90,7 +91,7 @@ UNION ALL
 SELECT a.source_id, a.site_id, total(a.hits), total(a.sum_req),
        total(a.sum_alloc)
 FROM temp.sl_src s
-JOIN (SELECT rowid AS rid, *, NULL AS bytes_alloc, NULL AS comm_id
+CROSS JOIN (SELECT rowid AS rid, *, NULL AS bytes_alloc, NULL AS comm_id
       FROM slice_pid) a ON a.rid BETWEEN s.pid_lo AND s.pid_hi
 WHERE :sel AND s.mode = 'pid' AND @fwhere
 GROUP BY a.source_id, a.site_id
@@ -98,13 +99,14 @@ UNION ALL
 SELECT a.source_id, a.site_id, total(a.hits), total(a.sum_req),
        total(a.sum_alloc)
 FROM temp.sl_src s
-JOIN slice_bucket a ON a.rowid BETWEEN s.bucket_lo AND s.bucket_hi
+CROSS JOIN slice_bucket a
+  ON a.rowid BETWEEN s.bucket_lo AND s.bucket_hi
 WHERE s.mode = 'win' AND a.bucket BETWEEN s.b1 AND s.b2
 GROUP BY a.source_id, a.site_id
 UNION ALL
 SELECT a.source_id, a.site_id, count(*), total(a.bytes_req),
        total(a.bytes_alloc)
-FROM temp.sl_blk b JOIN alloc a ON a.id BETWEEN b.lo AND b.hi
+FROM temp.sl_blk b CROSS JOIN alloc a ON a.id BETWEEN b.lo AND b.hi
 WHERE a.type < 2 AND a.ts BETWEEN :t_lo AND :t_hi AND @fwhere
   AND NOT a.ts BETWEEN b.ilo AND b.ihi
 GROUP BY a.source_id, a.site_id;
