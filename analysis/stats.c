@@ -18,6 +18,8 @@ static inline uint64_t key_hash(const struct mdb_fkey *k)
 	     0x632be59bd9b4e019ULL + (h << 6) + (h >> 2);
 	h ^= (k->obj_size ^ (uint64_t)(uint32_t)k->node << 8 ^ k->type) *
 	     0xbf58476d1ce4e5b9ULL;
+	h ^= ((uint64_t)k->bucket ^ (uint64_t)(uint32_t)k->pid << 32 ^
+	      k->comm_id) * 0x94d049bb133111ebULL + (h >> 29);
 	return h;
 }
 
@@ -26,7 +28,8 @@ static inline int key_eq(const struct mdb_fkey *a, const struct mdb_fkey *b)
 	return a->site_id == b->site_id && a->cache_id == b->cache_id &&
 	       a->obj_size == b->obj_size && a->cpu == b->cpu &&
 	       a->free_cpu == b->free_cpu && a->node == b->node &&
-	       a->type == b->type;
+	       a->type == b->type && a->bucket == b->bucket &&
+	       a->pid == b->pid && a->comm_id == b->comm_id;
 }
 
 /* A new row for @k under map key @hash; NULL on ENOMEM. */
@@ -121,6 +124,22 @@ static void figs_add(struct mdb_figs *f, const struct mdb_lifetime *lt)
 		f->zero_size++;
 		break;
 	}
+}
+
+static void figs_merge(struct mdb_figs *f, const struct mdb_figs *b)
+{
+	f->hits += b->hits;
+	add_bytes(&f->bytes_req, b->bytes_req);
+	add_bytes(&f->bytes_alloc, b->bytes_alloc);
+	f->failed += b->failed;
+	f->zero_size += b->zero_size;
+	f->freed += b->freed;
+	add_bytes(&f->freed_bytes, b->freed_bytes);
+	f->pingpong += b->pingpong;
+	f->not_traced += b->not_traced;
+	f->live += b->live;
+	add_bytes(&f->live_bytes, b->live_bytes);
+	f->mismatched += b->mismatched;
 }
 
 /* ---- anomalies ------------------------------------------------------- */
@@ -254,6 +273,12 @@ void mdb_stats_init(struct mdb_stats *s)
 	u64map_init(&s->caches.idx);
 	u64map_init(&s->pingpong.idx);
 	u64map_init(&s->nodes.idx);
+	u64map_init(&s->sl_keys.idx);
+	u64map_init(&s->sl_pids.idx);
+	u64map_init(&s->sl_buckets.idx);
+	s->sl_min_ts = s->sl_bmin = INT64_MAX;
+	s->sl_max_ts = s->sl_max_end = s->sl_bmax = INT64_MIN;
+	s->sl_shift = 10;
 	for (size_t i = 0; i < MDB_TL_SLOTS; i++)
 		tl_reset(&s->tl[i]);
 	s->tl_width = 1;
@@ -265,6 +290,11 @@ void mdb_stats_release(struct mdb_stats *s)
 	ftable_release(&s->caches);
 	ftable_release(&s->pingpong);
 	ftable_release(&s->nodes);
+	ftable_release(&s->sl_keys);
+	ftable_release(&s->sl_pids);
+	ftable_release(&s->sl_buckets);
+	free(s->sl_blk);
+	s->sl_blk = NULL;
 }
 
 /* The rows of site_stats, cache_stats, node_stats, pingpong_stats. */
@@ -339,9 +369,120 @@ static void anom_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 			 lt->site_id);
 }
 
+/* ---- the slicing index ---------------------------------------------- */
+
+/* Halve the buckets' resolution: each pair of buckets merged. */
+static int sl_coarsen(struct mdb_stats *s)
+{
+	struct mdb_ftable old = s->sl_buckets;
+
+	memset(&s->sl_buckets, 0, sizeof(s->sl_buckets));
+	u64map_init(&s->sl_buckets.idx);
+	s->sl_shift++;
+	s->sl_bmin >>= 1;
+	s->sl_bmax >>= 1;
+	for (size_t i = 0; i < old.n; i++) {
+		struct mdb_fkey k = old.rows[i].k;
+		struct mdb_frow *r;
+
+		k.bucket >>= 1;
+		r = ftable_get(&s->sl_buckets, &k);
+		if (!r) {
+			ftable_release(&old);
+			return -MDB_E_NOMEM;
+		}
+		figs_merge(&r->f, &old.rows[i].f);
+	}
+	ftable_release(&old);
+	return 0;
+}
+
+/* The block of row @row, started when new; NULL on ENOMEM. */
+static struct mdb_sl_block *sl_block(struct mdb_stats *s, uint64_t row)
+{
+	size_t b = (size_t)(row / MDB_SL_BLOCK);
+
+	while (s->sl_nblk <= b) {
+		struct mdb_sl_block *n;
+
+		if (MDB_GROW(s->sl_blk, s->sl_nblk, s->sl_blkcap, 256))
+			return NULL;
+		n = &s->sl_blk[s->sl_nblk++];
+		n->min_ts = INT64_MAX;
+		n->max_ts = n->max_end = INT64_MIN;
+	}
+	return &s->sl_blk[b];
+}
+
+static inline void sl_range(int64_t *lo, int64_t *hi, int64_t v)
+{
+	if (v < *lo)
+		*lo = v;
+	if (v > *hi)
+		*hi = v;
+}
+
+/* A lifetime into the slicing index (row number s->sl_rows). */
+static int sl_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
+{
+	struct mdb_sl_block *b = sl_block(s, s->sl_rows++);
+	struct mdb_fkey k = { .site_id = lt->site_id, .type = lt->type,
+			      .cache_id = lt->cache_id, .pid = lt->pid };
+	struct mdb_frow *r;
+	int timed = lt->ts != MDB_NO_TS && lt->ts >= 0;
+
+	if (!b)
+		return -MDB_E_NOMEM;
+	s->sl_timed += timed;
+	s->sl_untimed += lt->ts == MDB_NO_TS;
+	s->sl_neg += lt->ts != MDB_NO_TS && lt->ts < 0;
+	if (timed) {
+		sl_range(&b->min_ts, &b->max_ts, lt->ts);
+		sl_range(&s->sl_min_ts, &s->sl_max_ts, lt->ts);
+	}
+	if ((lt->state == MDB_ST_FREED || lt->state == MDB_ST_NOT_TRACED) &&
+	    lt->end_seq != MDB_NO_SEQ && lt->end_ts != MDB_NO_TS) {
+		if (lt->end_ts > b->max_end)
+			b->max_end = lt->end_ts;
+		if (lt->end_ts > s->sl_max_end)
+			s->sl_max_end = lt->end_ts;
+	}
+	if (lt->type == MDB_TYPE_PAGE)
+		return 0;
+	r = ftable_get(&s->sl_pids, &k);
+	if (!r)
+		return -MDB_E_NOMEM;
+	figs_add(&r->f, lt);
+	k.pid = 0;
+	k.obj_size = lt->bytes_alloc;
+	k.comm_id = lt->comm_id;
+	r = ftable_get(&s->sl_keys, &k);
+	if (!r)
+		return -MDB_E_NOMEM;
+	figs_add(&r->f, lt);
+	if (!timed)
+		return 0;
+	k.comm_id = 0;
+	k.bucket = lt->ts >> s->sl_shift;
+	sl_range(&s->sl_bmin, &s->sl_bmax, k.bucket);
+	while (s->sl_bmax - s->sl_bmin >= MDB_SL_BUCKETS) {
+		if (sl_coarsen(s) < 0)
+			return -MDB_E_NOMEM;
+		k.bucket = lt->ts >> s->sl_shift;
+	}
+	r = ftable_get(&s->sl_buckets, &k);
+	if (!r)
+		return -MDB_E_NOMEM;
+	figs_add(&r->f, lt);
+	return 0;
+}
+
 int mdb_stats_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 {
 	int ret = tables_lifetime(s, lt);
+
+	if (ret >= 0)
+		ret = sl_lifetime(s, lt);
 
 	if (ret < 0)
 		return ret;

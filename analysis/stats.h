@@ -10,6 +10,9 @@
  *   anomaly         per (class, slab|page): count, bytes, first positions
  *   timeline        the trace cut into at most MDB_TL_SLOTS slots of equal
  *                   position width: allocations in and out of the live set
+ *   slice_*         the slicing index (db/schema-5.sql): slab figures per
+ *                   bucket of time and per task, and the time range of
+ *                   each block of MDB_SL_BLOCK rows
  *
  * Each is a pure function of the rows (tests compare them with SQL over
  * alloc and bad_free).  The cost is a few hash lookups per allocation and
@@ -27,6 +30,8 @@
 
 #define MDB_TL_SLOTS 4096 /* timeline resolution */
 #define MDB_EXAMPLES 5    /* first positions kept per anomaly class */
+#define MDB_SL_BLOCK 1024 /* alloc rows per slice_block row */
+#define MDB_SL_BUCKETS 128 /* at most this many buckets of time */
 
 /* Anomaly classes; values are stored in anomaly.class. */
 enum mdb_anomaly {
@@ -70,12 +75,15 @@ struct mdb_ftable {
  * mdb_stats) and leaves the others 0.
  */
 struct mdb_fkey {
-	uint64_t obj_size;  /* caches */
+	int64_t bucket;     /* slice buckets: ts >> sl_shift */
+	uint64_t obj_size;  /* caches, slices */
 	uint32_t site_id;   /* sites, pingpong */
 	uint32_t cache_id;  /* sites, caches; 0: none */
 	int32_t cpu;        /* pingpong, nodes: the allocating CPU */
 	int32_t free_cpu;   /* pingpong */
 	int32_t node;       /* nodes: the node asked for, -1 none */
+	int32_t pid;        /* slice keys: MDB_NO_PID when none */
+	uint32_t comm_id;   /* slice keys */
 	uint8_t type;       /* every table: enum mdb_alloc_type */
 };
 
@@ -98,6 +106,11 @@ struct mdb_tl_slot {
 	uint64_t allocs, frees, bytes_in, bytes_out;
 };
 
+/* The time range of a block of rows; INT64_MIN/MAX while empty. */
+struct mdb_sl_block {
+	int64_t min_ts, max_ts, max_end;
+};
+
 struct mdb_stats {
 	struct mdb_ftable sites;    /* by site_id, type, cache_id */
 	struct mdb_ftable caches;   /* by type, cache_id, obj_size */
@@ -110,6 +123,18 @@ struct mdb_stats {
 	unsigned tl_shift;
 	size_t tl_n;                /* slots in use */
 	int tl_started;
+	/* the slicing index: slab rows only in the two tables */
+	struct mdb_ftable sl_keys;  /* by site, type, cache, size, comm */
+	struct mdb_ftable sl_pids;  /* by site, type, cache, pid */
+	struct mdb_ftable sl_buckets; /* by bucket, site, type, cache, size */
+	struct mdb_sl_block *sl_blk; /* by row / MDB_SL_BLOCK */
+	size_t sl_nblk, sl_blkcap;
+	uint64_t sl_rows;           /* lifetimes seen: rows of the source */
+	uint64_t sl_timed, sl_untimed, sl_neg; /* rows with a time >= 0,
+					   * without, before 0 */
+	int64_t sl_min_ts, sl_max_ts, sl_max_end; /* INT64_MAX/MIN: none */
+	int64_t sl_bmin, sl_bmax;   /* bucket span at sl_shift */
+	unsigned sl_shift;          /* bucket width: 1 << sl_shift ns */
 };
 
 void mdb_stats_init(struct mdb_stats *s);

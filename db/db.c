@@ -33,6 +33,7 @@
 #include "schema.inc" /* schema_sql[], generated from db/schema.sql */
 #include "schema3.inc" /* schema3_sql[], from db/schema-3.sql */
 #include "schema4.inc" /* schema4_sql[], from db/schema-4.sql */
+#include "schema5.inc" /* schema5_sql[], from db/schema-5.sql */
 
 #define BUSY_TIMEOUT_MS (10 * 60 * 1000) /* ingests wait for each other */
 #define WAIT_NOTICE_MS 1000 /* then say what we wait for */
@@ -67,6 +68,7 @@ static const char *const migrations[] = {
 	migrate_2,
 	schema3_sql,
 	schema4_sql,
+	schema5_sql,
 };
 
 int mdb_db_error(struct mdb_db *db, struct mdb_error *e, const char *what)
@@ -706,6 +708,17 @@ int mdb_db_delete_rows(struct mdb_db *db, int64_t id, struct mdb_error *e)
 		"DELETE FROM node_stats WHERE source_id = ?1",
 		"DELETE FROM anomaly WHERE source_id = ?1",
 		"DELETE FROM timeline WHERE source_id = ?1",
+		"DELETE FROM slice_bucket WHERE rowid BETWEEN "
+		"(SELECT bucket_lo FROM slice_meta WHERE source_id = ?1) AND "
+		"(SELECT bucket_hi FROM slice_meta WHERE source_id = ?1)",
+		"DELETE FROM slice_key WHERE rowid BETWEEN "
+		"(SELECT key_lo FROM slice_meta WHERE source_id = ?1) AND "
+		"(SELECT key_hi FROM slice_meta WHERE source_id = ?1)",
+		"DELETE FROM slice_pid WHERE rowid BETWEEN "
+		"(SELECT pid_lo FROM slice_meta WHERE source_id = ?1) AND "
+		"(SELECT pid_hi FROM slice_meta WHERE source_id = ?1)",
+		"DELETE FROM slice_block WHERE source_id = ?1",
+		"DELETE FROM slice_meta WHERE source_id = ?1",
 		"DELETE FROM symbol WHERE source_id = ?1",
 		"DELETE FROM source_file WHERE source_id = ?1",
 		"DELETE FROM zone WHERE source_id = ?1",

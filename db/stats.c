@@ -166,6 +166,127 @@ static int write_timeline(struct table_writer *w, const struct mdb_stats *s)
 	return ret;
 }
 
+/* ---- the slicing index (db/schema-5.sql) ---------------------------- */
+
+#define SL_FIGS "hits, sum_req, sum_alloc, freed, pingpong, live, live_bytes"
+
+static void bind_slfigs(sqlite3_stmt *st, int col, const struct mdb_figs *f)
+{
+	const uint64_t v[] = { f->hits, f->bytes_req, f->bytes_alloc,
+			       f->freed, f->pingpong, f->live, f->live_bytes };
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		bind_u64(st, col + (int)i, v[i]);
+}
+
+static void bind_blk(sqlite3_stmt *st, int col, int64_t v)
+{
+	bind_opt(st, col, v, v == INT64_MAX || v == INT64_MIN);
+}
+
+static int write_blocks(struct table_writer *w, const struct mdb_stats *s)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < s->sl_nblk; i++) {
+		const struct mdb_sl_block *b = &s->sl_blk[i];
+
+		sqlite3_bind_int64(w->st, 2, (sqlite3_int64)i);
+		bind_blk(w->st, 3, b->min_ts);
+		bind_blk(w->st, 4, b->max_ts);
+		bind_blk(w->st, 5, b->max_end);
+		ret = tw_step(w);
+	}
+	return ret;
+}
+
+/* The rows of @t (slice_bucket, slice_key, slice_pid: @which 0, 1, 2)
+ * and their rowid range into *@lo, *@hi (0 when none). */
+static int write_slrows(struct table_writer *w, const struct mdb_ftable *t,
+			int which, int64_t *lo, int64_t *hi)
+{
+	int ret = 0;
+
+	*lo = *hi = 0;
+	for (size_t i = 0; !ret && i < t->n; i++) {
+		const struct mdb_frow *r = &t->rows[i];
+		const struct mdb_fkey *k = &r->k;
+
+		sqlite3_bind_int64(w->st, 2, k->site_id);
+		sqlite3_bind_int64(w->st, 3, k->type);
+		bind_opt(w->st, 4, k->cache_id, !k->cache_id);
+		bind_slfigs(w->st, 5, &r->f);
+		if (which == 0)
+			sqlite3_bind_int64(w->st, 12, k->bucket);
+		else if (which == 1)
+			bind_opt(w->st, 12, k->comm_id, !k->comm_id);
+		else
+			bind_opt(w->st, 12, k->pid, k->pid == MDB_NO_PID);
+		if (which < 2)
+			bind_u64(w->st, 13, k->obj_size);
+		ret = tw_step(w);
+		*hi = sqlite3_last_insert_rowid(w->db);
+		if (!*lo)
+			*lo = *hi;
+	}
+	return ret;
+}
+
+static int write_slice(sqlite3 *db, int64_t source_id,
+		       const struct mdb_stats *s, struct mdb_error *e)
+{
+	static const char *const sql[] = {
+		"INSERT INTO slice_block (source_id, blk, min_ts, max_ts, "
+		"max_end) VALUES (?, ?, ?, ?, ?)",
+		"INSERT INTO slice_bucket (source_id, site_id, type, "
+		"cache_id, " SL_FIGS ", bucket, bytes_alloc) VALUES (?, ?, ?, "
+		"?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		"INSERT INTO slice_key (source_id, site_id, type, cache_id, "
+		SL_FIGS ", comm_id, bytes_alloc) VALUES (?, ?, ?, ?, ?, ?, ?, "
+		"?, ?, ?, ?, ?, ?)",
+		"INSERT INTO slice_pid (source_id, site_id, type, cache_id, "
+		SL_FIGS ", pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		"INSERT INTO slice_meta (source_id, block_rows, width, "
+		"min_ts, max_ts, max_end, bucket_lo, bucket_hi, key_lo, "
+		"key_hi, pid_lo, pid_hi) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+		"?, ?)",
+	};
+	const struct mdb_ftable *tabs[] = { &s->sl_buckets, &s->sl_keys,
+					    &s->sl_pids };
+	struct table_writer w = { db, NULL, e };
+	int64_t r[6] = { 0 };
+	int ret = 0;
+
+	/* a source whose rows have times only in part, or times before 0,
+	 * is not indexed (db/schema-5.sql) */
+	if ((s->sl_timed && s->sl_untimed) || s->sl_neg)
+		return 0;
+	for (size_t i = 0; !ret && i < sizeof(sql) / sizeof(sql[0]); i++) {
+		if (sqlite3_prepare_v2(db, sql[i], -1, &w.st, NULL))
+			return tw_error(&w);
+		sqlite3_bind_int64(w.st, 1, source_id);
+		if (i == 0) {
+			ret = write_blocks(&w, s);
+		} else if (i < 4) {
+			ret = write_slrows(&w, tabs[i - 1], (int)i - 1,
+					   &r[2 * (i - 1)], &r[2 * i - 1]);
+		} else {
+			sqlite3_bind_int64(w.st, 2, MDB_SL_BLOCK);
+			sqlite3_bind_int64(w.st, 3,
+					   (int64_t)1 << s->sl_shift);
+			bind_blk(w.st, 4, s->sl_min_ts);
+			bind_blk(w.st, 5, s->sl_max_ts);
+			bind_blk(w.st, 6, s->sl_max_end);
+			for (int k = 0; k < 6; k++)
+				bind_opt(w.st, 7 + k, r[k], !r[k]);
+			ret = tw_step(&w);
+		}
+		sqlite3_finalize(w.st);
+		w.st = NULL;
+	}
+	return ret;
+}
+
 static const struct {
 	const char *sql;
 	int (*write)(struct table_writer *w, const struct mdb_stats *s);
@@ -202,5 +323,5 @@ int mdb_stats_write(const struct mdb_stats *s, sqlite3 *db,
 		sqlite3_finalize(w.st);
 		w.st = NULL;
 	}
-	return ret;
+	return ret ? ret : write_slice(db, source_id, s, e);
 }

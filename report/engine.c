@@ -179,8 +179,12 @@ static char *expand(const char *sql, const char *tok, const char *with)
 	return out;
 }
 
-/* "(1 AND cond AND ...)" of the options given that have one. */
-static char *where_of(struct mdb_report *r)
+/*
+ * "(1 AND cond AND ...)" of the options given that have one; of those but
+ * the window when @nowin (what @fwhere becomes: the slicing index applies
+ * the window itself, docs/design.md §3.3).
+ */
+static char *where_of(struct mdb_report *r, int nowin)
 {
 	size_t n, len;
 	const struct mdb_rparam *p = mdb_report_params(&n);
@@ -190,11 +194,18 @@ static char *where_of(struct mdb_report *r)
 	if (!f)
 		return NULL;
 	fputs("(1", f);
-	for (size_t i = 0; i < n; i++)
-		if (p[i].where && r->args.a[i].text) {
-			fprintf(f, " AND %s", p[i].where);
-			r->selected = 1;
-		}
+	for (size_t i = 0; i < n; i++) {
+		int win = p[i].kind == MDB_RP_WINDOW;
+
+		if (!p[i].where || !r->args.a[i].text || (nowin && win))
+			continue;
+		fprintf(f, " AND %s", p[i].where);
+		r->selected = 1;
+		if (win)
+			r->windowed = 1;
+		else
+			r->filtered = 1;
+	}
 	fputs(")", f);
 	if (fclose(f)) {
 		free(w);
@@ -218,23 +229,28 @@ static int uses(const struct mdb_report *r, const char *tok)
 	       (shares_setup(r) && mdb_query_uses(r->named, tok));
 }
 
-/* @sql with @sort and @where expanded (@where: the conditions). */
+/* @sql with @sort, @where and @fwhere expanded (@where: the
+ * conditions). */
 static char *expand_all(const struct mdb_report *r, const char *sql,
 			const char *where)
 {
 	char *s1 = expand(sql, "@where", where);
-	char *s2 = s1 ? expand(s1, "@sort", r->order ? r->order : "1") : NULL;
+	char *s2 = s1 ? expand(s1, "@fwhere", r->fwhere) : NULL;
+	char *s3 = s2 ? expand(s2, "@sort", r->order ? r->order : "1") : NULL;
 
 	free(s1);
-	return s2;
+	free(s2);
+	return s3;
 }
 
 /* r->sql: the SQL of what runs, @sort and @where expanded; the same of
  * r->setup_sql. */
 static int expand_sql(struct mdb_report *r, struct mdb_error *e)
 {
-	char *where = where_of(r);
+	char *where;
 
+	r->fwhere = where_of(r, 1);
+	where = r->fwhere ? where_of(r, 0) : NULL;
 	r->sql = where ? expand_all(r, r->q->sql, where) : NULL;
 	if (r->sql && shares_setup(r)) {
 		r->setup_sql = expand_all(r, r->named->sql, where);
@@ -440,8 +456,16 @@ static void bind_all(sqlite3_stmt *st, const struct mdb_report *r)
 	bind_int(st, ":src_hi", r->args.src_hi);
 	bind_int(st, ":top", r->args.top ? r->args.top : -1);
 	bind_int(st, ":sel", r->selected);
+	bind_int(st, ":tsel", r->windowed);
+	bind_int(st, ":fsel", r->filtered);
 	for (size_t i = 0; i < n; i++) {
 		int k = sqlite3_bind_parameter_index(st, p[i].param);
+		char given[40];
+
+		/* :given_OPT: 1 when the option with a .where is given */
+		snprintf(given, sizeof(given), ":given_%s", p[i].opt);
+		if (p[i].where)
+			bind_int(st, given, a[i].text != NULL);
 
 		switch (p[i].kind) {
 		case MDB_RP_CHOICE:
@@ -588,7 +612,8 @@ void mdb_report_release(struct mdb_report *r)
 	free(r->sql);
 	free(r->setup_sql);
 	free(r->order);
-	r->sql = r->setup_sql = r->order = NULL;
+	free(r->fwhere);
+	r->sql = r->setup_sql = r->order = r->fwhere = NULL;
 	for (size_t i = 0; i < MDB_RP_MAX; i++) {
 		free(r->value[i]);
 		r->value[i] = NULL;

@@ -5,7 +5,9 @@
  * with testdata/real-perf/), --time windows count what an independent
  * script counts over the text (tests/time_window.py), and each filter
  * (--cache, --site, --pid, --comm) gives the figures counted by hand on
- * testdata/slicing/trace.txt (its README has the table).
+ * testdata/slicing/trace.txt (its README has the table).  The slicing
+ * index (db/schema-5.sql) is checked on a generated trace against
+ * tests/slice_count.py, which pairs the events itself.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +20,7 @@
 #include "testlib.h"
 
 static char *tmp, *kt_db, *slab_db, *hand_db, *text_db, *page_db, *text;
+static char *gen_db, *old_db, *gen;
 
 static char *out_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -58,6 +61,19 @@ static int setup_all(void **state)
 	ingest_ok(hand_db, "'%s/slicing/trace.txt'", td);
 	ingest_ok(text_db, "'%s'", text);
 	ingest_ok(kt_db, "'%s/succeed/kt-small-le'", td);
+	/* tasks, live at the end, addresses allocated again while live,
+	 * frees on other CPUs; 0.05 s of trace: buckets of 2^19 ns */
+	gen = path_in(tmp, "gen.txt");
+	gen_db = fresh_db(tmp, "gen.db");
+	old_db = path_in(tmp, "old.db");
+	free(out_of("'%s' --seed 7 --events 50000 --cpus 4 --live 1000 "
+		    "--sites 32 --pages 2 --leaks 50 --reuse 40 "
+		    "--cross-cpu 500 --dup-frees 5 --unknown-frees 5 "
+		    "--format ftrace-text '%s'", env("KTGEN"), gen));
+	ingest_ok(gen_db, "'%s'", gen);
+	/* as a source ingested before the index: no slice_meta row */
+	free(out_of("cp '%s' '%s' && sqlite3 '%s' 'DELETE FROM slice_meta'",
+		    gen_db, old_db, old_db));
 	return 0;
 }
 
@@ -71,6 +87,9 @@ static int teardown_all(void **state)
 	free(page_db);
 	free(kt_db);
 	free(text);
+	free(gen);
+	free(gen_db);
+	free(old_db);
 	return 0;
 }
 
@@ -376,6 +395,128 @@ static void test_site_forms(void **state)
 	}
 }
 
+/* Windows, with and without filters, on @db: every figure of the total
+ * row, and the per-site rows, as slice_count.py counts them. */
+static void check_windows(const char *db)
+{
+	/* bucket edges: 1.000341504 s is bucket 1908's first ns (2^19 ns
+	 * each); windows inside one bucket, across one edge, across many,
+	 * empty between events, beyond the capture, and covering it; the
+	 * first few with each filter too */
+	static const char *const win[] = {
+		",", "1.022361600,1.043333119", "1.000341503,1.022361600",
+		"1.0005,1.03", "1.000341505,1.000865791", "1.04,", ",1.01",
+		"1.0,1.000341503", "1.000341504,1.049624575", "1.0003,1.0004",
+		"1.0000015,1.0000016", "5,6", "0,0.5", "0,9", "1.000001,1.05",
+		"1.000001,1.049", "1.022361600,1.022361600",
+	};
+	static const char *const filt[] = {
+		"", "--comm tar", "--pid 1003", "--site ffffffff811016fb",
+		"--cache kmalloc-64", "--comm tar --cache kmalloc-64",
+		"--pid 1003 --cache kmalloc-64",
+	};
+	const size_t nw = sizeof(win) / sizeof(win[0]);
+	const size_t nf = sizeof(filt) / sizeof(filt[0]);
+	char *qs = strdup(""), *py, *at;
+
+	for (size_t i = 0; i < nw; i++)
+		for (size_t f = 0; f < nf && (i < 7 || !f); f++) {
+			char *q = strf("%s '%s %s'", qs, win[i], filt[f]);
+
+			free(qs);
+			qs = q;
+		}
+	py = out_of("python3 '%s/slice_count.py' %s < '%s'", env("TESTS_DIR"),
+		    qs, gen);
+	at = py;
+	for (size_t i = 0; i < nw; i++)
+		for (size_t f = 0; f < nf && (i < 7 || !f); f++) {
+			char *opt = strf("--time '%s' %s", win[i], filt[f]);
+			char *end = strstr(at, "==\n"), *rows, *want, *nl;
+			char *cs = total_of(db, "callsites", opt,
+					    "3,4,5,9,10,11");
+			char *ca = total_of(db, "callsites --by cache", opt,
+					    "2,3,4,8,9,10");
+			char *fr = total_of(db, "fragmentation", opt,
+					    "3,4,5");
+			char *al = total_of(db, "allocs", opt,
+					    "2,3,4,8,9,10");
+			char *bp = total_of(db, "callsites --by pid", opt,
+					    "2,3,4,8,9,10");
+			char *args = strf("callsites %s", opt);
+			char *got = memdb_rows(db, args, "1,3,4,5,9,10,11");
+			char *sorted = out_of("printf '%%s' '%s' | LC_ALL=C "
+					      "sort", got);
+
+			assert_non_null(end);
+			rows = strndup(at, (size_t)(end - at));
+			at = end + 3;
+			/* the total is the last line of the rows */
+			nl = strrchr(rows, '\n');
+			*nl = '\0';
+			nl = strrchr(rows, '\n');
+			want = strf("%s\n", nl ? nl + 1 : rows);
+			if (nl)
+				nl[1] = '\0';
+			else
+				rows[0] = '\0';
+			if (strcmp(cs, want))
+				fail_msg("callsites %s: %s, not %s", opt, cs,
+					 want);
+			assert_string_equal(ca, want);
+			assert_string_equal(al, want);
+			assert_string_equal(bp, want);
+			/* hits, bytes_req, bytes_alloc */
+			assert_int_equal(strncmp(fr, want, strlen(fr) - 1),
+					 0);
+			if (strcmp(sorted, rows))
+				fail_msg("callsites %s rows:\n%s\nnot\n%s",
+					 opt, sorted, rows);
+			free(opt);
+			free(rows);
+			free(want);
+			free(cs);
+			free(ca);
+			free(fr);
+			free(al);
+			free(bp);
+			free(args);
+			free(got);
+			free(sorted);
+		}
+	free(qs);
+	free(py);
+}
+
+/* The slicing index: the source has one, and every window and filter
+ * reads the figures slice_count.py counts. */
+static void test_slice_index(void **state)
+{
+	(void)state;
+	assert_int_equal(db_int(gen_db, "SELECT width FROM slice_meta"),
+			 1 << 19);
+	assert_int_equal(db_int(gen_db, "SELECT count(*) FROM slice_meta "
+				"WHERE min_ts = 1000001000"), 1);
+	/* the buckets and keys hold every slab allocation */
+	assert_int_equal(db_int(gen_db, "SELECT sum(hits) FROM slice_bucket"),
+			 db_int(gen_db, "SELECT count(*) FROM alloc "
+				"WHERE type < 2"));
+	assert_int_equal(db_int(gen_db, "SELECT sum(hits) FROM slice_key"),
+			 db_int(gen_db, "SELECT count(*) FROM alloc "
+				"WHERE type < 2"));
+	check_windows(gen_db);
+}
+
+/* A source without the index (ingested before it) reads its alloc rows:
+ * the same figures. */
+static void test_slice_no_index(void **state)
+{
+	(void)state;
+	assert_int_equal(db_int(old_db, "SELECT count(*) FROM slice_meta"),
+			 0);
+	check_windows(old_db);
+}
+
 /* Usage errors: exit 2 with the valid keys or what the value must be. */
 static void test_refusals(void **state)
 {
@@ -428,6 +569,8 @@ int main(void)
 		cmocka_unit_test(test_pages_sort),
 		cmocka_unit_test(test_open_window_is_whole),
 		cmocka_unit_test(test_site_forms),
+		cmocka_unit_test(test_slice_index),
+		cmocka_unit_test(test_slice_no_index),
 		cmocka_unit_test(test_refusals),
 	};
 

@@ -20,7 +20,24 @@
 -- per allocation, so --time, --cache, --site, --pid and --comm select
 -- the allocations counted.
 --
--- Parameters: :src_lo, :src_hi, :top, :t_hi; @where: the selection.
+-- Parameters: :src_lo, :src_hi, :top, :t_lo, :t_hi; @where: the
+-- selection; :tsel: --time given.  With --time, a source with the
+-- slicing index (docs/design.md §3.3) is read only in the blocks of rows
+-- whose times reach the window (temp.al_rng: rowid ranges).
+
+DROP TABLE IF EXISTS temp.al_rng;
+CREATE TEMP TABLE al_rng AS
+SELECT s.alloc_lo + k.blk * m.block_rows AS lo,
+       min(s.alloc_lo + (k.blk + 1) * m.block_rows - 1, s.alloc_hi) AS hi
+FROM source s JOIN slice_meta m ON m.source_id = s.id
+JOIN slice_block k ON k.source_id = s.id
+WHERE :tsel AND s.id BETWEEN :src_lo AND :src_hi
+  AND k.max_ts >= :t_lo AND k.min_ts <= :t_hi
+UNION ALL
+SELECT s.alloc_lo, s.alloc_hi
+FROM source s LEFT JOIN slice_meta m ON m.source_id = s.id
+WHERE s.id BETWEEN :src_lo AND :src_hi
+  AND (NOT :tsel OR m.source_id IS NULL);
 
 DROP TABLE IF EXISTS temp.al_key;
 CREATE TEMP TABLE al_key AS
@@ -32,8 +49,8 @@ SELECT a.ptr, count(*) AS hits, max(a.seq) AS last_seq,
              coalesce(a.end_ts <= :t_hi, 1)) AS pingpong,
        total(a.state = 0 OR (a.state IN (1, 2) AND a.end_ts > :t_hi))
            AS live
-FROM source s JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
-WHERE s.id BETWEEN :src_lo AND :src_hi AND a.type < 2 AND @where
+FROM temp.al_rng r CROSS JOIN alloc a ON a.id BETWEEN r.lo AND r.hi
+WHERE a.type < 2 AND @where
 GROUP BY a.ptr;
 
 WITH r AS (

@@ -19,21 +19,97 @@
 -- Parameters (sqlite3: .param set :src_lo 1, ...):
 --   :src_lo, :src_hi   range of source ids to cover
 --   :top               rows to return, -1 for all
---   :sel, :t_hi, @where, @sort  the selection and the order
+--   :sel, :tsel, :fsel, :t_lo, :t_hi, @where, @fwhere, @sort  the
+--                      selection and the order (callsites.sql)
 -- Reads site_stats, the per call site aggregates written at ingest, or
--- with :sel the alloc rows of the sources.
+-- with :sel the slicing index (callsites.sql) and the alloc rows it
+-- points to, or the alloc rows of sources ingested before it.
+
+-- The slicing index, as in callsites.sql (whose comment tells the modes;
+-- no bucket is read with a filter).
+DROP TABLE IF EXISTS temp.sl_src;
+DROP TABLE IF EXISTS temp.sl_blk;
+CREATE TEMP TABLE sl_src AS
+WITH m AS (
+	SELECT s.id AS sid, s.alloc_lo, s.alloc_hi, m.block_rows, m.width,
+	       m.bucket_lo, m.bucket_hi, m.key_lo, m.key_hi, m.pid_lo,
+	       m.pid_hi,
+	       CASE WHEN m.source_id IS NULL THEN 'raw'
+	            WHEN :tsel AND NOT coalesce(m.min_ts >= :t_lo AND
+	                 max(m.max_ts, coalesce(m.max_end, m.max_ts))
+	                 <= :t_hi, 0) THEN 'win'
+	            WHEN :given_pid AND NOT :given_cache AND NOT :given_comm
+	                 THEN 'pid'
+	            WHEN NOT :given_pid THEN 'key'
+	            ELSE 'raw' END AS mode,
+	       (min(max(:t_lo, 0), m.max_ts + 1) + m.width - 1) / m.width
+	           AS b1,
+	       (min(:t_hi, m.max_ts) + 1) / m.width - 1 AS b2
+	FROM source s LEFT JOIN slice_meta m ON m.source_id = s.id
+	WHERE s.id BETWEEN :src_lo AND :src_hi
+), w AS (
+	SELECT *, coalesce(NOT :fsel AND b1 <= b2, 0) AS inner
+	FROM m
+)
+SELECT sid, alloc_lo, alloc_hi, block_rows, bucket_lo, bucket_hi, key_lo,
+       key_hi, pid_lo, pid_hi, mode, CASE WHEN inner THEN b1 ELSE 1 END AS b1,
+       CASE WHEN inner THEN b2 ELSE 0 END AS b2,
+       CASE WHEN inner THEN b1 * width ELSE 1 END AS ilo,
+       CASE WHEN inner THEN (b2 + 1) * width - 1 ELSE 0 END AS ihi
+FROM w;
+
+CREATE TEMP TABLE sl_blk AS
+SELECT s.sid, s.alloc_lo + k.blk * s.block_rows AS lo,
+       min(s.alloc_lo + (k.blk + 1) * s.block_rows - 1, s.alloc_hi) AS hi,
+       s.ilo, s.ihi
+FROM temp.sl_src s CROSS JOIN slice_block k ON k.source_id = s.sid
+WHERE s.mode = 'win' AND k.max_ts >= :t_lo AND k.min_ts <= :t_hi
+  AND NOT (k.min_ts >= s.ilo AND k.max_ts <= s.ihi AND
+           coalesce(k.max_end <= :t_hi, 1));
 
 DROP TABLE IF EXISTS temp.fr_key;
 CREATE TEMP TABLE fr_key AS
 SELECT a.source_id, a.site_id, count(*) AS hits,
        total(a.bytes_req) AS bytes_req, total(a.bytes_alloc) AS bytes_alloc
-FROM source s JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
-WHERE :sel AND s.id BETWEEN :src_lo AND :src_hi AND a.type < 2 AND @where
+FROM temp.sl_src s
+CROSS JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
+WHERE :sel AND s.mode = 'raw' AND a.type < 2 AND @where
 GROUP BY a.source_id, a.site_id
 UNION ALL
 SELECT source_id, site_id, hits, bytes_req, bytes_alloc
 FROM site_stats
-WHERE NOT :sel AND source_id BETWEEN :src_lo AND :src_hi AND type < 2;
+WHERE NOT :sel AND source_id BETWEEN :src_lo AND :src_hi AND type < 2
+UNION ALL
+SELECT a.source_id, a.site_id, total(a.hits), total(a.sum_req),
+       total(a.sum_alloc)
+FROM temp.sl_src s
+CROSS JOIN (SELECT rowid AS rid, *, NULL AS pid FROM slice_key) a
+  ON a.rid BETWEEN s.key_lo AND s.key_hi
+WHERE :sel AND s.mode = 'key' AND @fwhere
+GROUP BY a.source_id, a.site_id
+UNION ALL
+SELECT a.source_id, a.site_id, total(a.hits), total(a.sum_req),
+       total(a.sum_alloc)
+FROM temp.sl_src s
+CROSS JOIN (SELECT rowid AS rid, *, NULL AS bytes_alloc, NULL AS comm_id
+      FROM slice_pid) a ON a.rid BETWEEN s.pid_lo AND s.pid_hi
+WHERE :sel AND s.mode = 'pid' AND @fwhere
+GROUP BY a.source_id, a.site_id
+UNION ALL
+SELECT a.source_id, a.site_id, total(a.hits), total(a.sum_req),
+       total(a.sum_alloc)
+FROM temp.sl_src s
+CROSS JOIN slice_bucket a
+  ON a.rowid BETWEEN s.bucket_lo AND s.bucket_hi
+WHERE s.mode = 'win' AND a.bucket BETWEEN s.b1 AND s.b2
+GROUP BY a.source_id, a.site_id
+UNION ALL
+SELECT a.source_id, a.site_id, count(*), total(a.bytes_req),
+       total(a.bytes_alloc)
+FROM temp.sl_blk b CROSS JOIN alloc a ON a.id BETWEEN b.lo AND b.hi
+WHERE a.type < 2 AND a.ts BETWEEN :t_lo AND :t_hi AND @fwhere
+  AND NOT a.ts BETWEEN b.ilo AND b.ihi
+GROUP BY a.source_id, a.site_id;
 
 WITH per_site AS (
 	SELECT v.call_site, v.symbol, v.addr,
