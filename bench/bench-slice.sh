@@ -58,8 +58,14 @@ for opt in "" "--time 5,5.1" "--time 5,6" "--time 3,8" "--time ," \
 			"$r $opt" "$(best $r $opt)" "$(total $r $opt)"
 	done
 done
-# shellcheck disable=SC2086
-printf '  report:         %-42s %6s s\n' "allocs --time 5,5.1" \
-	"$(best allocs --time 5,5.1)"
+# Known slow (issue notes): a filter with a wide window, and the reports
+# the slicing index does not serve yet; shown so the figure is honest.
+for r in "allocs --time 5,5.1" "allocs --time 3,8" "pingpong --time 3,8" \
+	 "stacks --time 3,8" "callsites --comm tar --time 3,8" \
+	 "callsites --pid $pid --time 3,8" \
+	 "callsites --cache kmalloc-512 --time 3,8"; do
+	# shellcheck disable=SC2086
+	printf '  report:         %-42s %6s s\n' "$r" "$(best $r)"
+done
 echo "  target:         < 1 s with any filter or window"
 [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$dir"

@@ -445,7 +445,7 @@ static int tfs_emit(struct tfs *t, struct tfs_cpu *c,
 		    struct mdb_error *e)
 {
 	struct mdb_event ev;
-	size_t size;
+	size_t size = 0;
 	int ret = check_event(t, c, &size, e);
 
 	if (ret < 0)
