@@ -229,31 +229,25 @@ static void test_completion(void **state)
 	free(names);
 
 	/* options, option values and what follows an option's argument
-	 * (hand-written from the help texts) */
-	got = complete("memdb report callsites --by ");
-	assert_string_equal(got, "cache comm pid site type ");
-	free(got);
-	got = complete("memdb report -n 5 --source 2 fragmentation --s");
-	assert_string_equal(got, "--show --site --sort --source ");
-	free(got);
-	got = complete("memdb report zones --format ");
-	assert_string_equal(got, "csv folded json svg table ");
-	free(got);
-	got = complete("memdb sql -f ");
-	assert_string_equal(got, "csv json table ");
-	free(got);
-	got = complete("memdb ingest --endian ");
-	assert_string_equal(got, "big little ");
-	free(got);
-	got = complete("memdb ingest --format perf");
-	assert_string_equal(got, "perf-data ");
-	free(got);
-	got = complete("memdb ingest --fo");
-	assert_string_equal(got, "--force --format ");
-	free(got);
-	got = complete("memdb record --d");
-	assert_string_equal(got, "--duration ");
-	free(got);
+	 * (hand-written from the help texts): words, then the candidates */
+	static const char *const want_of[][2] = {
+		{ "memdb report callsites --by ", "cache comm pid site type " },
+		{ "memdb report -n 5 --source 2 fragmentation --s",
+		  "--show --site --sort --source " },
+		{ "memdb report zones --format ", "csv folded json svg table " },
+		{ "memdb sql -f ", "csv json table " },
+		{ "memdb ingest --endian ", "big little " },
+		{ "memdb ingest --format perf", "perf-data " },
+		{ "memdb ingest --fo", "--force --format " },
+		{ "memdb record --d", "--duration " },
+	};
+	for (size_t i = 0; i < sizeof(want_of) / sizeof(want_of[0]); i++) {
+		got = complete(want_of[i][0]);
+		if (strcmp(got, want_of[i][1]))
+			fail_msg("'%s': '%s', not '%s'", want_of[i][0], got,
+				 want_of[i][1]);
+		free(got);
+	}
 	/* file names after a FILE option and for ingest's PATHs */
 	{
 		char *d = tmpdir("compl"), *f = path_in(d, "kallsyms-a");
