@@ -167,7 +167,7 @@ test: all $(TESTS)
 	MKMEMSTAT=$(abspath $(BUILD)/mkmemstat) \
 	MEMDB_MAN=$(abspath $(MANPAGE)) \
 	MEMDB_COMPLETION=$(abspath $(COMPLETION)) \
-	MEMDB_BUILD=$(BUILD) \
+	MEMDB_BUILD=$(BUILD) MEMDB_SAN=$(SAN) \
 	TESTDATA=$(abspath testdata) TESTS_DIR=$(abspath tests) \
 	TEST_TMP=$(abspath $(BUILD)/tmp) \
 	sh tools/runtests.sh $(BUILD)/test-summary "$(BUILD)" $(TESTS)

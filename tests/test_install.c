@@ -278,6 +278,14 @@ static void test_completion(void **state)
 
 /* ---- make install / uninstall ----------------------------------------- */
 
+/* The build's SAN setting, so that make, if it relinks, links alike. */
+static const char *san(void)
+{
+	const char *s = getenv("MEMDB_SAN");
+
+	return s ? s : "";
+}
+
 static void test_install_uninstall(void **state)
 {
 	char *root = strf("%s/..", env("TESTS_DIR"));
@@ -293,8 +301,8 @@ static void test_install_uninstall(void **state)
 	}
 	/* the files are built: install copies them, nothing is rebuilt */
 	run(&r, "env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C '%s' "
-		"BUILD='%s' DESTDIR='%s' PREFIX=/usr install", root,
-		env("MEMDB_BUILD"), dest);
+		"BUILD='%s' SAN='%s' DESTDIR='%s' PREFIX=/usr install", root,
+		env("MEMDB_BUILD"), san(), dest);
 	if (r.status)
 		fail_msg("make install: %s%s", r.out, r.err);
 	run_free(&r);
@@ -328,8 +336,8 @@ static void test_install_uninstall(void **state)
 	free(p);
 
 	run(&r, "env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C '%s' "
-		"BUILD='%s' DESTDIR='%s' PREFIX=/usr uninstall", root,
-		env("MEMDB_BUILD"), dest);
+		"BUILD='%s' SAN='%s' DESTDIR='%s' PREFIX=/usr uninstall", root,
+		env("MEMDB_BUILD"), san(), dest);
 	assert_int_equal(r.status, 0);
 	run_free(&r);
 	run(&r, "cd '%s' && find . -type f; find . -path '*memdb*'", dest);
