@@ -250,26 +250,23 @@ static void test_completion(void **state)
 	}
 	/* file names after a FILE option and for ingest's PATHs */
 	{
+		static const char *const before[] = { "--kallsyms ", "" };
 		char *d = tmpdir("compl"), *f = path_in(d, "kallsyms-a");
-		char *line;
 		FILE *fp = fopen(f, "w");
 
 		assert_non_null(fp);
 		fclose(fp);
-		line = strf("memdb ingest --kallsyms %s/kall", d);
-		got = complete(line);
 		want = strf("%s ", f);
-		assert_string_equal(got, want);
-		free(got);
+		for (size_t i = 0; i < 2; i++) {
+			char *line = strf("memdb ingest %s%s/kall", before[i],
+					  d);
+
+			got = complete(line);
+			assert_string_equal(got, want);
+			free(got);
+			free(line);
+		}
 		free(want);
-		free(line);
-		line = strf("memdb ingest %s/kall", d);
-		got = complete(line);
-		want = strf("%s ", f);
-		assert_string_equal(got, want);
-		free(got);
-		free(want);
-		free(line);
 		free(f);
 		free(d);
 	}

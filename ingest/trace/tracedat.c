@@ -894,8 +894,9 @@ static void tdat_comm(struct tdat *t, struct mdb_event *ev)
 {
 	const char *comm;
 
-	if (ev->pid < 0 || !tep_is_pid_registered(t->km.tep, ev->pid))
+	if (ev->pid < 0)
 		return;
+	/* one lookup: a pid the lines do not name comes back as "<...>" */
 	comm = tep_data_comm_from_pid(t->km.tep, ev->pid);
 	if (!comm || !strcmp(comm, MDB_COMM_UNKNOWN))
 		return;
