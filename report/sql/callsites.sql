@@ -80,8 +80,8 @@ WITH m AS (
 	FROM source s LEFT JOIN slice_meta m ON m.source_id = s.id
 	WHERE s.id BETWEEN :src_lo AND :src_hi
 ), w AS (
-	SELECT *, coalesce(NOT :fsel AND :by NOT IN ('comm', 'pid') AND
-	                   b1 <= b2, 0) AS inner
+	SELECT *, coalesce(NOT :given_pid AND NOT :given_comm AND
+	                   :by NOT IN ('comm', 'pid') AND b1 <= b2, 0) AS inner
 	FROM m
 )
 SELECT sid, alloc_lo, alloc_hi, block_rows, bucket_lo, bucket_hi, key_lo,
@@ -175,9 +175,9 @@ WITH f AS (
 	       a.sum_req, a.sum_alloc, a.freed, a.pingpong, a.live,
 	       a.live_bytes
 	FROM temp.sl_src s
-	CROSS JOIN slice_bucket a
-	  ON a.rowid BETWEEN s.bucket_lo AND s.bucket_hi
-	WHERE s.mode = 'win' AND a.bucket BETWEEN s.b1 AND s.b2
+	CROSS JOIN (SELECT rowid AS rid, *, NULL AS pid, NULL AS comm_id
+	      FROM slice_bucket) a ON a.rid BETWEEN s.bucket_lo AND s.bucket_hi
+	WHERE s.mode = 'win' AND a.bucket BETWEEN s.b1 AND s.b2 AND @fwhere
 	UNION ALL
 	SELECT sid, rk, ctype, osize, NOT inner,
 	       CASE WHEN NOT inner THEN bytes_req END,
