@@ -16,6 +16,7 @@ PREFIX  ?= /usr/local
 FUZZ_SECONDS ?= 60
 DESTDIR ?=
 BUILD   ?= build
+JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
 CC      ?= gcc
 PKG_CONFIG ?= pkg-config
 
@@ -172,12 +173,14 @@ test: all $(TESTS)
 	TEST_TMP=$(abspath $(BUILD)/tmp) \
 	sh tools/runtests.sh $(BUILD)/test-summary "$(BUILD)" $(TESTS)
 
-# Both passes run whatever the first gives; the last line is the whole
-# run's "N passed, N failed".
+# Both passes run whatever the first gives, each built JOBS at a time
+# (default: the number of CPUs; the tests run as many at a time, see
+# tools/runtests.sh); the last line is the whole run's "N passed, N
+# failed".
 check: deps
 	@rm -f $(BUILD)/test-summary build-san/test-summary; st=0; \
-	$(MAKE) test || st=1; \
-	$(MAKE) BUILD=build-san SAN=1 test || st=1; \
+	$(MAKE) -j$(JOBS) test || st=1; \
+	$(MAKE) -j$(JOBS) BUILD=build-san SAN=1 test || st=1; \
 	sh tools/runtests.sh --total $(BUILD)/test-summary \
 		build-san/test-summary || st=1; \
 	exit $$st

@@ -6,8 +6,9 @@
 # such a line (a crash, a failed group setup) counts as one failed test.
 #
 #   sh tools/runtests.sh SUMMARY_FILE LABEL TEST...
-#       runs the tests, prints "LABEL: N passed, N failed", writes "N N"
-#       to SUMMARY_FILE; exit status 1 when any failed
+#       runs the tests, MEMDB_TEST_JOBS at a time, prints "LABEL: N
+#       passed, N failed", writes "N N" to SUMMARY_FILE; exit status 1
+#       when any failed
 #   sh tools/runtests.sh --total SUMMARY_FILE...
 #       prints the sum as "N passed, N failed" (a missing file: the pass
 #       did not run, one failure); exit status 1 when any failed
@@ -34,14 +35,26 @@ summary=$1
 label=$2
 shift 2
 rm -f "$summary"
-log=$summary.log
+# The programs run side by side, MEMDB_TEST_JOBS at a time (default: the
+# number of CPUs); each one's output is printed whole, in the order given.
+jobs=${MEMDB_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+logs=$(mktemp -d "${TMPDIR:-/tmp}/memdb-tests.XXXXXX") || exit 1
+trap 'rm -rf "$logs"' EXIT
+i=0
+for t in "$@"; do
+	i=$((i + 1))
+	printf '%s %s\n' "$i" "$t"
+done | xargs -P "$jobs" -L 1 sh -c \
+	'"$2" > "$0/$1.log" 2>&1; echo $? > "$0/$1.rc"' "$logs"
 pass=0
 fail=0
+i=0
 for t in "$@"; do
+	i=$((i + 1))
+	log=$logs/$i.log
 	echo "== $t"
-	"$t" > "$log" 2>&1
-	rc=$?
-	cat "$log"
+	cat "$log" 2>/dev/null
+	rc=$(cat "$logs/$i.rc" 2>/dev/null || echo 127)
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\.$/\1/p' "$log" |
 		tail -n 1)
 	n=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:$/\1/p' \
@@ -55,7 +68,7 @@ for t in "$@"; do
 	pass=$((pass + p))
 	fail=$((fail + n))
 done
-rm -f "$log"
 echo "$pass $fail" > "$summary"
 echo "$label: $pass passed, $fail failed"
 [ "$fail" = 0 ]
+exit
