@@ -20,28 +20,41 @@ import struct
 import sys
 
 
+def parse_format(text):
+    """An event format file's (ID, [(offset, size, elementsize)])."""
+    eid = int(re.search(r"^ID: (\d+)", text, re.M).group(1))
+    fields = []
+    for m in re.finditer(r"field:([^;]*);\s*offset:(\d+);\s*size:(\d+);",
+                         text):
+        decl, off, size = m.group(1).strip(), int(m.group(2)), int(m.group(3))
+        if decl.startswith("__data_loc") or decl.startswith("__rel_loc"):
+            fields.append((off, 4, 4))
+        elif "[" in decl:
+            n = re.search(r"\[(\d*)\]", decl).group(1)
+            elem = size // int(n) if n and int(n) else 1
+            fields.append((off, size, elem))
+        else:
+            fields.append((off, size, size))
+    return eid, fields
+
+
+def page_layout(text):
+    """header_page text -> (size of its commit, a kernel long; page size)."""
+    long_size = int(re.search(r"commit;\s*offset:\d+;\s*size:(\d+);",
+                              text).group(1))
+    m = re.search(r"data;\s*offset:(\d+);\s*size:(\d+);", text)
+    return long_size, int(m.group(1)) + int(m.group(2))
+
+
 def read_formats(src):
-    """common_type id -> [(offset, size, elementsize, is_array_of_char)]"""
+    """common_type id -> [(offset, size, elementsize)]"""
     fmts = {}
     base = os.path.join(src, "events")
     for root, _dirs, files in os.walk(base):
-        if "format" not in files:
-            continue
-        text = open(os.path.join(root, "format")).read()
-        eid = int(re.search(r"^ID: (\d+)", text, re.M).group(1))
-        fields = []
-        for m in re.finditer(r"field:([^;]*);\s*offset:(\d+);\s*size:(\d+);",
-                             text):
-            decl, off, size = m.group(1).strip(), int(m.group(2)), int(m.group(3))
-            if decl.startswith("__data_loc") or decl.startswith("__rel_loc"):
-                fields.append((off, 4, 4))
-            elif "[" in decl:
-                n = re.search(r"\[(\d*)\]", decl).group(1)
-                elem = size // int(n) if n and int(n) else 1
-                fields.append((off, size, elem))
-            else:
-                fields.append((off, size, size))
-        fmts[eid] = fields
+        if "format" in files:
+            text = open(os.path.join(root, "format")).read()
+            eid, fields = parse_format(text)
+            fmts[eid] = fields
     return fmts
 
 
@@ -97,9 +110,7 @@ def main():
     src, dst = sys.argv[1], sys.argv[2]
     shutil.copytree(src, dst)
     hp = open(os.path.join(src, "header_page")).read()
-    long_size = int(re.search(r"commit;\s*offset:\d+;\s*size:(\d+);", hp).group(1))
-    m = re.search(r"data;\s*offset:(\d+);\s*size:(\d+);", hp)
-    subbuf = int(m.group(1)) + int(m.group(2))
+    long_size, subbuf = page_layout(hp)
     fmts = read_formats(src)
     for cpu in os.listdir(os.path.join(src, "per_cpu")):
         raw = os.path.join(src, "per_cpu", cpu, "trace_pipe_raw")
