@@ -13,6 +13,9 @@
 # samples on the 6.18 test machine).  BENCH_PERF_DATA=FILE uses an
 # existing perf.data instead.  Each side runs BENCH_RUNS (3) times,
 # alternating, each after a sync; the best and the median are printed.
+# The same run also times bench/bare_insert.c writing as many rows (of 12
+# integers, memdb's alloc rows have 24 columns): what SQLite alone needs
+# to store them, the floor under memdb's writer thread.
 set -eu
 . bench/lib.sh
 
@@ -20,6 +23,7 @@ build=$1
 dir=$2/perf
 memdb=$build/memdb
 stat=$build/runstat
+bare=$build/bare_insert
 load=${BENCH_PERF_LOAD:-ls -R /usr/share}
 runs=${BENCH_RUNS:-3}
 rm -rf "$dir"
@@ -63,6 +67,12 @@ for i in $(seq 1 "$runs"); do
 	tp="$tp $(sed -n 's/^runstat: \([0-9.]*\) s .*/\1/p' "$dir/perf.stat")"
 done
 allocs=$(sqlite3 "$dir/bench.db" "SELECT count(*) FROM alloc")
+tb=""
+for i in $(seq 1 "$runs"); do
+	sync
+	tb="$tb $("$bare" "$dir/bare.db" "$allocs")"
+	rm -f "$dir/bare.db"
+done
 # shellcheck disable=SC2086
 t_m=$(min_of $tm)
 # shellcheck disable=SC2086
@@ -70,6 +80,8 @@ t_p=$(min_of $tp)
 echo "  input:          ${samples:-?} samples, $bytes bytes, $allocs allocation rows"
 echo "  memdb:          ingest + report callsites: $t_m s (best of $runs;$tm s)"
 echo "  perf kmem stat: $t_p s (best of $runs;$tp s)"
+# shellcheck disable=SC2086
+echo "  bare insert:    $(min_of $tb) s for $allocs rows of 12 integers (best of $runs;$tb s) = $(ratio "$(min_of $tb)" "$t_p") x perf"
 # shellcheck disable=SC2086
 echo "  memdb / perf:   $(ratio "$t_m" "$t_p") best, $(ratio "$(median_of $tm)" "$(median_of $tp)") median   (target <= 1.5)"
 [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$dir"
