@@ -276,6 +276,8 @@ void mdb_stats_init(struct mdb_stats *s)
 	u64map_init(&s->sl_keys.idx);
 	u64map_init(&s->sl_pids.idx);
 	u64map_init(&s->sl_buckets.idx);
+	u64map_init(&s->sl_pp.idx);
+	u64map_init(&s->sl_stacks.idx);
 	s->sl_min_ts = s->sl_bmin = INT64_MAX;
 	s->sl_max_ts = s->sl_max_end = s->sl_bmax = INT64_MIN;
 	s->sl_shift = 10;
@@ -293,6 +295,8 @@ void mdb_stats_release(struct mdb_stats *s)
 	ftable_release(&s->sl_keys);
 	ftable_release(&s->sl_pids);
 	ftable_release(&s->sl_buckets);
+	ftable_release(&s->sl_pp);
+	ftable_release(&s->sl_stacks);
 	free(s->sl_blk);
 	s->sl_blk = NULL;
 }
@@ -371,22 +375,19 @@ static void anom_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 
 /* ---- the slicing index ---------------------------------------------- */
 
-/* Halve the buckets' resolution: each pair of buckets merged. */
-static int sl_coarsen(struct mdb_stats *s)
+/* Halve the resolution of the buckets of @t: each pair merged. */
+static int sl_coarsen_table(struct mdb_ftable *t)
 {
-	struct mdb_ftable old = s->sl_buckets;
+	struct mdb_ftable old = *t;
 
-	memset(&s->sl_buckets, 0, sizeof(s->sl_buckets));
-	u64map_init(&s->sl_buckets.idx);
-	s->sl_shift++;
-	s->sl_bmin >>= 1;
-	s->sl_bmax >>= 1;
+	memset(t, 0, sizeof(*t));
+	u64map_init(&t->idx);
 	for (size_t i = 0; i < old.n; i++) {
 		struct mdb_fkey k = old.rows[i].k;
 		struct mdb_frow *r;
 
 		k.bucket >>= 1;
-		r = ftable_get(&s->sl_buckets, &k);
+		r = ftable_get(t, &k);
 		if (!r) {
 			ftable_release(&old);
 			return -MDB_E_NOMEM;
@@ -394,6 +395,19 @@ static int sl_coarsen(struct mdb_stats *s)
 		figs_merge(&r->f, &old.rows[i].f);
 	}
 	ftable_release(&old);
+	return 0;
+}
+
+/* Halve the buckets' resolution in every table by bucket. */
+static int sl_coarsen(struct mdb_stats *s)
+{
+	s->sl_shift++;
+	s->sl_bmin >>= 1;
+	s->sl_bmax >>= 1;
+	if (sl_coarsen_table(&s->sl_buckets) < 0 ||
+	    sl_coarsen_table(&s->sl_pp) < 0 ||
+	    sl_coarsen_table(&s->sl_stacks) < 0)
+		return -MDB_E_NOMEM;
 	return 0;
 }
 
@@ -462,7 +476,6 @@ static int sl_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 	figs_add(&r->f, lt);
 	if (!timed)
 		return 0;
-	k.comm_id = 0;
 	k.bucket = lt->ts >> s->sl_shift;
 	sl_range(&s->sl_bmin, &s->sl_bmax, k.bucket);
 	while (s->sl_bmax - s->sl_bmin >= MDB_SL_BUCKETS) {
@@ -474,7 +487,50 @@ static int sl_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 	if (!r)
 		return -MDB_E_NOMEM;
 	figs_add(&r->f, lt);
+	/* the few freed on another CPU, and those with a stack
+	 * (db/schema-6.sql) */
+	if (lt->state == MDB_ST_FREED && lt->free_cpu != lt->cpu) {
+		k.cpu = lt->cpu;
+		k.free_cpu = lt->free_cpu;
+		r = ftable_get(&s->sl_pp, &k);
+		if (!r)
+			return -MDB_E_NOMEM;
+		r->f.hits++;
+	}
+	if (lt->stack_id && lt->state != MDB_ST_FAILED) {
+		struct mdb_fkey sk = { .bucket = k.bucket,
+				       .site_id = lt->stack_id };
+
+		r = ftable_get(&s->sl_stacks, &sk);
+		if (!r)
+			return -MDB_E_NOMEM;
+		add_bytes(&r->f.bytes_alloc, lt->bytes_alloc);
+	}
 	return 0;
+}
+
+int mdb_stats_sl_buckets(const struct mdb_stats *s, struct mdb_ftable *t)
+{
+	memset(t, 0, sizeof(*t));
+	u64map_init(&t->idx);
+	for (size_t i = 0; i < s->sl_buckets.n; i++) {
+		struct mdb_fkey k = s->sl_buckets.rows[i].k;
+		struct mdb_frow *r;
+
+		k.comm_id = 0;
+		r = ftable_get(t, &k);
+		if (!r) {
+			ftable_release(t);
+			return -MDB_E_NOMEM;
+		}
+		figs_merge(&r->f, &s->sl_buckets.rows[i].f);
+	}
+	return 0;
+}
+
+void mdb_ftable_release(struct mdb_ftable *t)
+{
+	ftable_release(t);
 }
 
 int mdb_stats_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)

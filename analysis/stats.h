@@ -10,9 +10,9 @@
  *   anomaly         per (class, slab|page): count, bytes, first positions
  *   timeline        the trace cut into at most MDB_TL_SLOTS slots of equal
  *                   position width: allocations in and out of the live set
- *   slice_*         the slicing index (db/schema-5.sql): slab figures per
- *                   bucket of time and per task, and the time range of
- *                   each block of MDB_SL_BLOCK rows
+ *   slice_*         the slicing index (db/schema-5.sql, schema-6.sql):
+ *                   slab figures per bucket of time and per task, and
+ *                   the time range of each block of MDB_SL_BLOCK rows
  *
  * Each is a pure function of the rows (tests compare them with SQL over
  * alloc and bad_free).  The cost is a few hash lookups per allocation and
@@ -77,7 +77,7 @@ struct mdb_ftable {
 struct mdb_fkey {
 	int64_t bucket;     /* slice buckets: ts >> sl_shift */
 	uint64_t obj_size;  /* caches, slices */
-	uint32_t site_id;   /* sites, pingpong */
+	uint32_t site_id;   /* sites, pingpong; slice stacks: stack_id */
 	uint32_t cache_id;  /* sites, caches; 0: none */
 	int32_t cpu;        /* pingpong, nodes: the allocating CPU */
 	int32_t free_cpu;   /* pingpong */
@@ -126,7 +126,12 @@ struct mdb_stats {
 	/* the slicing index: slab rows only in the two tables */
 	struct mdb_ftable sl_keys;  /* by site, type, cache, size, comm */
 	struct mdb_ftable sl_pids;  /* by site, type, cache, pid */
-	struct mdb_ftable sl_buckets; /* by bucket, site, type, cache, size */
+	struct mdb_ftable sl_buckets; /* by bucket, site, type, cache, size,
+				       * comm (slice_bucket_comm) */
+	struct mdb_ftable sl_pp;    /* freed on another CPU: by bucket,
+				     * site, type, cache, size, comm, cpu,
+				     * free_cpu */
+	struct mdb_ftable sl_stacks; /* by bucket, stack (in site_id) */
 	struct mdb_sl_block *sl_blk; /* by row / MDB_SL_BLOCK */
 	size_t sl_nblk, sl_blkcap;
 	uint64_t sl_rows;           /* lifetimes seen: rows of the source */
@@ -146,5 +151,13 @@ int mdb_stats_event(struct mdb_stats *s, int64_t seq, int64_t ts);
 /* A finished lifetime; a FREE that ended nothing.  -MDB_E_NOMEM on ENOMEM */
 int mdb_stats_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt);
 int mdb_stats_bad_free(struct mdb_stats *s, const struct mdb_free *f);
+
+/*
+ * The rows of slice_bucket: sl_buckets summed over the task names, into
+ * *@t (released by mdb_ftable_release).  Done once at the end, so each
+ * allocation updates one table by bucket.  -MDB_E_NOMEM on ENOMEM.
+ */
+int mdb_stats_sl_buckets(const struct mdb_stats *s, struct mdb_ftable *t);
+void mdb_ftable_release(struct mdb_ftable *t);
 
 #endif

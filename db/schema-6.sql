@@ -1,0 +1,65 @@
+-- SPDX-License-Identifier: MIT
+-- memdb database schema, version 6: the forward migration from version 5
+-- (db/schema-5.sql).  A new database runs every migration, in order.
+--
+-- More of the slicing index (docs/design.md §3.3), so that a --time
+-- window of pingpong and stacks, and --comm with a window, read the
+-- window's whole buckets instead of its alloc rows.  A source indexed
+-- before version 6 has NULL in the new columns of slice_meta and no rows
+-- in the new tables: the reports read it as before.
+
+-- level: 6 when the source's index has what this version adds; NULL
+-- before.
+ALTER TABLE slice_meta ADD COLUMN level INTEGER;
+ALTER TABLE slice_meta ADD COLUMN bcomm_lo INTEGER; -- rowid range in
+ALTER TABLE slice_meta ADD COLUMN bcomm_hi INTEGER; -- slice_bucket_comm
+ALTER TABLE slice_meta ADD COLUMN pp_lo INTEGER;    -- rowid range in
+ALTER TABLE slice_meta ADD COLUMN pp_hi INTEGER;    -- slice_pp
+ALTER TABLE slice_meta ADD COLUMN stack_lo INTEGER; -- rowid range in
+ALTER TABLE slice_meta ADD COLUMN stack_hi INTEGER; -- slice_stack
+
+-- slice_bucket's figures per task name too (comm_id as in alloc): --comm
+-- and --by comm with a window.  A table of its own, so a window without
+-- them reads slice_bucket's fewer rows (tasks multiply the rows).
+CREATE TABLE slice_bucket_comm (
+	source_id   INTEGER NOT NULL,
+	bucket      INTEGER NOT NULL,
+	site_id     INTEGER NOT NULL,
+	type        INTEGER NOT NULL,
+	cache_id    INTEGER,
+	bytes_alloc INTEGER NOT NULL,
+	comm_id     INTEGER,
+	hits        INTEGER NOT NULL,
+	sum_req     INTEGER NOT NULL,
+	sum_alloc   INTEGER NOT NULL,
+	freed       INTEGER NOT NULL,
+	pingpong    INTEGER NOT NULL,
+	live        INTEGER NOT NULL,
+	live_bytes  INTEGER NOT NULL
+);
+
+-- The slab allocations freed on another CPU than the allocating one
+-- (state 1, whenever freed) per bucket of their time and slice_bucket's
+-- key, with the two CPUs: pingpong's --time.  Their bytes are hits *
+-- bytes_alloc.
+CREATE TABLE slice_pp (
+	source_id   INTEGER NOT NULL,
+	bucket      INTEGER NOT NULL,
+	site_id     INTEGER NOT NULL,
+	type        INTEGER NOT NULL,
+	cache_id    INTEGER,
+	bytes_alloc INTEGER NOT NULL,
+	comm_id     INTEGER,
+	cpu         INTEGER NOT NULL,
+	free_cpu    INTEGER NOT NULL,
+	hits        INTEGER NOT NULL
+);
+
+-- The bytes allocated (bytes_alloc) per bucket and kernel stack by the
+-- slab allocations that did not fail and have a stack: stacks' --time.
+CREATE TABLE slice_stack (
+	source_id INTEGER NOT NULL,
+	bucket    INTEGER NOT NULL,
+	stack_id  INTEGER NOT NULL,
+	bytes     INTEGER NOT NULL
+);
