@@ -276,6 +276,7 @@ void mdb_stats_init(struct mdb_stats *s)
 	u64map_init(&s->sl_keys.idx);
 	u64map_init(&s->sl_pids.idx);
 	u64map_init(&s->sl_buckets.idx);
+	u64map_init(&s->sl_bcomm.idx);
 	u64map_init(&s->sl_pp.idx);
 	u64map_init(&s->sl_stacks.idx);
 	s->sl_min_ts = s->sl_bmin = INT64_MAX;
@@ -295,6 +296,7 @@ void mdb_stats_release(struct mdb_stats *s)
 	ftable_release(&s->sl_keys);
 	ftable_release(&s->sl_pids);
 	ftable_release(&s->sl_buckets);
+	ftable_release(&s->sl_bcomm);
 	ftable_release(&s->sl_pp);
 	ftable_release(&s->sl_stacks);
 	free(s->sl_blk);
@@ -375,26 +377,29 @@ static void anom_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 
 /* ---- the slicing index ---------------------------------------------- */
 
-/* Halve the resolution of the buckets of @t: each pair merged. */
+/*
+ * Halve the resolution of the buckets of @t: each pair merged, in place
+ * (a row moves only to a lower index, and is copied first), so the
+ * largest table is not held twice.
+ */
 static int sl_coarsen_table(struct mdb_ftable *t)
 {
-	struct mdb_ftable old = *t;
+	size_t n = t->n;
 
-	memset(t, 0, sizeof(*t));
+	u64map_release(&t->idx);
 	u64map_init(&t->idx);
-	for (size_t i = 0; i < old.n; i++) {
-		struct mdb_fkey k = old.rows[i].k;
+	memset(t->hint, 0, sizeof(t->hint));
+	t->n = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct mdb_frow old = t->rows[i];
 		struct mdb_frow *r;
 
-		k.bucket >>= 1;
-		r = ftable_get(t, &k);
-		if (!r) {
-			ftable_release(&old);
+		old.k.bucket >>= 1;
+		r = ftable_get(t, &old.k);
+		if (!r)
 			return -MDB_E_NOMEM;
-		}
-		figs_merge(&r->f, &old.rows[i].f);
+		figs_merge(&r->f, &old.f);
 	}
-	ftable_release(&old);
 	return 0;
 }
 
@@ -405,6 +410,7 @@ static int sl_coarsen(struct mdb_stats *s)
 	s->sl_bmin >>= 1;
 	s->sl_bmax >>= 1;
 	if (sl_coarsen_table(&s->sl_buckets) < 0 ||
+	    sl_coarsen_table(&s->sl_bcomm) < 0 ||
 	    sl_coarsen_table(&s->sl_pp) < 0 ||
 	    sl_coarsen_table(&s->sl_stacks) < 0)
 		return -MDB_E_NOMEM;
@@ -476,6 +482,7 @@ static int sl_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 	figs_add(&r->f, lt);
 	if (!timed)
 		return 0;
+	k.comm_id = 0;
 	k.bucket = lt->ts >> s->sl_shift;
 	sl_range(&s->sl_bmin, &s->sl_bmax, k.bucket);
 	while (s->sl_bmax - s->sl_bmin >= MDB_SL_BUCKETS) {
@@ -487,8 +494,22 @@ static int sl_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 	if (!r)
 		return -MDB_E_NOMEM;
 	figs_add(&r->f, lt);
-	/* the few freed on another CPU, and those with a stack
-	 * (db/schema-6.sql) */
+	/* per task name without cache and size, in coarser buckets
+	 * (db/schema-6.sql): the rows stay few; then the few freed on
+	 * another CPU, and those with a stack */
+	{
+		struct mdb_fkey ck = { .bucket = k.bucket >>
+					       MDB_SL_COMM_SHIFT,
+				       .type = lt->type,
+				       .site_id = lt->site_id,
+				       .comm_id = lt->comm_id };
+
+		r = ftable_get(&s->sl_bcomm, &ck);
+		if (!r)
+			return -MDB_E_NOMEM;
+		figs_add(&r->f, lt);
+	}
+	k.comm_id = lt->comm_id;
 	if (lt->state == MDB_ST_FREED && lt->free_cpu != lt->cpu) {
 		k.cpu = lt->cpu;
 		k.free_cpu = lt->free_cpu;
@@ -507,30 +528,6 @@ static int sl_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 		add_bytes(&r->f.bytes_alloc, lt->bytes_alloc);
 	}
 	return 0;
-}
-
-int mdb_stats_sl_buckets(const struct mdb_stats *s, struct mdb_ftable *t)
-{
-	memset(t, 0, sizeof(*t));
-	u64map_init(&t->idx);
-	for (size_t i = 0; i < s->sl_buckets.n; i++) {
-		struct mdb_fkey k = s->sl_buckets.rows[i].k;
-		struct mdb_frow *r;
-
-		k.comm_id = 0;
-		r = ftable_get(t, &k);
-		if (!r) {
-			ftable_release(t);
-			return -MDB_E_NOMEM;
-		}
-		figs_merge(&r->f, &s->sl_buckets.rows[i].f);
-	}
-	return 0;
-}
-
-void mdb_ftable_release(struct mdb_ftable *t)
-{
-	ftable_release(t);
 }
 
 int mdb_stats_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)

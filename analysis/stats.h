@@ -32,6 +32,7 @@
 #define MDB_EXAMPLES 5    /* first positions kept per anomaly class */
 #define MDB_SL_BLOCK 1024 /* alloc rows per slice_block row */
 #define MDB_SL_BUCKETS 128 /* at most this many buckets of time */
+#define MDB_SL_COMM_SHIFT 0 /* slice_bucket_comm: 2^this buckets in one */
 
 /* Anomaly classes; values are stored in anomaly.class. */
 enum mdb_anomaly {
@@ -55,7 +56,7 @@ struct mdb_figs {
 		mismatched;
 };
 
-#define MDB_FT_HINTS 1024
+#define MDB_FT_HINTS 4096
 
 /*
  * A keyed table of figures: key -> row index, rows in arrival order.
@@ -126,8 +127,9 @@ struct mdb_stats {
 	/* the slicing index: slab rows only in the two tables */
 	struct mdb_ftable sl_keys;  /* by site, type, cache, size, comm */
 	struct mdb_ftable sl_pids;  /* by site, type, cache, pid */
-	struct mdb_ftable sl_buckets; /* by bucket, site, type, cache, size,
-				       * comm (slice_bucket_comm) */
+	struct mdb_ftable sl_buckets; /* by bucket, site, type, cache, size */
+	struct mdb_ftable sl_bcomm; /* by bucket >> MDB_SL_COMM_SHIFT, site,
+				     * type, comm */
 	struct mdb_ftable sl_pp;    /* freed on another CPU: by bucket,
 				     * site, type, cache, size, comm, cpu,
 				     * free_cpu */
@@ -151,13 +153,5 @@ int mdb_stats_event(struct mdb_stats *s, int64_t seq, int64_t ts);
 /* A finished lifetime; a FREE that ended nothing.  -MDB_E_NOMEM on ENOMEM */
 int mdb_stats_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt);
 int mdb_stats_bad_free(struct mdb_stats *s, const struct mdb_free *f);
-
-/*
- * The rows of slice_bucket: sl_buckets summed over the task names, into
- * *@t (released by mdb_ftable_release).  Done once at the end, so each
- * allocation updates one table by bucket.  -MDB_E_NOMEM on ENOMEM.
- */
-int mdb_stats_sl_buckets(const struct mdb_stats *s, struct mdb_ftable *t);
-void mdb_ftable_release(struct mdb_ftable *t);
 
 #endif

@@ -13,21 +13,24 @@
 ALTER TABLE slice_meta ADD COLUMN level INTEGER;
 ALTER TABLE slice_meta ADD COLUMN bcomm_lo INTEGER; -- rowid range in
 ALTER TABLE slice_meta ADD COLUMN bcomm_hi INTEGER; -- slice_bucket_comm
+-- slice_bucket_comm's bucket: slice_bucket's >> bcomm_shift
+ALTER TABLE slice_meta ADD COLUMN bcomm_shift INTEGER;
 ALTER TABLE slice_meta ADD COLUMN pp_lo INTEGER;    -- rowid range in
 ALTER TABLE slice_meta ADD COLUMN pp_hi INTEGER;    -- slice_pp
 ALTER TABLE slice_meta ADD COLUMN stack_lo INTEGER; -- rowid range in
 ALTER TABLE slice_meta ADD COLUMN stack_hi INTEGER; -- slice_stack
 
--- slice_bucket's figures per task name too (comm_id as in alloc): --comm
--- and --by comm with a window.  A table of its own, so a window without
--- them reads slice_bucket's fewer rows (tasks multiply the rows).
+-- slice_bucket's figures per task name (comm_id as in alloc) instead of
+-- cache and object size, in buckets of 2^bcomm_shift of slice_bucket's:
+-- --comm and --by comm with a window, without --cache or --by cache
+-- (the window's edges are read in wider blocks).  A table of its own,
+-- with fewer keys and buckets, so the rows stay few at ingest and a
+-- window without --comm reads only slice_bucket's.
 CREATE TABLE slice_bucket_comm (
 	source_id   INTEGER NOT NULL,
 	bucket      INTEGER NOT NULL,
 	site_id     INTEGER NOT NULL,
 	type        INTEGER NOT NULL,
-	cache_id    INTEGER,
-	bytes_alloc INTEGER NOT NULL,
 	comm_id     INTEGER,
 	hits        INTEGER NOT NULL,
 	sum_req     INTEGER NOT NULL,

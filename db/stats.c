@@ -284,9 +284,10 @@ static int write_slice(sqlite3 *db, int64_t source_id,
 		"?, ?, ?, ?, ?, ?)",
 		"INSERT INTO slice_pid (source_id, site_id, type, cache_id, "
 		SL_FIGS ", pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		/* as slice_bucket's, without ?4 (cache) and ?13 (size) */
 		"INSERT INTO slice_bucket_comm (source_id, site_id, type, "
-		"cache_id, " SL_FIGS ", bucket, bytes_alloc, comm_id) VALUES "
-		"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		SL_FIGS ", bucket, comm_id) VALUES (?1, ?2, ?3, ?5, ?6, ?7, "
+		"?8, ?9, ?10, ?11, ?12, ?14)",
 		"INSERT INTO slice_pp (source_id, bucket, site_id, type, "
 		"cache_id, bytes_alloc, comm_id, cpu, free_cpu, hits) VALUES "
 		"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -295,13 +296,12 @@ static int write_slice(sqlite3 *db, int64_t source_id,
 		"INSERT INTO slice_meta (source_id, block_rows, width, "
 		"min_ts, max_ts, max_end, bucket_lo, bucket_hi, key_lo, "
 		"key_hi, pid_lo, pid_hi, bcomm_lo, bcomm_hi, pp_lo, pp_hi, "
-		"stack_lo, stack_hi, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
-		"?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 6)",
+		"stack_lo, stack_hi, bcomm_shift, level) VALUES (?, ?, ?, ?, "
+		"?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 6)",
 	};
-	struct mdb_ftable buckets;
 	const struct mdb_ftable *tabs[SL_TABLES] = {
-		&buckets, &s->sl_keys, &s->sl_pids, &s->sl_buckets, &s->sl_pp,
-		&s->sl_stacks,
+		&s->sl_buckets, &s->sl_keys, &s->sl_pids, &s->sl_bcomm,
+		&s->sl_pp, &s->sl_stacks,
 	};
 	struct table_writer w = { db, NULL, e };
 	int64_t r[2 * SL_TABLES] = { 0 };
@@ -311,13 +311,9 @@ static int write_slice(sqlite3 *db, int64_t source_id,
 	 * is not indexed (db/schema-5.sql) */
 	if ((s->sl_timed && s->sl_untimed) || s->sl_neg)
 		return 0;
-	if (mdb_stats_sl_buckets(s, &buckets) < 0)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
 	for (size_t i = 0; !ret && i < sizeof(sql) / sizeof(sql[0]); i++) {
-		if (sqlite3_prepare_v2(db, sql[i], -1, &w.st, NULL)) {
-			ret = tw_error(&w);
-			break;
-		}
+		if (sqlite3_prepare_v2(db, sql[i], -1, &w.st, NULL))
+			return tw_error(&w);
 		sqlite3_bind_int64(w.st, 1, source_id);
 		if (i == 0) {
 			ret = write_blocks(&w, s);
@@ -336,12 +332,13 @@ static int write_slice(sqlite3 *db, int64_t source_id,
 			bind_blk(w.st, 6, s->sl_max_end);
 			for (int k = 0; k < 2 * SL_TABLES; k++)
 				bind_opt(w.st, 7 + k, r[k], !r[k]);
+			sqlite3_bind_int(w.st, 7 + 2 * SL_TABLES,
+					 MDB_SL_COMM_SHIFT);
 			ret = tw_step(&w);
 		}
 		sqlite3_finalize(w.st);
 		w.st = NULL;
 	}
-	mdb_ftable_release(&buckets);
 	return ret;
 }
 

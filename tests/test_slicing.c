@@ -83,6 +83,7 @@ static int setup_all(void **state)
 		    "ALTER TABLE slice_meta DROP COLUMN level; "
 		    "ALTER TABLE slice_meta DROP COLUMN bcomm_lo; "
 		    "ALTER TABLE slice_meta DROP COLUMN bcomm_hi; "
+		    "ALTER TABLE slice_meta DROP COLUMN bcomm_shift; "
 		    "ALTER TABLE slice_meta DROP COLUMN pp_lo; "
 		    "ALTER TABLE slice_meta DROP COLUMN pp_hi; "
 		    "ALTER TABLE slice_meta DROP COLUMN stack_lo; "

@@ -55,8 +55,9 @@ CREATE TEMP TABLE slab_rows (k1, k2, addr, ord, hits, bytes_req, bytes_alloc,
 -- --comm) and --by pid; 'win', a
 -- window's whole buckets [b1, b2] from slice_bucket, or for --comm and
 -- --by comm slice_bucket_comm (db/schema-6.sql; allocations from ilo to
--- ihi; none for --pid or --by pid, or --comm in a source indexed before
--- schema 6, slice_meta.level NULL), and
+-- ihi; none for --pid or --by pid, nor for --comm with --cache or --by
+-- cache, which that table lacks, or in a source indexed before schema
+-- 6, slice_meta.level NULL), and
 -- the alloc rows of the blocks the window's edges fall in (temp.sl_blk):
 -- those outside the buckets, and those inside ended after END (what
 -- the buckets counted as freed is live at END).
@@ -64,7 +65,8 @@ DROP TABLE IF EXISTS temp.sl_src;
 DROP TABLE IF EXISTS temp.sl_blk;
 CREATE TEMP TABLE sl_src AS
 WITH m AS (
-	SELECT s.id AS sid, s.alloc_lo, s.alloc_hi, m.block_rows, m.width,
+	SELECT s.id AS sid, s.alloc_lo, s.alloc_hi, m.block_rows,
+	       m.bw AS width,
 	       m.bucket_lo, m.bucket_hi, m.key_lo, m.key_hi, m.pid_lo,
 	       m.pid_hi, m.level, m.bcomm_lo, m.bcomm_hi,
 	       CASE WHEN m.source_id IS NULL THEN 'raw'
@@ -76,15 +78,24 @@ WITH m AS (
 	                 THEN 'pid'
 	            WHEN NOT :given_pid AND :by <> 'pid' THEN 'key'
 	            ELSE 'raw' END AS mode,
-	       (min(max(:t_lo, 0), m.max_ts + 1) + m.width - 1) / m.width
+	       (min(max(:t_lo, 0), m.max_ts + 1) + m.bw - 1) / m.bw
 	           AS b1,
-	       (min(:t_hi, m.max_ts) + 1) / m.width - 1 AS b2
-	FROM source s LEFT JOIN slice_meta m ON m.source_id = s.id
+	       (min(:t_hi, m.max_ts) + 1) / m.bw - 1 AS b2
+	FROM source s LEFT JOIN (
+		-- slice_bucket_comm's buckets are 2^bcomm_shift of
+		-- slice_bucket's (db/schema-6.sql)
+		SELECT *, width << bshift AS bw FROM (
+			SELECT *, CASE WHEN :given_comm OR :by = 'comm'
+			               THEN coalesce(bcomm_shift, 0)
+			               ELSE 0 END AS bshift
+			FROM slice_meta)) m ON m.source_id = s.id
 	WHERE s.id BETWEEN :src_lo AND :src_hi
 ), w AS (
 	SELECT *, coalesce(NOT :given_pid AND :by <> 'pid' AND
-	                   (level >= 6 OR (NOT :given_comm AND :by <> 'comm'))
-	                   AND b1 <= b2, 0) AS inner
+	                   CASE WHEN :given_comm OR :by = 'comm'
+	                        THEN level >= 6 AND NOT :given_cache
+	                             AND :by <> 'cache'
+	                        ELSE 1 END AND b1 <= b2, 0) AS inner
 	FROM m
 )
 SELECT sid, alloc_lo, alloc_hi, block_rows, bucket_lo, bucket_hi, key_lo,
@@ -193,8 +204,8 @@ WITH f AS (
 	       a.sum_req, a.sum_alloc, a.freed, a.pingpong, a.live,
 	       a.live_bytes
 	FROM temp.sl_src s
-	CROSS JOIN (SELECT rowid AS rid, *, NULL AS pid
-	      FROM slice_bucket_comm) a
+	CROSS JOIN (SELECT rowid AS rid, *, NULL AS pid, NULL AS cache_id,
+	                   NULL AS bytes_alloc FROM slice_bucket_comm) a
 	  ON a.rid BETWEEN s.bcomm_lo AND s.bcomm_hi
 	WHERE s.mode = 'win' AND (:given_comm OR :by = 'comm')
 	  AND a.bucket BETWEEN s.b1 AND s.b2 AND @fwhere

@@ -22,8 +22,9 @@
 -- to, or the alloc rows of sources indexed before version 6.
 
 -- Per source: 'inner' when the window's whole buckets [b1, b2] are read
--- from slice_pp and slice_bucket (level 6, no --pid: the buckets have
--- no task id); the alloc rows of the blocks the window's edges fall in
+-- from slice_pp and slice_bucket, or slice_bucket_comm for --comm
+-- (level 6, no --pid: the buckets have no task id; not --comm with
+-- --cache); the alloc rows of the blocks the window's edges fall in
 -- (temp.sl_blk), those outside the buckets counted, those inside ended
 -- after END taken back.  Without whole buckets, the blocks the window
 -- reaches (indexed sources), or every alloc row.
@@ -31,23 +32,33 @@ DROP TABLE IF EXISTS temp.sl_src;
 DROP TABLE IF EXISTS temp.sl_blk;
 CREATE TEMP TABLE sl_src AS
 WITH m AS (
-	SELECT s.id AS sid, s.alloc_lo, s.alloc_hi, m.block_rows, m.width,
+	SELECT s.id AS sid, s.alloc_lo, s.alloc_hi, m.block_rows,
+	       m.bw AS width,
 	       m.bucket_lo, m.bucket_hi, m.bcomm_lo, m.bcomm_hi, m.pp_lo,
-	       m.pp_hi,
+	       m.pp_hi, m.bshift,
 	       m.source_id IS NOT NULL AS indexed,
 	       coalesce(m.level >= 6 AND NOT :given_pid AND
-	                (min(max(:t_lo, 0), m.max_ts + 1) + m.width - 1) /
-	                m.width <= (min(:t_hi, m.max_ts) + 1) / m.width - 1,
+	                NOT (:given_comm AND :given_cache) AND
+	                (min(max(:t_lo, 0), m.max_ts + 1) + m.bw - 1) /
+	                m.bw <= (min(:t_hi, m.max_ts) + 1) / m.bw - 1,
 	                0) AS inner,
-	       (min(max(:t_lo, 0), m.max_ts + 1) + m.width - 1) / m.width
+	       (min(max(:t_lo, 0), m.max_ts + 1) + m.bw - 1) / m.bw
 	           AS b1,
-	       (min(:t_hi, m.max_ts) + 1) / m.width - 1 AS b2
-	FROM source s LEFT JOIN slice_meta m ON m.source_id = s.id
+	       (min(:t_hi, m.max_ts) + 1) / m.bw - 1 AS b2
+	FROM source s LEFT JOIN (
+		-- slice_bucket_comm's buckets are 2^bcomm_shift of
+		-- slice_bucket's (db/schema-6.sql)
+		SELECT *, width << bshift AS bw FROM (
+			SELECT *, CASE WHEN :given_comm
+			               THEN coalesce(bcomm_shift, 0)
+			               ELSE 0 END AS bshift
+			FROM slice_meta)) m ON m.source_id = s.id
 	WHERE :sel AND s.id BETWEEN :src_lo AND :src_hi
 	  AND s.alloc_lo IS NOT NULL
 )
 SELECT sid, alloc_lo, alloc_hi, block_rows, bucket_lo, bucket_hi, bcomm_lo,
-       bcomm_hi, pp_lo, pp_hi, inner, indexed AND (:tsel OR inner) AS blocks,
+       bcomm_hi, pp_lo, pp_hi, bshift, inner,
+       indexed AND (:tsel OR inner) AS blocks,
        CASE WHEN inner THEN b1 ELSE 1 END AS b1,
        CASE WHEN inner THEN b2 ELSE 0 END AS b2,
        CASE WHEN inner THEN b1 * width ELSE 1 END AS ilo,
@@ -95,7 +106,7 @@ SELECT a.source_id, a.site_id, a.cpu, a.free_cpu, total(a.hits),
 FROM temp.sl_src s
 CROSS JOIN (SELECT rowid AS rid, *, NULL AS pid FROM slice_pp) a
   ON a.rid BETWEEN s.pp_lo AND s.pp_hi
-WHERE s.inner AND a.bucket BETWEEN s.b1 AND s.b2 AND @fwhere
+WHERE s.inner AND a.bucket >> s.bshift BETWEEN s.b1 AND s.b2 AND @fwhere
 GROUP BY a.source_id, a.site_id, a.cpu, a.free_cpu
 UNION ALL
 SELECT source_id, site_id, cpu, free_cpu, allocations, bytes
@@ -117,7 +128,8 @@ GROUP BY a.source_id, a.site_id
 UNION ALL
 SELECT a.source_id, a.site_id, total(a.freed)
 FROM temp.sl_src s
-CROSS JOIN (SELECT rowid AS rid, *, NULL AS pid FROM slice_bucket_comm) a
+CROSS JOIN (SELECT rowid AS rid, *, NULL AS pid, NULL AS cache_id,
+                   NULL AS bytes_alloc FROM slice_bucket_comm) a
   ON a.rid BETWEEN s.bcomm_lo AND s.bcomm_hi
 WHERE s.inner AND :given_comm AND a.bucket BETWEEN s.b1 AND s.b2
   AND @fwhere
