@@ -276,6 +276,9 @@ void mdb_stats_init(struct mdb_stats *s)
 	u64map_init(&s->sl_keys.idx);
 	u64map_init(&s->sl_pids.idx);
 	u64map_init(&s->sl_buckets.idx);
+	u64map_init(&s->sl_bcomm.idx);
+	u64map_init(&s->sl_pp.idx);
+	u64map_init(&s->sl_stacks.idx);
 	s->sl_min_ts = s->sl_bmin = INT64_MAX;
 	s->sl_max_ts = s->sl_max_end = s->sl_bmax = INT64_MIN;
 	s->sl_shift = 10;
@@ -293,6 +296,9 @@ void mdb_stats_release(struct mdb_stats *s)
 	ftable_release(&s->sl_keys);
 	ftable_release(&s->sl_pids);
 	ftable_release(&s->sl_buckets);
+	ftable_release(&s->sl_bcomm);
+	ftable_release(&s->sl_pp);
+	ftable_release(&s->sl_stacks);
 	free(s->sl_blk);
 	s->sl_blk = NULL;
 }
@@ -371,29 +377,43 @@ static void anom_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 
 /* ---- the slicing index ---------------------------------------------- */
 
-/* Halve the buckets' resolution: each pair of buckets merged. */
+/*
+ * Halve the resolution of the buckets of @t: each pair merged, in place
+ * (a row moves only to a lower index, and is copied first), so the
+ * largest table is not held twice.
+ */
+static int sl_coarsen_table(struct mdb_ftable *t)
+{
+	size_t n = t->n;
+
+	u64map_release(&t->idx);
+	u64map_init(&t->idx);
+	memset(t->hint, 0, sizeof(t->hint));
+	t->n = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct mdb_frow old = t->rows[i];
+		struct mdb_frow *r;
+
+		old.k.bucket >>= 1;
+		r = ftable_get(t, &old.k);
+		if (!r)
+			return -MDB_E_NOMEM;
+		figs_merge(&r->f, &old.f);
+	}
+	return 0;
+}
+
+/* Halve the buckets' resolution in every table by bucket. */
 static int sl_coarsen(struct mdb_stats *s)
 {
-	struct mdb_ftable old = s->sl_buckets;
-
-	memset(&s->sl_buckets, 0, sizeof(s->sl_buckets));
-	u64map_init(&s->sl_buckets.idx);
 	s->sl_shift++;
 	s->sl_bmin >>= 1;
 	s->sl_bmax >>= 1;
-	for (size_t i = 0; i < old.n; i++) {
-		struct mdb_fkey k = old.rows[i].k;
-		struct mdb_frow *r;
-
-		k.bucket >>= 1;
-		r = ftable_get(&s->sl_buckets, &k);
-		if (!r) {
-			ftable_release(&old);
-			return -MDB_E_NOMEM;
-		}
-		figs_merge(&r->f, &old.rows[i].f);
-	}
-	ftable_release(&old);
+	if (sl_coarsen_table(&s->sl_buckets) < 0 ||
+	    sl_coarsen_table(&s->sl_bcomm) < 0 ||
+	    sl_coarsen_table(&s->sl_pp) < 0 ||
+	    sl_coarsen_table(&s->sl_stacks) < 0)
+		return -MDB_E_NOMEM;
 	return 0;
 }
 
@@ -474,6 +494,39 @@ static int sl_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 	if (!r)
 		return -MDB_E_NOMEM;
 	figs_add(&r->f, lt);
+	/* per task name without cache and size, in coarser buckets
+	 * (db/schema-6.sql): the rows stay few; then the few freed on
+	 * another CPU, and those with a stack */
+	{
+		struct mdb_fkey ck = { .bucket = k.bucket >>
+					       MDB_SL_COMM_SHIFT,
+				       .type = lt->type,
+				       .site_id = lt->site_id,
+				       .comm_id = lt->comm_id };
+
+		r = ftable_get(&s->sl_bcomm, &ck);
+		if (!r)
+			return -MDB_E_NOMEM;
+		figs_add(&r->f, lt);
+	}
+	k.comm_id = lt->comm_id;
+	if (lt->state == MDB_ST_FREED && lt->free_cpu != lt->cpu) {
+		k.cpu = lt->cpu;
+		k.free_cpu = lt->free_cpu;
+		r = ftable_get(&s->sl_pp, &k);
+		if (!r)
+			return -MDB_E_NOMEM;
+		r->f.hits++;
+	}
+	if (lt->stack_id && lt->state != MDB_ST_FAILED) {
+		struct mdb_fkey sk = { .bucket = k.bucket,
+				       .site_id = lt->stack_id };
+
+		r = ftable_get(&s->sl_stacks, &sk);
+		if (!r)
+			return -MDB_E_NOMEM;
+		add_bytes(&r->f.bytes_alloc, lt->bytes_alloc);
+	}
 	return 0;
 }
 

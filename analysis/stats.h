@@ -10,9 +10,9 @@
  *   anomaly         per (class, slab|page): count, bytes, first positions
  *   timeline        the trace cut into at most MDB_TL_SLOTS slots of equal
  *                   position width: allocations in and out of the live set
- *   slice_*         the slicing index (db/schema-5.sql): slab figures per
- *                   bucket of time and per task, and the time range of
- *                   each block of MDB_SL_BLOCK rows
+ *   slice_*         the slicing index (db/schema-5.sql, schema-6.sql):
+ *                   slab figures per bucket of time and per task, and
+ *                   the time range of each block of MDB_SL_BLOCK rows
  *
  * Each is a pure function of the rows (tests compare them with SQL over
  * alloc and bad_free).  The cost is a few hash lookups per allocation and
@@ -32,6 +32,7 @@
 #define MDB_EXAMPLES 5    /* first positions kept per anomaly class */
 #define MDB_SL_BLOCK 1024 /* alloc rows per slice_block row */
 #define MDB_SL_BUCKETS 128 /* at most this many buckets of time */
+#define MDB_SL_COMM_SHIFT 0 /* slice_bucket_comm: 2^this buckets in one */
 
 /* Anomaly classes; values are stored in anomaly.class. */
 enum mdb_anomaly {
@@ -55,7 +56,7 @@ struct mdb_figs {
 		mismatched;
 };
 
-#define MDB_FT_HINTS 1024
+#define MDB_FT_HINTS 4096
 
 /*
  * A keyed table of figures: key -> row index, rows in arrival order.
@@ -77,7 +78,7 @@ struct mdb_ftable {
 struct mdb_fkey {
 	int64_t bucket;     /* slice buckets: ts >> sl_shift */
 	uint64_t obj_size;  /* caches, slices */
-	uint32_t site_id;   /* sites, pingpong */
+	uint32_t site_id;   /* sites, pingpong; slice stacks: stack_id */
 	uint32_t cache_id;  /* sites, caches; 0: none */
 	int32_t cpu;        /* pingpong, nodes: the allocating CPU */
 	int32_t free_cpu;   /* pingpong */
@@ -127,6 +128,12 @@ struct mdb_stats {
 	struct mdb_ftable sl_keys;  /* by site, type, cache, size, comm */
 	struct mdb_ftable sl_pids;  /* by site, type, cache, pid */
 	struct mdb_ftable sl_buckets; /* by bucket, site, type, cache, size */
+	struct mdb_ftable sl_bcomm; /* by bucket >> MDB_SL_COMM_SHIFT, site,
+				     * type, comm */
+	struct mdb_ftable sl_pp;    /* freed on another CPU: by bucket,
+				     * site, type, cache, size, comm, cpu,
+				     * free_cpu */
+	struct mdb_ftable sl_stacks; /* by bucket, stack (in site_id) */
 	struct mdb_sl_block *sl_blk; /* by row / MDB_SL_BLOCK */
 	size_t sl_nblk, sl_blkcap;
 	uint64_t sl_rows;           /* lifetimes seen: rows of the source */

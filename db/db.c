@@ -34,6 +34,7 @@
 #include "schema3.inc" /* schema3_sql[], from db/schema-3.sql */
 #include "schema4.inc" /* schema4_sql[], from db/schema-4.sql */
 #include "schema5.inc" /* schema5_sql[], from db/schema-5.sql */
+#include "schema6.inc" /* schema6_sql[], from db/schema-6.sql */
 
 #define BUSY_TIMEOUT_MS (10 * 60 * 1000) /* ingests wait for each other */
 #define WAIT_NOTICE_MS 1000 /* then say what we wait for */
@@ -69,6 +70,7 @@ static const char *const migrations[] = {
 	schema3_sql,
 	schema4_sql,
 	schema5_sql,
+	schema6_sql,
 };
 
 int mdb_db_error(struct mdb_db *db, struct mdb_error *e, const char *what)
@@ -717,6 +719,15 @@ int mdb_db_delete_rows(struct mdb_db *db, int64_t id, struct mdb_error *e)
 		"DELETE FROM slice_pid WHERE rowid BETWEEN "
 		"(SELECT pid_lo FROM slice_meta WHERE source_id = ?1) AND "
 		"(SELECT pid_hi FROM slice_meta WHERE source_id = ?1)",
+		"DELETE FROM slice_bucket_comm WHERE rowid BETWEEN "
+		"(SELECT bcomm_lo FROM slice_meta WHERE source_id = ?1) AND "
+		"(SELECT bcomm_hi FROM slice_meta WHERE source_id = ?1)",
+		"DELETE FROM slice_pp WHERE rowid BETWEEN "
+		"(SELECT pp_lo FROM slice_meta WHERE source_id = ?1) AND "
+		"(SELECT pp_hi FROM slice_meta WHERE source_id = ?1)",
+		"DELETE FROM slice_stack WHERE rowid BETWEEN "
+		"(SELECT stack_lo FROM slice_meta WHERE source_id = ?1) AND "
+		"(SELECT stack_hi FROM slice_meta WHERE source_id = ?1)",
 		"DELETE FROM slice_block WHERE source_id = ?1",
 		"DELETE FROM slice_meta WHERE source_id = ?1",
 		"DELETE FROM symbol WHERE source_id = ?1",

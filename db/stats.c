@@ -166,7 +166,7 @@ static int write_timeline(struct table_writer *w, const struct mdb_stats *s)
 	return ret;
 }
 
-/* ---- the slicing index (db/schema-5.sql) ---------------------------- */
+/* ---- the slicing index (db/schema-5.sql, schema-6.sql) ------------- */
 
 #define SL_FIGS "hits, sum_req, sum_alloc, freed, pingpong, live, live_bytes"
 
@@ -200,8 +200,8 @@ static int write_blocks(struct table_writer *w, const struct mdb_stats *s)
 	return ret;
 }
 
-/* The rows of @t (slice_bucket, slice_key, slice_pid: @which 0, 1, 2)
- * and their rowid range into *@lo, *@hi (0 when none). */
+/* The rows of @t (slice_bucket, slice_key, slice_pid, slice_bucket_comm:
+ * @which 0 to 3) and their rowid range into *@lo, *@hi (0 when none). */
 static int write_slrows(struct table_writer *w, const struct mdb_ftable *t,
 			int which, int64_t *lo, int64_t *hi)
 {
@@ -216,14 +216,16 @@ static int write_slrows(struct table_writer *w, const struct mdb_ftable *t,
 		sqlite3_bind_int64(w->st, 3, k->type);
 		bind_opt(w->st, 4, k->cache_id, !k->cache_id);
 		bind_slfigs(w->st, 5, &r->f);
-		if (which == 0)
+		if (which == 0 || which == 3)
 			sqlite3_bind_int64(w->st, 12, k->bucket);
 		else if (which == 1)
 			bind_opt(w->st, 12, k->comm_id, !k->comm_id);
 		else
 			bind_opt(w->st, 12, k->pid, k->pid == MDB_NO_PID);
-		if (which < 2)
+		if (which != 2)
 			bind_u64(w->st, 13, k->obj_size);
+		if (which == 3)
+			bind_opt(w->st, 14, k->comm_id, !k->comm_id);
 		ret = tw_step(w);
 		*hi = sqlite3_last_insert_rowid(w->db);
 		if (!*lo)
@@ -231,6 +233,42 @@ static int write_slrows(struct table_writer *w, const struct mdb_ftable *t,
 	}
 	return ret;
 }
+
+/* The rows of slice_pp (@which 0) or slice_stack (1), and their rowid
+ * range into *@lo, *@hi (0 when none). */
+static int write_slrows6(struct table_writer *w, const struct mdb_ftable *t,
+			 int which, int64_t *lo, int64_t *hi)
+{
+	int ret = 0;
+
+	*lo = *hi = 0;
+	for (size_t i = 0; !ret && i < t->n; i++) {
+		const struct mdb_frow *r = &t->rows[i];
+		const struct mdb_fkey *k = &r->k;
+
+		sqlite3_bind_int64(w->st, 2, k->bucket);
+		if (which == 0) {
+			sqlite3_bind_int64(w->st, 3, k->site_id);
+			sqlite3_bind_int64(w->st, 4, k->type);
+			bind_opt(w->st, 5, k->cache_id, !k->cache_id);
+			bind_u64(w->st, 6, k->obj_size);
+			bind_opt(w->st, 7, k->comm_id, !k->comm_id);
+			sqlite3_bind_int64(w->st, 8, k->cpu);
+			sqlite3_bind_int64(w->st, 9, k->free_cpu);
+			bind_u64(w->st, 10, r->f.hits);
+		} else {
+			sqlite3_bind_int64(w->st, 3, k->site_id);
+			bind_u64(w->st, 4, r->f.bytes_alloc);
+		}
+		ret = tw_step(w);
+		*hi = sqlite3_last_insert_rowid(w->db);
+		if (!*lo)
+			*lo = *hi;
+	}
+	return ret;
+}
+
+#define SL_TABLES 6 /* tables with a rowid range in slice_meta */
 
 static int write_slice(sqlite3 *db, int64_t source_id,
 		       const struct mdb_stats *s, struct mdb_error *e)
@@ -246,15 +284,27 @@ static int write_slice(sqlite3 *db, int64_t source_id,
 		"?, ?, ?, ?, ?, ?)",
 		"INSERT INTO slice_pid (source_id, site_id, type, cache_id, "
 		SL_FIGS ", pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		/* as slice_bucket's, without ?4 (cache) and ?13 (size) */
+		"INSERT INTO slice_bucket_comm (source_id, site_id, type, "
+		SL_FIGS ", bucket, comm_id) VALUES (?1, ?2, ?3, ?5, ?6, ?7, "
+		"?8, ?9, ?10, ?11, ?12, ?14)",
+		"INSERT INTO slice_pp (source_id, bucket, site_id, type, "
+		"cache_id, bytes_alloc, comm_id, cpu, free_cpu, hits) VALUES "
+		"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		"INSERT INTO slice_stack (source_id, bucket, stack_id, bytes) "
+		"VALUES (?, ?, ?, ?)",
 		"INSERT INTO slice_meta (source_id, block_rows, width, "
 		"min_ts, max_ts, max_end, bucket_lo, bucket_hi, key_lo, "
-		"key_hi, pid_lo, pid_hi) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-		"?, ?)",
+		"key_hi, pid_lo, pid_hi, bcomm_lo, bcomm_hi, pp_lo, pp_hi, "
+		"stack_lo, stack_hi, bcomm_shift, level) VALUES (?, ?, ?, ?, "
+		"?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 6)",
 	};
-	const struct mdb_ftable *tabs[] = { &s->sl_buckets, &s->sl_keys,
-					    &s->sl_pids };
+	const struct mdb_ftable *tabs[SL_TABLES] = {
+		&s->sl_buckets, &s->sl_keys, &s->sl_pids, &s->sl_bcomm,
+		&s->sl_pp, &s->sl_stacks,
+	};
 	struct table_writer w = { db, NULL, e };
-	int64_t r[6] = { 0 };
+	int64_t r[2 * SL_TABLES] = { 0 };
 	int ret = 0;
 
 	/* a source whose rows have times only in part, or times before 0,
@@ -267,9 +317,12 @@ static int write_slice(sqlite3 *db, int64_t source_id,
 		sqlite3_bind_int64(w.st, 1, source_id);
 		if (i == 0) {
 			ret = write_blocks(&w, s);
-		} else if (i < 4) {
+		} else if (i <= 4) {
 			ret = write_slrows(&w, tabs[i - 1], (int)i - 1,
 					   &r[2 * (i - 1)], &r[2 * i - 1]);
+		} else if (i <= SL_TABLES) {
+			ret = write_slrows6(&w, tabs[i - 1], (int)i - 5,
+					    &r[2 * (i - 1)], &r[2 * i - 1]);
 		} else {
 			sqlite3_bind_int64(w.st, 2, MDB_SL_BLOCK);
 			sqlite3_bind_int64(w.st, 3,
@@ -277,8 +330,10 @@ static int write_slice(sqlite3 *db, int64_t source_id,
 			bind_blk(w.st, 4, s->sl_min_ts);
 			bind_blk(w.st, 5, s->sl_max_ts);
 			bind_blk(w.st, 6, s->sl_max_end);
-			for (int k = 0; k < 6; k++)
+			for (int k = 0; k < 2 * SL_TABLES; k++)
 				bind_opt(w.st, 7 + k, r[k], !r[k]);
+			sqlite3_bind_int(w.st, 7 + 2 * SL_TABLES,
+					 MDB_SL_COMM_SHIFT);
 			ret = tw_step(&w);
 		}
 		sqlite3_finalize(w.st);

@@ -39,9 +39,10 @@ static const struct mdb_rparam params[] = {
 		  "are not seen" },
 	{ .opt = "cache", .arg = "NAME", .kind = MDB_RP_TEXT,
 	  .param = ":cache", .title = " --cache %v",
-	  .where = "((a.source_id, a.cache_id) IN (SELECT source_id, id "
-		   "FROM str WHERE text = :cache) OR (coalesce(a.cache_id, 0) "
-		   "= 0 AND CASE WHEN a.type = 1 THEN 'cache-' || "
+	  .where = "((+a.source_id, +a.cache_id) IN (SELECT source_id, "
+		   "id FROM str WHERE text = :cache) OR "
+		   "(coalesce(a.cache_id, 0) = 0 AND CASE WHEN a.type = 1 "
+		   "THEN 'cache-' || "
 		   "a.bytes_alloc WHEN a.bytes_alloc > 8192 THEN "
 		   "'kmalloc-large' ELSE 'kmalloc-' || a.bytes_alloc END = "
 		   ":cache))",
@@ -59,14 +60,14 @@ static const struct mdb_rparam params[] = {
 		  "ADDRESS (0x...)" },
 	{ .opt = "pid", .arg = "N", .kind = MDB_RP_INT, .param = ":pid",
 	  .lo = 0, .hi = INT32_MAX, .takes = "a task id",
-	  .title = " --pid %v", .where = "a.pid = :pid", .needs = "pid",
+	  .title = " --pid %v", .where = "+a.pid = :pid", .needs = "pid",
 	  .needs_what = "tasks",
 	  .help = "only allocations made by task N (a thread id; captures "
 		  "that name tasks)" },
 	{ .opt = "comm", .arg = "NAME", .kind = MDB_RP_TEXT, .param = ":comm",
 	  .title = " --comm %v", .needs = "comm_id", .needs_what = "tasks",
-	  .where = "(a.source_id, a.comm_id) IN (SELECT source_id, id FROM "
-		   "str WHERE text = :comm)",
+	  .where = "(+a.source_id, +a.comm_id) IN (SELECT source_id, id "
+		   "FROM str WHERE text = :comm)",
 	  .help = "only allocations made by tasks called NAME (captures "
 		  "that name tasks)" },
 	{ .opt = "show", .arg = "WHICH", .kind = MDB_RP_CHOICE,

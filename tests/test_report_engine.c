@@ -274,7 +274,7 @@ static void test_sort_and_where(void **state)
 	assert_string_equal(r.order, "addr < 0 DESC, addr DESC");
 	mdb_report_release(&r);
 	assert_int_equal(plan(&r, "callsites", "pid", "42", &e), 0);
-	assert_non_null(strstr(r.sql, "AND (1 AND a.pid = :pid)"));
+	assert_non_null(strstr(r.sql, "AND (1 AND +a.pid = :pid)"));
 	assert_int_equal(r.selected, 1);
 	assert_string_equal(r.order, "bytes_alloc DESC");
 	mdb_report_release(&r);

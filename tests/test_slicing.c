@@ -6,8 +6,9 @@
  * script counts over the text (tests/time_window.py), and each filter
  * (--cache, --site, --pid, --comm) gives the figures counted by hand on
  * testdata/slicing/trace.txt (its README has the table).  The slicing
- * index (db/schema-5.sql) is checked on a generated trace against
- * tests/slice_count.py, which pairs the events itself.
+ * index (db/schema-5.sql, schema-6.sql) is checked on a generated trace
+ * against tests/slice_count.py, which pairs the events itself, and on a
+ * perf capture with stacks against SQL over its alloc rows.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,7 +21,7 @@
 #include "testlib.h"
 
 static char *tmp, *kt_db, *slab_db, *hand_db, *text_db, *page_db, *text;
-static char *gen_db, *old_db, *gen;
+static char *gen_db, *old_db, *gen, *v5_db, *cg_db, *cg_old_db;
 
 static char *out_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -74,6 +75,29 @@ static int setup_all(void **state)
 	/* as a source ingested before the index: no slice_meta row */
 	free(out_of("cp '%s' '%s' && sqlite3 '%s' 'DELETE FROM slice_meta'",
 		    gen_db, old_db, old_db));
+	/* as a source indexed by schema 5 (db/schema-6.sql's additions
+	 * undone), then migrated by an ingest that finds it present */
+	v5_db = path_in(tmp, "v5.db");
+	free(out_of("cp '%s' '%s' && sqlite3 '%s' 'DROP TABLE slice_pp; "
+		    "DROP TABLE slice_stack; DROP TABLE slice_bucket_comm; "
+		    "ALTER TABLE slice_meta DROP COLUMN level; "
+		    "ALTER TABLE slice_meta DROP COLUMN bcomm_lo; "
+		    "ALTER TABLE slice_meta DROP COLUMN bcomm_hi; "
+		    "ALTER TABLE slice_meta DROP COLUMN bcomm_shift; "
+		    "ALTER TABLE slice_meta DROP COLUMN pp_lo; "
+		    "ALTER TABLE slice_meta DROP COLUMN pp_hi; "
+		    "ALTER TABLE slice_meta DROP COLUMN stack_lo; "
+		    "ALTER TABLE slice_meta DROP COLUMN stack_hi; "
+		    "PRAGMA user_version = 5'", gen_db, v5_db, v5_db));
+	ingest_ok(v5_db, "'%s'", gen);
+	/* perf record -g: slab allocations with stacks, 4 ms buckets */
+	cg_db = fresh_db(tmp, "cg.db");
+	cg_old_db = path_in(tmp, "cg-old.db");
+	free(out_of("zstd -dqf '%s/real-perf/cg.data.zst' -o '%s/cg.data'",
+		    td, tmp));
+	ingest_ok(cg_db, "'%s/cg.data'", tmp);
+	free(out_of("cp '%s' '%s' && sqlite3 '%s' 'DELETE FROM slice_meta'",
+		    cg_db, cg_old_db, cg_old_db));
 	return 0;
 }
 
@@ -90,6 +114,9 @@ static int teardown_all(void **state)
 	free(gen);
 	free(gen_db);
 	free(old_db);
+	free(v5_db);
+	free(cg_db);
+	free(cg_old_db);
 	return 0;
 }
 
@@ -443,6 +470,9 @@ static void check_windows(const char *db)
 					    "2,3,4,8,9,10");
 			char *bp = total_of(db, "callsites --by pid", opt,
 					    "2,3,4,8,9,10");
+			char *bc = total_of(db, "callsites --by comm", opt,
+					    "2,3,4,8,9,10");
+			char *pp = total_of(db, "pingpong", opt, "3,5");
 			char *args = strf("callsites %s", opt);
 			char *got = memdb_rows(db, args, "1,3,4,5,9,10,11");
 			char *sorted = out_of("printf '%%s' '%s' | LC_ALL=C "
@@ -466,6 +496,23 @@ static void check_windows(const char *db)
 			assert_string_equal(ca, want);
 			assert_string_equal(al, want);
 			assert_string_equal(bp, want);
+			assert_string_equal(bc, want);
+			/* pingpong's pingpong and freed: the 5th and 4th */
+			{
+				long long v[6];
+				char *ppw;
+
+				assert_int_equal(sscanf(want, "%lld,%lld,"
+							"%lld,%lld,%lld,%lld",
+							&v[0], &v[1], &v[2],
+							&v[3], &v[4], &v[5]),
+						 6);
+				ppw = strf("%lld,%lld\n", v[4], v[3]);
+				if (strcmp(pp, ppw))
+					fail_msg("pingpong %s: %s, not %s",
+						 opt, pp, ppw);
+				free(ppw);
+			}
 			/* hits, bytes_req, bytes_alloc */
 			assert_int_equal(strncmp(fr, want, strlen(fr) - 1),
 					 0);
@@ -480,6 +527,8 @@ static void check_windows(const char *db)
 			free(fr);
 			free(al);
 			free(bp);
+			free(bc);
+			free(pp);
 			free(args);
 			free(got);
 			free(sorted);
@@ -515,6 +564,139 @@ static void test_slice_no_index(void **state)
 	assert_int_equal(db_int(old_db, "SELECT count(*) FROM slice_meta"),
 			 0);
 	check_windows(old_db);
+}
+
+/* Windows and filters whose rows the raw-row path must give alike. */
+static const char *const same_opts[] = {
+	"--time 1.022361600,1.043333119", "--time 1.000341503,1.022361600",
+	"--time 1.0005,1.03", "--time 1.04,", "--time ,1.01", "--time ,",
+	"--time 1.0005,1.03 --comm tar", "--time 1.04, --comm tar",
+	"--time 1.0005,1.03 --cache kmalloc-64", "--comm tar",
+	"--time 1.0005,1.03 --site ffffffff811016fb", "--pid 1003",
+	"--time 1.0005,1.03 --pid 1003", "--cache kmalloc-64",
+};
+
+/* Every row of @reports with each of same_opts on @db equals @ref's. */
+static void same_rows(const char *db, const char *ref,
+		      const char *const *reports, size_t nrep)
+{
+	const size_t no = sizeof(same_opts) / sizeof(same_opts[0]);
+
+	for (size_t i = 0; i < nrep; i++)
+		for (size_t o = 0; o < no; o++) {
+			char *args = strf("%s --top 0 %s", reports[i],
+					  same_opts[o]);
+			char *a = report_csv(db, args);
+			char *b = report_csv(ref, args);
+
+			if (strcmp(a, b))
+				fail_msg("%s:\n%s\nnot\n%s", args, a, b);
+			free(args);
+			free(a);
+			free(b);
+		}
+}
+
+/* pingpong (the CPU pair seen most too), --comm and --by comm with a
+ * window: the rows of the index's whole buckets and edges equal those of
+ * the alloc rows (whose totals check_windows checks). */
+static void test_slice_rows_as_raw(void **state)
+{
+	static const char *const reps[] = {
+		"pingpong", "callsites --by comm", "callsites",
+		"fragmentation",
+	};
+
+	(void)state;
+	assert_int_equal(db_int(gen_db, "SELECT level FROM slice_meta"), 6);
+	/* every slab allocation freed on another CPU, in slice_pp */
+	assert_int_equal(db_int(gen_db, "SELECT sum(hits) FROM slice_pp"),
+			 db_int(gen_db, "SELECT count(*) FROM alloc WHERE "
+				"type < 2 AND state = 1 AND cpu <> free_cpu"));
+	assert_true(db_int(gen_db, "SELECT sum(hits) FROM slice_pp") > 400);
+	assert_int_equal(db_int(gen_db, "SELECT sum(hits) FROM "
+				"slice_bucket_comm"),
+			 db_int(gen_db, "SELECT count(*) FROM alloc "
+				"WHERE type < 2"));
+	same_rows(gen_db, old_db, reps, sizeof(reps) / sizeof(reps[0]));
+}
+
+/* A database indexed by schema 5, migrated: its source has no level-6
+ * tables (slice_meta.level NULL) and reads the paths of before, with the
+ * same rows. */
+static void test_slice_schema5(void **state)
+{
+	static const char *const reps[] = {
+		"pingpong", "callsites --by comm", "callsites",
+		"fragmentation", "allocs", "stacks",
+	};
+
+	(void)state;
+	assert_int_equal(db_int(v5_db, "PRAGMA user_version"), 6);
+	assert_int_equal(db_int(v5_db, "SELECT count(*) FROM slice_meta "
+				"WHERE level IS NULL AND bucket_lo > 0"), 1);
+	assert_int_equal(db_int(v5_db, "SELECT count(*) FROM slice_pp"), 0);
+	same_rows(v5_db, gen_db, reps, sizeof(reps) / sizeof(reps[0]));
+}
+
+/*
+ * stacks with --time on a perf capture with callchains: the bytes per
+ * stack equal those of the alloc rows (the capture without its index),
+ * and their sum the SQL sum over the alloc rows in the window (buckets
+ * of 4194304 ns from 268.928770414 s: windows inside one, across edges,
+ * at one allocation, beyond the capture).
+ */
+static void test_slice_stacks(void **state)
+{
+	/* START, END; the same in ns for SQL (-1: open) */
+	static const struct {
+		const char *lo, *hi;
+		long long nlo, nhi;
+	} win[] = {
+		{ "268.95", "269.1", 268950000000, 269100000000 },
+		{ "268.9", "268.95", 268900000000, 268950000000 },
+		{ "269.0", "269.0042", 269000000000, 269004200000 },
+		{ "269.1", "", 269100000000, -1 },
+		{ "", "269.05", -1, 269050000000 },
+		{ "268.928770414", "268.928770414", 268928770414,
+		  268928770414 },
+		{ "300", "301", 300000000000, 301000000000 },
+		{ "", "", -1, -1 },
+		{ "269.004", "269.2", 269004000000, 269200000000 },
+	};
+
+	(void)state;
+	assert_int_equal(db_int(cg_db, "SELECT level FROM slice_meta"), 6);
+	assert_int_equal(db_int(cg_db, "SELECT sum(bytes) FROM slice_stack"),
+			 db_int(cg_db, "SELECT sum(bytes_alloc) FROM alloc "
+				"WHERE type < 2 AND state <> 3 AND stack_id "
+				"IS NOT NULL"));
+	for (size_t i = 0; i < sizeof(win) / sizeof(win[0]); i++) {
+		char *args = strf("stacks --time '%s,%s'", win[i].lo,
+				  win[i].hi);
+		char *a = report_csv(cg_db, args);
+		char *b = report_csv(cg_old_db, args);
+		char *sum = out_of("'%s' report %s -d '%s' | awk "
+				   "'{ s += $NF } END { print s + 0 }'",
+				   env("MEMDB"), args, cg_db);
+		char *sql = strf("SELECT coalesce(sum(bytes_alloc), 0) FROM "
+				 "alloc WHERE type < 2 AND state <> 3 AND "
+				 "stack_id IS NOT NULL AND (%lld < 0 OR ts >= "
+				 "%lld) AND (%lld < 0 OR ts <= %lld)",
+				 win[i].nlo, win[i].nlo, win[i].nhi,
+				 win[i].nhi);
+		long long want = db_int(cg_db, sql);
+
+		if (strcmp(a, b))
+			fail_msg("%s:\n%s\nnot\n%s", args, a, b);
+		if (atoll(sum) != want)
+			fail_msg("%s: %s bytes, not %lld", args, sum, want);
+		free(args);
+		free(a);
+		free(b);
+		free(sum);
+		free(sql);
+	}
 }
 
 /* Usage errors: exit 2 with the valid keys or what the value must be. */
@@ -571,6 +753,9 @@ int main(void)
 		cmocka_unit_test(test_site_forms),
 		cmocka_unit_test(test_slice_index),
 		cmocka_unit_test(test_slice_no_index),
+		cmocka_unit_test(test_slice_rows_as_raw),
+		cmocka_unit_test(test_slice_schema5),
+		cmocka_unit_test(test_slice_stacks),
 		cmocka_unit_test(test_refusals),
 	};
 

@@ -53,8 +53,11 @@ CREATE TEMP TABLE slab_rows (k1, k2, addr, ord, hits, bytes_req, bytes_alloc,
 -- allocation made and every end seen within it); 'pid', slice_pid, the
 -- same per task without the object size, for --pid (without --cache and
 -- --comm) and --by pid; 'win', a
--- window's whole buckets [b1, b2] from slice_bucket (allocations from
--- ilo to ihi; none when a filter or --by comm/pid needs the task), and
+-- window's whole buckets [b1, b2] from slice_bucket, or for --comm and
+-- --by comm slice_bucket_comm (db/schema-6.sql; allocations from ilo to
+-- ihi; none for --pid or --by pid, nor for --comm with --cache or --by
+-- cache, which that table lacks, or in a source indexed before schema
+-- 6, slice_meta.level NULL), and
 -- the alloc rows of the blocks the window's edges fall in (temp.sl_blk):
 -- those outside the buckets, and those inside ended after END (what
 -- the buckets counted as freed is live at END).
@@ -62,9 +65,10 @@ DROP TABLE IF EXISTS temp.sl_src;
 DROP TABLE IF EXISTS temp.sl_blk;
 CREATE TEMP TABLE sl_src AS
 WITH m AS (
-	SELECT s.id AS sid, s.alloc_lo, s.alloc_hi, m.block_rows, m.width,
+	SELECT s.id AS sid, s.alloc_lo, s.alloc_hi, m.block_rows,
+	       m.bw AS width,
 	       m.bucket_lo, m.bucket_hi, m.key_lo, m.key_hi, m.pid_lo,
-	       m.pid_hi,
+	       m.pid_hi, m.level, m.bcomm_lo, m.bcomm_hi,
 	       CASE WHEN m.source_id IS NULL THEN 'raw'
 	            WHEN :tsel AND NOT coalesce(m.min_ts >= :t_lo AND
 	                 max(m.max_ts, coalesce(m.max_end, m.max_ts))
@@ -74,18 +78,29 @@ WITH m AS (
 	                 THEN 'pid'
 	            WHEN NOT :given_pid AND :by <> 'pid' THEN 'key'
 	            ELSE 'raw' END AS mode,
-	       (min(max(:t_lo, 0), m.max_ts + 1) + m.width - 1) / m.width
+	       (min(max(:t_lo, 0), m.max_ts + 1) + m.bw - 1) / m.bw
 	           AS b1,
-	       (min(:t_hi, m.max_ts) + 1) / m.width - 1 AS b2
-	FROM source s LEFT JOIN slice_meta m ON m.source_id = s.id
+	       (min(:t_hi, m.max_ts) + 1) / m.bw - 1 AS b2
+	FROM source s LEFT JOIN (
+		-- slice_bucket_comm's buckets are 2^bcomm_shift of
+		-- slice_bucket's (db/schema-6.sql)
+		SELECT *, width << bshift AS bw FROM (
+			SELECT *, CASE WHEN :given_comm OR :by = 'comm'
+			               THEN coalesce(bcomm_shift, 0)
+			               ELSE 0 END AS bshift
+			FROM slice_meta)) m ON m.source_id = s.id
 	WHERE s.id BETWEEN :src_lo AND :src_hi
 ), w AS (
-	SELECT *, coalesce(NOT :given_pid AND NOT :given_comm AND
-	                   :by NOT IN ('comm', 'pid') AND b1 <= b2, 0) AS inner
+	SELECT *, coalesce(NOT :given_pid AND :by <> 'pid' AND
+	                   CASE WHEN :given_comm OR :by = 'comm'
+	                        THEN level >= 6 AND NOT :given_cache
+	                             AND :by <> 'cache'
+	                        ELSE 1 END AND b1 <= b2, 0) AS inner
 	FROM m
 )
 SELECT sid, alloc_lo, alloc_hi, block_rows, bucket_lo, bucket_hi, key_lo,
-       key_hi, pid_lo, pid_hi, mode, CASE WHEN inner THEN b1 ELSE 1 END AS b1,
+       key_hi, pid_lo, pid_hi, bcomm_lo, bcomm_hi, mode,
+       CASE WHEN inner THEN b1 ELSE 1 END AS b1,
        CASE WHEN inner THEN b2 ELSE 0 END AS b2,
        CASE WHEN inner THEN b1 * width ELSE 1 END AS ilo,
        CASE WHEN inner THEN (b2 + 1) * width - 1 ELSE 0 END AS ihi
@@ -177,7 +192,23 @@ WITH f AS (
 	FROM temp.sl_src s
 	CROSS JOIN (SELECT rowid AS rid, *, NULL AS pid, NULL AS comm_id
 	      FROM slice_bucket) a ON a.rid BETWEEN s.bucket_lo AND s.bucket_hi
-	WHERE s.mode = 'win' AND a.bucket BETWEEN s.b1 AND s.b2 AND @fwhere
+	WHERE s.mode = 'win' AND NOT :given_comm AND :by <> 'comm'
+	  AND a.bucket BETWEEN s.b1 AND s.b2 AND @fwhere
+	UNION ALL
+	SELECT a.source_id, CASE :by WHEN 'site' THEN a.site_id
+	                             WHEN 'type' THEN a.type
+	                             WHEN 'comm' THEN a.comm_id
+	                             ELSE a.cache_id END,
+	       CASE :by WHEN 'cache' THEN a.type END,
+	       CASE :by WHEN 'cache' THEN a.bytes_alloc END, a.hits,
+	       a.sum_req, a.sum_alloc, a.freed, a.pingpong, a.live,
+	       a.live_bytes
+	FROM temp.sl_src s
+	CROSS JOIN (SELECT rowid AS rid, *, NULL AS pid, NULL AS cache_id,
+	                   NULL AS bytes_alloc FROM slice_bucket_comm) a
+	  ON a.rid BETWEEN s.bcomm_lo AND s.bcomm_hi
+	WHERE s.mode = 'win' AND (:given_comm OR :by = 'comm')
+	  AND a.bucket BETWEEN s.b1 AND s.b2 AND @fwhere
 	UNION ALL
 	SELECT sid, rk, ctype, osize, NOT inner,
 	       CASE WHEN NOT inner THEN bytes_req END,

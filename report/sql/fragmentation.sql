@@ -26,14 +26,15 @@
 -- points to, or the alloc rows of sources ingested before it.
 
 -- The slicing index, as in callsites.sql (whose comment tells the modes;
--- no bucket is read with a filter).
+-- no bucket is read with --pid, nor with --comm and --cache).
 DROP TABLE IF EXISTS temp.sl_src;
 DROP TABLE IF EXISTS temp.sl_blk;
 CREATE TEMP TABLE sl_src AS
 WITH m AS (
-	SELECT s.id AS sid, s.alloc_lo, s.alloc_hi, m.block_rows, m.width,
+	SELECT s.id AS sid, s.alloc_lo, s.alloc_hi, m.block_rows,
+	       m.bw AS width,
 	       m.bucket_lo, m.bucket_hi, m.key_lo, m.key_hi, m.pid_lo,
-	       m.pid_hi,
+	       m.pid_hi, m.level, m.bcomm_lo, m.bcomm_hi,
 	       CASE WHEN m.source_id IS NULL THEN 'raw'
 	            WHEN :tsel AND NOT coalesce(m.min_ts >= :t_lo AND
 	                 max(m.max_ts, coalesce(m.max_end, m.max_ts))
@@ -42,18 +43,28 @@ WITH m AS (
 	                 THEN 'pid'
 	            WHEN NOT :given_pid THEN 'key'
 	            ELSE 'raw' END AS mode,
-	       (min(max(:t_lo, 0), m.max_ts + 1) + m.width - 1) / m.width
+	       (min(max(:t_lo, 0), m.max_ts + 1) + m.bw - 1) / m.bw
 	           AS b1,
-	       (min(:t_hi, m.max_ts) + 1) / m.width - 1 AS b2
-	FROM source s LEFT JOIN slice_meta m ON m.source_id = s.id
+	       (min(:t_hi, m.max_ts) + 1) / m.bw - 1 AS b2
+	FROM source s LEFT JOIN (
+		-- slice_bucket_comm's buckets are 2^bcomm_shift of
+		-- slice_bucket's (db/schema-6.sql)
+		SELECT *, width << bshift AS bw FROM (
+			SELECT *, CASE WHEN :given_comm
+			               THEN coalesce(bcomm_shift, 0)
+			               ELSE 0 END AS bshift
+			FROM slice_meta)) m ON m.source_id = s.id
 	WHERE s.id BETWEEN :src_lo AND :src_hi
 ), w AS (
-	SELECT *, coalesce(NOT :given_pid AND NOT :given_comm AND b1 <= b2, 0)
-	       AS inner
+	SELECT *, coalesce(NOT :given_pid AND
+	                   (NOT :given_comm OR (level >= 6 AND
+	                                        NOT :given_cache)) AND
+	                   b1 <= b2, 0) AS inner
 	FROM m
 )
 SELECT sid, alloc_lo, alloc_hi, block_rows, bucket_lo, bucket_hi, key_lo,
-       key_hi, pid_lo, pid_hi, mode, CASE WHEN inner THEN b1 ELSE 1 END AS b1,
+       key_hi, pid_lo, pid_hi, bcomm_lo, bcomm_hi, mode,
+       CASE WHEN inner THEN b1 ELSE 1 END AS b1,
        CASE WHEN inner THEN b2 ELSE 0 END AS b2,
        CASE WHEN inner THEN b1 * width ELSE 1 END AS ilo,
        CASE WHEN inner THEN (b2 + 1) * width - 1 ELSE 0 END AS ihi
@@ -102,7 +113,18 @@ SELECT a.source_id, a.site_id, total(a.hits), total(a.sum_req),
 FROM temp.sl_src s
 CROSS JOIN (SELECT rowid AS rid, *, NULL AS pid, NULL AS comm_id
       FROM slice_bucket) a ON a.rid BETWEEN s.bucket_lo AND s.bucket_hi
-WHERE s.mode = 'win' AND a.bucket BETWEEN s.b1 AND s.b2 AND @fwhere
+WHERE s.mode = 'win' AND NOT :given_comm AND a.bucket BETWEEN s.b1 AND s.b2
+  AND @fwhere
+GROUP BY a.source_id, a.site_id
+UNION ALL
+SELECT a.source_id, a.site_id, total(a.hits), total(a.sum_req),
+       total(a.sum_alloc)
+FROM temp.sl_src s
+CROSS JOIN (SELECT rowid AS rid, *, NULL AS pid, NULL AS cache_id,
+                   NULL AS bytes_alloc FROM slice_bucket_comm) a
+  ON a.rid BETWEEN s.bcomm_lo AND s.bcomm_hi
+WHERE s.mode = 'win' AND :given_comm AND a.bucket BETWEEN s.b1 AND s.b2
+  AND @fwhere
 GROUP BY a.source_id, a.site_id
 UNION ALL
 SELECT a.source_id, a.site_id, count(*), total(a.bytes_req),
