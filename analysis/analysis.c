@@ -254,7 +254,9 @@ int mdb_analysis_init(struct mdb_analysis *a,
 
 int mdb_analysis_finish(struct mdb_analysis *a)
 {
-	return mdb_pair_finish(&a->pair);
+	int ret = mdb_pair_finish(&a->pair);
+
+	return ret < 0 ? ret : mdb_stats_finish(a->stats);
 }
 
 void mdb_analysis_release(struct mdb_analysis *a)

@@ -303,27 +303,50 @@ void mdb_stats_release(struct mdb_stats *s)
 	s->sl_blk = NULL;
 }
 
-/* The rows of site_stats, cache_stats, node_stats, pingpong_stats. */
+/* The site_stats and cache_stats rows of key @k: @f added. */
+static int sites_caches(struct mdb_stats *s, const struct mdb_fkey *k,
+			const struct mdb_figs *f, const struct mdb_lifetime *lt)
+{
+	struct mdb_fkey site = { .site_id = k->site_id, .type = k->type,
+				 .cache_id = k->cache_id };
+	struct mdb_fkey cache = { .type = k->type, .cache_id = k->cache_id,
+				  .obj_size = k->obj_size };
+	struct mdb_frow *r = ftable_get(&s->sites, &site);
+
+	if (!r)
+		return -MDB_E_NOMEM;
+	if (lt)
+		figs_add(&r->f, lt);
+	else
+		figs_merge(&r->f, f);
+	r = ftable_get(&s->caches, &cache);
+	if (!r)
+		return -MDB_E_NOMEM;
+	if (lt)
+		figs_add(&r->f, lt);
+	else
+		figs_merge(&r->f, f);
+	return 0;
+}
+
+/*
+ * The rows of site_stats, cache_stats (pages only: the slab rows come
+ * from sl_keys in mdb_stats_finish), node_stats, pingpong_stats.
+ */
 static int tables_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 {
-	struct mdb_fkey site = { .site_id = lt->site_id, .type = lt->type,
-				 .cache_id = lt->cache_id };
-	struct mdb_fkey cache = { .type = lt->type, .cache_id = lt->cache_id,
-				  .obj_size = lt->bytes_alloc };
+	struct mdb_fkey key = { .site_id = lt->site_id, .type = lt->type,
+				.cache_id = lt->cache_id,
+				.obj_size = lt->bytes_alloc };
 	struct mdb_fkey node = { .type = lt->type, .cpu = lt->cpu,
 				 .node = lt->node };
 	struct mdb_fkey pp = { .site_id = lt->site_id, .type = lt->type,
 			       .cpu = lt->cpu, .free_cpu = lt->free_cpu };
 	struct mdb_frow *r;
 
-	r = ftable_get(&s->sites, &site);
-	if (!r)
+	if (lt->type == MDB_TYPE_PAGE &&
+	    sites_caches(s, &key, NULL, lt) < 0)
 		return -MDB_E_NOMEM;
-	figs_add(&r->f, lt);
-	r = ftable_get(&s->caches, &cache);
-	if (!r)
-		return -MDB_E_NOMEM;
-	figs_add(&r->f, lt);
 	r = ftable_get(&s->nodes, &node);
 	if (!r)
 		return -MDB_E_NOMEM;
@@ -541,6 +564,20 @@ int mdb_stats_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 		return ret;
 	anom_lifetime(s, lt);
 	tl_lifetime(s, lt);
+	return 0;
+}
+
+int mdb_stats_finish(struct mdb_stats *s)
+{
+	if (s->finished)
+		return 0;
+	for (size_t i = 0; i < s->sl_keys.n; i++) {
+		const struct mdb_frow *k = &s->sl_keys.rows[i];
+
+		if (sites_caches(s, &k->k, &k->f, NULL) < 0)
+			return -MDB_E_NOMEM;
+	}
+	s->finished = 1;
 	return 0;
 }
 

@@ -113,6 +113,7 @@ struct mdb_sl_block {
 };
 
 struct mdb_stats {
+	/* pages as they come; slab rows summed from sl_keys when finished */
 	struct mdb_ftable sites;    /* by site_id, type, cache_id */
 	struct mdb_ftable caches;   /* by type, cache_id, obj_size */
 	struct mdb_ftable pingpong; /* by site_id, type, cpu, free_cpu */
@@ -142,6 +143,7 @@ struct mdb_stats {
 	int64_t sl_min_ts, sl_max_ts, sl_max_end; /* INT64_MAX/MIN: none */
 	int64_t sl_bmin, sl_bmax;   /* bucket span at sl_shift */
 	unsigned sl_shift;          /* bucket width: 1 << sl_shift ns */
+	int finished;               /* mdb_stats_finish() done */
 };
 
 void mdb_stats_init(struct mdb_stats *s);
@@ -153,5 +155,13 @@ int mdb_stats_event(struct mdb_stats *s, int64_t seq, int64_t ts);
 /* A finished lifetime; a FREE that ended nothing.  -MDB_E_NOMEM on ENOMEM */
 int mdb_stats_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt);
 int mdb_stats_bad_free(struct mdb_stats *s, const struct mdb_free *f);
+
+/*
+ * After the last lifetime, before the tables are read: the slab rows of
+ * sites and caches, summed from the slicing index's per-key rows (every
+ * slab lifetime went into sl_keys, whose key holds both keys), which
+ * saves two hash lookups per allocation.  Once; -MDB_E_NOMEM on ENOMEM.
+ */
+int mdb_stats_finish(struct mdb_stats *s);
 
 #endif
