@@ -303,29 +303,28 @@ void mdb_stats_release(struct mdb_stats *s)
 	s->sl_blk = NULL;
 }
 
-/* The site_stats and cache_stats rows of key @k: @f added. */
+/* The site_stats and cache_stats rows of key @k: @lt added, or @f. */
 static int sites_caches(struct mdb_stats *s, const struct mdb_fkey *k,
 			const struct mdb_figs *f, const struct mdb_lifetime *lt)
 {
-	struct mdb_fkey site = { .site_id = k->site_id, .type = k->type,
-				 .cache_id = k->cache_id };
-	struct mdb_fkey cache = { .type = k->type, .cache_id = k->cache_id,
-				  .obj_size = k->obj_size };
-	struct mdb_frow *r = ftable_get(&s->sites, &site);
+	const struct mdb_fkey keys[2] = {
+		{ .site_id = k->site_id, .type = k->type,
+		  .cache_id = k->cache_id },
+		{ .type = k->type, .cache_id = k->cache_id,
+		  .obj_size = k->obj_size },
+	};
+	struct mdb_ftable *t[2] = { &s->sites, &s->caches };
 
-	if (!r)
-		return -MDB_E_NOMEM;
-	if (lt)
-		figs_add(&r->f, lt);
-	else
-		figs_merge(&r->f, f);
-	r = ftable_get(&s->caches, &cache);
-	if (!r)
-		return -MDB_E_NOMEM;
-	if (lt)
-		figs_add(&r->f, lt);
-	else
-		figs_merge(&r->f, f);
+	for (int i = 0; i < 2; i++) {
+		struct mdb_frow *r = ftable_get(t[i], &keys[i]);
+
+		if (!r)
+			return -MDB_E_NOMEM;
+		if (lt)
+			figs_add(&r->f, lt);
+		else
+			figs_merge(&r->f, f);
+	}
 	return 0;
 }
 
