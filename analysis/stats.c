@@ -303,9 +303,9 @@ void mdb_stats_release(struct mdb_stats *s)
 	s->sl_blk = NULL;
 }
 
-/* The site_stats and cache_stats rows of key @k: @lt added, or @f. */
+/* The site_stats and cache_stats rows of key @k: @f added. */
 static int sites_caches(struct mdb_stats *s, const struct mdb_fkey *k,
-			const struct mdb_figs *f, const struct mdb_lifetime *lt)
+			const struct mdb_figs *f)
 {
 	const struct mdb_fkey keys[2] = {
 		{ .site_id = k->site_id, .type = k->type,
@@ -320,10 +320,7 @@ static int sites_caches(struct mdb_stats *s, const struct mdb_fkey *k,
 
 		if (!r)
 			return -MDB_E_NOMEM;
-		if (lt)
-			figs_add(&r->f, lt);
-		else
-			figs_merge(&r->f, f);
+		figs_merge(&r->f, f);
 	}
 	return 0;
 }
@@ -343,9 +340,13 @@ static int tables_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 			       .cpu = lt->cpu, .free_cpu = lt->free_cpu };
 	struct mdb_frow *r;
 
-	if (lt->type == MDB_TYPE_PAGE &&
-	    sites_caches(s, &key, NULL, lt) < 0)
-		return -MDB_E_NOMEM;
+	if (lt->type == MDB_TYPE_PAGE) {
+		struct mdb_figs f = { 0 };
+
+		figs_add(&f, lt);
+		if (sites_caches(s, &key, &f) < 0)
+			return -MDB_E_NOMEM;
+	}
 	r = ftable_get(&s->nodes, &node);
 	if (!r)
 		return -MDB_E_NOMEM;
@@ -516,9 +517,9 @@ static int sl_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 	if (!r)
 		return -MDB_E_NOMEM;
 	figs_add(&r->f, lt);
-	/* per task name without cache and size, in coarser buckets
-	 * (db/schema-6.sql): the rows stay few; then the few freed on
-	 * another CPU, and those with a stack */
+	/* per task name without cache and size (db/schema-6.sql), in
+	 * buckets of 2^MDB_SL_COMM_SHIFT of these: the rows stay few;
+	 * then the few freed on another CPU, and those with a stack */
 	{
 		struct mdb_fkey ck = { .bucket = k.bucket >>
 					       MDB_SL_COMM_SHIFT,
@@ -573,7 +574,7 @@ int mdb_stats_finish(struct mdb_stats *s)
 	for (size_t i = 0; i < s->sl_keys.n; i++) {
 		const struct mdb_frow *k = &s->sl_keys.rows[i];
 
-		if (sites_caches(s, &k->k, &k->f, NULL) < 0)
+		if (sites_caches(s, &k->k, &k->f) < 0)
 			return -MDB_E_NOMEM;
 	}
 	s->finished = 1;

@@ -40,12 +40,15 @@ rm -f "$summary"
 jobs=${MEMDB_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 logs=$(mktemp -d "${TMPDIR:-/tmp}/memdb-tests.XXXXXX") || exit 1
 trap 'rm -rf "$logs"' EXIT
+# Each program's path goes through a file, so that xargs splits nothing.
 i=0
 for t in "$@"; do
 	i=$((i + 1))
-	printf '%s %s\n' "$i" "$t"
-done | xargs -P "$jobs" -L 1 sh -c \
-	'"$2" > "$0/$1.log" 2>&1; echo $? > "$0/$1.rc"' "$logs"
+	printf '%s' "$t" > "$logs/$i.path"
+	echo "$i"
+done | xargs -P "$jobs" -I{} sh -c \
+	't=$(cat "$0/$1.path"); "$t" > "$0/$1.log" 2>&1; echo $? > "$0/$1.rc"' \
+	"$logs" {}
 pass=0
 fail=0
 i=0
