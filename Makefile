@@ -97,9 +97,21 @@ $(BUILD)/gen/schema6.inc: db/schema-6.sql tools/embed.sh
 	@mkdir -p $(@D)
 	sh tools/embed.sh schema6_sql $< > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/db/db.o: $(BUILD)/gen/schema.inc $(BUILD)/gen/schema3.inc \
+SCHEMA_INCS := $(BUILD)/gen/schema.inc $(BUILD)/gen/schema3.inc \
 	$(BUILD)/gen/schema4.inc $(BUILD)/gen/schema5.inc \
 	$(BUILD)/gen/schema6.inc
+$(BUILD)/obj/db/db.o: $(SCHEMA_INCS) $(BUILD)/gen/fresh.inc
+$(BUILD)/obj/tools/mkschema.o $(BUILD)/obj/tests/test_cli_db.o: $(SCHEMA_INCS)
+
+# A new database's schema: the migrations' result (db/migrations.h)
+$(BUILD)/mkschema: $(BUILD)/obj/tools/mkschema.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/gen/fresh.sql: $(BUILD)/mkschema
+	$(BUILD)/mkschema > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/fresh.inc: $(BUILD)/gen/fresh.sql tools/embed.sh
+	sh tools/embed.sh fresh_sql $< > $@.tmp && mv $@.tmp $@
 $(BUILD)/obj/report/queries.o: $(BUILD)/gen/queries.inc
 
 $(BUILD)/obj/%.o: %.c

@@ -30,48 +30,11 @@
 
 #include "db.h"
 
-#include "schema.inc" /* schema_sql[], generated from db/schema.sql */
-#include "schema3.inc" /* schema3_sql[], from db/schema-3.sql */
-#include "schema4.inc" /* schema4_sql[], from db/schema-4.sql */
-#include "schema5.inc" /* schema5_sql[], from db/schema-5.sql */
-#include "schema6.inc" /* schema6_sql[], from db/schema-6.sql */
+#include "migrations.h"
+#include "fresh.inc" /* fresh_sql[], generated: see migrations.h */
 
 #define BUSY_TIMEOUT_MS (10 * 60 * 1000) /* ingests wait for each other */
 #define WAIT_NOTICE_MS 1000 /* then say what we wait for */
-
-/*
- * Version 2: a second free of a freed allocation is a duplicate free (an
- * error) only where every allocation path is traced, else a suspect; an
- * unknown free leaves no mark (analysis/pair.h).  Sources ingested before
- * keep the classes they were given; ingest --force applies the rule.
- */
-static const char migrate_2[] =
-	"INSERT INTO free_class VALUES (4, 'duplicate_free_suspect');\n"
-	"INSERT INTO anomaly_class VALUES (10, 'duplicate_free_suspect', 0, "
-	"'a traced allocation freed twice, no traced allocation between, on "
-	"a kernel with untraced allocation paths (kmem_cache_alloc_bulk "
-	"since 4.2, skb caches, RCU sheaves): the object may have been "
-	"allocated again untraced; a double free only if KASAN or "
-	"slub_debug agrees');\n"
-	"UPDATE anomaly_class SET note = 'a traced allocation freed twice, "
-	"no allocation between, on a kernel that traces every allocation "
-	"path (kmemtrace era): a double free' WHERE id = 3;\n"
-	"UPDATE anomaly_class SET note = 'address never seen allocated: "
-	"allocated before the trace began or by an untraced path, or a bad "
-	"free; a later free of it is unknown again' WHERE id = 2;\n";
-
-/*
- * migrations[v] moves a database from user_version v to v + 1.  Version 0
- * is an empty file.  Append, never edit, once a version has shipped.
- */
-static const char *const migrations[] = {
-	schema_sql,
-	migrate_2,
-	schema3_sql,
-	schema4_sql,
-	schema5_sql,
-	schema6_sql,
-};
 
 int mdb_db_error(struct mdb_db *db, struct mdb_error *e, const char *what)
 {
@@ -116,7 +79,7 @@ static int mdb_db_user_version(struct mdb_db *db, int *v, struct mdb_error *e)
 
 static int mdb_db_migrate(struct mdb_db *db, struct mdb_error *e)
 {
-	const int nmig = (int)(sizeof(migrations) / sizeof(migrations[0]));
+	const int nmig = MDB_NMIGRATIONS;
 	int v, ret;
 	char sql[64];
 
@@ -157,8 +120,15 @@ static int mdb_db_migrate(struct mdb_db *db, struct mdb_error *e)
 			goto rollback;
 		}
 	}
+	/* an empty file: the migrations' result at once (migrations.h) */
+	if (v == 0 && nmig == MDB_SCHEMA_VERSION) {
+		ret = mdb_db_exec(db, fresh_sql, e);
+		if (ret < 0)
+			goto rollback;
+		v = nmig;
+	}
 	for (; v < MDB_SCHEMA_VERSION && v < nmig; v++) {
-		ret = mdb_db_exec(db, migrations[v], e);
+		ret = mdb_db_exec(db, mdb_migrations[v], e);
 		if (ret < 0)
 			goto rollback;
 	}

@@ -22,6 +22,8 @@
 #include <sqlite3.h>
 
 #include "testlib.h"
+#include "../db/db.h"
+#include "../db/migrations.h"
 
 static char *tmp;
 
@@ -675,6 +677,97 @@ static char *subst(const char *s, const char *db, const char *nodb)
 	return out;
 }
 
+/* sqlite3_exec() callback: the row's values, '|' between, onto *@arg. */
+static int append_row(void *arg, int n, char **val, char **col)
+{
+	char **out = arg;
+
+	(void)col;
+	for (int i = 0; i < n; i++) {
+		const char *v = val[i] ? val[i] : "(null)";
+		size_t have = *out ? strlen(*out) : 0;
+		char *t = realloc(*out, have + strlen(v) + 2);
+
+		if (!t)
+			return 1;
+		memcpy(t + have, v, strlen(v));
+		t[have + strlen(v)] = i + 1 < n ? '|' : '\n';
+		t[have + strlen(v) + 1] = '\0';
+		*out = t;
+	}
+	return 0;
+}
+
+/* What a database holds: its schema objects, then each table's rows. */
+static char *db_content(sqlite3 *h)
+{
+	sqlite3_stmt *st;
+	char *out = NULL;
+
+	assert_int_equal(sqlite3_exec(h, "SELECT type, name, tbl_name, sql "
+				      "FROM sqlite_master ORDER BY type, name",
+				      append_row, &out, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "PRAGMA user_version", append_row,
+				      &out, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT name FROM sqlite_master "
+					    "WHERE type = 'table' ORDER BY "
+					    "name", -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		char *sql = sqlite3_mprintf("SELECT '%q', * FROM \"%w\"",
+					    sqlite3_column_text(st, 0),
+					    sqlite3_column_text(st, 0));
+
+		assert_int_equal(sqlite3_exec(h, sql, append_row, &out, NULL),
+				 SQLITE_OK);
+		sqlite3_free(sql);
+	}
+	sqlite3_finalize(st);
+	return out;
+}
+
+/*
+ * A new database gets the migrations' result at once (fresh_sql[], made
+ * at build time by tools/mkschema.c, see db/migrations.h): the same
+ * schema objects, word for word, and the same rows as running every
+ * migration in order on an empty database, as an old one is brought up.
+ */
+static void test_new_database_is_the_migrations(void **state)
+{
+	char *path = path_in(tmp, "fresh.db");
+	struct mdb_db d;
+	struct mdb_error e;
+	sqlite3 *h;
+	char *made, *migrated, *ver;
+
+	(void)state;
+	unlink(path);
+	mdb_error_clear(&e);
+	assert_int_equal(mdb_db_open(&d, path, 0, &e), 0);
+	assert_int_equal(mdb_db_close(&d, &e), 0);
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	made = db_content(h);
+	sqlite3_close(h);
+
+	assert_int_equal(sqlite3_open(":memory:", &h), SQLITE_OK);
+	for (int v = 0; v < MDB_NMIGRATIONS; v++)
+		assert_int_equal(sqlite3_exec(h, mdb_migrations[v], NULL, NULL,
+					      NULL), SQLITE_OK);
+	ver = sqlite3_mprintf("PRAGMA user_version = %d", MDB_NMIGRATIONS);
+	assert_int_equal(sqlite3_exec(h, ver, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_free(ver);
+	migrated = db_content(h);
+	sqlite3_close(h);
+
+	assert_int_equal(MDB_NMIGRATIONS, MDB_SCHEMA_VERSION);
+	assert_non_null(strstr(made, "table|alloc|alloc|CREATE TABLE alloc"));
+	assert_non_null(strstr(made, "free_class|4|duplicate_free_suspect"));
+	assert_string_equal(made, migrated);
+	free(made);
+	free(migrated);
+	unlink(path);
+	free(path);
+}
+
 static void test_exit_codes(void **state)
 {
 	char *db = fresh_db(tmp, "exit.db"), *missing;
@@ -746,6 +839,7 @@ int main(void)
 		cmocka_unit_test(test_rejected_ingest_leaves_no_file),
 		cmocka_unit_test(test_waiting_writer_says_so),
 		cmocka_unit_test(test_reader_of_database_being_created),
+		cmocka_unit_test(test_new_database_is_the_migrations),
 		cmocka_unit_test(test_exit_codes),
 	};
 

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The database schema as its migrations: mdb_migrations[v] moves a
+ * database from user_version v to v + 1 (version 0 is an empty file).
+ * db/db.c runs them on a database of an older version.  A new database
+ * gets their result in one go instead: tools/mkschema.c runs them at
+ * build time and writes out the schema and rows they make, fresh_sql[]
+ * (21 ALTER TABLEs each re-read the whole schema: ~45 ms at each new
+ * database, against ~5 ms for their result); tests/test_cli_db.c checks
+ * that the two give the same database.
+ */
+#ifndef MDB_MIGRATIONS_H
+#define MDB_MIGRATIONS_H
+
+#include "schema.inc" /* schema_sql[], generated from db/schema.sql */
+#include "schema3.inc" /* schema3_sql[], from db/schema-3.sql */
+#include "schema4.inc" /* schema4_sql[], from db/schema-4.sql */
+#include "schema5.inc" /* schema5_sql[], from db/schema-5.sql */
+#include "schema6.inc" /* schema6_sql[], from db/schema-6.sql */
+
+/*
+ * Version 2: a second free of a freed allocation is a duplicate free (an
+ * error) only where every allocation path is traced, else a suspect; an
+ * unknown free leaves no mark (analysis/pair.h).  Sources ingested before
+ * keep the classes they were given; ingest --force applies the rule.
+ */
+static const char migrate_2[] =
+	"INSERT INTO free_class VALUES (4, 'duplicate_free_suspect');\n"
+	"INSERT INTO anomaly_class VALUES (10, 'duplicate_free_suspect', 0, "
+	"'a traced allocation freed twice, no traced allocation between, on "
+	"a kernel with untraced allocation paths (kmem_cache_alloc_bulk "
+	"since 4.2, skb caches, RCU sheaves): the object may have been "
+	"allocated again untraced; a double free only if KASAN or "
+	"slub_debug agrees');\n"
+	"UPDATE anomaly_class SET note = 'a traced allocation freed twice, "
+	"no allocation between, on a kernel that traces every allocation "
+	"path (kmemtrace era): a double free' WHERE id = 3;\n"
+	"UPDATE anomaly_class SET note = 'address never seen allocated: "
+	"allocated before the trace began or by an untraced path, or a bad "
+	"free; a later free of it is unknown again' WHERE id = 2;\n";
+
+/*
+ * migrations[v] moves a database from user_version v to v + 1.  Version 0
+ * is an empty file.  Append, never edit, once a version has shipped.
+ */
+static const char *const mdb_migrations[] = {
+	schema_sql,
+	migrate_2,
+	schema3_sql,
+	schema4_sql,
+	schema5_sql,
+	schema6_sql,
+};
+
+#define MDB_NMIGRATIONS \
+	((int)(sizeof(mdb_migrations) / sizeof(mdb_migrations[0])))
+
+#endif
