@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../common/grow.h"
+#include "../common/prefetch.h"
 #include "../ingest/event.h"
 #include "stats.h"
 
@@ -77,6 +78,32 @@ static struct mdb_frow *ftable_get(struct mdb_ftable *t,
 		*hint = (uint32_t)t->n;
 		return r;
 	}
+}
+
+/*
+ * Ask the cache for what ftable_get(@t, @k) will read: at @stage 0 the
+ * hint, at 1 the row the hint names (read it after stage 0 has had its
+ * time).  A hint to the CPU only: a stale or wrong guess costs nothing
+ * but the miss it did not save.
+ */
+static inline void ftable_ahead(const struct mdb_ftable *t,
+				const struct mdb_fkey *k, int stage)
+{
+	uint64_t key = key_hash(k);
+	const uint32_t *hint = &t->hint[(key ^ key >> 32) &
+					(MDB_FT_HINTS - 1)];
+	const char *row;
+
+	if (!stage) {
+		mdb_prefetch(hint);
+		return;
+	}
+	if (!*hint || *hint > t->n)
+		return;
+	row = (const char *)&t->rows[*hint - 1];
+	mdb_prefetch(row);
+	mdb_prefetch(row + 64);
+	mdb_prefetch(row + sizeof(struct mdb_frow) - 1);
 }
 
 static void ftable_release(struct mdb_ftable *t)
@@ -553,14 +580,67 @@ static int sl_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 	return 0;
 }
 
+/*
+ * What sl_lifetime() will look up for @lt, asked ahead (ftable_ahead()'s
+ * @stage).  The keys are sl_lifetime()'s at the present bucket width; a
+ * coarsening in between only makes the guess wrong.
+ */
+static void sl_ahead(const struct mdb_stats *s, const struct mdb_lifetime *lt,
+		     int stage)
+{
+	struct mdb_fkey k = { .site_id = lt->site_id, .type = lt->type,
+			      .cache_id = lt->cache_id, .pid = lt->pid };
+
+	if (lt->type == MDB_TYPE_PAGE)
+		return;
+	ftable_ahead(&s->sl_pids, &k, stage);
+	k.pid = 0;
+	k.obj_size = lt->bytes_alloc;
+	k.comm_id = lt->comm_id;
+	ftable_ahead(&s->sl_keys, &k, stage);
+	if (lt->ts == MDB_NO_TS || lt->ts < 0)
+		return;
+	k.comm_id = 0;
+	k.bucket = lt->ts >> s->sl_shift;
+	ftable_ahead(&s->sl_buckets, &k, stage);
+	{
+		struct mdb_fkey ck = { .bucket = k.bucket >>
+					       MDB_SL_COMM_SHIFT,
+				       .type = lt->type,
+				       .site_id = lt->site_id,
+				       .comm_id = lt->comm_id };
+
+		ftable_ahead(&s->sl_bcomm, &ck, stage);
+	}
+}
+
+/* The queued lifetimes into the slicing index, in their order. */
+static int sl_flush(struct mdb_stats *s)
+{
+	size_t n = s->sl_nq;
+
+	s->sl_nq = 0;
+	for (size_t i = 0; i < n; i++)
+		sl_ahead(s, &s->sl_q[i], 0);
+	for (size_t i = 0; i < n; i++)
+		sl_ahead(s, &s->sl_q[i], 1);
+	for (size_t i = 0; i < n; i++) {
+		int ret = sl_lifetime(s, &s->sl_q[i]);
+
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 int mdb_stats_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 {
 	int ret = tables_lifetime(s, lt);
 
-	if (ret >= 0)
-		ret = sl_lifetime(s, lt);
-
 	if (ret < 0)
+		return ret;
+	s->sl_q[s->sl_nq++] = *lt;
+	if (s->sl_nq == MDB_SL_AHEAD && (ret = sl_flush(s)) < 0)
 		return ret;
 	anom_lifetime(s, lt);
 	tl_lifetime(s, lt);
@@ -571,6 +651,8 @@ int mdb_stats_finish(struct mdb_stats *s)
 {
 	if (s->finished)
 		return 0;
+	if (sl_flush(s) < 0)
+		return -MDB_E_NOMEM;
 	for (size_t i = 0; i < s->sl_keys.n; i++) {
 		const struct mdb_frow *k = &s->sl_keys.rows[i];
 

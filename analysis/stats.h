@@ -57,6 +57,7 @@ struct mdb_figs {
 };
 
 #define MDB_FT_HINTS 4096
+#define MDB_SL_AHEAD 32 /* see mdb_stats.sl_q */
 
 /*
  * A keyed table of figures: key -> row index, rows in arrival order.
@@ -143,6 +144,11 @@ struct mdb_stats {
 	int64_t sl_min_ts, sl_max_ts, sl_max_end; /* INT64_MAX/MIN: none */
 	int64_t sl_bmin, sl_bmax;   /* bucket span at sl_shift */
 	unsigned sl_shift;          /* bucket width: 1 << sl_shift ns */
+	/* lifetimes not yet in the slicing index: they go in MDB_SL_AHEAD
+	 * at a time, their rows asked of the cache ahead (a row is a cache
+	 * miss: the tables are megabytes) */
+	struct mdb_lifetime sl_q[MDB_SL_AHEAD];
+	size_t sl_nq;
 	int finished;               /* mdb_stats_finish() done */
 };
 
