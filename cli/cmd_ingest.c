@@ -328,6 +328,10 @@ static int ingest_one(struct mdb_db *db, const char *path,
 	ret = mdb_input_open(path, io, &in, &e);
 	if (ret < 0)
 		goto fail;
+	/* perf.data reads and sorts its records while its hash is taken */
+	ret = mdb_input_prepare(in, &e);
+	if (ret < 0)
+		goto fail;
 	m = mdb_input_meta(in);
 	prog.in = in;
 	set_taken_at(&lo, m);

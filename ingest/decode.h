@@ -55,6 +55,9 @@ struct mdb_decode_opts {
 	int stream;              /* read from standard input: no directory */
 	/* format-specific settings the opener learnt while probing */
 	const void *priv;
+	/* what the format's prepare() read (ingest/input.h), the decoder's
+	 * to use and free; NULL: the decoder reads it all itself */
+	void *prepared;
 };
 
 void mdb_decode_opts_init(struct mdb_decode_opts *o, const char *name);

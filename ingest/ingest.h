@@ -104,7 +104,19 @@ int mdb_attach_scan(struct mdb_source_meta *m, const char *dir,
 int mdb_input_open(const char *path, const struct mdb_ingest_opts *o,
 		   struct mdb_input **in, struct mdb_error *e);
 
-const struct mdb_source_meta *mdb_input_meta(const struct mdb_input *in);
+/*
+ * The source's description.  Its hash may still be being computed on
+ * another thread (see mdb_input_prepare()): this waits for it.
+ */
+const struct mdb_source_meta *mdb_input_meta(struct mdb_input *in);
+
+/*
+ * Do now what the format reads before its first event (perf.data: all
+ * its records, to sort them), while the input's hash is computed on
+ * another thread; mdb_input_decode() goes on from there.  Formats that
+ * stream do nothing here.  Returns 0 or -MDB_E_* (@e says what).
+ */
+int mdb_input_prepare(struct mdb_input *in, struct mdb_error *e);
 
 /*
  * How far mdb_input_decode() has come, for progress: bytes of the input

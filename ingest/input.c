@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,7 @@ static int any_probe(const void *buf, size_t len)
 static const struct mdb_format formats[] = {
 	/* perf.data: the PERFILE2 magic, either byte order */
 	{ .name = PERF_FORMAT, .probe = perf_probe, .decode = perf_decode,
+	  .prepare = perf_prepare, .unprepare = perf_unprepare,
 	  .describe = perf_input_describe, .empty_hint = KMEM_HINT,
 	  .help = "what perf kmem record (--page) or perf record -e "
 		  "kmem:... writes: a perf.data file of either byte order, "
@@ -228,12 +230,35 @@ struct file_input {
 	struct kallsyms ksyms;
 	int have_ksyms;
 	size_t released;         /* pages released up to here */
+	/* formats with prepare(): the hash runs on its own thread, from
+	 * the opening to the first mdb_input_meta() */
+	struct mdb_hasher *hasher;
+	pthread_t hash_thread;
+	int hashing;
+	void *prepared;          /* prepare()'s state, until decode */
 };
+
+static void file_hash_wait(struct file_input *fi, struct mdb_source_meta *m)
+{
+	if (!fi->hashing)
+		return;
+	pthread_join(fi->hash_thread, NULL);
+	fi->hashing = 0;
+	mdb_hash_end(fi->hasher, m);
+	fi->hasher = NULL;
+}
 
 static void file_free(struct file_input *fi)
 {
 	if (!fi)
 		return;
+	if (fi->hashing) {
+		struct mdb_source_meta ign;
+
+		file_hash_wait(fi, &ign);
+	}
+	if (fi->prepared)
+		fi->f->unprepare(fi->prepared);
 	mdb_unmap(&fi->map);
 	if (fi->have_ksyms)
 		kallsyms_release(&fi->ksyms);
@@ -270,6 +295,8 @@ static int file_decode(struct mdb_input *in, const struct mdb_sink *sink,
 	fi->released = 0;
 	fi->dopts.progress = &in->done;
 	in->size = fi->map.len;
+	fi->dopts.prepared = fi->prepared; /* decode frees it */
+	fi->prepared = NULL;
 	ret = fi->f->decode(fi->map.data, fi->map.len, &fi->dopts, sink, st,
 			    e);
 	if (ret < 0 || st->events)
@@ -299,9 +326,26 @@ static void file_close(struct mdb_input *in)
 	free(in);
 }
 
+static int file_input_prepare(struct mdb_input *in, struct mdb_error *e)
+{
+	struct file_input *fi = in->priv;
+
+	if (!fi->f->prepare || fi->prepared)
+		return 0;
+	return fi->f->prepare(fi->map.data, fi->map.len, &fi->dopts,
+			      &fi->prepared, e);
+}
+
+static void file_wait(struct mdb_input *in)
+{
+	file_hash_wait(in->priv, &in->meta);
+}
+
 static const struct mdb_input_ops file_event_ops = {
 	.decode = file_decode,
 	.close = file_close,
+	.prepare = file_input_prepare,
+	.wait = file_wait,
 };
 
 static const struct mdb_input_ops file_snap_ops = {
@@ -349,6 +393,15 @@ static void file_meta_init(struct mdb_source_meta *m,
 	m->data_bytes = len;
 }
 
+/* The hash thread of a format with prepare(): the whole mapping. */
+static void *hash_main(void *arg)
+{
+	struct file_input *fi = arg;
+
+	mdb_hash_update(fi->hasher, fi->map.data, fi->map.len);
+	return NULL;
+}
+
 /* Describe, kallsyms, the directory's extras, the hash. */
 static int file_prepare(struct mdb_input *in, struct file_input *fi,
 			const char *dir, const struct mdb_ingest_opts *o,
@@ -378,7 +431,19 @@ static int file_prepare(struct mdb_input *in, struct file_input *fi,
 	h = mdb_hash_begin(fi->f->name, e);
 	if (!h)
 		return -MDB_E_NOMEM;
-	mdb_hash_map(h, &fi->map, MDB_RELEASE_STEP);
+	if (fi->f->prepare) {
+		/* its decoder keeps every page: none are released */
+		fi->hasher = h;
+		if (pthread_create(&fi->hash_thread, NULL, hash_main,
+				   fi) == 0) {
+			fi->hashing = 1;
+			return 0;
+		}
+		fi->hasher = NULL;
+		mdb_hash_update(h, fi->map.data, fi->map.len);
+	} else {
+		mdb_hash_map(h, &fi->map, MDB_RELEASE_STEP);
+	}
 	mdb_hash_end(h, &in->meta);
 	return 0;
 }
@@ -771,9 +836,16 @@ void mdb_hash_end(struct mdb_hasher *h, struct mdb_source_meta *m)
 }
 
 
-const struct mdb_source_meta *mdb_input_meta(const struct mdb_input *in)
+const struct mdb_source_meta *mdb_input_meta(struct mdb_input *in)
 {
+	if (in->ops->wait)
+		in->ops->wait(in);
 	return &in->meta;
+}
+
+int mdb_input_prepare(struct mdb_input *in, struct mdb_error *e)
+{
+	return in->ops->prepare ? in->ops->prepare(in, e) : 0;
 }
 
 int mdb_input_position(const struct mdb_input *in, uint64_t *done,

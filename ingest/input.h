@@ -32,6 +32,9 @@ struct mdb_input_ops {
 			   const struct mdb_snap_sink *sink,
 			   struct mdb_snap_info *info, struct mdb_error *e);
 	void (*close)(struct mdb_input *in);
+	/* mdb_input_prepare() and mdb_input_meta()'s wait; may be NULL */
+	int (*prepare)(struct mdb_input *in, struct mdb_error *e);
+	void (*wait)(struct mdb_input *in);
 };
 
 struct mdb_input {
@@ -75,6 +78,16 @@ struct mdb_format {
 	int (*open_file)(const char *path, struct mdb_map *map, int fd,
 			 const struct mdb_ingest_opts *o,
 			 struct mdb_input **in, struct mdb_error *e);
+	/*
+	 * One-file formats that read all their input before the first event
+	 * (perf.data sorts it): that reading on its own, for
+	 * mdb_input_prepare(); its *@state reaches decode as the options'
+	 * prepared, and unprepare() frees one decode never got.
+	 */
+	int (*prepare)(const void *buf, size_t len,
+		       const struct mdb_decode_opts *o, void **state,
+		       struct mdb_error *e);
+	void (*unprepare)(void *state);
 	unsigned flags;
 	const char *empty_hint; /* events: what to do when none were found */
 	const char *help;       /* what it is, for 'memdb ingest --help' */

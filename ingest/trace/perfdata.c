@@ -37,6 +37,7 @@
 #include "../../common/heap.h"
 #include "../../common/u64map.h"
 #include "perfdata.h"
+#include "../../common/prefetch.h"
 #include "tep_kmem.h"
 
 #define HDR_SIZE 104      /* struct perf_file_header */
@@ -1263,6 +1264,25 @@ static int pd_replay(struct pd *d, int64_t ts, size_t *k)
 	return 0;
 }
 
+/*
+ * Entries are emitted in time order, which is not the stream's: each
+ * entry and its payload would be a cache miss.  Ask for them ahead:
+ * the entry PD_AHEAD places on, the payload of the one half way.
+ */
+#define PD_AHEAD 16
+
+static inline void pd_prefetch(const struct pd *d, size_t i)
+{
+	if (i + PD_AHEAD < d->nents)
+		mdb_prefetch(&d->ents[d->sorted[i + PD_AHEAD]]);
+	if (i + PD_AHEAD / 2 < d->nents) {
+		const struct pd_ent *en = &d->ents[d->sorted[i + PD_AHEAD / 2]];
+		const uint8_t *raw = (en->inz ? d->z : d->all.start) + en->raw;
+
+		mdb_prefetch(raw);
+	}
+}
+
 static int pd_emit(struct pd *d, const struct mdb_sink *sink)
 {
 	size_t k = 0;
@@ -1272,6 +1292,8 @@ static int pd_emit(struct pd *d, const struct mdb_sink *sink)
 		const uint8_t *raw = (en->inz ? d->z : d->all.start) + en->raw;
 		struct mdb_event ev;
 		int ret;
+
+		pd_prefetch(d, i);
 
 		if (d->o && d->o->progress && !(i & 4095))
 			*d->o->progress = (uint64_t)((double)(d->all.end -
@@ -1415,60 +1437,114 @@ static void pd_release(struct pd *d)
 	u64map_release(&d->first_comm);
 }
 
+/*
+ * Pass one (the header, formats, walk and sort) into a new *@out, which
+ * keeps its own statistics until pass two.  -MDB_E_* on failure, with
+ * nothing left to free.
+ */
+static int pd_prepare(const void *buf, size_t len,
+		      const struct mdb_decode_opts *o, struct pd **out,
+		      struct mdb_error *e)
+{
+	struct pd *d = calloc(1, sizeof(*d) + sizeof(*d->st));
+	int ret;
+
+	*out = NULL;
+	if (!d)
+		return mdb_error_set(e, MDB_E_NOMEM,
+				     o && o->name ? o->name : "perf.data",
+				     -1, -1, NULL);
+	d->name = o && o->name ? o->name : "perf.data";
+	d->o = o;
+	d->st = (struct mdb_decode_stats *)(d + 1);
+	d->e = e;
+	d->page_size = o ? o->page_size : 0;
+	d->maxcpu = -1;
+	d->last_tid = -1;
+	d->tl_tid = -1;
+	/* a zstd bomb stops here: perf's level-1 ratio is about 20 */
+	d->zmax = len > SIZE_MAX / 256 ? SIZE_MAX : (len + 4096) * 256;
+	mdb_cursor_init(&d->all, buf, len);
+	u64map_init(&d->ids);
+	u64map_init(&d->comm_of);
+	u64map_init(&d->tl);
+	u64map_init(&d->first_comm);
+	tep_set_loglevel(TEP_LOG_NONE);
+	d->tep = tep_alloc();
+	if (!d->tep) {
+		ret = mdb_error_set(e, MDB_E_NOMEM, d->name, -1, -1, NULL);
+		goto out;
+	}
+	ret = pd_file(d);
+	if (ret >= 0 && d->pipe)
+		ret = pd_walk(d, &d->all, PIPE_HDR_SIZE, len);
+	if (ret >= 0 && d->zdone != d->zlen) {
+		d->in_z = 1;
+		ret = pd_err(d, MDB_E_TRUNCATED, d->zdone, "perf.data "
+			     "compressed records end inside a record");
+	}
+	if (ret >= 0 && !d->have_tracing && d->nattrs)
+		pd_warn(d, 0, "perf.data without tracing data: no event "
+			"formats, no kmem events read");
+	if (ret < 0)
+		goto out;
+	d->st->lost_events = d->lost > d->lost_samples ? d->lost :
+			     d->lost_samples;
+	if (!d->page_size)
+		d->page_size = 4096;
+	ret = pd_sort(d);
+	if (ret < 0)
+		goto out;
+	if (d->ntev > 1)
+		qsort(d->tev, d->ntev, sizeof(*d->tev), tev_cmp);
+out:
+	if (ret < 0) {
+		pd_release(d);
+		free(d);
+		return ret;
+	}
+	*out = d;
+	return 0;
+}
+
+int perf_prepare(const void *buf, size_t len, const struct mdb_decode_opts *o,
+		 void **state, struct mdb_error *e)
+{
+	struct pd *d;
+	int ret = pd_prepare(buf, len, o, &d, e);
+
+	*state = ret < 0 ? NULL : d;
+	return ret;
+}
+
+void perf_unprepare(void *state)
+{
+	if (state) {
+		pd_release(state);
+		free(state);
+	}
+}
+
 int perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 		const struct mdb_sink *sink, struct mdb_decode_stats *st,
 		struct mdb_error *e)
 {
-	struct pd d;
-	int ret;
+	struct pd *d = o ? o->prepared : NULL;
+	int ret = 0;
 
-	memset(&d, 0, sizeof(d));
-	memset(st, 0, sizeof(*st));
-	d.name = o && o->name ? o->name : "perf.data";
-	d.o = o;
-	d.st = st;
-	d.e = e;
-	d.page_size = o ? o->page_size : 0;
-	d.maxcpu = -1;
-	d.last_tid = -1;
-	d.tl_tid = -1;
-	/* a zstd bomb stops here: perf's level-1 ratio is about 20 */
-	d.zmax = len > SIZE_MAX / 256 ? SIZE_MAX : (len + 4096) * 256;
-	mdb_cursor_init(&d.all, buf, len);
-	u64map_init(&d.ids);
-	u64map_init(&d.comm_of);
-	u64map_init(&d.tl);
-	u64map_init(&d.first_comm);
-	tep_set_loglevel(TEP_LOG_NONE);
-	d.tep = tep_alloc();
-	if (!d.tep) {
-		ret = mdb_error_set(e, MDB_E_NOMEM, d.name, -1, -1, NULL);
-		goto out;
+	if (!d)
+		ret = pd_prepare(buf, len, o, &d, e);
+	if (ret < 0) {
+		memset(st, 0, sizeof(*st));
+		return ret;
 	}
-	ret = pd_file(&d);
-	if (ret >= 0 && d.pipe)
-		ret = pd_walk(&d, &d.all, PIPE_HDR_SIZE, len);
-	if (ret >= 0 && d.zdone != d.zlen) {
-		d.in_z = 1;
-		ret = pd_err(&d, MDB_E_TRUNCATED, d.zdone, "perf.data "
-			     "compressed records end inside a record");
-	}
-	if (ret >= 0 && !d.have_tracing && d.nattrs)
-		pd_warn(&d, 0, "perf.data without tracing data: no event "
-			"formats, no kmem events read");
-	if (ret < 0)
-		goto out;
-	st->lost_events = d.lost > d.lost_samples ? d.lost : d.lost_samples;
-	if (!d.page_size)
-		d.page_size = 4096;
-	ret = pd_sort(&d);
-	if (ret < 0)
-		goto out;
-	if (d.ntev > 1)
-		qsort(d.tev, d.ntev, sizeof(*d.tev), tev_cmp);
-	ret = pd_emit(&d, sink);
-out:
-	pd_release(&d);
+	/* pass two: what pass one counted is the caller's from here */
+	*st = *d->st;
+	d->st = st;
+	d->o = o;
+	d->e = e;
+	ret = pd_emit(d, sink);
+	perf_unprepare(d);
 	return ret;
 }
 

@@ -47,7 +47,17 @@ int perf_probe(const void *buf, size_t len);
 int perf_describe(const void *buf, size_t len, const char *name,
 		  struct perf_info *info, struct mdb_error *e);
 
-/* The decoder (an mdb_decode_fn). */
+/*
+ * Pass one alone (an input format's prepare, see ingest/input.h): the
+ * header, the event formats, every record's place and the time order,
+ * into *@state for perf_decode() (as its options' prepared), which frees
+ * it; perf_unprepare() frees one that never got there.
+ */
+int perf_prepare(const void *buf, size_t len, const struct mdb_decode_opts *o,
+		 void **state, struct mdb_error *e);
+void perf_unprepare(void *state);
+
+/* The decoder (an mdb_decode_fn): pass one unless prepared, then two. */
 int perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 		const struct mdb_sink *sink, struct mdb_decode_stats *st,
 		struct mdb_error *e);
