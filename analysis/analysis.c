@@ -197,6 +197,13 @@ static int feed_free(struct mdb_analysis *a, const struct mdb_event *ev,
 	return mdb_pair_free(&a->pair, &f);
 }
 
+void mdb_analysis_ahead(void *ctx, const struct mdb_event *ev)
+{
+	const struct mdb_analysis *a = ctx;
+
+	mdb_pair_ahead(&a->pair, ev->type, ev->ptr);
+}
+
 int mdb_analysis_event(void *ctx, const struct mdb_event *ev)
 {
 	struct mdb_analysis *a = ctx;
@@ -249,6 +256,7 @@ int mdb_analysis_init(struct mdb_analysis *a,
 	a->first_ts = a->last_ts = MDB_NO_TS;
 	a->sink.ctx = a;
 	a->sink.event = mdb_analysis_event;
+	a->sink.ahead = mdb_analysis_ahead;
 	return 0;
 }
 

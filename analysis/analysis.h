@@ -73,6 +73,9 @@ int mdb_analysis_init(struct mdb_analysis *a,
 void mdb_analysis_release(struct mdb_analysis *a);
 
 /* One event, in the source's global order (the sink's callback). */
+/* The sink's ahead(): an event to come (struct mdb_sink). */
+void mdb_analysis_ahead(void *ctx, const struct mdb_event *ev);
+
 int mdb_analysis_event(void *a, const struct mdb_event *ev);
 
 /* End of the events: the allocations still live become lifetimes. */

@@ -83,6 +83,11 @@ static inline struct u64map *key_space(struct mdb_pair *p, uint8_t type)
 	return type == MDB_TYPE_PAGE ? &p->page : &p->slab;
 }
 
+void mdb_pair_ahead(const struct mdb_pair *p, uint8_t type, uint64_t ptr)
+{
+	u64map_prefetch(type == MDB_TYPE_PAGE ? &p->page : &p->slab, ptr);
+}
+
 /* Count the positions skipped before @seq (positions always rise). */
 static inline void note_pos(struct mdb_pair *p, int64_t seq)
 {

@@ -129,6 +129,9 @@ int mdb_pair_all_traced(const char *format, const char *release);
 void mdb_pair_set_all_traced(struct mdb_pair *p, int on);
 
 /* Feed an ALLOC; @lt's end fields are ignored. */
+/* A hint: an event of @type on @ptr comes soon (u64map_prefetch()). */
+void mdb_pair_ahead(const struct mdb_pair *p, uint8_t type, uint64_t ptr);
+
 int mdb_pair_alloc(struct mdb_pair *p, const struct mdb_lifetime *lt);
 
 /* Feed a FREE. */

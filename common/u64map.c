@@ -5,16 +5,7 @@
 
 #include "u64map.h"
 
-/* The 64-bit finaliser of MurmurHash3: cheap and mixes every key bit. */
-static inline uint64_t mix64(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	k *= 0xc4ceb9fe1a85ec53ULL;
-	k ^= k >> 33;
-	return k;
-}
+#define mix64 u64map_mix
 
 void u64map_init(struct u64map *m)
 {

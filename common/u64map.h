@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "prefetch.h"
+
 struct u64map_slot {
 	uint64_t key;
 	uint64_t val;
@@ -27,6 +29,24 @@ struct u64map {
 	int has_zero;              /* key 0 lives outside the table */
 	uint64_t zero_val;
 };
+
+/* The 64-bit finaliser of MurmurHash3: cheap and mixes every key bit. */
+static inline uint64_t u64map_mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ULL;
+	k ^= k >> 33;
+	return k;
+}
+
+/* Ask the cache for @key's first slot, ahead of a get or put of it. */
+static inline void u64map_prefetch(const struct u64map *m, uint64_t key)
+{
+	if (m->slots)
+		mdb_prefetch(&m->slots[u64map_mix(key) & m->mask]);
+}
 
 void u64map_init(struct u64map *m);
 void u64map_release(struct u64map *m);

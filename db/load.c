@@ -64,6 +64,13 @@ static int load_event(void *ctx, const struct mdb_event *ev)
 	return ret;
 }
 
+static void load_ahead(void *ctx, const struct mdb_event *ev)
+{
+	struct mdb_load *l = ctx;
+
+	mdb_analysis_ahead(&l->an, ev);
+}
+
 /* ---- begin / commit / abort ----------------------------------------- */
 
 static void load_free(struct mdb_load *l)
@@ -109,6 +116,7 @@ int mdb_load_begin(struct mdb_db *db, const char *path,
 	}
 	l->sink.ctx = l;
 	l->sink.event = load_event;
+	l->sink.ahead = load_ahead;
 
 	ret = mdb_load_head_begin(&l->h, db, path, m, opts, res, e);
 	if (ret != 0) {

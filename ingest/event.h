@@ -77,6 +77,12 @@ struct mdb_sink {
 	void *ctx;
 	/* One event in global order; a negative return stops the decoder. */
 	int (*event)(void *ctx, const struct mdb_event *ev);
+	/*
+	 * May be NULL.  An event that event() will get a few calls later,
+	 * for the sink to ask the cache for what it will look up (a hint:
+	 * nothing may depend on it).  Decoders call it when they can.
+	 */
+	void (*ahead)(void *ctx, const struct mdb_event *ev);
 };
 
 /* What a decoder saw besides events; stored with the source. */

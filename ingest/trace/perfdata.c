@@ -98,8 +98,7 @@ struct pd_attr {
 
 /* One kmem sample of the index. */
 struct pd_ent {
-	int64_t ts;
-	uint64_t ord;      /* position in the stream: ties keep it */
+	int64_t ts;        /* ties keep the stream's order: the index */
 	uint64_t raw;      /* offset of the payload in its buffer */
 	uint32_t raw_size;
 	uint32_t attr;
@@ -806,7 +805,7 @@ static int pd_index_add(struct pd *d, const struct pd_sample *s)
 	    pd_run_add(d) < 0)
 		return -MDB_E_NOMEM;
 	d->ents[d->nents] = (struct pd_ent){
-		.ts = s->ts, .ord = d->nents, .raw = s->raw,
+		.ts = s->ts, .raw = s->raw,
 		.raw_size = s->raw_size, .attr = s->attr, .cpu = s->cpu,
 		.tid = s->tid, .chain = s->chain, .nchain = s->nchain,
 		.inz = d->in_z,
@@ -1266,10 +1265,14 @@ static int pd_replay(struct pd *d, int64_t ts, size_t *k)
 
 /*
  * Entries are emitted in time order, which is not the stream's: each
- * entry and its payload would be a cache miss.  Ask for them ahead:
- * the entry PD_AHEAD places on, the payload of the one half way.
+ * entry and its payload would be a cache miss, and so would the pairing's
+ * lookup of the event's address.  So pass two asks for the entry
+ * PD_AHEAD places on and the payload (both its ends) of the one
+ * PD_AHEAD / 2 on, and decodes PD_RING events ahead of the sink, telling
+ * it of each (its ahead()).
  */
-#define PD_AHEAD 16
+#define PD_AHEAD 32
+#define PD_RING 8
 
 static inline void pd_prefetch(const struct pd *d, size_t i)
 {
@@ -1280,45 +1283,65 @@ static inline void pd_prefetch(const struct pd *d, size_t i)
 		const uint8_t *raw = (en->inz ? d->z : d->all.start) + en->raw;
 
 		mdb_prefetch(raw);
+		mdb_prefetch(raw + (en->raw_size ? en->raw_size - 1 : 0));
 	}
+}
+
+/* An event decoded ahead: tep_kmem_event()'s result and event. */
+struct pd_dec {
+	int ret;
+	struct mdb_event ev;
+};
+
+static void pd_decode(struct pd *d, size_t i, struct pd_dec *x,
+		      const struct mdb_sink *sink)
+{
+	const struct pd_ent *en = &d->ents[d->sorted[i]];
+	const uint8_t *raw = (en->inz ? d->z : d->all.start) + en->raw;
+
+	mdb_event_init(&x->ev);
+	x->ret = tep_kmem_event(&d->km, raw, en->raw_size, &x->ev);
+	if (x->ret > 0 && sink->ahead)
+		sink->ahead(sink->ctx, &x->ev);
 }
 
 static int pd_emit(struct pd *d, const struct mdb_sink *sink)
 {
+	struct pd_dec ring[PD_RING];
 	size_t k = 0;
 
+	for (size_t i = 0; i < PD_RING && i < d->nents; i++)
+		pd_decode(d, i, &ring[i], sink);
 	for (size_t i = 0; i < d->nents; i++) {
 		const struct pd_ent *en = &d->ents[d->sorted[i]];
-		const uint8_t *raw = (en->inz ? d->z : d->all.start) + en->raw;
-		struct mdb_event ev;
+		struct pd_dec *x = &ring[i % PD_RING];
 		int ret;
 
 		pd_prefetch(d, i);
-
 		if (d->o && d->o->progress && !(i & 4095))
 			*d->o->progress = (uint64_t)((double)(d->all.end -
 				d->all.start) * (double)i / (double)d->nents);
 		if (pd_replay(d, en->ts, &k) < 0)
 			return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1,
 					     -1, NULL);
-		mdb_event_init(&ev);
 		d->in_z = en->inz;
-		ret = tep_kmem_event(&d->km, raw, en->raw_size, &ev);
-		if (ret < 0)
+		if (x->ret < 0)
 			return pd_err(d, MDB_E_CORRUPT, en->raw, "kmem raw data "
 				      "of %u bytes without room for the fields "
 				      "its format names", en->raw_size);
-		if (!ret) { /* a kmem event memdb does not read */
+		if (!x->ret) { /* a kmem event memdb does not read */
 			d->st->unknown++;
-			continue;
+		} else {
+			x->ev.seq = (int64_t)++d->st->events;
+			x->ev.ts = en->ts;
+			x->ev.cpu = en->cpu < 0 ? 0 : en->cpu;
+			pd_task(d, en, &x->ev);
+			ret = sink->event(sink->ctx, &x->ev);
+			if (ret < 0)
+				return ret;
 		}
-		ev.seq = (int64_t)++d->st->events;
-		ev.ts = en->ts;
-		ev.cpu = en->cpu < 0 ? 0 : en->cpu;
-		pd_task(d, en, &ev);
-		ret = sink->event(sink->ctx, &ev);
-		if (ret < 0)
-			return ret;
+		if (i + PD_RING < d->nents)
+			pd_decode(d, i + PD_RING, x, sink);
 	}
 	if (d->st->events) {
 		d->st->first_seq = 1;
