@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mdb_input *in;
 	struct mdb_error e;
 	uint64_t n = 0;
-	struct mdb_sink sink = { &n, count_event };
+	struct mdb_sink sink = { &n, count_event, NULL };
 	char *raw;
 	FILE *f;
 

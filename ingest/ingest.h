@@ -113,8 +113,9 @@ const struct mdb_source_meta *mdb_input_meta(struct mdb_input *in);
 /*
  * Do now what the format reads before its first event (perf.data: all
  * its records, to sort them), while the input's hash is computed on
- * another thread; mdb_input_decode() goes on from there.  Formats that
- * stream do nothing here.  Returns 0 or -MDB_E_* (@e says what).
+ * another thread, and wait for the hash; mdb_input_decode() goes on from
+ * there.  Formats that stream only wait for the hash here.  Returns 0 or
+ * -MDB_E_* (@e says what; a file that shrank meanwhile is an error).
  */
 int mdb_input_prepare(struct mdb_input *in, struct mdb_error *e);
 

@@ -845,7 +845,12 @@ const struct mdb_source_meta *mdb_input_meta(struct mdb_input *in)
 
 int mdb_input_prepare(struct mdb_input *in, struct mdb_error *e)
 {
-	return in->ops->prepare ? in->ops->prepare(in, e) : 0;
+	int ret = in->ops->prepare ? in->ops->prepare(in, e) : 0;
+
+	if (in->ops->wait)
+		in->ops->wait(in);
+	/* the walk and the hash read the mapping: did the file shrink? */
+	return mdb_map_check(ret, e);
 }
 
 int mdb_input_position(const struct mdb_input *in, uint64_t *done,

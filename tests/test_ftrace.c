@@ -197,7 +197,7 @@ static int decode_fixture(const char *dir, const char *file,
 	o.warn = on_warn;
 	o.warn_ctx = wd;
 	{
-		struct mdb_sink sink = { r, rec_event };
+		struct mdb_sink sink = { r, rec_event, NULL };
 
 		ret = ft_decode(text, len, &o, &sink, st, e);
 	}
@@ -624,7 +624,7 @@ static int decode_text(const char *text, const struct mdb_decode_opts *o_in,
 		       struct rec *r, struct mdb_decode_stats *st)
 {
 	struct mdb_decode_opts o = *o_in;
-	struct mdb_sink sink = { r, rec_event };
+	struct mdb_sink sink = { r, rec_event, NULL };
 	struct mdb_error e;
 
 	o.name = "inline";

@@ -186,7 +186,7 @@ static void shrink_decode(const char *path, off_t keep, const char *who)
 	struct mdb_decode_stats st;
 	struct mdb_error e;
 	uint64_t n = 0;
-	struct mdb_sink sink = { &n, count_event };
+	struct mdb_sink sink = { &n, count_event, NULL };
 
 	mdb_ingest_opts_init(&o);
 	mdb_error_clear(&e);
@@ -229,6 +229,36 @@ static void test_shrink_trace(void **state)
 	}
 	free(cpu0);
 	free(trace);
+	free(dir);
+}
+
+/*
+ * perf.data reads all its records, and takes its hash on another
+ * thread, in mdb_input_prepare(): a file cut short after the opening is
+ * an error there, with the file's name.
+ */
+static void test_shrink_perf_prepare(void **state)
+{
+	char *dir = path_in(tmp, "shrink-perf"), *data;
+	struct mdb_ingest_opts o;
+	struct mdb_input *in;
+	struct mdb_error e;
+
+	(void)state;
+	SH("rm -rf '%s' && mkdir -p '%s'", dir, dir);
+	data = path_in(dir, "slab.data");
+	SH("zstd -dqf '%s/real-perf/slab.data.zst' -o '%s'", env("TESTDATA"),
+	   data);
+	mdb_ingest_opts_init(&o);
+	mdb_error_clear(&e);
+	assert_int_equal(mdb_input_open(data, &o, &in, &e), 0);
+	assert_int_equal(truncate(data, 4096), 0);
+	assert_int_equal(mdb_input_prepare(in, &e), -MDB_E_IO);
+	assert_string_equal(e.file, data);
+	assert_non_null(strstr(e.msg, "shrank"));
+	mdb_input_close(in);
+	assert_int_equal(mdb_map_check(0, &e), 0);
+	free(data);
 	free(dir);
 }
 
@@ -562,6 +592,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fifo_refused),
 		cmocka_unit_test(test_shrink_trace),
+		cmocka_unit_test(test_shrink_perf_prepare),
 		cmocka_unit_test(test_shrink_snapshot),
 		cmocka_unit_test(test_shrink_snapshot_db),
 		cmocka_unit_test(test_cut_trace),

@@ -292,7 +292,7 @@ static void test_merge_wrap(void **state)
 	uint8_t c0[96], c1[48];
 	struct kt_stream s[2];
 	struct collect col = { 0 };
-	struct mdb_sink sink = { &col, collect_event };
+	struct mdb_sink sink = { &col, collect_event, NULL };
 	struct mdb_decode_stats st;
 	struct mdb_error e;
 
@@ -322,7 +322,7 @@ static void test_merge_gaps(void **state)
 	uint8_t c0[48 * 2], c1[48 * 2], c2[48];
 	struct kt_stream s[3];
 	struct collect col = { 0 };
-	struct mdb_sink sink = { &col, collect_event };
+	struct mdb_sink sink = { &col, collect_event, NULL };
 	struct mdb_decode_stats st;
 	struct mdb_error e;
 
@@ -359,7 +359,7 @@ static void test_decode_shape(void **state)
 	for (int i = 0; i < 2; i++) {
 		uint8_t buf[76];
 		struct collect col = { 0 };
-		struct mdb_sink sink = { &col, collect_event };
+		struct mdb_sink sink = { &col, collect_event, NULL };
 		struct mdb_decode_opts o;
 		struct mdb_decode_stats st;
 		struct mdb_error e;

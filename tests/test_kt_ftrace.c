@@ -123,7 +123,7 @@ static int decode(const uint8_t *buf, size_t len, struct rec *r,
 		  struct ktf_layout *l)
 {
 	struct mdb_decode_opts o;
-	struct mdb_sink sink = { r, rec_event };
+	struct mdb_sink sink = { r, rec_event, NULL };
 
 	memset(r, 0, sizeof(*r));
 	if (ktf_detect(buf, len, MDB_ORDER_UNKNOWN, l))

@@ -132,6 +132,7 @@ struct pd {
 	int pipe;
 	const struct mdb_decode_opts *o;
 	struct mdb_decode_stats *st;
+	struct mdb_decode_stats st1; /* pass one's counts, until pass two */
 	struct mdb_error *e;
 	struct pd_attr *attrs;
 	size_t nattrs;
@@ -1469,7 +1470,7 @@ static int pd_prepare(const void *buf, size_t len,
 		      const struct mdb_decode_opts *o, struct pd **out,
 		      struct mdb_error *e)
 {
-	struct pd *d = calloc(1, sizeof(*d) + sizeof(*d->st));
+	struct pd *d = calloc(1, sizeof(*d));
 	int ret;
 
 	*out = NULL;
@@ -1479,7 +1480,7 @@ static int pd_prepare(const void *buf, size_t len,
 				     -1, -1, NULL);
 	d->name = o && o->name ? o->name : "perf.data";
 	d->o = o;
-	d->st = (struct mdb_decode_stats *)(d + 1);
+	d->st = &d->st1;
 	d->e = e;
 	d->page_size = o ? o->page_size : 0;
 	d->maxcpu = -1;
