@@ -97,9 +97,13 @@ $(BUILD)/gen/schema6.inc: db/schema-6.sql tools/embed.sh
 	@mkdir -p $(@D)
 	sh tools/embed.sh schema6_sql $< > $@.tmp && mv $@.tmp $@
 
+$(BUILD)/gen/schema7.inc: db/schema-7.sql tools/embed.sh
+	@mkdir -p $(@D)
+	sh tools/embed.sh schema7_sql $< > $@.tmp && mv $@.tmp $@
+
 $(BUILD)/obj/db/db.o: $(BUILD)/gen/schema.inc $(BUILD)/gen/schema3.inc \
 	$(BUILD)/gen/schema4.inc $(BUILD)/gen/schema5.inc \
-	$(BUILD)/gen/schema6.inc
+	$(BUILD)/gen/schema6.inc $(BUILD)/gen/schema7.inc
 $(BUILD)/obj/report/queries.o: $(BUILD)/gen/queries.inc
 
 $(BUILD)/obj/%.o: %.c

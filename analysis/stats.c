@@ -266,6 +266,409 @@ static void tl_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 
 /* ---- entry points ---------------------------------------------------- */
 
+/* ---- compact keyed tables: the slicing index's level 7 --------------- */
+
+static void cmap_init(struct mdb_cmap *m, size_t size)
+{
+	memset(m, 0, sizeof(*m));
+	m->size = size;
+}
+
+static void cmap_release(struct mdb_cmap *m)
+{
+	free(m->ents);
+	free(m->slot);
+	cmap_init(m, m->size);
+}
+
+static inline void *cmap_at(const struct mdb_cmap *m, size_t i)
+{
+	return (char *)m->ents + i * m->size;
+}
+
+typedef uint64_t cmap_hash_fn(const void *e);
+typedef int cmap_eq_fn(const void *a, const void *b);
+
+/* @nslot slots (a power of two), the entries placed again; -1: ENOMEM */
+static int cmap_rehash(struct mdb_cmap *m, size_t nslot, cmap_hash_fn *hash)
+{
+	uint32_t *slot = calloc(nslot, sizeof(*slot));
+
+	if (!slot)
+		return -1;
+	for (size_t i = 0; i < m->n; i++) {
+		size_t j = hash(cmap_at(m, i)) & (nslot - 1);
+
+		while (slot[j])
+			j = (j + 1) & (nslot - 1);
+		slot[j] = (uint32_t)i + 1;
+	}
+	free(m->slot);
+	m->slot = slot;
+	m->nslot = nslot;
+	return 0;
+}
+
+/*
+ * The entry whose key is @key's (an entry), added as a copy of @key
+ * when there is none (*@added set to 1, else 0); NULL on ENOMEM.  The
+ * slots are kept at most 3/4 full.
+ */
+static inline void *cmap_get(struct mdb_cmap *m, const void *key,
+			     cmap_hash_fn *hash, cmap_eq_fn *eq, int *added)
+{
+	size_t j;
+	void *e;
+
+	if ((m->n + 1) * 4 > m->nslot * 3 &&
+	    (m->n >= UINT32_MAX - 1 ||
+	     cmap_rehash(m, m->nslot ? m->nslot * 2 : 1024, hash) < 0))
+		return NULL;
+	for (j = hash(key) & (m->nslot - 1); m->slot[j];
+	     j = (j + 1) & (m->nslot - 1)) {
+		e = cmap_at(m, m->slot[j] - 1);
+		if (eq(e, key)) {
+			*added = 0;
+			return e;
+		}
+	}
+	if (mdb_grow_(&m->ents, &m->cap, m->n, m->size, 1024))
+		return NULL;
+	e = cmap_at(m, m->n);
+	memcpy(e, key, m->size);
+	m->slot[j] = (uint32_t)++m->n;
+	*added = 1;
+	return e;
+}
+
+static inline uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ x >> 33;
+}
+
+static uint64_t ptr_hash(const void *e)
+{
+	const struct mdb_sl_ptr *p = e;
+
+	return mix64(p->ptr ^ (uint64_t)(uint32_t)p->bucket << 56 ^
+		     (uint64_t)(uint32_t)p->bucket);
+}
+
+static int ptr_eq(const void *a, const void *b)
+{
+	const struct mdb_sl_ptr *x = a, *y = b;
+
+	return x->ptr == y->ptr && x->bucket == y->bucket;
+}
+
+static uint64_t tpid_hash(const void *e)
+{
+	const struct mdb_sl_tpid *t = e;
+
+	return mix64(mix64((uint64_t)t->site_id << 32 | t->cache_id) ^
+		     ((uint64_t)(uint32_t)t->pid << 32 |
+		      (uint64_t)(uint32_t)t->bucket << 8 | t->type));
+}
+
+static int tpid_eq(const void *a, const void *b)
+{
+	const struct mdb_sl_tpid *x = a, *y = b;
+
+	return x->site_id == y->site_id && x->pid == y->pid &&
+	       x->bucket == y->bucket && x->cache_id == y->cache_id &&
+	       x->type == y->type;
+}
+
+static uint64_t ppid_hash(const void *e)
+{
+	const struct mdb_sl_ppid *q = e;
+
+	return mix64(mix64((uint64_t)q->site_id << 32 |
+			   (uint32_t)q->bucket) ^
+		     ((uint64_t)(uint32_t)q->pid << 32 |
+		      ((uint64_t)(uint32_t)q->cpu << 16 ^
+		       (uint32_t)q->free_cpu)));
+}
+
+static int ppid_eq(const void *a, const void *b)
+{
+	const struct mdb_sl_ppid *x = a, *y = b;
+
+	return x->site_id == y->site_id && x->pid == y->pid &&
+	       x->bucket == y->bucket && x->cpu == y->cpu &&
+	       x->free_cpu == y->free_cpu;
+}
+
+/* Add a count, or -1 when it would pass what the table holds. */
+static inline int add_count(uint32_t *sum, uint32_t v)
+{
+	if (v > UINT32_MAX - *sum)
+		return -1;
+	*sum += v;
+	return 0;
+}
+
+/* Merge entry @b into @a (same key); -1 when a count would overflow. */
+static int ptr_merge(void *a, const void *b)
+{
+	struct mdb_sl_ptr *x = a;
+	const struct mdb_sl_ptr *y = b;
+
+	if (add_count(&x->hits, y->hits) < 0)
+		return -1;
+	x->freed += y->freed;
+	x->pingpong += y->pingpong;
+	x->live += y->live;
+	add_bytes(&x->bytes_req, y->bytes_req);
+	add_bytes(&x->bytes_alloc, y->bytes_alloc);
+	if (y->last_seq > x->last_seq) {
+		x->last_seq = y->last_seq;
+		x->last_site = y->last_site;
+	}
+	return 0;
+}
+
+static int tpid_merge(void *a, const void *b)
+{
+	struct mdb_sl_tpid *x = a;
+	const struct mdb_sl_tpid *y = b;
+
+	if (add_count(&x->hits, y->hits) < 0)
+		return -1;
+	x->freed += y->freed;
+	x->pingpong += y->pingpong;
+	x->live += y->live;
+	add_bytes(&x->sum_req, y->sum_req);
+	add_bytes(&x->sum_alloc, y->sum_alloc);
+	add_bytes(&x->live_bytes, y->live_bytes);
+	return 0;
+}
+
+static int ppid_merge(void *a, const void *b)
+{
+	struct mdb_sl_ppid *x = a;
+	const struct mdb_sl_ppid *y = b;
+
+	x->hits += y->hits;
+	add_bytes(&x->bytes, y->bytes);
+	return 0;
+}
+
+/*
+ * Halve the buckets' resolution of @m in place, as sl_coarsen_table():
+ * an entry's bucket (its first field) is an offset from @b0, made one
+ * from @nb0.  0, -1 on ENOMEM, 1 when a count would overflow.
+ */
+static int cmap_coarsen(struct mdb_cmap *m, int64_t b0, int64_t nb0,
+			cmap_hash_fn *hash, cmap_eq_fn *eq,
+			int (*merge)(void *a, const void *b))
+{
+	union {
+		struct mdb_sl_ptr p;
+		struct mdb_sl_tpid t;
+		struct mdb_sl_ppid q;
+	} e;
+	size_t n = m->n;
+
+	if (m->nslot)
+		memset(m->slot, 0, m->nslot * sizeof(*m->slot));
+	m->n = 0;
+	for (size_t i = 0; i < n; i++) {
+		int32_t b;
+		int added;
+		void *r;
+
+		memcpy(&e, cmap_at(m, i), m->size);
+		memcpy(&b, &e, sizeof(b));
+		b = (int32_t)(((b0 + b) >> 1) - nb0);
+		memcpy(&e, &b, sizeof(b));
+		r = cmap_get(m, &e, hash, eq, &added);
+		if (!r)
+			return -1;
+		if (!added && merge(r, &e) < 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* No level 7 tables for this source (db/schema-7.sql): none made yet,
+ * or a count overflowed (the reports read the alloc rows instead). */
+static void sl_big_release(struct mdb_stats *s)
+{
+	cmap_release(&s->sl_ptrs);
+	cmap_release(&s->sl_tpids);
+	cmap_release(&s->sl_ppids);
+}
+
+static void sl_big_drop(struct mdb_stats *s)
+{
+	s->sl_big = 0;
+	sl_big_release(s);
+}
+
+/* The level 7 tables' share of sl_coarsen() (before sl_shift++ there). */
+static int sl_big_coarsen(struct mdb_stats *s)
+{
+	int64_t b0 = s->sl_b0, nb0 = b0 >> 1;
+	int ret;
+
+	if (!s->sl_big || !s->sl_b0_set)
+		return 0;
+	ret = cmap_coarsen(&s->sl_ptrs, b0, nb0, ptr_hash, ptr_eq,
+			   ptr_merge);
+	if (!ret)
+		ret = cmap_coarsen(&s->sl_tpids, b0 >> MDB_SL_PID_SHIFT,
+				   nb0 >> MDB_SL_PID_SHIFT, tpid_hash,
+				   tpid_eq, tpid_merge);
+	if (!ret)
+		ret = cmap_coarsen(&s->sl_ppids, b0 >> MDB_SL_PID_SHIFT,
+				   nb0 >> MDB_SL_PID_SHIFT, ppid_hash,
+				   ppid_eq, ppid_merge);
+	s->sl_b0 = nb0;
+	if (ret > 0)
+		sl_big_drop(s);
+	return ret < 0 ? -1 : 0;
+}
+
+/* A timed slab lifetime of bucket @bucket into the level 7 tables. */
+static int sl_big_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt,
+			   int64_t bucket)
+{
+	struct mdb_sl_ptr pk = { 0 }, *p;
+	struct mdb_sl_tpid tk = { 0 }, *t;
+	int32_t cb;
+	int added;
+
+	if (!s->sl_b0_set) {
+		s->sl_b0 = bucket;
+		s->sl_b0_set = 1;
+	}
+	cb = (int32_t)((bucket >> MDB_SL_PID_SHIFT) -
+		       (s->sl_b0 >> MDB_SL_PID_SHIFT));
+	pk.bucket = (int32_t)(bucket - s->sl_b0);
+	pk.ptr = lt->ptr;
+	pk.last_seq = INT64_MIN;
+	tk.bucket = cb;
+	tk.site_id = lt->site_id;
+	tk.cache_id = lt->cache_id;
+	tk.pid = lt->pid;
+	tk.type = lt->type;
+	p = cmap_get(&s->sl_ptrs, &pk, ptr_hash, ptr_eq, &added);
+	t = p ? cmap_get(&s->sl_tpids, &tk, tpid_hash, tpid_eq, &added) :
+		NULL;
+	if (!t)
+		return -1;
+	if (p->hits == UINT32_MAX || t->hits == UINT32_MAX) {
+		sl_big_drop(s);
+		return 0;
+	}
+	p->hits++;
+	t->hits++;
+	add_bytes(&p->bytes_req, lt->bytes_req);
+	add_bytes(&p->bytes_alloc, lt->bytes_alloc);
+	add_bytes(&t->sum_req, lt->bytes_req);
+	add_bytes(&t->sum_alloc, lt->bytes_alloc);
+	if (lt->seq > p->last_seq) {
+		p->last_seq = lt->seq;
+		p->last_site = lt->site_id;
+	}
+	if (lt->state == MDB_ST_LIVE) {
+		p->live++;
+		t->live++;
+		add_bytes(&t->live_bytes, lt->bytes_alloc);
+	} else if (lt->state == MDB_ST_FREED) {
+		p->freed++;
+		t->freed++;
+		if (lt->free_cpu != lt->cpu) {
+			struct mdb_sl_ppid qk = { .bucket = cb,
+						  .site_id = lt->site_id,
+						  .pid = lt->pid,
+						  .cpu = lt->cpu,
+						  .free_cpu = lt->free_cpu };
+			struct mdb_sl_ppid *q;
+
+			p->pingpong++;
+			t->pingpong++;
+			q = cmap_get(&s->sl_ppids, &qk, ppid_hash, ppid_eq,
+				     &added);
+			if (!q)
+				return -1;
+			q->hits++;
+			add_bytes(&q->bytes, lt->bytes_alloc);
+		}
+	}
+	return 0;
+}
+
+struct ptr_order {
+	int64_t ptr;    /* as SQLite's int64 */
+	int32_t bucket;
+	uint32_t idx;
+};
+
+static int ptr_order_cmp(const void *pa, const void *pb)
+{
+	const struct ptr_order *a = pa, *b = pb;
+
+	if (a->ptr != b->ptr)
+		return a->ptr < b->ptr ? -1 : 1;
+	return (a->bucket > b->bucket) - (a->bucket < b->bucket);
+}
+
+/*
+ * The level 7 tables once the last lifetime is in: no more lookups (the
+ * slots go), slice_ptr's entries in its key's order (address as SQLite's
+ * int64, then bucket), so its B-tree is appended to.  -1 on ENOMEM.
+ */
+static int sl_big_finish(struct mdb_stats *s)
+{
+	struct mdb_cmap *m = &s->sl_ptrs;
+	struct mdb_sl_ptr *e = m->ents, tmp;
+	struct ptr_order *o;
+
+	free(m->slot);
+	free(s->sl_tpids.slot);
+	free(s->sl_ppids.slot);
+	m->slot = s->sl_tpids.slot = s->sl_ppids.slot = NULL;
+	m->nslot = s->sl_tpids.nslot = s->sl_ppids.nslot = 0;
+	if (!m->n)
+		return 0;
+	o = malloc(m->n * sizeof(*o));
+	if (!o)
+		return -1;
+	for (size_t i = 0; i < m->n; i++) {
+		o[i].ptr = (int64_t)e[i].ptr;
+		o[i].bucket = e[i].bucket;
+		o[i].idx = (uint32_t)i;
+	}
+	qsort(o, m->n, sizeof(*o), ptr_order_cmp);
+	/* entry o[k].idx to k, one cycle of the permutation at a time */
+	for (size_t k = 0; k < m->n; k++) {
+		size_t j = k;
+
+		if (o[k].idx == k)
+			continue;
+		tmp = e[k];
+		for (;;) {
+			size_t src = o[j].idx;
+
+			o[j].idx = (uint32_t)j;
+			if (src == k) {
+				e[j] = tmp;
+				break;
+			}
+			e[j] = e[src];
+			j = src;
+		}
+	}
+	free(o);
+	return 0;
+}
+
 void mdb_stats_init(struct mdb_stats *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -279,6 +682,9 @@ void mdb_stats_init(struct mdb_stats *s)
 	u64map_init(&s->sl_bcomm.idx);
 	u64map_init(&s->sl_pp.idx);
 	u64map_init(&s->sl_stacks.idx);
+	cmap_init(&s->sl_ptrs, sizeof(struct mdb_sl_ptr));
+	cmap_init(&s->sl_tpids, sizeof(struct mdb_sl_tpid));
+	cmap_init(&s->sl_ppids, sizeof(struct mdb_sl_ppid));
 	s->sl_min_ts = s->sl_bmin = INT64_MAX;
 	s->sl_max_ts = s->sl_max_end = s->sl_bmax = INT64_MIN;
 	s->sl_shift = 10;
@@ -299,6 +705,7 @@ void mdb_stats_release(struct mdb_stats *s)
 	ftable_release(&s->sl_bcomm);
 	ftable_release(&s->sl_pp);
 	ftable_release(&s->sl_stacks);
+	sl_big_release(s);
 	free(s->sl_blk);
 	s->sl_blk = NULL;
 }
@@ -435,7 +842,8 @@ static int sl_coarsen(struct mdb_stats *s)
 	if (sl_coarsen_table(&s->sl_buckets) < 0 ||
 	    sl_coarsen_table(&s->sl_bcomm) < 0 ||
 	    sl_coarsen_table(&s->sl_pp) < 0 ||
-	    sl_coarsen_table(&s->sl_stacks) < 0)
+	    sl_coarsen_table(&s->sl_stacks) < 0 ||
+	    sl_big_coarsen(s) < 0)
 		return -MDB_E_NOMEM;
 	return 0;
 }
@@ -532,6 +940,8 @@ static int sl_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 			return -MDB_E_NOMEM;
 		figs_add(&r->f, lt);
 	}
+	if (s->sl_big && sl_big_lifetime(s, lt, k.bucket) < 0)
+		return -MDB_E_NOMEM;
 	k.comm_id = lt->comm_id;
 	if (lt->state == MDB_ST_FREED && lt->free_cpu != lt->cpu) {
 		k.cpu = lt->cpu;
@@ -571,6 +981,8 @@ int mdb_stats_finish(struct mdb_stats *s)
 {
 	if (s->finished)
 		return 0;
+	if (s->sl_big && sl_big_finish(s) < 0)
+		return -MDB_E_NOMEM;
 	for (size_t i = 0; i < s->sl_keys.n; i++) {
 		const struct mdb_frow *k = &s->sl_keys.rows[i];
 

@@ -35,6 +35,7 @@
 #include "schema4.inc" /* schema4_sql[], from db/schema-4.sql */
 #include "schema5.inc" /* schema5_sql[], from db/schema-5.sql */
 #include "schema6.inc" /* schema6_sql[], from db/schema-6.sql */
+#include "schema7.inc" /* schema7_sql[], from db/schema-7.sql */
 
 #define BUSY_TIMEOUT_MS (10 * 60 * 1000) /* ingests wait for each other */
 #define WAIT_NOTICE_MS 1000 /* then say what we wait for */
@@ -71,6 +72,7 @@ static const char *const migrations[] = {
 	schema4_sql,
 	schema5_sql,
 	schema6_sql,
+	schema7_sql,
 };
 
 int mdb_db_error(struct mdb_db *db, struct mdb_error *e, const char *what)
@@ -728,6 +730,13 @@ int mdb_db_delete_rows(struct mdb_db *db, int64_t id, struct mdb_error *e)
 		"DELETE FROM slice_stack WHERE rowid BETWEEN "
 		"(SELECT stack_lo FROM slice_meta WHERE source_id = ?1) AND "
 		"(SELECT stack_hi FROM slice_meta WHERE source_id = ?1)",
+		"DELETE FROM slice_ptr WHERE source_id = ?1",
+		"DELETE FROM slice_bucket_pid WHERE rowid BETWEEN "
+		"(SELECT bpid_lo FROM slice_meta WHERE source_id = ?1) AND "
+		"(SELECT bpid_hi FROM slice_meta WHERE source_id = ?1)",
+		"DELETE FROM slice_pp_pid WHERE rowid BETWEEN "
+		"(SELECT ppid_lo FROM slice_meta WHERE source_id = ?1) AND "
+		"(SELECT ppid_hi FROM slice_meta WHERE source_id = ?1)",
 		"DELETE FROM slice_block WHERE source_id = ?1",
 		"DELETE FROM slice_meta WHERE source_id = ?1",
 		"DELETE FROM symbol WHERE source_id = ?1",
