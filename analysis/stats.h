@@ -72,6 +72,7 @@ struct mdb_figs {
 };
 
 #define MDB_FT_HINTS 4096
+#define MDB_SL_THINTS (1u << 15) /* slice_bucket_pid's lookup hints */
 
 /*
  * A keyed table of figures: key -> row index, rows in arrival order.
@@ -112,33 +113,44 @@ struct mdb_frow {
 /*
  * A compact keyed table: entries of @size bytes in arrival order (or,
  * once finished, in the order they are written), found by open
- * addressing in @slot (entry index + 1, 0: free; a power of two long).
- * No stored hash: lookups hash the key again.  The level 7 tables use
- * it as their keys are many: 56 to 64 bytes an entry against struct
- * mdb_frow's 168.
+ * addressing (linear probing) in @slot, a power of two long: the high
+ * half of the key's hash and the entry's index + 1 (0: free), so a probe
+ * reads an entry only when the hashes agree.  slice_bucket_pid's and
+ * slice_pp_pid's tables, as their keys are many: 64 and 40 bytes an
+ * entry, plus 8 to 11 bytes of slots, against struct mdb_frow's 168 and
+ * the u64map's.
  */
 struct mdb_cmap {
 	void *ents;
 	size_t n, cap, size;
-	uint32_t *slot;
+	uint64_t *slot;
 	size_t nslot;
 };
 
 /*
- * The entries of the three, each with its bucket first (an offset, so
- * four bytes do): slice_ptr per (bucket, address), perf kmem --alloc's
- * figures; 56 bytes.
+ * slice_ptr per (bucket, address): perf kmem --alloc's figures; 56
+ * bytes.  An address's highest bucket's are in its struct mdb_sl_addr,
+ * the others in sl_pe, chained from there down by bucket: a lifetime's
+ * allocation is mostly in its address's latest bucket (the address was
+ * free before it), so most lookups read one record, the address's.
  */
 struct mdb_sl_ptr {
 	int32_t bucket;             /* less sl_b0 */
+	uint32_t prev;              /* the next lower bucket's entry + 1 */
 	uint32_t last_site;         /* the latest allocation's call site */
-	uint64_t ptr;
-	int64_t last_seq;           /* and position */
-	uint64_t bytes_req, bytes_alloc;
 	uint32_t hits, freed, pingpong, live;
+	uint32_t moved;             /* its index + 1 once compacted */
+	int64_t last_seq;           /* the latest allocation's position */
+	uint64_t bytes_req, bytes_alloc;
 };
 
-/* slice_bucket_pid: per (wide bucket, site, type, cache, pid); 64 */
+struct mdb_sl_addr {
+	uint64_t ptr;
+	struct mdb_sl_ptr top;      /* hits 0: a free slot */
+};
+
+/* slice_bucket_pid: per (wide bucket, site, type, cache, pid), its
+ * bucket first (cmap_coarsen() reads it there); 64 bytes */
 struct mdb_sl_tpid {
 	int32_t bucket;             /* less sl_b0 >> MDB_SL_PID_SHIFT */
 	uint32_t site_id, cache_id;
@@ -201,11 +213,20 @@ struct mdb_stats {
 	/* level 7 (db/schema-7.sql), when sl_big: compact tables, their
 	 * buckets as offsets from sl_b0 (fine) or sl_b0 >> MDB_SL_PID_SHIFT */
 	int sl_big;                 /* make them: set before the first event;
-				     * 0 again when a count would overflow */
+				     * 0 again when finished if sl_dropped */
+	struct mdb_sl7 *sl7;        /* the thread that makes them, fed the
+				     * timed slab lifetimes in order */
+	int sl_dropped;             /* a count would overflow: none made */
 	int sl_b0_set;
 	int64_t sl_b0;              /* a bucket seen, at sl_shift */
-	struct mdb_cmap sl_ptrs;    /* struct mdb_sl_ptr */
+	struct mdb_sl_addr *sl_addr; /* by address, open addressing */
+	size_t sl_naddr, sl_addrslots; /* in use; slots, a power of two */
+	uint32_t *sl_aorder;        /* once finished: sl_addr's in use, by
+				     * address as SQLite's int64 */
+	struct mdb_sl_ptr *sl_pe;   /* slice_ptr's other entries */
+	size_t sl_npe, sl_pecap;
 	struct mdb_cmap sl_tpids;   /* struct mdb_sl_tpid */
+	uint32_t *sl_thint;         /* MDB_SL_THINTS: key hash -> entry + 1 */
 	struct mdb_cmap sl_ppids;   /* struct mdb_sl_ppid */
 	struct mdb_sl_block *sl_blk; /* by row / MDB_SL_BLOCK */
 	size_t sl_nblk, sl_blkcap;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "../ingest/event.h"
 #include "sqlutil.h"
 #include "stats.h"
@@ -402,34 +403,51 @@ static inline int64_t sat64(uint64_t v)
 
 /*
  * The rows of slice_ptr, in its key's order (mdb_stats_finish() sorted
- * them) so the B-tree is appended to, each with the figures of its
- * address summed over its buckets up to it.
+ * the addresses; an address's chain runs from its highest bucket down)
+ * so the B-tree is appended to, each with the figures of its address
+ * summed over its buckets up to it.
  */
 static int write_ptrs(struct multi_writer *m, const struct mdb_stats *s)
 {
-	const struct mdb_sl_ptr *e = s->sl_ptrs.ents;
-	uint64_t c[6] = { 0 };
+	uint32_t *chain = NULL;
+	size_t cap = 0;
 	int ret = 0;
 
-	for (size_t i = 0; !ret && i < s->sl_ptrs.n; i++) {
-		const struct mdb_sl_ptr *r = &e[i];
-		const uint64_t v[6] = { r->hits, r->bytes_req,
-					r->bytes_alloc, r->freed,
-					r->pingpong, r->live };
-		int64_t row[11];
+	for (size_t i = 0; !ret && i < s->sl_naddr; i++) {
+		const struct mdb_sl_addr *a = &s->sl_addr[s->sl_aorder[i]];
+		uint64_t c[6] = { 0 };
+		size_t n = 0;
 
-		if (i && e[i - 1].ptr != r->ptr)
-			memset(c, 0, sizeof(c));
-		row[0] = (int64_t)r->ptr;
-		row[1] = s->sl_b0 + r->bucket;
-		row[2] = r->last_site;
-		row[3] = r->last_seq;
-		for (int k = 0; k < 6; k++) {
-			c[k] = sat_add(c[k], v[k]);
-			row[4 + k] = (int64_t)c[k];
+		for (uint32_t cur = a->top.prev; cur;
+		     cur = s->sl_pe[cur - 1].prev) {
+			if (MDB_GROW(chain, n, cap, 256)) {
+				free(chain);
+				return mdb_error_set(m->w->e, MDB_E_NOMEM,
+						     NULL, -1, -1, NULL);
+			}
+			chain[n++] = cur - 1;
 		}
-		ret = mw_row(m, row, 0);
+		/* from the lowest bucket up; the record's is the highest */
+		for (size_t k = n + 1; !ret && k--;) {
+			const struct mdb_sl_ptr *r = k ? &s->sl_pe[chain[k - 1]]
+						       : &a->top;
+			const uint64_t v[6] = { r->hits, r->bytes_req,
+						r->bytes_alloc, r->freed,
+						r->pingpong, r->live };
+			int64_t row[10];
+
+			row[0] = (int64_t)a->ptr;
+			row[1] = s->sl_b0 + r->bucket;
+			row[2] = r->last_site;
+			row[3] = r->last_seq;
+			for (int q = 0; q < 6; q++) {
+				c[q] = sat_add(c[q], v[q]);
+				row[4 + q] = (int64_t)c[q];
+			}
+			ret = mw_row(m, row, 0);
+		}
 	}
+	free(chain);
 	return ret ? ret : mw_flush(m);
 }
 
