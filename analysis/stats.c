@@ -265,8 +265,6 @@ static void tl_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 	}
 }
 
-/* ---- entry points ---------------------------------------------------- */
-
 /* ---- compact keyed tables: the slicing index's level 7 --------------- */
 
 static void cmap_init(struct mdb_cmap *m, size_t size)
@@ -987,6 +985,8 @@ static int sl_big_finish(struct mdb_stats *s)
 		s->sl_addr);
 	return 0;
 }
+
+/* ---- entry points ---------------------------------------------------- */
 
 void mdb_stats_init(struct mdb_stats *s)
 {

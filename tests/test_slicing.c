@@ -700,6 +700,31 @@ static void test_slice_no_index(void **state)
 	check_windows(old_db);
 }
 
+/* A large source's ingest that fails part way (the thread making the
+ * level 7 tables stopped with rows queued) leaves the database as it
+ * was; the whole trace goes in after it. */
+static void test_slice_big_abort(void **state)
+{
+	char *bad = path_in(tmp, "bad.txt");
+	char *db = fresh_db(tmp, "abort.db");
+	struct run r;
+
+	(void)state;
+	free(out_of("(head -20000 '%s' && echo '  tar-1003 [001] ..... "
+		    "1.030000000: kmalloc: truncated') > '%s'", gen, bad));
+	setenv("MEMDB_TEST_SLICE_BIG", "0", 1);
+	run_memdb(&r, db, "ingest --strict -q '%s'", bad);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "line=20001 truncated kmalloc"));
+	run_free(&r);
+	unsetenv("MEMDB_TEST_SLICE_BIG");
+	ingest_big(db, gen);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM source"), 1);
+	assert_int_equal(db_int(db, "SELECT level FROM slice_meta"), 7);
+	free(bad);
+	free(db);
+}
+
 /* Windows and filters whose rows the raw-row path must give alike. */
 static const char *const same_opts[] = {
 	"--time 1.022361600,1.043333119", "--time 1.000341503,1.022361600",
@@ -932,6 +957,7 @@ int main(void)
 		cmocka_unit_test(test_slice_index),
 		cmocka_unit_test(test_slice_index_big),
 		cmocka_unit_test(test_slice_big_reads),
+		cmocka_unit_test(test_slice_big_abort),
 		cmocka_unit_test(test_slice_no_index),
 		cmocka_unit_test(test_slice_rows_as_raw),
 		cmocka_unit_test(test_slice_schema5),
