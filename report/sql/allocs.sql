@@ -24,9 +24,11 @@
 -- Parameters: :src_lo, :src_hi, :top, :t_lo, :t_hi; @where: the
 -- selection; :tsel: --time given, :fsel: another selection.  With
 -- --time, a source with the slicing index (docs/design.md §3.3) is read
--- in one of two ways (temp.al_src: use_ptr).  With --time alone and
--- slice_ptr (db/schema-7.sql, slice_meta.level 7): the window's whole
--- buckets [b1, b2] from slice_ptr, two seeks per address, then the alloc rows of the blocks the window's edges fall in
+-- in one of two ways (temp.al_src: use_ptr).  With --time alone,
+-- slice_ptr (db/schema-7.sql, slice_meta.level 7: large sources) and a
+-- window holding a whole bucket: the window's whole buckets [b1, b2]
+-- from slice_ptr, two seeks per address, then the alloc rows of the
+-- blocks the window's edges fall in
 -- (temp.al_blk), as callsites reads them: those outside the buckets
 -- count whole, those inside ended after END take back their freed and
 -- pingpong and count as live.  Else only the blocks of rows whose times
@@ -40,20 +42,24 @@ CREATE TEMP TABLE al_src (sid INTEGER PRIMARY KEY, alloc_lo, alloc_hi,
 INSERT INTO al_src
 WITH m AS (
 	SELECT s.id AS sid, s.alloc_lo, s.alloc_hi, m.block_rows, m.width,
-	       coalesce(:tsel AND NOT :fsel AND m.level >= 7, 0) AS use_ptr,
+	       m.level,
 	       (min(max(:t_lo, 0), m.max_ts + 1) + m.width - 1) / m.width
 	           AS b1,
 	       (min(:t_hi, m.max_ts) + 1) / m.width - 1 AS b2
 	FROM source s LEFT JOIN slice_meta m ON m.source_id = s.id
 	WHERE s.id BETWEEN :src_lo AND :src_hi
+), u AS (
+	-- a window without a whole bucket reads its rows as before
+	SELECT *, coalesce(:tsel AND NOT :fsel AND level >= 7 AND
+	                   b1 <= b2, 0) AS use_ptr
+	FROM m
 )
 SELECT sid, alloc_lo, alloc_hi, block_rows, use_ptr,
-       CASE WHEN use_ptr AND b1 <= b2 THEN b1 ELSE 1 END AS b1,
-       CASE WHEN use_ptr AND b1 <= b2 THEN b2 ELSE 0 END AS b2,
-       CASE WHEN use_ptr AND b1 <= b2 THEN b1 * width ELSE 1 END AS ilo,
-       CASE WHEN use_ptr AND b1 <= b2 THEN (b2 + 1) * width - 1
-            ELSE 0 END AS ihi
-FROM m;
+       CASE WHEN use_ptr THEN b1 ELSE 1 END AS b1,
+       CASE WHEN use_ptr THEN b2 ELSE 0 END AS b2,
+       CASE WHEN use_ptr THEN b1 * width ELSE 1 END AS ilo,
+       CASE WHEN use_ptr THEN (b2 + 1) * width - 1 ELSE 0 END AS ihi
+FROM u;
 
 DROP TABLE IF EXISTS temp.al_rng;
 CREATE TEMP TABLE al_rng AS
