@@ -59,9 +59,10 @@ for opt in "" "--time 5,5.1" "--time 5,6" "--time 3,8" "--time ," \
 	done
 done
 # The other reports with a window, and filters with a wide one (those
-# the slicing index serves since schema 6, and those it does not: allocs
-# over a wide window, --pid with a wide window read the alloc rows).
-for r in "allocs --time 5,5.1" "allocs --time 3,8" "pingpong --time 3,8" \
+# the slicing index serves since schema 6; allocs and --pid since schema
+# 7, in a source of 128 MiB or more as this one).
+for r in "allocs --time 5,5.1" "allocs --time 5,6" "allocs --time 3,8" \
+	 "pingpong --time 3,8" \
 	 "pingpong --cache kmalloc-512 --time 3,8" \
 	 "pingpong --comm tar --time 3,8" "pingpong --pid $pid --time 3,8" \
 	 "stacks --time 3,8" "callsites --comm tar --time 3,8" \

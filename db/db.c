@@ -698,6 +698,13 @@ int mdb_db_delete_rows(struct mdb_db *db, int64_t id, struct mdb_error *e)
 		"DELETE FROM slice_stack WHERE rowid BETWEEN "
 		"(SELECT stack_lo FROM slice_meta WHERE source_id = ?1) AND "
 		"(SELECT stack_hi FROM slice_meta WHERE source_id = ?1)",
+		"DELETE FROM slice_ptr WHERE source_id = ?1",
+		"DELETE FROM slice_bucket_pid WHERE rowid BETWEEN "
+		"(SELECT bpid_lo FROM slice_meta WHERE source_id = ?1) AND "
+		"(SELECT bpid_hi FROM slice_meta WHERE source_id = ?1)",
+		"DELETE FROM slice_pp_pid WHERE rowid BETWEEN "
+		"(SELECT ppid_lo FROM slice_meta WHERE source_id = ?1) AND "
+		"(SELECT ppid_hi FROM slice_meta WHERE source_id = ?1)",
 		"DELETE FROM slice_block WHERE source_id = ?1",
 		"DELETE FROM slice_meta WHERE source_id = ?1",
 		"DELETE FROM symbol WHERE source_id = ?1",

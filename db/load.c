@@ -91,6 +91,24 @@ void mdb_load_abort(struct mdb_load *l)
 	load_free(l);
 }
 
+/*
+ * The size from which a source gets the slicing index's level 7 tables:
+ * MDB_SL_BIG_BYTES (analysis/stats.h), or for the tests only the bytes
+ * in the environment variable MEMDB_TEST_SLICE_BIG (docs/design.md §3.3),
+ * so a small fixture takes the large sources' path.
+ */
+static uint64_t big_bytes(void)
+{
+	const char *v = getenv("MEMDB_TEST_SLICE_BIG");
+	char *end;
+	unsigned long long n;
+
+	if (!v || !*v)
+		return MDB_SL_BIG_BYTES;
+	n = strtoull(v, &end, 10);
+	return *end ? MDB_SL_BIG_BYTES : (uint64_t)n;
+}
+
 const struct mdb_sink *mdb_load_sink(struct mdb_load *l)
 {
 	return &l->sink;
@@ -114,6 +132,7 @@ int mdb_load_begin(struct mdb_db *db, const char *path,
 		load_free(l);
 		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
 	}
+	l->an.stats->sl_big = m && m->data_bytes >= big_bytes();
 	l->sink.ctx = l;
 	l->sink.event = load_event;
 	l->sink.ahead = load_ahead;

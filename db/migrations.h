@@ -17,6 +17,7 @@
 #include "schema4.inc" /* schema4_sql[], from db/schema-4.sql */
 #include "schema5.inc" /* schema5_sql[], from db/schema-5.sql */
 #include "schema6.inc" /* schema6_sql[], from db/schema-6.sql */
+#include "schema7.inc" /* schema7_sql[], from db/schema-7.sql */
 
 /*
  * Version 2: a second free of a freed allocation is a duplicate free (an
@@ -50,6 +51,7 @@ static const char *const mdb_migrations[] = {
 	schema4_sql,
 	schema5_sql,
 	schema6_sql,
+	schema7_sql,
 };
 
 #define MDB_NMIGRATIONS \

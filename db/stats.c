@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* Writing the derived figures; see stats.h and analysis/stats.h. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "../common/grow.h"
 #include "../ingest/event.h"
 #include "sqlutil.h"
 #include "stats.h"
@@ -268,6 +271,266 @@ static int write_slrows6(struct table_writer *w, const struct mdb_ftable *t,
 	return ret;
 }
 
+/* ---- level 7 (db/schema-7.sql): many rows, MULTI_ROWS at once ------- */
+
+#define MULTI_ROWS 32 /* rows per multi-row INSERT, as db/writer.c's */
+#define MW_COLS 12    /* columns at most, after the source id */
+
+/*
+ * A table written MULTI_ROWS rows per INSERT (SQLite's per-statement
+ * work paid once for them), the rest one at a time: rows are kept until
+ * a statement's worth is there.
+ */
+struct multi_writer {
+	struct table_writer *w;
+	sqlite3_stmt *one, *multi;
+	int ncols, k;                   /* columns; rows kept */
+	int64_t v[MULTI_ROWS][MW_COLS];
+	unsigned null[MULTI_ROWS];      /* bit c: column c is NULL */
+	int64_t lo, hi;                 /* rowids written; 0: none */
+};
+
+/* "INSERT INTO @table (source_id, @cols) VALUES (?1, ...)..." for
+ * @rows rows of @ncols columns; NULL on ENOMEM. */
+static char *multi_sql(const char *table, const char *cols, int ncols,
+		       int rows)
+{
+	size_t cap = strlen(table) + strlen(cols) + 64 +
+		     (size_t)rows * (size_t)(ncols + 1) * 10;
+	char *s = malloc(cap);
+	size_t n;
+
+	if (!s)
+		return NULL;
+	n = (size_t)snprintf(s, cap, "INSERT INTO %s (source_id, %s) VALUES ",
+			     table, cols);
+	for (int k = 0; k < rows; k++) {
+		n += (size_t)snprintf(s + n, cap - n, "%s(?1", k ? ", " : "");
+		for (int c = 0; c < ncols; c++)
+			n += (size_t)snprintf(s + n, cap - n, ", ?%d",
+					      2 + k * ncols + c);
+		n += (size_t)snprintf(s + n, cap - n, ")");
+	}
+	return s;
+}
+
+static int mw_open(struct multi_writer *m, struct table_writer *w,
+		   int64_t source_id, const char *table, const char *cols,
+		   int ncols)
+{
+	char *one = multi_sql(table, cols, ncols, 1);
+	char *multi = multi_sql(table, cols, ncols, MULTI_ROWS);
+	int ret = 0;
+
+	memset(m, 0, sizeof(*m));
+	m->w = w;
+	m->ncols = ncols;
+	if (!one || !multi) {
+		ret = mdb_error_set(w->e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	} else if (sqlite3_prepare_v2(w->db, one, -1, &m->one, NULL) ||
+		   sqlite3_prepare_v2(w->db, multi, -1, &m->multi, NULL)) {
+		ret = tw_error(w);
+	} else {
+		sqlite3_bind_int64(m->one, 1, source_id);
+		sqlite3_bind_int64(m->multi, 1, source_id);
+	}
+	free(one);
+	free(multi);
+	return ret;
+}
+
+static void mw_close(struct multi_writer *m)
+{
+	sqlite3_finalize(m->one);
+	sqlite3_finalize(m->multi);
+	m->one = m->multi = NULL;
+}
+
+/* Insert rows [0, @rows) of those kept with @st. */
+static int mw_step(struct multi_writer *m, sqlite3_stmt *st, int rows)
+{
+	int rc;
+
+	for (int k = 0; k < rows; k++)
+		for (int c = 0; c < m->ncols; c++)
+			bind_opt(st, 2 + k * m->ncols + c, m->v[k][c],
+				 m->null[k] >> c & 1);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return tw_error(m->w);
+	m->hi = sqlite3_last_insert_rowid(m->w->db);
+	if (!m->lo)
+		m->lo = m->hi - rows + 1;
+	return 0;
+}
+
+/* Keep the row of columns @v (NULL where bit c of @null is set). */
+static int mw_row(struct multi_writer *m, const int64_t *v, unsigned null)
+{
+	memcpy(m->v[m->k], v, (size_t)m->ncols * sizeof(*v));
+	m->null[m->k] = null;
+	if (++m->k < MULTI_ROWS)
+		return 0;
+	m->k = 0;
+	return mw_step(m, m->multi, MULTI_ROWS);
+}
+
+/* The rows kept, one at a time. */
+static int mw_flush(struct multi_writer *m)
+{
+	int ret = 0;
+
+	for (int k = 0; !ret && k < m->k; k++) {
+		memmove(m->v[0], m->v[k], sizeof(m->v[0]));
+		m->null[0] = m->null[k];
+		ret = mw_step(m, m->one, 1);
+	}
+	m->k = 0;
+	return ret;
+}
+
+/* Add, stopping at INT64_MAX (the figures are stored as int64). */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return b > (uint64_t)INT64_MAX - a ? (uint64_t)INT64_MAX : a + b;
+}
+
+static inline int64_t sat64(uint64_t v)
+{
+	return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/*
+ * The rows of slice_ptr, in its key's order (mdb_stats_finish() sorted
+ * the addresses; an address's chain runs from its highest bucket down)
+ * so the B-tree is appended to, each with the figures of its address
+ * summed over its buckets up to it.
+ */
+static int write_ptrs(struct multi_writer *m, const struct mdb_stats *s)
+{
+	uint32_t *chain = NULL;
+	size_t cap = 0;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < s->sl_naddr; i++) {
+		const struct mdb_sl_addr *a = &s->sl_addr[s->sl_aorder[i]];
+		uint64_t c[6] = { 0 };
+		size_t n = 0;
+
+		for (uint32_t cur = a->top.prev; cur;
+		     cur = s->sl_pe[cur - 1].prev) {
+			if (MDB_GROW(chain, n, cap, 256)) {
+				free(chain);
+				return mdb_error_set(m->w->e, MDB_E_NOMEM,
+						     NULL, -1, -1, NULL);
+			}
+			chain[n++] = cur - 1;
+		}
+		/* from the lowest bucket up; the record's is the highest */
+		for (size_t k = n + 1; !ret && k--;) {
+			const struct mdb_sl_ptr *r = k ? &s->sl_pe[chain[k - 1]]
+						       : &a->top;
+			const uint64_t v[6] = { r->hits, r->bytes_req,
+						r->bytes_alloc, r->freed,
+						r->pingpong, r->live };
+			int64_t row[10];
+
+			row[0] = (int64_t)a->ptr;
+			row[1] = s->sl_b0 + r->bucket;
+			row[2] = r->last_site;
+			row[3] = r->last_seq;
+			for (int q = 0; q < 6; q++) {
+				c[q] = sat_add(c[q], v[q]);
+				row[4 + q] = (int64_t)c[q];
+			}
+			ret = mw_row(m, row, 0);
+		}
+	}
+	free(chain);
+	return ret ? ret : mw_flush(m);
+}
+
+static int write_tpids(struct multi_writer *m, const struct mdb_stats *s)
+{
+	const struct mdb_sl_tpid *e = s->sl_tpids.ents;
+	int64_t c0 = s->sl_b0 >> MDB_SL_PID_SHIFT;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < s->sl_tpids.n; i++) {
+		const struct mdb_sl_tpid *r = &e[i];
+		const int64_t v[12] = {
+			c0 + r->bucket, r->site_id, r->type, r->cache_id,
+			r->pid, r->hits, sat64(r->sum_req),
+			sat64(r->sum_alloc), r->freed, r->pingpong, r->live,
+			sat64(r->live_bytes),
+		};
+
+		ret = mw_row(m, v, (!r->cache_id) << 3 |
+				   (r->pid == MDB_NO_PID) << 4);
+	}
+	return ret ? ret : mw_flush(m);
+}
+
+static int write_ppids(struct multi_writer *m, const struct mdb_stats *s)
+{
+	const struct mdb_sl_ppid *e = s->sl_ppids.ents;
+	int64_t c0 = s->sl_b0 >> MDB_SL_PID_SHIFT;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < s->sl_ppids.n; i++) {
+		const struct mdb_sl_ppid *r = &e[i];
+		const int64_t row[] = {
+			c0 + r->bucket, r->site_id, r->pid, r->cpu,
+			r->free_cpu, sat64(r->hits), sat64(r->bytes),
+		};
+
+		ret = mw_row(m, row, (r->pid == MDB_NO_PID) << 2);
+	}
+	return ret ? ret : mw_flush(m);
+}
+
+/*
+ * The level 7 tables of a source that has them (s->sl_big), their rowid
+ * ranges into @r: slice_bucket_pid's, slice_pp_pid's.
+ */
+static int write_big(struct table_writer *w, int64_t source_id,
+		     const struct mdb_stats *s, int64_t r[4])
+{
+	static const struct {
+		const char *table, *cols;
+		int ncols;
+		int (*write)(struct multi_writer *m,
+			     const struct mdb_stats *s);
+	} t[] = {
+		{ "slice_ptr", "ptr, bucket, site_id, last_seq, hits, "
+		  "bytes_req, bytes_alloc, freed, pingpong, live", 10,
+		  write_ptrs },
+		{ "slice_bucket_pid", "bucket, site_id, type, cache_id, pid, "
+		  SL_FIGS, 12, write_tpids },
+		{ "slice_pp_pid", "bucket, site_id, pid, cpu, free_cpu, hits, "
+		  "bytes", 7, write_ppids },
+	};
+	struct multi_writer *m = malloc(sizeof(*m));
+	int ret = 0;
+
+	if (!m)
+		return mdb_error_set(w->e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	for (size_t i = 0; !ret && i < sizeof(t) / sizeof(t[0]); i++) {
+		ret = mw_open(m, w, source_id, t[i].table, t[i].cols,
+			      t[i].ncols);
+		if (!ret)
+			ret = t[i].write(m, s);
+		if (i) {
+			r[2 * (i - 1)] = m->lo;
+			r[2 * i - 1] = m->hi;
+		}
+		mw_close(m);
+	}
+	free(m);
+	return ret;
+}
+
 #define SL_TABLES 6 /* tables with a rowid range in slice_meta */
 
 static int write_slice(sqlite3 *db, int64_t source_id,
@@ -296,21 +559,27 @@ static int write_slice(sqlite3 *db, int64_t source_id,
 		"INSERT INTO slice_meta (source_id, block_rows, width, "
 		"min_ts, max_ts, max_end, bucket_lo, bucket_hi, key_lo, "
 		"key_hi, pid_lo, pid_hi, bcomm_lo, bcomm_hi, pp_lo, pp_hi, "
-		"stack_lo, stack_hi, bcomm_shift, level) VALUES (?, ?, ?, ?, "
-		"?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 6)",
+		"stack_lo, stack_hi, bcomm_shift, bpid_lo, bpid_hi, ppid_lo, "
+		"ppid_hi, bpid_shift, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+		"?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	};
 	const struct mdb_ftable *tabs[SL_TABLES] = {
 		&s->sl_buckets, &s->sl_keys, &s->sl_pids, &s->sl_bcomm,
 		&s->sl_pp, &s->sl_stacks,
 	};
 	struct table_writer w = { db, NULL, e };
-	int64_t r[2 * SL_TABLES] = { 0 };
+	int64_t r[2 * SL_TABLES] = { 0 }, big[4] = { 0 };
 	int ret = 0;
 
 	/* a source whose rows have times only in part, or times before 0,
 	 * is not indexed (db/schema-5.sql) */
 	if ((s->sl_timed && s->sl_untimed) || s->sl_neg)
 		return 0;
+	if (s->sl_big) {
+		ret = write_big(&w, source_id, s, big);
+		if (ret)
+			return ret;
+	}
 	for (size_t i = 0; !ret && i < sizeof(sql) / sizeof(sql[0]); i++) {
 		if (sqlite3_prepare_v2(db, sql[i], -1, &w.st, NULL))
 			return tw_error(&w);
@@ -334,6 +603,13 @@ static int write_slice(sqlite3 *db, int64_t source_id,
 				bind_opt(w.st, 7 + k, r[k], !r[k]);
 			sqlite3_bind_int(w.st, 7 + 2 * SL_TABLES,
 					 MDB_SL_COMM_SHIFT);
+			for (int k = 0; k < 4; k++)
+				bind_opt(w.st, 8 + 2 * SL_TABLES + k, big[k],
+					 !big[k]);
+			bind_opt(w.st, 12 + 2 * SL_TABLES, MDB_SL_PID_SHIFT,
+				 !s->sl_big);
+			sqlite3_bind_int(w.st, 13 + 2 * SL_TABLES,
+					 s->sl_big ? 7 : 6);
 			ret = tw_step(&w);
 		}
 		sqlite3_finalize(w.st);

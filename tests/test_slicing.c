@@ -6,9 +6,12 @@
  * script counts over the text (tests/time_window.py), and each filter
  * (--cache, --site, --pid, --comm) gives the figures counted by hand on
  * testdata/slicing/trace.txt (its README has the table).  The slicing
- * index (db/schema-5.sql, schema-6.sql) is checked on a generated trace
- * against tests/slice_count.py, which pairs the events itself, and on a
- * perf capture with stacks against SQL over its alloc rows.
+ * index (db/schema-5.sql, schema-6.sql, schema-7.sql) is checked on a
+ * generated trace against tests/slice_count.py, which pairs the events
+ * itself, and on a perf capture with stacks against SQL over its alloc
+ * rows.  The generated trace is small: ingested once as it is (no level
+ * 7 tables) and once as a large source would be (MEMDB_TEST_SLICE_BIG=0
+ * lowers the size from which a source gets them, docs/design.md §3.3).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,7 +24,25 @@
 #include "testlib.h"
 
 static char *tmp, *kt_db, *slab_db, *hand_db, *text_db, *page_db, *text;
-static char *gen_db, *old_db, *gen, *v5_db, *cg_db, *cg_old_db;
+static char *gen_db, *old_db, *gen, *v5_db, *v6_db, *cg_db, *cg_old_db;
+static char *big_db;
+
+/* db/schema-7.sql's additions undone */
+#define UNDO_7 "DROP TABLE slice_ptr; DROP TABLE slice_bucket_pid; " \
+	"DROP TABLE slice_pp_pid; " \
+	"ALTER TABLE slice_meta DROP COLUMN bpid_lo; " \
+	"ALTER TABLE slice_meta DROP COLUMN bpid_hi; " \
+	"ALTER TABLE slice_meta DROP COLUMN ppid_lo; " \
+	"ALTER TABLE slice_meta DROP COLUMN ppid_hi; " \
+	"ALTER TABLE slice_meta DROP COLUMN bpid_shift; "
+
+/* Ingest as a large source (the level 7 tables, db/schema-7.sql). */
+static void ingest_big(const char *db, const char *path)
+{
+	setenv("MEMDB_TEST_SLICE_BIG", "0", 1);
+	ingest_ok(db, "'%s'", path);
+	unsetenv("MEMDB_TEST_SLICE_BIG");
+}
 
 static char *out_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -72,13 +93,24 @@ static int setup_all(void **state)
 		    "--cross-cpu 500 --dup-frees 5 --unknown-frees 5 "
 		    "--format ftrace-text '%s'", env("KTGEN"), gen));
 	ingest_ok(gen_db, "'%s'", gen);
+	big_db = fresh_db(tmp, "big.db");
+	ingest_big(big_db, gen);
 	/* as a source ingested before the index: no slice_meta row */
 	free(out_of("cp '%s' '%s' && sqlite3 '%s' 'DELETE FROM slice_meta'",
 		    gen_db, old_db, old_db));
-	/* as a source indexed by schema 5 (db/schema-6.sql's additions
-	 * undone), then migrated by an ingest that finds it present */
+	/* as a source indexed by schema 5 (db/schema-6.sql's and
+	 * schema-7.sql's additions undone), then migrated by an ingest that
+	 * finds it present; the same by schema 6 (the large source's
+	 * level 7 tables undone), then a source added as a large one */
 	v5_db = path_in(tmp, "v5.db");
-	free(out_of("cp '%s' '%s' && sqlite3 '%s' 'DROP TABLE slice_pp; "
+	v6_db = path_in(tmp, "v6.db");
+	free(out_of("cp '%s' '%s' && sqlite3 '%s' '" UNDO_7
+		    "UPDATE slice_meta SET level = 6; "
+		    "PRAGMA user_version = 6'", big_db, v6_db, v6_db));
+	ingest_ok(v6_db, "'%s'", gen);
+	ingest_big(v6_db, text);
+	free(out_of("cp '%s' '%s' && sqlite3 '%s' '" UNDO_7
+		    "DROP TABLE slice_pp; "
 		    "DROP TABLE slice_stack; DROP TABLE slice_bucket_comm; "
 		    "ALTER TABLE slice_meta DROP COLUMN level; "
 		    "ALTER TABLE slice_meta DROP COLUMN bcomm_lo; "
@@ -115,6 +147,8 @@ static int teardown_all(void **state)
 	free(gen_db);
 	free(old_db);
 	free(v5_db);
+	free(v6_db);
+	free(big_db);
 	free(cg_db);
 	free(cg_old_db);
 	return 0;
@@ -422,6 +456,94 @@ static void test_site_forms(void **state)
 	}
 }
 
+/* Window @i of check_windows() with filter @f: the first windows with
+ * every filter, the others alone and with --pid. */
+static int window_filter(size_t i, size_t f)
+{
+	return i < 9 || !f || f == 2;
+}
+
+/* Window @win with filter @filt on @db against slice_count.py's lines
+ * at *@at (moved past them). */
+static void check_window(const char *db, const char *win, const char *filt,
+			 char **at)
+{
+	char *opt = strf("--time '%s' %s", win, filt);
+	char *end = strstr(*at, "==\n"), *rows, *want, *nl;
+	char *cs = total_of(db, "callsites", opt,
+			    "3,4,5,9,10,11");
+	char *ca = total_of(db, "callsites --by cache", opt,
+			    "2,3,4,8,9,10");
+	char *fr = total_of(db, "fragmentation", opt,
+			    "3,4,5");
+	char *al = total_of(db, "allocs", opt,
+			    "2,3,4,8,9,10");
+	char *bp = total_of(db, "callsites --by pid", opt,
+			    "2,3,4,8,9,10");
+	char *bc = total_of(db, "callsites --by comm", opt,
+			    "2,3,4,8,9,10");
+	char *pp = total_of(db, "pingpong", opt, "3,5");
+	char *args = strf("callsites %s", opt);
+	char *got = memdb_rows(db, args, "1,3,4,5,9,10,11");
+	char *sorted = out_of("printf '%%s' '%s' | LC_ALL=C "
+			      "sort", got);
+
+	assert_non_null(end);
+	rows = strndup(*at, (size_t)(end - *at));
+	*at = end + 3;
+	/* the total is the last line of the rows */
+	nl = strrchr(rows, '\n');
+	*nl = '\0';
+	nl = strrchr(rows, '\n');
+	want = strf("%s\n", nl ? nl + 1 : rows);
+	if (nl)
+		nl[1] = '\0';
+	else
+		rows[0] = '\0';
+	if (strcmp(cs, want))
+		fail_msg("callsites %s: %s, not %s", opt, cs,
+			 want);
+	assert_string_equal(ca, want);
+	assert_string_equal(al, want);
+	assert_string_equal(bp, want);
+	assert_string_equal(bc, want);
+	/* pingpong's pingpong and freed: the 5th and 4th */
+	{
+		long long v[6];
+		char *ppw;
+
+		assert_int_equal(sscanf(want, "%lld,%lld,"
+					"%lld,%lld,%lld,%lld",
+					&v[0], &v[1], &v[2],
+					&v[3], &v[4], &v[5]),
+				 6);
+		ppw = strf("%lld,%lld\n", v[4], v[3]);
+		if (strcmp(pp, ppw))
+			fail_msg("pingpong %s: %s, not %s",
+				 opt, pp, ppw);
+		free(ppw);
+	}
+	/* hits, bytes_req, bytes_alloc */
+	assert_int_equal(strncmp(fr, want, strlen(fr) - 1),
+			 0);
+	if (strcmp(sorted, rows))
+		fail_msg("callsites %s rows:\n%s\nnot\n%s",
+			 opt, sorted, rows);
+	free(opt);
+	free(rows);
+	free(want);
+	free(cs);
+	free(ca);
+	free(fr);
+	free(al);
+	free(bp);
+	free(bc);
+	free(pp);
+	free(args);
+	free(got);
+	free(sorted);
+}
+
 /* Windows, with and without filters, on @db: every figure of the total
  * row, and the per-site rows, as slice_count.py counts them. */
 static void check_windows(const char *db)
@@ -431,6 +553,9 @@ static void check_windows(const char *db)
 	 * empty between events, beyond the capture, and covering it; the
 	 * first few with each filter too */
 	static const char *const win[] = {
+		/* slice_bucket_pid's wider buckets: 2^22 ns, 239 to 245
+		 * whole; cut by 1 ns at both ends */
+		"1.002438656,1.031798783", "1.002438657,1.031798782",
 		",", "1.022361600,1.043333119", "1.000341503,1.022361600",
 		"1.0005,1.03", "1.000341505,1.000865791", "1.04,", ",1.01",
 		"1.0,1.000341503", "1.000341504,1.049624575", "1.0003,1.0004",
@@ -447,9 +572,12 @@ static void check_windows(const char *db)
 	char *qs = strdup(""), *py, *at;
 
 	for (size_t i = 0; i < nw; i++)
-		for (size_t f = 0; f < nf && (i < 7 || !f); f++) {
-			char *q = strf("%s '%s %s'", qs, win[i], filt[f]);
+		for (size_t f = 0; f < nf; f++) {
+			char *q;
 
+			if (!window_filter(i, f))
+				continue;
+			q = strf("%s '%s %s'", qs, win[i], filt[f]);
 			free(qs);
 			qs = q;
 		}
@@ -457,81 +585,9 @@ static void check_windows(const char *db)
 		    qs, gen);
 	at = py;
 	for (size_t i = 0; i < nw; i++)
-		for (size_t f = 0; f < nf && (i < 7 || !f); f++) {
-			char *opt = strf("--time '%s' %s", win[i], filt[f]);
-			char *end = strstr(at, "==\n"), *rows, *want, *nl;
-			char *cs = total_of(db, "callsites", opt,
-					    "3,4,5,9,10,11");
-			char *ca = total_of(db, "callsites --by cache", opt,
-					    "2,3,4,8,9,10");
-			char *fr = total_of(db, "fragmentation", opt,
-					    "3,4,5");
-			char *al = total_of(db, "allocs", opt,
-					    "2,3,4,8,9,10");
-			char *bp = total_of(db, "callsites --by pid", opt,
-					    "2,3,4,8,9,10");
-			char *bc = total_of(db, "callsites --by comm", opt,
-					    "2,3,4,8,9,10");
-			char *pp = total_of(db, "pingpong", opt, "3,5");
-			char *args = strf("callsites %s", opt);
-			char *got = memdb_rows(db, args, "1,3,4,5,9,10,11");
-			char *sorted = out_of("printf '%%s' '%s' | LC_ALL=C "
-					      "sort", got);
-
-			assert_non_null(end);
-			rows = strndup(at, (size_t)(end - at));
-			at = end + 3;
-			/* the total is the last line of the rows */
-			nl = strrchr(rows, '\n');
-			*nl = '\0';
-			nl = strrchr(rows, '\n');
-			want = strf("%s\n", nl ? nl + 1 : rows);
-			if (nl)
-				nl[1] = '\0';
-			else
-				rows[0] = '\0';
-			if (strcmp(cs, want))
-				fail_msg("callsites %s: %s, not %s", opt, cs,
-					 want);
-			assert_string_equal(ca, want);
-			assert_string_equal(al, want);
-			assert_string_equal(bp, want);
-			assert_string_equal(bc, want);
-			/* pingpong's pingpong and freed: the 5th and 4th */
-			{
-				long long v[6];
-				char *ppw;
-
-				assert_int_equal(sscanf(want, "%lld,%lld,"
-							"%lld,%lld,%lld,%lld",
-							&v[0], &v[1], &v[2],
-							&v[3], &v[4], &v[5]),
-						 6);
-				ppw = strf("%lld,%lld\n", v[4], v[3]);
-				if (strcmp(pp, ppw))
-					fail_msg("pingpong %s: %s, not %s",
-						 opt, pp, ppw);
-				free(ppw);
-			}
-			/* hits, bytes_req, bytes_alloc */
-			assert_int_equal(strncmp(fr, want, strlen(fr) - 1),
-					 0);
-			if (strcmp(sorted, rows))
-				fail_msg("callsites %s rows:\n%s\nnot\n%s",
-					 opt, sorted, rows);
-			free(opt);
-			free(rows);
-			free(want);
-			free(cs);
-			free(ca);
-			free(fr);
-			free(al);
-			free(bp);
-			free(bc);
-			free(pp);
-			free(args);
-			free(got);
-			free(sorted);
+		for (size_t f = 0; f < nf; f++) {
+			if (window_filter(i, f))
+				check_window(db, win[i], filt[f], &at);
 		}
 	free(qs);
 	free(py);
@@ -553,7 +609,85 @@ static void test_slice_index(void **state)
 	assert_int_equal(db_int(gen_db, "SELECT sum(hits) FROM slice_key"),
 			 db_int(gen_db, "SELECT count(*) FROM alloc "
 				"WHERE type < 2"));
+	/* a small source: no level 7 tables (db/schema-7.sql) */
+	assert_int_equal(db_int(gen_db, "SELECT level FROM slice_meta"), 6);
+	assert_int_equal(db_int(gen_db, "SELECT (SELECT count(*) FROM "
+				"slice_ptr) + (SELECT count(*) FROM "
+				"slice_bucket_pid) + (SELECT count(*) FROM "
+				"slice_pp_pid)"), 0);
 	check_windows(gen_db);
+}
+
+/* The same trace as a large source: level 7, whose tables hold every
+ * slab allocation, and every window and filter reads the same figures. */
+static void test_slice_index_big(void **state)
+{
+	const long long slab = db_int(big_db, "SELECT count(*) FROM alloc "
+				      "WHERE type < 2");
+
+	(void)state;
+	assert_int_equal(db_int(big_db, "SELECT level FROM slice_meta"), 7);
+	assert_int_equal(db_int(big_db, "SELECT bpid_shift FROM slice_meta"),
+			 3);
+	/* per address, summed over its buckets: its last row holds all */
+	assert_int_equal(db_int(big_db, "SELECT sum(hits) FROM slice_ptr p "
+				"WHERE bucket = (SELECT max(bucket) FROM "
+				"slice_ptr x WHERE x.ptr = p.ptr)"), slab);
+	assert_int_equal(db_int(big_db, "SELECT count(*) FROM (SELECT "
+				"DISTINCT ptr FROM slice_ptr)"),
+			 db_int(big_db, "SELECT count(DISTINCT ptr) FROM "
+				"alloc WHERE type < 2"));
+	assert_int_equal(db_int(big_db, "SELECT count(*) FROM (SELECT "
+				"DISTINCT ptr, ts >> 19 FROM alloc WHERE "
+				"type < 2)"),
+			 db_int(big_db, "SELECT count(*) FROM slice_ptr"));
+	assert_int_equal(db_int(big_db, "SELECT sum(hits) FROM "
+				"slice_bucket_pid"), slab);
+	assert_int_equal(db_int(big_db, "SELECT count(*) FROM (SELECT "
+				"DISTINCT ts >> 22, site_id, type, cache_id, "
+				"pid FROM alloc WHERE type < 2)"),
+			 db_int(big_db, "SELECT count(*) FROM "
+				"slice_bucket_pid"));
+	assert_int_equal(db_int(big_db, "SELECT sum(hits) FROM "
+				"slice_pp_pid"),
+			 db_int(big_db, "SELECT count(*) FROM alloc WHERE "
+				"type < 2 AND state = 1 AND cpu <> free_cpu"));
+	check_windows(big_db);
+}
+
+/*
+ * The large source's reports read the level 7 tables: with their
+ * figures changed, allocs --time, and callsites, fragmentation and
+ * pingpong with --pid and --time, change (the rows equal to the raw
+ * path's are not the raw path's own).
+ */
+static void test_slice_big_reads(void **state)
+{
+	static const char *const reps[][2] = {
+		{ "allocs", "" }, { "callsites", "--pid 1003" },
+		{ "callsites --by pid", "" },
+		{ "fragmentation", "--pid 1003" },
+		{ "pingpong", "--pid 1003" },
+	};
+	char *bad = path_in(tmp, "bad.db");
+
+	(void)state;
+	free(out_of("cp '%s' '%s' && sqlite3 '%s' 'UPDATE slice_ptr SET "
+		    "hits = hits + 1000; UPDATE slice_bucket_pid SET hits = "
+		    "hits + 1000, freed = freed + 1000; UPDATE slice_pp_pid "
+		    "SET hits = hits + 1000'", big_db, bad, bad));
+	for (size_t i = 0; i < sizeof(reps) / sizeof(reps[0]); i++) {
+		char *opt = strf("%s --time 1.0005,1.03", reps[i][1]);
+		char *a = total_of(big_db, reps[i][0], opt, "3,5");
+		char *b = total_of(bad, reps[i][0], opt, "3,5");
+
+		if (!strcmp(a, b))
+			fail_msg("%s %s: %s both", reps[i][0], opt, a);
+		free(opt);
+		free(a);
+		free(b);
+	}
+	free(bad);
 }
 
 /* A source without the index (ingested before it) reads its alloc rows:
@@ -566,6 +700,31 @@ static void test_slice_no_index(void **state)
 	check_windows(old_db);
 }
 
+/* A large source's ingest that fails part way (the thread making the
+ * level 7 tables stopped with rows queued) leaves the database as it
+ * was; the whole trace goes in after it. */
+static void test_slice_big_abort(void **state)
+{
+	char *bad = path_in(tmp, "bad.txt");
+	char *db = fresh_db(tmp, "abort.db");
+	struct run r;
+
+	(void)state;
+	free(out_of("(head -20000 '%s' && echo '  tar-1003 [001] ..... "
+		    "1.030000000: kmalloc: truncated') > '%s'", gen, bad));
+	setenv("MEMDB_TEST_SLICE_BIG", "0", 1);
+	run_memdb(&r, db, "ingest --strict -q '%s'", bad);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "line=20001 truncated kmalloc"));
+	run_free(&r);
+	unsetenv("MEMDB_TEST_SLICE_BIG");
+	ingest_big(db, gen);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM source"), 1);
+	assert_int_equal(db_int(db, "SELECT level FROM slice_meta"), 7);
+	free(bad);
+	free(db);
+}
+
 /* Windows and filters whose rows the raw-row path must give alike. */
 static const char *const same_opts[] = {
 	"--time 1.022361600,1.043333119", "--time 1.000341503,1.022361600",
@@ -574,6 +733,10 @@ static const char *const same_opts[] = {
 	"--time 1.0005,1.03 --cache kmalloc-64", "--comm tar",
 	"--time 1.0005,1.03 --site ffffffff811016fb", "--pid 1003",
 	"--time 1.0005,1.03 --pid 1003", "--cache kmalloc-64",
+	"--time 1.002438656,1.031798783 --pid 1003",
+	"--time 1.002438657,1.031798782 --pid 1003",
+	"--time 1.002438656,1.031798783", "--time 5,6 --pid 1003",
+	"--time 1.0003,1.0004 --pid 1003", "--time , --pid 1003",
 };
 
 /* Every row of @reports with each of same_opts on @db equals @ref's. */
@@ -604,11 +767,10 @@ static void test_slice_rows_as_raw(void **state)
 {
 	static const char *const reps[] = {
 		"pingpong", "callsites --by comm", "callsites",
-		"fragmentation",
+		"fragmentation", "allocs", "callsites --by pid",
 	};
 
 	(void)state;
-	assert_int_equal(db_int(gen_db, "SELECT level FROM slice_meta"), 6);
 	/* every slab allocation freed on another CPU, in slice_pp */
 	assert_int_equal(db_int(gen_db, "SELECT sum(hits) FROM slice_pp"),
 			 db_int(gen_db, "SELECT count(*) FROM alloc WHERE "
@@ -619,6 +781,7 @@ static void test_slice_rows_as_raw(void **state)
 			 db_int(gen_db, "SELECT count(*) FROM alloc "
 				"WHERE type < 2"));
 	same_rows(gen_db, old_db, reps, sizeof(reps) / sizeof(reps[0]));
+	same_rows(big_db, old_db, reps, sizeof(reps) / sizeof(reps[0]));
 }
 
 /* A database indexed by schema 5, migrated: its source has no level-6
@@ -632,11 +795,51 @@ static void test_slice_schema5(void **state)
 	};
 
 	(void)state;
-	assert_int_equal(db_int(v5_db, "PRAGMA user_version"), 6);
+	assert_int_equal(db_int(v5_db, "PRAGMA user_version"), 7);
 	assert_int_equal(db_int(v5_db, "SELECT count(*) FROM slice_meta "
 				"WHERE level IS NULL AND bucket_lo > 0"), 1);
 	assert_int_equal(db_int(v5_db, "SELECT count(*) FROM slice_pp"), 0);
 	same_rows(v5_db, gen_db, reps, sizeof(reps) / sizeof(reps[0]));
+}
+
+/* A database indexed by schema 6, migrated: its source keeps level 6,
+ * without rows in the level 7 tables, and reads the alloc rows as
+ * before, with the same rows; a large source added after has level 7. */
+static void test_slice_schema6(void **state)
+{
+	static const char *const reps[] = {
+		"allocs", "callsites", "fragmentation", "pingpong",
+		"callsites --by pid",
+	};
+	const size_t no = sizeof(same_opts) / sizeof(same_opts[0]);
+
+	(void)state;
+	assert_int_equal(db_int(v6_db, "PRAGMA user_version"), 7);
+	assert_int_equal(db_int(v6_db, "SELECT group_concat(level, '') FROM "
+				"(SELECT level FROM slice_meta ORDER BY "
+				"source_id)"), 67);
+	assert_int_equal(db_int(v6_db, "SELECT count(*) FROM slice_meta "
+				"WHERE source_id = 1 AND coalesce(bpid_lo, "
+				"ppid_lo, bpid_shift) IS NULL"), 1);
+	assert_int_equal(db_int(v6_db, "SELECT count(*) FROM slice_ptr "
+				"WHERE source_id = 1"), 0);
+	assert_true(db_int(v6_db, "SELECT count(*) FROM slice_ptr "
+			   "WHERE source_id = 2") > 0);
+	for (size_t i = 0; i < sizeof(reps) / sizeof(reps[0]); i++)
+		for (size_t o = 0; o < no; o++) {
+			char *args = strf("%s --top 0 %s", reps[i],
+					  same_opts[o]);
+			char *one = strf("%s --source 1", args);
+			char *a = report_csv(v6_db, one);
+			char *b = report_csv(old_db, args);
+
+			if (strcmp(a, b))
+				fail_msg("%s:\n%s\nnot\n%s", one, a, b);
+			free(args);
+			free(one);
+			free(a);
+			free(b);
+		}
 }
 
 /*
@@ -752,9 +955,13 @@ int main(void)
 		cmocka_unit_test(test_open_window_is_whole),
 		cmocka_unit_test(test_site_forms),
 		cmocka_unit_test(test_slice_index),
+		cmocka_unit_test(test_slice_index_big),
+		cmocka_unit_test(test_slice_big_reads),
+		cmocka_unit_test(test_slice_big_abort),
 		cmocka_unit_test(test_slice_no_index),
 		cmocka_unit_test(test_slice_rows_as_raw),
 		cmocka_unit_test(test_slice_schema5),
+		cmocka_unit_test(test_slice_schema6),
 		cmocka_unit_test(test_slice_stacks),
 		cmocka_unit_test(test_refusals),
 	};

@@ -54,10 +54,13 @@ CREATE TEMP TABLE slab_rows (k1, k2, addr, ord, hits, bytes_req, bytes_alloc,
 -- same per task without the object size, for --pid (without --cache and
 -- --comm) and --by pid; 'win', a
 -- window's whole buckets [b1, b2] from slice_bucket, or for --comm and
--- --by comm slice_bucket_comm (db/schema-6.sql; allocations from ilo to
--- ihi; none for --pid or --by pid, nor for --comm with --cache or --by
--- cache, which that table lacks, or in a source indexed before schema
--- 6, slice_meta.level NULL), and
+-- --by comm slice_bucket_comm (db/schema-6.sql), or for --pid and --by
+-- pid (without --cache and --comm: pw) slice_bucket_pid, whose buckets
+-- are wider (db/schema-7.sql; allocations from ilo to ihi; none for
+-- --pid or --by pid in a source without that table, slice_meta.level
+-- below 7, nor for --comm with --cache or --by cache, which
+-- slice_bucket_comm lacks, or in a source indexed before schema 6,
+-- slice_meta.level NULL), and
 -- the alloc rows of the blocks the window's edges fall in (temp.sl_blk):
 -- those outside the buckets, and those inside ended after END (what
 -- the buckets counted as freed is live at END).
@@ -68,7 +71,8 @@ WITH m AS (
 	SELECT s.id AS sid, s.alloc_lo, s.alloc_hi, m.block_rows,
 	       m.bw AS width,
 	       m.bucket_lo, m.bucket_hi, m.key_lo, m.key_hi, m.pid_lo,
-	       m.pid_hi, m.level, m.bcomm_lo, m.bcomm_hi,
+	       m.pid_hi, m.level, m.bcomm_lo, m.bcomm_hi, m.bpid_lo,
+	       m.bpid_hi, coalesce(m.pw, 0) AS pw,
 	       CASE WHEN m.source_id IS NULL THEN 'raw'
 	            WHEN :tsel AND NOT coalesce(m.min_ts >= :t_lo AND
 	                 max(m.max_ts, coalesce(m.max_end, m.max_ts))
@@ -83,23 +87,32 @@ WITH m AS (
 	       (min(:t_hi, m.max_ts) + 1) / m.bw - 1 AS b2
 	FROM source s LEFT JOIN (
 		-- slice_bucket_comm's buckets are 2^bcomm_shift of
-		-- slice_bucket's (db/schema-6.sql)
+		-- slice_bucket's (db/schema-6.sql), slice_bucket_pid's
+		-- 2^bpid_shift (db/schema-7.sql)
 		SELECT *, width << bshift AS bw FROM (
 			SELECT *, CASE WHEN :given_comm OR :by = 'comm'
 			               THEN coalesce(bcomm_shift, 0)
+			               WHEN pw THEN bpid_shift
 			               ELSE 0 END AS bshift
-			FROM slice_meta)) m ON m.source_id = s.id
+			FROM (SELECT *, coalesce(level >= 7 AND
+			                (:given_pid OR :by = 'pid') AND
+			                NOT :given_cache AND NOT :given_comm
+			                AND :by IN ('site', 'type', 'pid'), 0)
+			                AS pw
+			      FROM slice_meta))) m ON m.source_id = s.id
 	WHERE s.id BETWEEN :src_lo AND :src_hi
 ), w AS (
-	SELECT *, coalesce(NOT :given_pid AND :by <> 'pid' AND
+	SELECT *, coalesce(CASE WHEN pw THEN b1 <= b2 ELSE
+	                   NOT :given_pid AND :by <> 'pid' AND
 	                   CASE WHEN :given_comm OR :by = 'comm'
 	                        THEN level >= 6 AND NOT :given_cache
 	                             AND :by <> 'cache'
-	                        ELSE 1 END AND b1 <= b2, 0) AS inner
+	                        ELSE 1 END AND b1 <= b2 END, 0) AS inner
 	FROM m
 )
 SELECT sid, alloc_lo, alloc_hi, block_rows, bucket_lo, bucket_hi, key_lo,
-       key_hi, pid_lo, pid_hi, bcomm_lo, bcomm_hi, mode,
+       key_hi, pid_lo, pid_hi, bcomm_lo, bcomm_hi, bpid_lo, bpid_hi, pw,
+       mode,
        CASE WHEN inner THEN b1 ELSE 1 END AS b1,
        CASE WHEN inner THEN b2 ELSE 0 END AS b2,
        CASE WHEN inner THEN b1 * width ELSE 1 END AS ilo,
@@ -193,7 +206,18 @@ WITH f AS (
 	CROSS JOIN (SELECT rowid AS rid, *, NULL AS pid, NULL AS comm_id
 	      FROM slice_bucket) a ON a.rid BETWEEN s.bucket_lo AND s.bucket_hi
 	WHERE s.mode = 'win' AND NOT :given_comm AND :by <> 'comm'
-	  AND a.bucket BETWEEN s.b1 AND s.b2 AND @fwhere
+	  AND NOT s.pw AND a.bucket BETWEEN s.b1 AND s.b2 AND @fwhere
+	UNION ALL
+	SELECT a.source_id, CASE :by WHEN 'site' THEN a.site_id
+	                             WHEN 'type' THEN a.type
+	                             ELSE a.pid END,
+	       NULL, NULL, a.hits, a.sum_req, a.sum_alloc, a.freed,
+	       a.pingpong, a.live, a.live_bytes
+	FROM temp.sl_src s
+	CROSS JOIN (SELECT rowid AS rid, *, NULL AS bytes_alloc, NULL AS comm_id
+	      FROM slice_bucket_pid) a ON a.rid BETWEEN s.bpid_lo AND s.bpid_hi
+	WHERE s.mode = 'win' AND s.pw AND a.bucket BETWEEN s.b1 AND s.b2
+	  AND @fwhere
 	UNION ALL
 	SELECT a.source_id, CASE :by WHEN 'site' THEN a.site_id
 	                             WHEN 'type' THEN a.type

@@ -26,7 +26,8 @@
 -- points to, or the alloc rows of sources ingested before it.
 
 -- The slicing index, as in callsites.sql (whose comment tells the modes;
--- no bucket is read with --pid, nor with --comm and --cache).
+-- with --pid the wider buckets of slice_bucket_pid, db/schema-7.sql, in
+-- a source that has them; no bucket with --comm and --cache).
 DROP TABLE IF EXISTS temp.sl_src;
 DROP TABLE IF EXISTS temp.sl_blk;
 CREATE TEMP TABLE sl_src AS
@@ -34,7 +35,8 @@ WITH m AS (
 	SELECT s.id AS sid, s.alloc_lo, s.alloc_hi, m.block_rows,
 	       m.bw AS width,
 	       m.bucket_lo, m.bucket_hi, m.key_lo, m.key_hi, m.pid_lo,
-	       m.pid_hi, m.level, m.bcomm_lo, m.bcomm_hi,
+	       m.pid_hi, m.level, m.bcomm_lo, m.bcomm_hi, m.bpid_lo,
+	       m.bpid_hi, coalesce(m.pw, 0) AS pw,
 	       CASE WHEN m.source_id IS NULL THEN 'raw'
 	            WHEN :tsel AND NOT coalesce(m.min_ts >= :t_lo AND
 	                 max(m.max_ts, coalesce(m.max_end, m.max_ts))
@@ -48,22 +50,29 @@ WITH m AS (
 	       (min(:t_hi, m.max_ts) + 1) / m.bw - 1 AS b2
 	FROM source s LEFT JOIN (
 		-- slice_bucket_comm's buckets are 2^bcomm_shift of
-		-- slice_bucket's (db/schema-6.sql)
+		-- slice_bucket's (db/schema-6.sql), slice_bucket_pid's
+		-- 2^bpid_shift (db/schema-7.sql)
 		SELECT *, width << bshift AS bw FROM (
 			SELECT *, CASE WHEN :given_comm
 			               THEN coalesce(bcomm_shift, 0)
+			               WHEN pw THEN bpid_shift
 			               ELSE 0 END AS bshift
-			FROM slice_meta)) m ON m.source_id = s.id
+			FROM (SELECT *, coalesce(level >= 7 AND :given_pid AND
+			                NOT :given_cache AND NOT :given_comm,
+			                0) AS pw
+			      FROM slice_meta))) m ON m.source_id = s.id
 	WHERE s.id BETWEEN :src_lo AND :src_hi
 ), w AS (
-	SELECT *, coalesce(NOT :given_pid AND
+	SELECT *, coalesce(CASE WHEN pw THEN b1 <= b2 ELSE
+	                   NOT :given_pid AND
 	                   (NOT :given_comm OR (level >= 6 AND
 	                                        NOT :given_cache)) AND
-	                   b1 <= b2, 0) AS inner
+	                   b1 <= b2 END, 0) AS inner
 	FROM m
 )
 SELECT sid, alloc_lo, alloc_hi, block_rows, bucket_lo, bucket_hi, key_lo,
-       key_hi, pid_lo, pid_hi, bcomm_lo, bcomm_hi, mode,
+       key_hi, pid_lo, pid_hi, bcomm_lo, bcomm_hi, bpid_lo, bpid_hi, pw,
+       mode,
        CASE WHEN inner THEN b1 ELSE 1 END AS b1,
        CASE WHEN inner THEN b2 ELSE 0 END AS b2,
        CASE WHEN inner THEN b1 * width ELSE 1 END AS ilo,
@@ -113,7 +122,16 @@ SELECT a.source_id, a.site_id, total(a.hits), total(a.sum_req),
 FROM temp.sl_src s
 CROSS JOIN (SELECT rowid AS rid, *, NULL AS pid, NULL AS comm_id
       FROM slice_bucket) a ON a.rid BETWEEN s.bucket_lo AND s.bucket_hi
-WHERE s.mode = 'win' AND NOT :given_comm AND a.bucket BETWEEN s.b1 AND s.b2
+WHERE s.mode = 'win' AND NOT :given_comm AND NOT s.pw
+  AND a.bucket BETWEEN s.b1 AND s.b2 AND @fwhere
+GROUP BY a.source_id, a.site_id
+UNION ALL
+SELECT a.source_id, a.site_id, total(a.hits), total(a.sum_req),
+       total(a.sum_alloc)
+FROM temp.sl_src s
+CROSS JOIN (SELECT rowid AS rid, *, NULL AS bytes_alloc, NULL AS comm_id
+      FROM slice_bucket_pid) a ON a.rid BETWEEN s.bpid_lo AND s.bpid_hi
+WHERE s.mode = 'win' AND s.pw AND a.bucket BETWEEN s.b1 AND s.b2
   AND @fwhere
 GROUP BY a.source_id, a.site_id
 UNION ALL

@@ -24,7 +24,9 @@
 -- Per source: 'inner' when the window's whole buckets [b1, b2] are read
 -- from slice_pp and slice_bucket, or slice_bucket_comm for --comm
 -- (level 6, no --pid: the buckets have no task id; not --comm with
--- --cache); the alloc rows of the blocks the window's edges fall in
+-- --cache), or for --pid (without --cache and --comm: pw) from
+-- slice_pp_pid and slice_bucket_pid, whose buckets are wider (level 7,
+-- db/schema-7.sql); the alloc rows of the blocks the window's edges fall in
 -- (temp.sl_blk), those outside the buckets counted, those inside ended
 -- after END taken back.  Without whole buckets, the blocks the window
 -- reaches (indexed sources), or every alloc row.
@@ -35,10 +37,11 @@ WITH m AS (
 	SELECT s.id AS sid, s.alloc_lo, s.alloc_hi, m.block_rows,
 	       m.bw AS width,
 	       m.bucket_lo, m.bucket_hi, m.bcomm_lo, m.bcomm_hi, m.pp_lo,
-	       m.pp_hi, m.bshift,
+	       m.pp_hi, m.bshift, m.bpid_lo, m.bpid_hi, m.ppid_lo,
+	       m.ppid_hi, coalesce(m.pw, 0) AS pw,
 	       m.source_id IS NOT NULL AS indexed,
-	       coalesce(m.level >= 6 AND NOT :given_pid AND
-	                NOT (:given_comm AND :given_cache) AND
+	       coalesce((m.pw OR (m.level >= 6 AND NOT :given_pid AND
+	                NOT (:given_comm AND :given_cache))) AND
 	                (min(max(:t_lo, 0), m.max_ts + 1) + m.bw - 1) /
 	                m.bw <= (min(:t_hi, m.max_ts) + 1) / m.bw - 1,
 	                0) AS inner,
@@ -47,17 +50,23 @@ WITH m AS (
 	       (min(:t_hi, m.max_ts) + 1) / m.bw - 1 AS b2
 	FROM source s LEFT JOIN (
 		-- slice_bucket_comm's buckets are 2^bcomm_shift of
-		-- slice_bucket's (db/schema-6.sql)
+		-- slice_bucket's (db/schema-6.sql), slice_bucket_pid's
+		-- 2^bpid_shift (db/schema-7.sql)
 		SELECT *, width << bshift AS bw FROM (
 			SELECT *, CASE WHEN :given_comm
 			               THEN coalesce(bcomm_shift, 0)
+			               WHEN pw THEN bpid_shift
 			               ELSE 0 END AS bshift
-			FROM slice_meta)) m ON m.source_id = s.id
+			FROM (SELECT *, coalesce(level >= 7 AND :given_pid AND
+			                NOT :given_cache AND NOT :given_comm,
+			                0) AS pw
+			      FROM slice_meta))) m ON m.source_id = s.id
 	WHERE :sel AND s.id BETWEEN :src_lo AND :src_hi
 	  AND s.alloc_lo IS NOT NULL
 )
 SELECT sid, alloc_lo, alloc_hi, block_rows, bucket_lo, bucket_hi, bcomm_lo,
-       bcomm_hi, pp_lo, pp_hi, bshift, inner,
+       bcomm_hi, pp_lo, pp_hi, bshift, bpid_lo, bpid_hi, ppid_lo, ppid_hi,
+       pw, inner,
        indexed AND (:tsel OR inner) AS blocks,
        CASE WHEN inner THEN b1 ELSE 1 END AS b1,
        CASE WHEN inner THEN b2 ELSE 0 END AS b2,
@@ -106,7 +115,16 @@ SELECT a.source_id, a.site_id, a.cpu, a.free_cpu, total(a.hits),
 FROM temp.sl_src s
 CROSS JOIN (SELECT rowid AS rid, *, NULL AS pid FROM slice_pp) a
   ON a.rid BETWEEN s.pp_lo AND s.pp_hi
-WHERE s.inner AND a.bucket >> s.bshift BETWEEN s.b1 AND s.b2 AND @fwhere
+WHERE s.inner AND NOT s.pw AND a.bucket >> s.bshift BETWEEN s.b1 AND s.b2
+  AND @fwhere
+GROUP BY a.source_id, a.site_id, a.cpu, a.free_cpu
+UNION ALL
+SELECT a.source_id, a.site_id, a.cpu, a.free_cpu, total(a.hits),
+       total(a.bytes)
+FROM temp.sl_src s
+CROSS JOIN (SELECT rowid AS rid, *, NULL AS comm_id, NULL AS cache_id,
+                   NULL AS type, NULL AS bytes_alloc FROM slice_pp_pid) a ON a.rid BETWEEN s.ppid_lo AND s.ppid_hi
+WHERE s.inner AND s.pw AND a.bucket BETWEEN s.b1 AND s.b2 AND @fwhere
 GROUP BY a.source_id, a.site_id, a.cpu, a.free_cpu
 UNION ALL
 SELECT source_id, site_id, cpu, free_cpu, allocations, bytes
@@ -122,8 +140,15 @@ SELECT a.source_id, a.site_id, total(a.freed)
 FROM temp.sl_src s
 CROSS JOIN (SELECT rowid AS rid, *, NULL AS pid, NULL AS comm_id
       FROM slice_bucket) a ON a.rid BETWEEN s.bucket_lo AND s.bucket_hi
-WHERE s.inner AND NOT :given_comm AND a.bucket BETWEEN s.b1 AND s.b2
-  AND @fwhere
+WHERE s.inner AND NOT :given_comm AND NOT s.pw
+  AND a.bucket BETWEEN s.b1 AND s.b2 AND @fwhere
+GROUP BY a.source_id, a.site_id
+UNION ALL
+SELECT a.source_id, a.site_id, total(a.freed)
+FROM temp.sl_src s
+CROSS JOIN (SELECT rowid AS rid, *, NULL AS bytes_alloc, NULL AS comm_id
+      FROM slice_bucket_pid) a ON a.rid BETWEEN s.bpid_lo AND s.bpid_hi
+WHERE s.inner AND s.pw AND a.bucket BETWEEN s.b1 AND s.b2 AND @fwhere
 GROUP BY a.source_id, a.site_id
 UNION ALL
 SELECT a.source_id, a.site_id, total(a.freed)
