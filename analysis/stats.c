@@ -380,14 +380,7 @@ static inline void *cmap_get(struct mdb_cmap *m, const void *key,
 	return e;
 }
 
-static inline uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ x >> 33;
-}
+#define mix64 u64map_mix
 
 static uint64_t tpid_hash(const void *e)
 {

@@ -32,6 +32,14 @@ static inline void bind_text_or_null(sqlite3_stmt *st, int col,
 		sqlite3_bind_null(st, col);
 }
 
+/*
+ * "@head (?1, ?2, ... ?(ncols + 1)), (?1, ?(ncols + 2), ...), ...": the
+ * text of a multi-row INSERT of @nrows rows of @ncols bound columns each
+ * after ?1 (the source id), malloc'ed, its length in *@len (may be NULL);
+ * NULL on ENOMEM.
+ */
+char *mdb_sql_rows(const char *head, int nrows, int ncols, int *len);
+
 static inline const char *order_name(enum mdb_order o)
 {
 	return o == MDB_ORDER_LITTLE ? "little" :

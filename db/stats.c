@@ -295,22 +295,11 @@ struct multi_writer {
 static char *multi_sql(const char *table, const char *cols, int ncols,
 		       int rows)
 {
-	size_t cap = strlen(table) + strlen(cols) + 64 +
-		     (size_t)rows * (size_t)(ncols + 1) * 10;
-	char *s = malloc(cap);
-	size_t n;
+	char *head = sqlite3_mprintf("INSERT INTO %s (source_id, %s) VALUES ",
+				     table, cols);
+	char *s = head ? mdb_sql_rows(head, rows, ncols, NULL) : NULL;
 
-	if (!s)
-		return NULL;
-	n = (size_t)snprintf(s, cap, "INSERT INTO %s (source_id, %s) VALUES ",
-			     table, cols);
-	for (int k = 0; k < rows; k++) {
-		n += (size_t)snprintf(s + n, cap - n, "%s(?1", k ? ", " : "");
-		for (int c = 0; c < ncols; c++)
-			n += (size_t)snprintf(s + n, cap - n, ", ?%d",
-					      2 + k * ncols + c);
-		n += (size_t)snprintf(s + n, cap - n, ")");
-	}
+	sqlite3_free(head);
 	return s;
 }
 

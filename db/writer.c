@@ -246,22 +246,12 @@ static int prepare_rows(struct mdb_writer *w, const char *head, int ncols,
 			int nrows, int64_t source_id, struct stmt *s,
 			struct mdb_error *e)
 {
-	size_t cap = strlen(head) + (size_t)nrows * (size_t)(ncols + 1) * 8 + 1;
-	char *sql = malloc(cap);
-	size_t n;
-	int rc;
+	int n, rc;
+	char *sql = mdb_sql_rows(head, nrows, ncols, &n);
 
 	if (!sql)
 		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
-	n = (size_t)snprintf(sql, cap, "%s", head);
-	for (int k = 0; k < nrows; k++) {
-		n += (size_t)snprintf(sql + n, cap - n, "%s(?1", k ? ", " : "");
-		for (int c = 0; c < ncols; c++)
-			n += (size_t)snprintf(sql + n, cap - n, ", ?%d",
-					      2 + k * ncols + c);
-		n += (size_t)snprintf(sql + n, cap - n, ")");
-	}
-	rc = sqlite3_prepare_v2(w->db->h, sql, (int)n, &s->st, NULL);
+	rc = sqlite3_prepare_v2(w->db->h, sql, n, &s->st, NULL);
 	free(sql);
 	if (rc != SQLITE_OK)
 		return mdb_db_error(w->db, e, "cannot write to database");
