@@ -22,9 +22,10 @@
 -- allocations counted.
 --
 -- Parameters: :src_lo, :src_hi, :top, :t_lo, :t_hi; @where: the
--- selection; :tsel: --time given, :fsel: another selection.  With
--- --time, a source with the slicing index (docs/design.md §3.3) is read
--- in one of two ways (temp.al_src: use_ptr).  With --time alone,
+-- selection; :tsel: --time given, :fsel: another selection.  Without
+-- --time the window is the whole trace (:t_lo, :t_hi the extremes).  A
+-- source with the slicing index (docs/design.md §3.3) is read in one of
+-- two ways (temp.al_src: use_ptr).  With --time alone or no option,
 -- slice_ptr (db/schema-7.sql, slice_meta.level 7: large sources) and a
 -- window holding a whole bucket: the window's whole buckets [b1, b2]
 -- from slice_ptr, two seeks per address, then the alloc rows of the
@@ -49,9 +50,11 @@ WITH m AS (
 	FROM source s LEFT JOIN slice_meta m ON m.source_id = s.id
 	WHERE s.id BETWEEN :src_lo AND :src_hi
 ), u AS (
-	-- a window without a whole bucket reads its rows as before
-	SELECT *, coalesce(:tsel AND NOT :fsel AND level >= 7 AND
-	                   b1 <= b2, 0) AS use_ptr
+	-- a window without a whole bucket reads its rows as before; no
+	-- --time at all is the window (,): an indexed source's rows all
+	-- have times (db/schema-5.sql)
+	SELECT *, coalesce(NOT :fsel AND level >= 7 AND b1 <= b2, 0)
+	          AS use_ptr
 	FROM m
 )
 SELECT sid, alloc_lo, alloc_hi, block_rows, use_ptr,
