@@ -49,7 +49,10 @@ QUERIES := $(sort $(wildcard report/sql/*.sql))
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
-TESTS    := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+# the longest program first, so the others fill the other CPUs meanwhile
+SLOW_TESTS := $(BUILD)/tests/test_slicing
+TESTS    := $(SLOW_TESTS) $(filter-out $(SLOW_TESTS), \
+	    $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%))
 TOOLS    := $(BUILD)/ktgen $(BUILD)/mkfixtures $(BUILD)/mkmemstat \
 	    $(BUILD)/bare_insert $(BUILD)/runstat
 
