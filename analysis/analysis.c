@@ -199,7 +199,7 @@ static int feed_free(struct mdb_analysis *a, const struct mdb_event *ev,
 
 void mdb_analysis_ahead(void *ctx, const struct mdb_event *ev)
 {
-	const struct mdb_analysis *a = ctx;
+	struct mdb_analysis *a = ctx;
 
 	mdb_pair_ahead(&a->pair, ev->type, ev->ptr);
 }

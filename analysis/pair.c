@@ -83,9 +83,9 @@ static inline struct u64map *key_space(struct mdb_pair *p, uint8_t type)
 	return type == MDB_TYPE_PAGE ? &p->page : &p->slab;
 }
 
-void mdb_pair_ahead(const struct mdb_pair *p, uint8_t type, uint64_t ptr)
+void mdb_pair_ahead(struct mdb_pair *p, uint8_t type, uint64_t ptr)
 {
-	u64map_prefetch(type == MDB_TYPE_PAGE ? &p->page : &p->slab, ptr);
+	u64map_prefetch(key_space(p, type), ptr);
 }
 
 /* Count the positions skipped before @seq (positions always rise). */

@@ -130,7 +130,7 @@ void mdb_pair_set_all_traced(struct mdb_pair *p, int on);
 
 /* Feed an ALLOC; @lt's end fields are ignored. */
 /* A hint: an event of @type on @ptr comes soon (u64map_prefetch()). */
-void mdb_pair_ahead(const struct mdb_pair *p, uint8_t type, uint64_t ptr);
+void mdb_pair_ahead(struct mdb_pair *p, uint8_t type, uint64_t ptr);
 
 int mdb_pair_alloc(struct mdb_pair *p, const struct mdb_lifetime *lt);
 

@@ -82,24 +82,28 @@ static struct mdb_frow *ftable_get(struct mdb_ftable *t,
 }
 
 /*
- * Ask the cache for what ftable_get(@t, @k) will read: at @stage 0 the
- * hint, at 1 the row the hint names (read it after stage 0 has had its
- * time).  A hint to the CPU only: a stale or wrong guess costs nothing
- * but the miss it did not save.
+ * What ftable_get(@t, @k) will read, asked of the cache ahead: the hint
+ * slot now (returned), the row it names later (ftable_row_ahead(), once
+ * the slot has had its time).  A hint to the CPU only: a stale or wrong
+ * guess costs nothing but the miss it did not save.
  */
-static inline void ftable_ahead(const struct mdb_ftable *t,
-				const struct mdb_fkey *k, int stage)
+static inline const uint32_t *ftable_ahead(const struct mdb_ftable *t,
+					   const struct mdb_fkey *k)
 {
 	uint64_t key = key_hash(k);
 	const uint32_t *hint = &t->hint[(key ^ key >> 32) &
 					(MDB_FT_HINTS - 1)];
+
+	mdb_prefetch(hint);
+	return hint;
+}
+
+static inline void ftable_row_ahead(const struct mdb_ftable *t,
+				    const uint32_t *hint)
+{
 	const char *row;
 
-	if (!stage) {
-		mdb_prefetch(hint);
-		return;
-	}
-	if (!*hint || *hint > t->n)
+	if (!hint || !*hint || *hint > t->n)
 		return;
 	row = (const char *)&t->rows[*hint - 1];
 	mdb_prefetch(row);
@@ -380,13 +384,11 @@ static inline void *cmap_get(struct mdb_cmap *m, const void *key,
 	return e;
 }
 
-#define mix64 u64map_mix
-
 static uint64_t tpid_hash(const void *e)
 {
 	const struct mdb_sl_tpid *t = e;
 
-	return mix64(mix64((uint64_t)t->site_id << 32 | t->cache_id) ^
+	return u64map_mix(u64map_mix((uint64_t)t->site_id << 32 | t->cache_id) ^
 		     ((uint64_t)(uint32_t)t->pid << 32 |
 		      (uint64_t)(uint32_t)t->bucket << 8 | t->type));
 }
@@ -404,7 +406,7 @@ static uint64_t ppid_hash(const void *e)
 {
 	const struct mdb_sl_ppid *q = e;
 
-	return mix64(mix64((uint64_t)q->site_id << 32 |
+	return u64map_mix(u64map_mix((uint64_t)q->site_id << 32 |
 			   (uint32_t)q->bucket) ^
 		     ((uint64_t)(uint32_t)q->pid << 32 |
 		      ((uint64_t)(uint32_t)q->cpu << 16 ^
@@ -595,7 +597,7 @@ static struct mdb_sl_addr *sl_addr_get(struct mdb_stats *s, uint64_t ptr)
 		for (size_t i = 0; i < s->sl_addrslots; i++) {
 			if (!s->sl_addr[i].top.hits)
 				continue;
-			j = mix64(s->sl_addr[i].ptr) & (nslot - 1);
+			j = u64map_mix(s->sl_addr[i].ptr) & (nslot - 1);
 			while (t[j].top.hits)
 				j = (j + 1) & (nslot - 1);
 			t[j] = s->sl_addr[i];
@@ -605,7 +607,7 @@ static struct mdb_sl_addr *sl_addr_get(struct mdb_stats *s, uint64_t ptr)
 		s->sl_addrslots = nslot;
 		mask = nslot - 1;
 	}
-	for (j = mix64(ptr) & mask; s->sl_addr[j].top.hits;
+	for (j = u64map_mix(ptr) & mask; s->sl_addr[j].top.hits;
 	     j = (j + 1) & mask)
 		if (s->sl_addr[j].ptr == ptr)
 			return &s->sl_addr[j];
@@ -1301,29 +1303,35 @@ static int sl_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 	return 0;
 }
 
+/* The tables sl_lifetime() looks a slab lifetime up in, in its order. */
+enum { SL_PIDS, SL_KEYS, SL_BUCKETS, SL_BCOMM, SL_NAHEAD };
+
 /*
- * What sl_lifetime() will look up for @lt, asked ahead (ftable_ahead()'s
- * @stage).  The keys are sl_lifetime()'s at the present bucket width; a
- * coarsening in between only makes the guess wrong.
+ * The hint slots sl_lifetime() will read for @lt, asked of the cache
+ * (ftable_ahead()), into @hint (NULL: a table it does not reach).  The
+ * keys are sl_lifetime()'s at the present bucket width; a coarsening in
+ * between only makes the guess wrong.
  */
 static void sl_ahead(const struct mdb_stats *s, const struct mdb_lifetime *lt,
-		     int stage)
+		     const uint32_t *hint[SL_NAHEAD])
 {
 	struct mdb_fkey k = { .site_id = lt->site_id, .type = lt->type,
 			      .cache_id = lt->cache_id, .pid = lt->pid };
 
+	for (int t = 0; t < SL_NAHEAD; t++)
+		hint[t] = NULL;
 	if (lt->type == MDB_TYPE_PAGE)
 		return;
-	ftable_ahead(&s->sl_pids, &k, stage);
+	hint[SL_PIDS] = ftable_ahead(&s->sl_pids, &k);
 	k.pid = 0;
 	k.obj_size = lt->bytes_alloc;
 	k.comm_id = lt->comm_id;
-	ftable_ahead(&s->sl_keys, &k, stage);
+	hint[SL_KEYS] = ftable_ahead(&s->sl_keys, &k);
 	if (lt->ts == MDB_NO_TS || lt->ts < 0)
 		return;
 	k.comm_id = 0;
 	k.bucket = lt->ts >> s->sl_shift;
-	ftable_ahead(&s->sl_buckets, &k, stage);
+	hint[SL_BUCKETS] = ftable_ahead(&s->sl_buckets, &k);
 	{
 		struct mdb_fkey ck = { .bucket = k.bucket >>
 					       MDB_SL_COMM_SHIFT,
@@ -1331,20 +1339,28 @@ static void sl_ahead(const struct mdb_stats *s, const struct mdb_lifetime *lt,
 				       .site_id = lt->site_id,
 				       .comm_id = lt->comm_id };
 
-		ftable_ahead(&s->sl_bcomm, &ck, stage);
+		hint[SL_BCOMM] = ftable_ahead(&s->sl_bcomm, &ck);
 	}
 }
 
-/* The queued lifetimes into the slicing index, in their order. */
+/*
+ * The queued lifetimes into the slicing index, in their order: first
+ * their hint slots asked for, then the rows those name, then the work.
+ */
 static int sl_flush(struct mdb_stats *s)
 {
+	const struct mdb_ftable *tab[SL_NAHEAD] = {
+		&s->sl_pids, &s->sl_keys, &s->sl_buckets, &s->sl_bcomm,
+	};
+	const uint32_t *hint[MDB_SL_AHEAD][SL_NAHEAD];
 	size_t n = s->sl_nq;
 
 	s->sl_nq = 0;
 	for (size_t i = 0; i < n; i++)
-		sl_ahead(s, &s->sl_q[i], 0);
+		sl_ahead(s, &s->sl_q[i], hint[i]);
 	for (size_t i = 0; i < n; i++)
-		sl_ahead(s, &s->sl_q[i], 1);
+		for (int t = 0; t < SL_NAHEAD; t++)
+			ftable_row_ahead(tab[t], hint[i][t]);
 	for (size_t i = 0; i < n; i++) {
 		int ret = sl_lifetime(s, &s->sl_q[i]);
 

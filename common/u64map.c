@@ -5,8 +5,6 @@
 
 #include "u64map.h"
 
-#define mix64 u64map_mix
-
 void u64map_init(struct u64map *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -36,7 +34,7 @@ static int u64map_grow(struct u64map *m)
 
 		if (!old[i].key)
 			continue;
-		j = mix64(old[i].key) & m->mask;
+		j = u64map_mix(old[i].key) & m->mask;
 		while (ns[j].key)
 			j = (j + 1) & m->mask;
 		ns[j] = old[i];
@@ -53,7 +51,7 @@ uint64_t *u64map_get(struct u64map *m, uint64_t key)
 		return m->has_zero ? &m->zero_val : NULL;
 	if (!m->slots)
 		return NULL;
-	for (i = mix64(key) & m->mask; m->slots[i].key; i = (i + 1) & m->mask)
+	for (i = u64map_mix(key) & m->mask; m->slots[i].key; i = (i + 1) & m->mask)
 		if (m->slots[i].key == key)
 			return &m->slots[i].val;
 	return NULL;
@@ -79,7 +77,7 @@ uint64_t *u64map_put(struct u64map *m, uint64_t key, uint64_t init,
 	if (!m->slots || (m->count + 1) * 2 > m->mask + 1)
 		if (u64map_grow(m))
 			return NULL;
-	for (i = mix64(key) & m->mask; m->slots[i].key; i = (i + 1) & m->mask)
+	for (i = u64map_mix(key) & m->mask; m->slots[i].key; i = (i + 1) & m->mask)
 		if (m->slots[i].key == key)
 			return &m->slots[i].val;
 	m->slots[i].key = key;
@@ -102,7 +100,7 @@ int u64map_del(struct u64map *m, uint64_t key)
 	}
 	if (!m->slots)
 		return 0;
-	for (i = mix64(key) & m->mask; m->slots[i].key; i = (i + 1) & m->mask)
+	for (i = u64map_mix(key) & m->mask; m->slots[i].key; i = (i + 1) & m->mask)
 		if (m->slots[i].key == key)
 			break;
 	if (!m->slots[i].key)
@@ -118,7 +116,7 @@ int u64map_del(struct u64map *m, uint64_t key)
 		j = (j + 1) & m->mask;
 		if (!m->slots[j].key)
 			break;
-		home = mix64(m->slots[j].key) & m->mask;
+		home = u64map_mix(m->slots[j].key) & m->mask;
 		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
 			continue;
 		m->slots[i] = m->slots[j];
