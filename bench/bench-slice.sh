@@ -58,11 +58,10 @@ for opt in "" "--time 5,5.1" "--time 5,6" "--time 3,8" "--time ," \
 			"$r $opt" "$(best $r $opt)" "$(total $r $opt)"
 	done
 done
-# The other reports with a window, and filters with a wide one (those
-# the slicing index serves since schema 6; allocs and --pid since schema
-# 7, in a source of 128 MiB or more as this one).  The last five it does
-# not serve: allocs with a filter reads every alloc row it selects from,
-# and --by pid with a window the window's.
+# The other reports with a window, and filters with a wide one; then
+# what no index table serves, read from the packed columns (schema 8,
+# a source of 128 MiB or more as this one: report/scan.c): allocs with
+# a filter, --by pid with a window, two filters at once.
 for r in "allocs --time 5,5.1" "allocs --time 5,6" "allocs --time 3,8" \
 	 "pingpong --time 3,8" \
 	 "pingpong --cache kmalloc-512 --time 3,8" \
@@ -74,7 +73,14 @@ for r in "allocs --time 5,5.1" "allocs --time 5,6" "allocs --time 3,8" \
 	 "fragmentation --pid $pid --time 3,8" \
 	 "callsites --cache kmalloc-512 --time 3,8" \
 	 "allocs" "allocs --pid $pid" "allocs --cache kmalloc-512" \
-	 "allocs --comm tar --time 3,8" "callsites --by pid --time 3,8"; do
+	 "allocs --comm tar" "allocs --site $site" \
+	 "allocs --comm tar --time 3,8" "allocs --pid $pid --time 4,6" \
+	 "callsites --by pid --time 3,8" "callsites --by cache --time 5,6" \
+	 "callsites --cache kmalloc-512 --comm tar --time 3,8" \
+	 "callsites --pid $pid --cache kmalloc-512" \
+	 "fragmentation --pid $pid --cache kmalloc-512" \
+	 "pingpong --pid $pid --cache kmalloc-512" \
+	 "stacks --comm tar"; do
 	# shellcheck disable=SC2086
 	printf '  report:         %-42s %6s s\n' "$r" "$(best $r)"
 done

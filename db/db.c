@@ -705,6 +705,9 @@ int mdb_db_delete_rows(struct mdb_db *db, int64_t id, struct mdb_error *e)
 		"DELETE FROM slice_pp_pid WHERE rowid BETWEEN "
 		"(SELECT ppid_lo FROM slice_meta WHERE source_id = ?1) AND "
 		"(SELECT ppid_hi FROM slice_meta WHERE source_id = ?1)",
+		"DELETE FROM slice_col WHERE rowid BETWEEN "
+		"(SELECT col_lo FROM slice_meta WHERE source_id = ?1) AND "
+		"(SELECT col_hi FROM slice_meta WHERE source_id = ?1)",
 		"DELETE FROM slice_block WHERE source_id = ?1",
 		"DELETE FROM slice_meta WHERE source_id = ?1",
 		"DELETE FROM symbol WHERE source_id = ?1",

@@ -14,7 +14,7 @@
 #include "../common/error.h"
 #include "../ingest/ingest.h"
 
-#define MDB_SCHEMA_VERSION 7
+#define MDB_SCHEMA_VERSION 8
 
 enum {
 	MDB_DB_READONLY = 1 << 0, /* never writes; the file must exist */
@@ -31,6 +31,7 @@ struct mdb_db {
 	ino_t ino;
 	int64_t wait_start; /* busy handler: when this wait began, in ms */
 	int wait_told;      /* and whether the wait hook was called */
+	int scan_module;    /* report/engine.c registered slab_scan on h */
 };
 
 /*

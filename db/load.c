@@ -142,7 +142,8 @@ int mdb_load_begin(struct mdb_db *db, const char *path,
 		load_free(l);
 		return ret;
 	}
-	ret = mdb_writer_start(&l->writer, db, l->h.source_id, e);
+	ret = mdb_writer_start(&l->writer, db, l->h.source_id,
+			       l->an.stats->sl_big, e);
 	if (ret < 0) {
 		mdb_load_abort(l);
 		return ret;
@@ -288,6 +289,45 @@ static int write_counts(struct mdb_load *l, const struct mdb_decode_stats *d)
 	return ret;
 }
 
+/*
+ * slice_col's rowid range into the source's slice_meta row; the packed
+ * blocks go when the source has none (not indexed: db/schema-5.sql) or
+ * they are not whole (a column could not be packed).
+ */
+static int write_cols(struct mdb_load *l)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = 0, changed, whole = l->ranges.col_whole;
+
+	if (!l->ranges.col_lo)
+		return 0;
+	if (sqlite3_prepare_v2(l->h.db->h, "UPDATE slice_meta SET col_lo = "
+			       "?2, col_hi = ?3 WHERE source_id = ?1", -1,
+			       &st, NULL) != SQLITE_OK)
+		return mdb_db_error(l->h.db, l->h.e,
+				    "cannot write to database");
+	sqlite3_bind_int64(st, 1, l->h.source_id);
+	bind_opt(st, 2, l->ranges.col_lo, !whole);
+	bind_opt(st, 3, l->ranges.col_hi, !whole);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		ret = mdb_db_error(l->h.db, l->h.e, "cannot write to database");
+	changed = sqlite3_changes(l->h.db->h);
+	sqlite3_finalize(st);
+	if (ret < 0 || (changed && whole))
+		return ret;
+	if (sqlite3_prepare_v2(l->h.db->h, "DELETE FROM slice_col WHERE "
+			       "rowid BETWEEN ? AND ?", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return mdb_db_error(l->h.db, l->h.e,
+				    "cannot write to database");
+	sqlite3_bind_int64(st, 1, l->ranges.col_lo);
+	sqlite3_bind_int64(st, 2, l->ranges.col_hi);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		ret = mdb_db_error(l->h.db, l->h.e, "cannot write to database");
+	sqlite3_finalize(st);
+	return ret;
+}
+
 int mdb_load_commit(struct mdb_load *l, const struct mdb_decode_stats *st,
 		    struct mdb_load_result *res, struct mdb_error *e)
 {
@@ -309,6 +349,8 @@ int mdb_load_commit(struct mdb_load *l, const struct mdb_decode_stats *st,
 	if (ret >= 0)
 		ret = mdb_stats_write(l->an.stats, l->h.db->h, l->h.source_id,
 				      e);
+	if (ret >= 0)
+		ret = write_cols(l);
 	if (ret >= 0)
 		ret = write_counts(l, st);
 	if (ret < 0) {

@@ -18,6 +18,7 @@
 #include "schema5.inc" /* schema5_sql[], from db/schema-5.sql */
 #include "schema6.inc" /* schema6_sql[], from db/schema-6.sql */
 #include "schema7.inc" /* schema7_sql[], from db/schema-7.sql */
+#include "schema8.inc" /* schema8_sql[], from db/schema-8.sql */
 
 /*
  * Version 2: a second free of a freed allocation is a duplicate free (an
@@ -52,6 +53,7 @@ static const char *const mdb_migrations[] = {
 	schema5_sql,
 	schema6_sql,
 	schema7_sql,
+	schema8_sql,
 };
 
 #define MDB_NMIGRATIONS \

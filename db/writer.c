@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../ingest/event.h"
+#include "packcol.h"
 #include "sqlutil.h"
 #include "writer.h"
 
@@ -85,6 +86,14 @@ struct mdb_writer {
 	int failed;             /* the writer hit an error: see err */
 	struct mdb_error err;
 	struct mdb_writer_ranges r;
+	/* packed columns (db/packcol.h), when asked: the rows of the block
+	 * being filled, the blob, its insert; pack 0 again if a column
+	 * cannot be packed (then none is kept: see mdb_writer_finish) */
+	int pack;
+	struct mdb_pc_block *pc;
+	uint8_t *pc_buf;
+	int64_t pc_blk;
+	sqlite3_stmt *pc_ins;
 };
 
 /*
@@ -177,6 +186,44 @@ static int write_rows(struct mdb_writer *w, struct ins *in,
 	return 0;
 }
 
+/* Write the packed block being filled, if it has rows. */
+static int pack_flush(struct mdb_writer *w)
+{
+	size_t n;
+	int rc;
+
+	if (!w->pack || !w->pc->rows)
+		return 0;
+	n = mdb_pc_pack(w->pc, w->pc_buf);
+	w->pc->rows = 0;
+	if (!n) {
+		w->pack = 0;
+		return 0;
+	}
+	sqlite3_bind_int64(w->pc_ins, 2, w->pc_blk++);
+	sqlite3_bind_blob(w->pc_ins, 3, w->pc_buf, (int)n, SQLITE_STATIC);
+	rc = sqlite3_step(w->pc_ins);
+	sqlite3_reset(w->pc_ins);
+	if (rc != SQLITE_DONE)
+		return mdb_db_error(w->db, &w->err,
+				    "cannot write to database");
+	w->r.col_hi = sqlite3_last_insert_rowid(w->db->h);
+	if (!w->r.col_lo)
+		w->r.col_lo = w->r.col_hi;
+	return 0;
+}
+
+/* The lifetimes of @b into the packed blocks, MDB_PC_ROWS a block. */
+static int pack_rows(struct mdb_writer *w, const struct batch *b)
+{
+	for (size_t i = 0; i < b->nlt && w->pack; i++) {
+		mdb_pc_add(w->pc, &b->lt[i]);
+		if (w->pc->rows == MDB_PC_ROWS && pack_flush(w) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * Write a batch.  A multi-row INSERT saves SQLite's per-statement work
  * (open the table cursor, halt, reset) on all but one row in MULTI_ROWS.
@@ -184,6 +231,8 @@ static int write_rows(struct mdb_writer *w, struct ins *in,
 static int write_batch(struct mdb_writer *w, const struct batch *b)
 {
 	if (write_rows(w, &w->alloc, b->lt, b->nlt) < 0)
+		return -1;
+	if (w->pack && pack_rows(w, b) < 0)
 		return -1;
 	return write_rows(w, &w->bad, b->bad, b->nbad);
 }
@@ -201,6 +250,11 @@ static void *writer_main(void *arg)
 			pthread_cond_wait(&w->cv, &w->mu);
 		if (!w->nfull || w->cancel) {
 			pthread_mutex_unlock(&w->mu);
+			if (!w->cancel && pack_flush(w) < 0) {
+				pthread_mutex_lock(&w->mu);
+				w->failed = 1;
+				pthread_mutex_unlock(&w->mu);
+			}
 			return NULL;
 		}
 		b = w->full[w->full_head];
@@ -301,6 +355,12 @@ static void finalize(struct stmt *s)
 
 static void finalize_all(struct mdb_writer *w)
 {
+	sqlite3_finalize(w->pc_ins);
+	w->pc_ins = NULL;
+	free(w->pc);
+	free(w->pc_buf);
+	w->pc = NULL;
+	w->pc_buf = NULL;
 	finalize(&w->alloc.one);
 	finalize(&w->alloc.multi);
 	finalize(&w->bad.one);
@@ -308,7 +368,7 @@ static void finalize_all(struct mdb_writer *w)
 }
 
 int mdb_writer_start(struct mdb_writer **out, struct mdb_db *db,
-		     int64_t source_id, struct mdb_error *e)
+		     int64_t source_id, int pack, struct mdb_error *e)
 {
 	struct mdb_writer *w = calloc(1, sizeof(*w));
 	int ret;
@@ -319,6 +379,23 @@ int mdb_writer_start(struct mdb_writer **out, struct mdb_db *db,
 	w->db = db;
 	mdb_error_clear(&w->err);
 	ret = prepare_all(w, source_id, e);
+	if (!ret && pack) {
+		w->pack = 1;
+		w->pc = malloc(sizeof(*w->pc));
+		w->pc_buf = malloc(MDB_PC_MAX_BYTES);
+		if (!w->pc || !w->pc_buf) {
+			ret = mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1,
+					    NULL);
+		} else if (sqlite3_prepare_v2(db->h, "INSERT INTO slice_col "
+					      "(source_id, blk, data) VALUES "
+					      "(?, ?, ?)", -1, &w->pc_ins,
+					      NULL) != SQLITE_OK) {
+			ret = mdb_db_error(db, e, "cannot write to database");
+		} else {
+			w->pc->rows = 0;
+			sqlite3_bind_int64(w->pc_ins, 1, source_id);
+		}
+	}
 	if (ret < 0) {
 		finalize_all(w);
 		free(w);
@@ -431,6 +508,7 @@ int mdb_writer_finish(struct mdb_writer *w, struct mdb_writer_ranges *r,
 		ret = -MDB_E_DB;
 	}
 	*r = w->r;
+	r->col_whole = w->pack;
 	free(w);
 	return ret;
 }

@@ -17,15 +17,19 @@
 
 struct mdb_writer;
 
-/* Rowid range of the rows written (0 when none). */
+/* Rowid range of the rows written (0 when none); col_*: slice_col's,
+ * col_whole 0 when a block could not be packed (then the blocks written
+ * before it are not whole: see db/load.c) */
 struct mdb_writer_ranges {
-	int64_t alloc_lo, alloc_hi, bad_lo, bad_hi;
+	int64_t alloc_lo, alloc_hi, bad_lo, bad_hi, col_lo, col_hi;
+	int col_whole;
 };
 
 /* Prepare the inserts of alloc and bad_free rows of @source_id and
- * start the thread. */
+ * start the thread.  With @pack, the alloc rows also go into slice_col
+ * as packed columns (db/packcol.h, db/schema-8.sql), block by block. */
 int mdb_writer_start(struct mdb_writer **w, struct mdb_db *db,
-		     int64_t source_id, struct mdb_error *e);
+		     int64_t source_id, int pack, struct mdb_error *e);
 
 /* Queue a row; fails only when the writer has failed (@e filled). */
 int mdb_writer_lifetime(struct mdb_writer *w, const struct mdb_lifetime *lt,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "scan.h"
 
 /* A command-line mistake: -MDB_E_INVAL, the message in @e->msg. */
 static int usage(struct mdb_error *e, const char *fmt, ...)
@@ -553,6 +554,12 @@ static int prepare(struct mdb_db *db, const struct mdb_report *r,
 	const char *sql = r->sql;
 
 	*rows = *total = NULL;
+	/* report/scan.c's slab_scan, once per connection */
+	if (!db->scan_module) {
+		if (mdb_scan_register(db->h) != SQLITE_OK)
+			goto fail;
+		db->scan_module = 1;
+	}
 	if (run_setup(db, r, r->setup_sql) < 0)
 		goto fail;
 	while (sql && *sql && !*total) {

@@ -51,10 +51,7 @@ static const struct mdb_rparam params[] = {
 	{ .opt = "site", .arg = "SYMBOL|ADDRESS", .kind = MDB_RP_TEXT,
 	  .param = ":site", .title = " --site %v",
 	  .where = "(a.source_id, a.site_id) IN (SELECT source_id, site_id "
-		   "FROM v_sites WHERE call_site = lower(:site) OR call_site "
-		   "= '0x' || lower(:site) OR symbol = :site OR "
-		   "substr(symbol, 1, length(:site) + 1) IN (:site || '+', "
-		   ":site || '/', :site || ' '))",
+		   "FROM v_sites WHERE " MDB_SITE_MATCH ")",
 	  .help = "only allocations made at the call site SYMBOL (a "
 		  "function, or function+0xoff as the reports show it) or "
 		  "ADDRESS (0x...)" },

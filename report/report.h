@@ -21,6 +21,17 @@
 #include "../db/db.h"
 #include "queries.h"
 
+/*
+ * The call sites --site SYMBOL|ADDRESS names, as a condition on v_sites
+ * with the option's text bound to :site: the address (0x... or without
+ * 0x), the symbol as the reports print it (function+0xoff), or the
+ * function alone.  params.c's --site and report/scan.c use it.
+ */
+#define MDB_SITE_MATCH \
+	"call_site = lower(:site) OR call_site = '0x' || lower(:site) OR " \
+	"symbol = :site OR substr(symbol, 1, length(:site) + 1) IN " \
+	"(:site || '+', :site || '/', :site || ' ')"
+
 enum mdb_rparam_kind {
 	/* one of the values the report declares in its header line
 	 * "-- OPT: a|b" (the first is the default), bound as text; a report

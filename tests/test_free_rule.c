@@ -312,14 +312,15 @@ static void test_migration(void **state)
 	ingest_ok(db, "'%s'", text);
 	/* back to schema 1: version 2's classes, version 3's tasks and
 	 * stacks (db/schema-3.sql), version 4's dump tables and versions
-	 * 5 to 7's slicing index removed */
+	 * 5 to 8's slicing index removed */
 	run(&r, "sqlite3 '%s' \"DELETE FROM free_class WHERE id = 4; "
 		"DROP TABLE slice_meta; DROP TABLE slice_block; "
 		"DROP TABLE slice_bucket; DROP TABLE slice_key; "
 		"DROP TABLE slice_pid; DROP TABLE slice_pp; "
 		"DROP TABLE slice_stack; DROP TABLE slice_bucket_comm; "
 		"DROP TABLE slice_ptr; DROP TABLE slice_bucket_pid; "
-		"DROP TABLE slice_pp_pid; DROP VIEW v_zones; "
+		"DROP TABLE slice_pp_pid; DROP TABLE slice_col; "
+		"DROP VIEW v_zones; "
 		"DROP VIEW v_snapshots; DROP TABLE buddy; "
 		"DROP TABLE kcounter; ALTER TABLE zone DROP COLUMN object_size; "
 		"ALTER TABLE zone DROP COLUMN allocated; "
@@ -349,7 +350,7 @@ static void test_migration(void **state)
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "\nduplicate_free_suspect,slab,0,5,"));
 	run_free(&r);
-	assert_int_equal(db_int(db, "PRAGMA user_version"), 7);
+	assert_int_equal(db_int(db, "PRAGMA user_version"), 8);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM stack"), 0);
 	/* the source from before the slicing index is read from its rows */
 	assert_int_equal(db_int(db, "SELECT count(*) FROM slice_meta"), 0);

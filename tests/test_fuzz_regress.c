@@ -21,7 +21,8 @@
 #define HARNESSES(X)                                                        \
 	X(kmemtrace) X(kallsyms) X(modules) X(ftrace) X(ktf) X(allocinfo)   \
 	X(slabinfo) X(vmstat_json) X(memstat) X(vmstat_text) X(tracefs)     \
-	X(perfdata) X(capture) X(tracedat) X(load) X(elf) X(vmcore)
+	X(perfdata) X(capture) X(tracedat) X(load) X(elf) X(vmcore)       \
+	X(packcol)
 
 #define DECL(name) int replay_##name(const uint8_t *data, size_t size);
 HARNESSES(DECL)

@@ -25,7 +25,12 @@
 
 static char *tmp, *kt_db, *slab_db, *hand_db, *text_db, *page_db, *text;
 static char *gen_db, *old_db, *gen, *v5_db, *v6_db, *cg_db, *cg_old_db;
-static char *big_db;
+static char *big_db, *big7_db, *cg_big_db;
+
+/* db/schema-8.sql's additions undone */
+#define UNDO_8 "DROP TABLE slice_col; " \
+	"ALTER TABLE slice_meta DROP COLUMN col_lo; " \
+	"ALTER TABLE slice_meta DROP COLUMN col_hi; "
 
 /* db/schema-7.sql's additions undone */
 #define UNDO_7 "DROP TABLE slice_ptr; DROP TABLE slice_bucket_pid; " \
@@ -36,7 +41,8 @@ static char *big_db;
 	"ALTER TABLE slice_meta DROP COLUMN ppid_hi; " \
 	"ALTER TABLE slice_meta DROP COLUMN bpid_shift; "
 
-/* Ingest as a large source (the level 7 tables, db/schema-7.sql). */
+/* Ingest as a large source (the level 7 tables, db/schema-7.sql, and
+ * packed columns, db/schema-8.sql). */
 static void ingest_big(const char *db, const char *path)
 {
 	setenv("MEMDB_TEST_SLICE_BIG", "0", 1);
@@ -104,12 +110,12 @@ static int setup_all(void **state)
 	 * level 7 tables undone), then a source added as a large one */
 	v5_db = path_in(tmp, "v5.db");
 	v6_db = path_in(tmp, "v6.db");
-	free(out_of("cp '%s' '%s' && sqlite3 '%s' '" UNDO_7
+	free(out_of("cp '%s' '%s' && sqlite3 '%s' '" UNDO_8 UNDO_7
 		    "UPDATE slice_meta SET level = 6; "
 		    "PRAGMA user_version = 6'", big_db, v6_db, v6_db));
 	ingest_ok(v6_db, "'%s'", gen);
 	ingest_big(v6_db, text);
-	free(out_of("cp '%s' '%s' && sqlite3 '%s' '" UNDO_7
+	free(out_of("cp '%s' '%s' && sqlite3 '%s' '" UNDO_8 UNDO_7
 		    "DROP TABLE slice_pp; "
 		    "DROP TABLE slice_stack; DROP TABLE slice_bucket_comm; "
 		    "ALTER TABLE slice_meta DROP COLUMN level; "
@@ -122,12 +128,25 @@ static int setup_all(void **state)
 		    "ALTER TABLE slice_meta DROP COLUMN stack_hi; "
 		    "PRAGMA user_version = 5'", gen_db, v5_db, v5_db));
 	ingest_ok(v5_db, "'%s'", gen);
+	/* the large source by schema 7: the level 7 tables, no packed
+	 * columns; migrated by an ingest that finds it present */
+	big7_db = path_in(tmp, "big7.db");
+	free(out_of("cp '%s' '%s' && sqlite3 '%s' '" UNDO_8
+		    "PRAGMA user_version = 7'", big_db, big7_db, big7_db));
+	ingest_ok(big7_db, "'%s'", gen);
 	/* perf record -g: slab allocations with stacks, 4 ms buckets */
 	cg_db = fresh_db(tmp, "cg.db");
 	cg_old_db = path_in(tmp, "cg-old.db");
 	free(out_of("zstd -dqf '%s/real-perf/cg.data.zst' -o '%s/cg.data'",
 		    td, tmp));
 	ingest_ok(cg_db, "'%s/cg.data'", tmp);
+	cg_big_db = fresh_db(tmp, "cg-big.db");
+	{
+		char *cg = path_in(tmp, "cg.data");
+
+		ingest_big(cg_big_db, cg);
+		free(cg);
+	}
 	free(out_of("cp '%s' '%s' && sqlite3 '%s' 'DELETE FROM slice_meta'",
 		    cg_db, cg_old_db, cg_old_db));
 	return 0;
@@ -149,6 +168,8 @@ static int teardown_all(void **state)
 	free(v5_db);
 	free(v6_db);
 	free(big_db);
+	free(big7_db);
+	free(cg_big_db);
 	free(cg_db);
 	free(cg_old_db);
 	return 0;
@@ -652,7 +673,26 @@ static void test_slice_index_big(void **state)
 				"slice_pp_pid"),
 			 db_int(big_db, "SELECT count(*) FROM alloc WHERE "
 				"type < 2 AND state = 1 AND cpu <> free_cpu"));
+	/* packed columns: a blob per 1024 alloc rows, in order */
+	assert_int_equal(db_int(big_db, "SELECT count(*) FROM slice_col"),
+			 db_int(big_db, "SELECT (count(*) + 1023) / 1024 "
+				"FROM alloc"));
+	assert_int_equal(db_int(big_db, "SELECT count(*) FROM slice_meta m "
+				"WHERE col_hi - col_lo + 1 = (SELECT count(*) "
+				"FROM slice_col) AND (SELECT max(blk) FROM "
+				"slice_col) = col_hi - col_lo"), 1);
 	check_windows(big_db);
+}
+
+/* A large source of schema 7 (level 7 tables, no packed columns) reads
+ * them, as before: every window and filter has the same figures. */
+static void test_slice_index_big7(void **state)
+{
+	(void)state;
+	assert_int_equal(db_int(big7_db, "PRAGMA user_version"), 8);
+	assert_int_equal(db_int(big7_db, "SELECT count(*) FROM slice_meta "
+				"WHERE level = 7 AND col_lo IS NULL"), 1);
+	check_windows(big7_db);
 }
 
 /*
@@ -669,16 +709,23 @@ static void test_slice_big_reads(void **state)
 		{ "fragmentation", "--pid 1003" },
 		{ "pingpong", "--pid 1003" },
 	};
+	static const char *const col_reps[][2] = {
+		{ "allocs", "--pid 1003" }, { "allocs", "--comm tar" },
+		{ "callsites", "--cache kmalloc-64 --pid 1003" },
+		{ "callsites --by pid", "--time 1.0005,1.03" },
+		{ "callsites --by cache", "--time 1.0005,1.03" },
+	};
 	char *bad = path_in(tmp, "bad.db");
+	struct run r;
 
 	(void)state;
 	free(out_of("cp '%s' '%s' && sqlite3 '%s' 'UPDATE slice_ptr SET "
 		    "hits = hits + 1000; UPDATE slice_bucket_pid SET hits = "
 		    "hits + 1000, freed = freed + 1000; UPDATE slice_pp_pid "
-		    "SET hits = hits + 1000'", big_db, bad, bad));
+		    "SET hits = hits + 1000'", big7_db, bad, bad));
 	for (size_t i = 0; i < sizeof(reps) / sizeof(reps[0]); i++) {
 		char *opt = strf("%s --time 1.0005,1.03", reps[i][1]);
-		char *a = total_of(big_db, reps[i][0], opt, "3,5");
+		char *a = total_of(big7_db, reps[i][0], opt, "3,5");
 		char *b = total_of(bad, reps[i][0], opt, "3,5");
 
 		if (!strcmp(a, b))
@@ -687,6 +734,30 @@ static void test_slice_big_reads(void **state)
 		free(a);
 		free(b);
 	}
+	/* packed columns (schema 8): with only the first block's, the
+	 * selections no index table serves count fewer allocations */
+	free(out_of("cp '%s' '%s' && sqlite3 '%s' 'UPDATE slice_meta SET "
+		    "col_hi = col_lo'", big_db, bad, bad));
+	for (size_t i = 0; i < sizeof(col_reps) / sizeof(col_reps[0]); i++) {
+		char *a = total_of(big_db, col_reps[i][0], col_reps[i][1],
+				   "2,3");
+		char *b = total_of(bad, col_reps[i][0], col_reps[i][1], "2,3");
+
+		if (!strcmp(a, b))
+			fail_msg("%s %s: %s both", col_reps[i][0],
+				 col_reps[i][1], a);
+		free(a);
+		free(b);
+	}
+	/* a damaged block: an error that names its row and byte */
+	free(out_of("cp '%s' '%s' && sqlite3 '%s' 'UPDATE slice_col SET "
+		    "data = substr(data, 1, 200) WHERE blk = 3'", big_db, bad,
+		    bad));
+	run_memdb(&r, bad, "report allocs --pid 1003");
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "slice_col row 4 (source 1, block 3) "
+			       "offset=139: column runs past the end"));
+	run_free(&r);
 	free(bad);
 }
 
@@ -782,6 +853,7 @@ static void test_slice_rows_as_raw(void **state)
 				"WHERE type < 2"));
 	same_rows(gen_db, old_db, reps, sizeof(reps) / sizeof(reps[0]));
 	same_rows(big_db, old_db, reps, sizeof(reps) / sizeof(reps[0]));
+	same_rows(big7_db, old_db, reps, sizeof(reps) / sizeof(reps[0]));
 	/* no option: allocs reads a large source's slice_ptr then too */
 	for (size_t i = 0; i < 2; i++) {
 		static const char *const plain[] = { "allocs --top 0",
@@ -806,7 +878,7 @@ static void test_slice_schema5(void **state)
 	};
 
 	(void)state;
-	assert_int_equal(db_int(v5_db, "PRAGMA user_version"), 7);
+	assert_int_equal(db_int(v5_db, "PRAGMA user_version"), 8);
 	assert_int_equal(db_int(v5_db, "SELECT count(*) FROM slice_meta "
 				"WHERE level IS NULL AND bucket_lo > 0"), 1);
 	assert_int_equal(db_int(v5_db, "SELECT count(*) FROM slice_pp"), 0);
@@ -825,7 +897,7 @@ static void test_slice_schema6(void **state)
 	const size_t no = sizeof(same_opts) / sizeof(same_opts[0]);
 
 	(void)state;
-	assert_int_equal(db_int(v6_db, "PRAGMA user_version"), 7);
+	assert_int_equal(db_int(v6_db, "PRAGMA user_version"), 8);
 	assert_int_equal(db_int(v6_db, "SELECT group_concat(level, '') FROM "
 				"(SELECT level FROM slice_meta ORDER BY "
 				"source_id)"), 67);
@@ -911,6 +983,24 @@ static void test_slice_stacks(void **state)
 		free(sum);
 		free(sql);
 	}
+	/* as a large source: the packed columns (db/schema-8.sql) give the
+	 * alloc rows' stacks, with windows and with filters */
+	assert_int_equal(db_int(cg_big_db, "SELECT count(*) FROM slice_meta "
+				"WHERE col_lo IS NOT NULL"), 1);
+	for (size_t i = 0; i < 2 * sizeof(win) / sizeof(win[0]); i++) {
+		size_t w = i % (sizeof(win) / sizeof(win[0]));
+		char *args = strf("stacks --time '%s,%s'%s", win[w].lo,
+				  win[w].hi, i == w ? "" :
+				  " --comm cat --cache kmalloc-4096");
+		char *a = report_csv(cg_big_db, args);
+		char *b = report_csv(cg_old_db, args);
+
+		if (strcmp(a, b))
+			fail_msg("%s:\n%s\nnot\n%s", args, a, b);
+		free(args);
+		free(a);
+		free(b);
+	}
 }
 
 /* Usage errors: exit 2 with the valid keys or what the value must be. */
@@ -967,6 +1057,7 @@ int main(void)
 		cmocka_unit_test(test_site_forms),
 		cmocka_unit_test(test_slice_index),
 		cmocka_unit_test(test_slice_index_big),
+		cmocka_unit_test(test_slice_index_big7),
 		cmocka_unit_test(test_slice_big_reads),
 		cmocka_unit_test(test_slice_big_abort),
 		cmocka_unit_test(test_slice_no_index),

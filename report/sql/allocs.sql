@@ -25,25 +25,27 @@
 -- selection; :tsel: --time given, :fsel: another selection.  Without
 -- --time the window is the whole trace (:t_lo, :t_hi the extremes).  A
 -- source with the slicing index (docs/design.md §3.3) is read in one of
--- two ways (temp.al_src: use_ptr).  With --time alone or no option,
--- slice_ptr (db/schema-7.sql, slice_meta.level 7: large sources) and a
--- window holding a whole bucket: the window's whole buckets [b1, b2]
--- from slice_ptr, two seeks per address, then the alloc rows of the
--- blocks the window's edges fall in
--- (temp.al_blk), as callsites reads them: those outside the buckets
+-- three ways (temp.al_src: use_ptr, use_col).  With --time alone or no
+-- option, slice_ptr (db/schema-7.sql, slice_meta.level 7: large
+-- sources) and a window holding a whole bucket: the window's whole
+-- buckets [b1, b2] from slice_ptr, two seeks per address, then the alloc
+-- rows of the blocks the window's edges fall in (temp.al_blk), as
+-- callsites reads them: those outside the buckets
 -- count whole, those inside ended after END take back their freed and
--- pingpong and count as live.  Else only the blocks of rows whose times
--- reach the window (temp.al_rng: rowid ranges).  temp.al_key holds the
+-- pingpong and count as live.  Else, for a source with packed columns
+-- (db/schema-8.sql, large sources: use_col), the table-valued function
+-- slab_scan over them; else only the blocks of rows whose times reach
+-- the window (temp.al_rng: rowid ranges).  temp.al_key holds the
 -- figures per address; the latest call site is that of the largest
 -- position (last_seq).
 
 DROP TABLE IF EXISTS temp.al_src;
 CREATE TEMP TABLE al_src (sid INTEGER PRIMARY KEY, alloc_lo, alloc_hi,
-			  block_rows, use_ptr, b1, b2, ilo, ihi);
+			  block_rows, use_ptr, b1, b2, ilo, ihi, use_col);
 INSERT INTO al_src
 WITH m AS (
 	SELECT s.id AS sid, s.alloc_lo, s.alloc_hi, m.block_rows, m.width,
-	       m.level,
+	       m.level, m.col_lo,
 	       (min(max(:t_lo, 0), m.max_ts + 1) + m.width - 1) / m.width
 	           AS b1,
 	       (min(:t_hi, m.max_ts) + 1) / m.width - 1 AS b2
@@ -61,7 +63,8 @@ SELECT sid, alloc_lo, alloc_hi, block_rows, use_ptr,
        CASE WHEN use_ptr THEN b1 ELSE 1 END AS b1,
        CASE WHEN use_ptr THEN b2 ELSE 0 END AS b2,
        CASE WHEN use_ptr THEN b1 * width ELSE 1 END AS ilo,
-       CASE WHEN use_ptr THEN (b2 + 1) * width - 1 ELSE 0 END AS ihi
+       CASE WHEN use_ptr THEN (b2 + 1) * width - 1 ELSE 0 END AS ihi,
+       coalesce(:sel AND NOT use_ptr AND col_lo IS NOT NULL, 0) AS use_col
 FROM u;
 
 DROP TABLE IF EXISTS temp.al_rng;
@@ -69,12 +72,13 @@ CREATE TEMP TABLE al_rng AS
 SELECT s.alloc_lo + k.blk * s.block_rows AS lo,
        min(s.alloc_lo + (k.blk + 1) * s.block_rows - 1, s.alloc_hi) AS hi
 FROM temp.al_src s CROSS JOIN slice_block k ON k.source_id = s.sid
-WHERE :tsel AND NOT s.use_ptr AND s.block_rows IS NOT NULL
+WHERE :tsel AND NOT s.use_ptr AND NOT s.use_col
+  AND s.block_rows IS NOT NULL
   AND k.max_ts >= :t_lo AND k.min_ts <= :t_hi
 UNION ALL
 SELECT alloc_lo, alloc_hi
 FROM temp.al_src
-WHERE NOT use_ptr AND (NOT :tsel OR block_rows IS NULL);
+WHERE NOT use_ptr AND NOT use_col AND (NOT :tsel OR block_rows IS NULL);
 
 DROP TABLE IF EXISTS temp.al_blk;
 CREATE TEMP TABLE al_blk AS
@@ -91,17 +95,38 @@ CREATE TEMP TABLE al_key (ptr INTEGER PRIMARY KEY, hits, last_seq,
 			  source_id, site_id, bytes_req, bytes_alloc, freed,
 			  pingpong, live);
 
+-- The alloc rows the ranges hold, per address, and the sources with
+-- packed columns (db/schema-8.sql: use_col) summed per address in C by
+-- slab_scan (report/scan.c) alike; the latest call site is that of the
+-- largest position (the row max() picks).
 INSERT INTO al_key (ptr, hits, last_seq, source_id, site_id, bytes_req,
 		    bytes_alloc, freed, pingpong, live)
-SELECT a.ptr, count(*), max(a.seq), a.source_id, a.site_id,
-       total(a.bytes_req), total(a.bytes_alloc),
-       total(a.state = 1 AND coalesce(a.end_ts <= :t_hi, 1)),
-       total(a.state = 1 AND a.free_cpu <> a.cpu AND
-             coalesce(a.end_ts <= :t_hi, 1)),
-       total(a.state = 0 OR (a.state IN (1, 2) AND a.end_ts > :t_hi))
-FROM temp.al_rng r CROSS JOIN alloc a ON a.id BETWEEN r.lo AND r.hi
-WHERE a.type < 2 AND @where
-GROUP BY a.ptr;
+SELECT ptr, total(hits), max(last_seq), source_id, site_id,
+       total(bytes_req), total(bytes_alloc), total(freed), total(pingpong),
+       total(live)
+FROM (
+	SELECT a.ptr, count(*) AS hits, max(a.seq) AS last_seq,
+	       a.source_id, a.site_id, total(a.bytes_req) AS bytes_req,
+	       total(a.bytes_alloc) AS bytes_alloc,
+	       total(a.state = 1 AND coalesce(a.end_ts <= :t_hi, 1))
+	           AS freed,
+	       total(a.state = 1 AND a.free_cpu <> a.cpu AND
+	             coalesce(a.end_ts <= :t_hi, 1)) AS pingpong,
+	       total(a.state = 0 OR (a.state IN (1, 2) AND
+	                             a.end_ts > :t_hi)) AS live
+	FROM temp.al_rng r CROSS JOIN alloc a ON a.id BETWEEN r.lo AND r.hi
+	WHERE a.type < 2 AND @where
+	GROUP BY a.ptr
+	UNION ALL
+	SELECT a.rk, a.hits, a.last_seq, s.sid, a.site_id, a.bytes_req,
+	       a.bytes_alloc, a.freed, a.pingpong, a.live
+	FROM temp.al_src s
+	CROSS JOIN slab_scan(s.sid, 'ptr', :tsel, :t_lo, :t_hi,
+	                     CASE WHEN :given_pid THEN :pid END, :comm,
+	                     :cache, :site) a
+	WHERE s.use_col
+)
+GROUP BY ptr;
 
 -- the whole buckets: per address (al_ptr, each a seek), the row of its
 -- largest bucket up to b2 less that of its largest before b1 (slice_ptr

@@ -76,11 +76,14 @@ WITH m AS (
 	       CASE WHEN m.source_id IS NULL THEN 'raw'
 	            WHEN :tsel AND NOT coalesce(m.min_ts >= :t_lo AND
 	                 max(m.max_ts, coalesce(m.max_end, m.max_ts))
-	                 <= :t_hi, 0) THEN 'win'
+	                 <= :t_hi, 0)
+	                 THEN CASE WHEN m.col_lo IS NULL THEN 'win'
+	                           ELSE 'col' END
 	            WHEN (:given_pid OR :by = 'pid') AND NOT :given_cache
 	                 AND NOT :given_comm AND :by IN ('site', 'type', 'pid')
 	                 THEN 'pid'
 	            WHEN NOT :given_pid AND :by <> 'pid' THEN 'key'
+	            WHEN m.col_lo IS NOT NULL THEN 'col'
 	            ELSE 'raw' END AS mode,
 	       (min(max(:t_lo, 0), m.max_ts + 1) + m.bw - 1) / m.bw
 	           AS b1,
@@ -169,6 +172,16 @@ WITH f AS (
 	CROSS JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
 	WHERE (:sel OR :by IN ('comm', 'pid')) AND s.mode = 'raw'
 	  AND a.type < 2 AND @where
+	UNION ALL
+	-- packed columns (db/schema-8.sql): the selection summed per key
+	-- in C, the same figures as the alloc rows' above (report/scan.c)
+	SELECT s.sid, a.rk, a.k2, a.k3, a.hits, a.bytes_req,
+	       a.bytes_alloc, a.freed, a.pingpong, a.live, a.live_bytes
+	FROM temp.sl_src s
+	CROSS JOIN slab_scan(s.sid, :by, :tsel, :t_lo, :t_hi,
+	                     CASE WHEN :given_pid THEN :pid END, :comm,
+	                     :cache, :site) a
+	WHERE s.mode = 'col'
 	UNION ALL
 	SELECT a.source_id, CASE :by WHEN 'site' THEN a.site_id
 	                             WHEN 'type' THEN a.type

@@ -27,7 +27,9 @@
 
 -- The slicing index, as in callsites.sql (whose comment tells the modes;
 -- with --pid the wider buckets of slice_bucket_pid, db/schema-7.sql, in
--- a source that has them; no bucket with --comm and --cache).
+-- a source that has them; no bucket with --comm and --cache; 'col', a
+-- source's packed columns, db/schema-8.sql, for what 'win' and 'raw'
+-- would read).
 DROP TABLE IF EXISTS temp.sl_src;
 DROP TABLE IF EXISTS temp.sl_blk;
 CREATE TEMP TABLE sl_src AS
@@ -40,10 +42,13 @@ WITH m AS (
 	       CASE WHEN m.source_id IS NULL THEN 'raw'
 	            WHEN :tsel AND NOT coalesce(m.min_ts >= :t_lo AND
 	                 max(m.max_ts, coalesce(m.max_end, m.max_ts))
-	                 <= :t_hi, 0) THEN 'win'
+	                 <= :t_hi, 0)
+	                 THEN CASE WHEN m.col_lo IS NULL THEN 'win'
+	                           ELSE 'col' END
 	            WHEN :given_pid AND NOT :given_cache AND NOT :given_comm
 	                 THEN 'pid'
 	            WHEN NOT :given_pid THEN 'key'
+	            WHEN m.col_lo IS NOT NULL THEN 'col'
 	            ELSE 'raw' END AS mode,
 	       (min(max(:t_lo, 0), m.max_ts + 1) + m.bw - 1) / m.bw
 	           AS b1,
@@ -96,6 +101,13 @@ FROM temp.sl_src s
 CROSS JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
 WHERE :sel AND s.mode = 'raw' AND a.type < 2 AND @where
 GROUP BY a.source_id, a.site_id
+UNION ALL
+SELECT s.sid, a.rk, a.hits, a.bytes_req, a.bytes_alloc
+FROM temp.sl_src s
+CROSS JOIN slab_scan(s.sid, 'site', :tsel, :t_lo, :t_hi,
+                     CASE WHEN :given_pid THEN :pid END, :comm, :cache,
+                     :site) a
+WHERE :sel AND s.mode = 'col'
 UNION ALL
 SELECT source_id, site_id, hits, bytes_req, bytes_alloc
 FROM site_stats

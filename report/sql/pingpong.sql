@@ -29,7 +29,10 @@
 -- db/schema-7.sql); the alloc rows of the blocks the window's edges fall in
 -- (temp.sl_blk), those outside the buckets counted, those inside ended
 -- after END taken back.  Without whole buckets, the blocks the window
--- reaches (indexed sources), or every alloc row.
+-- reaches (indexed sources), or every alloc row.  A source with packed
+-- columns (db/schema-8.sql: use_col) is read by the table-valued
+-- function slab_scan (report/scan.c) instead, per site and CPU pair
+-- (temp.pp_col).
 DROP TABLE IF EXISTS temp.sl_src;
 DROP TABLE IF EXISTS temp.sl_blk;
 CREATE TEMP TABLE sl_src AS
@@ -40,7 +43,9 @@ WITH m AS (
 	       m.pp_hi, m.bshift, m.bpid_lo, m.bpid_hi, m.ppid_lo,
 	       m.ppid_hi, coalesce(m.pw, 0) AS pw,
 	       m.source_id IS NOT NULL AS indexed,
-	       coalesce((m.pw OR (m.level >= 6 AND NOT :given_pid AND
+	       m.col_lo IS NOT NULL AS use_col,
+	       coalesce(m.col_lo IS NULL AND
+	                (m.pw OR (m.level >= 6 AND NOT :given_pid AND
 	                NOT (:given_comm AND :given_cache))) AND
 	                (min(max(:t_lo, 0), m.max_ts + 1) + m.bw - 1) /
 	                m.bw <= (min(:t_hi, m.max_ts) + 1) / m.bw - 1,
@@ -66,8 +71,8 @@ WITH m AS (
 )
 SELECT sid, alloc_lo, alloc_hi, block_rows, bucket_lo, bucket_hi, bcomm_lo,
        bcomm_hi, pp_lo, pp_hi, bshift, bpid_lo, bpid_hi, ppid_lo, ppid_hi,
-       pw, inner,
-       indexed AND (:tsel OR inner) AS blocks,
+       pw, inner, use_col,
+       indexed AND (:tsel OR inner) AND NOT use_col AS blocks,
        CASE WHEN inner THEN b1 ELSE 1 END AS b1,
        CASE WHEN inner THEN b2 ELSE 0 END AS b2,
        CASE WHEN inner THEN b1 * width ELSE 1 END AS ilo,
@@ -83,7 +88,18 @@ WHERE s.blocks AND k.max_ts >= :t_lo AND k.min_ts <= :t_hi
   AND NOT (k.min_ts >= s.ilo AND k.max_ts <= s.ihi AND
            coalesce(k.max_end <= :t_hi, 1))
 UNION ALL
-SELECT sid, alloc_lo, alloc_hi, 1, 0 FROM temp.sl_src WHERE NOT blocks;
+SELECT sid, alloc_lo, alloc_hi, 1, 0 FROM temp.sl_src
+WHERE NOT blocks AND NOT use_col;
+
+DROP TABLE IF EXISTS temp.pp_col;
+CREATE TEMP TABLE pp_col AS
+SELECT s.sid, a.rk AS site_id, a.k2 AS cpu, a.k3 AS free_cpu, a.freed,
+       a.pingpong, a.pp_bytes
+FROM temp.sl_src s
+CROSS JOIN slab_scan(s.sid, 'pp', :tsel, :t_lo, :t_hi,
+                     CASE WHEN :given_pid THEN :pid END, :comm, :cache,
+                     :site) a
+WHERE s.use_col;
 
 -- The freed allocations of the edge rows per site and CPU pair: d is 1
 -- for one outside the buckets freed by END, -1 for one inside them
@@ -110,6 +126,9 @@ CREATE TEMP TABLE pp_key AS
 SELECT sid AS source_id, site_id, cpu, free_cpu, pp AS allocations, bytes
 FROM temp.pp_edge WHERE pp <> 0
 UNION ALL
+SELECT sid, site_id, cpu, free_cpu, pingpong, pp_bytes
+FROM temp.pp_col WHERE pingpong > 0
+UNION ALL
 SELECT a.source_id, a.site_id, a.cpu, a.free_cpu, total(a.hits),
        total(a.hits * a.bytes_alloc)
 FROM temp.sl_src s
@@ -135,6 +154,8 @@ DROP TABLE IF EXISTS temp.pf_key;
 CREATE TEMP TABLE pf_key AS
 SELECT sid AS source_id, site_id, total(freed) AS freed
 FROM temp.pp_edge GROUP BY sid, site_id
+UNION ALL
+SELECT sid, site_id, total(freed) FROM temp.pp_col GROUP BY sid, site_id
 UNION ALL
 SELECT a.source_id, a.site_id, total(a.freed)
 FROM temp.sl_src s

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+/* Packed columns of alloc rows; see packcol.h for the blob's layout. */
+#include <string.h>
+
+#include "../ingest/event.h"
+#include "packcol.h"
+
+void mdb_pc_add(struct mdb_pc_block *b, const struct mdb_lifetime *lt)
+{
+	size_t r = b->rows++;
+	int ended = lt->end_seq != MDB_NO_SEQ;
+	int freed = lt->state == MDB_ST_FREED;
+#define PUT(c, val, isnull) do { \
+		int n_ = (isnull); \
+		b->null[c][r] = (uint8_t)n_; \
+		b->v[c][r] = n_ ? 0 : (int64_t)(val); \
+	} while (0)
+
+	/* as db/writer.c's bind_lifetime() */
+	PUT(MDB_PC_TS, lt->ts, lt->ts == MDB_NO_TS);
+	PUT(MDB_PC_PTR, lt->ptr, 0);
+	PUT(MDB_PC_SEQ, lt->seq, 0);
+	PUT(MDB_PC_END_TS, lt->end_ts, !ended || lt->end_ts == MDB_NO_TS);
+	PUT(MDB_PC_SITE, lt->site_id, 0);
+	PUT(MDB_PC_CACHE, lt->cache_id, !lt->cache_id);
+	PUT(MDB_PC_PID, lt->pid, lt->pid == MDB_NO_PID);
+	PUT(MDB_PC_COMM, lt->comm_id, !lt->comm_id);
+	PUT(MDB_PC_REQ, lt->bytes_req, 0);
+	PUT(MDB_PC_ALLOC, lt->bytes_alloc, 0);
+	PUT(MDB_PC_CPU, lt->cpu, 0);
+	PUT(MDB_PC_FREE_CPU, lt->free_cpu, !freed);
+	PUT(MDB_PC_TYPE, lt->type, 0);
+	PUT(MDB_PC_STATE, lt->state, 0);
+	PUT(MDB_PC_STACK, lt->stack_id, !lt->stack_id);
+#undef PUT
+}
+
+static void put_le(uint8_t *p, uint64_t v, unsigned w)
+{
+	for (unsigned i = 0; i < w; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *p, unsigned w)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < w; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/* The width that holds every u up to @max. */
+static unsigned width_of(uint64_t max)
+{
+	return !max ? 0 : max <= 0xff ? 1 : max <= 0xffff ? 2 :
+	       max <= 0xffffffffu ? 4 : 8;
+}
+
+size_t mdb_pc_pack(const struct mdb_pc_block *b, uint8_t *out)
+{
+	size_t n = b->rows, at = MDB_PC_HEAD;
+
+	out[0] = MDB_PC_VERSION;
+	out[1] = MDB_PC_NCOLS;
+	put_le(out + 2, n, 2);
+	for (int c = 0; c < MDB_PC_NCOLS; c++) {
+		const int64_t *v = b->v[c];
+		const uint8_t *nul = b->null[c];
+		int64_t lo = INT64_MAX, hi = INT64_MIN;
+		int nulls = 0, none;
+		uint64_t span, max;
+		unsigned w;
+		uint8_t *h = out + 4 + 9 * c;
+
+		for (size_t r = 0; r < n; r++) {
+			if (nul[r]) {
+				nulls = 1;
+				continue;
+			}
+			if (v[r] < lo)
+				lo = v[r];
+			if (v[r] > hi)
+				hi = v[r];
+		}
+		none = lo > hi;         /* every row NULL: width 0 */
+		if (none)
+			lo = hi = 0;
+		span = (uint64_t)hi - (uint64_t)lo;
+		/* u = v - lo, + 1 with NULLs: the largest u is span (+ 1),
+		 * which overflows only when INT64_MIN and INT64_MAX are both
+		 * in a column with NULLs */
+		if (nulls && span == UINT64_MAX)
+			return 0;
+		max = none ? 0 : span + (uint64_t)nulls;
+		w = width_of(max);
+		h[0] = (uint8_t)(w | (nulls ? 0x80 : 0));
+		put_le(h + 1, (uint64_t)lo, 8);
+		for (size_t r = 0; r < n && w; r++) {
+			uint64_t u = nul[r] ? 0 :
+				     (uint64_t)v[r] - (uint64_t)lo + (nulls ? 1 : 0);
+
+			put_le(out + at, u, w);
+			at += w;
+		}
+	}
+	return at;
+}
+
+/* @rows unsigned values of @w bytes from @q into @u: a loop per width,
+ * plain loads on a little-endian host (the compiler vectorises them). */
+static void load_u(const uint8_t *q, size_t rows, unsigned w, uint64_t *u)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const int le = 1;
+#else
+	const int le = 0;
+#endif
+	switch (w) {
+	case 0:
+		memset(u, 0, rows * sizeof(u[0]));
+		break;
+	case 1:
+		for (size_t r = 0; r < rows; r++)
+			u[r] = q[r];
+		break;
+	case 2:
+		for (size_t r = 0; r < rows; r++)
+			u[r] = (uint64_t)q[2 * r] | (uint64_t)q[2 * r + 1] << 8;
+		break;
+	case 4:
+		if (le) {
+			uint32_t t[MDB_PC_ROWS];
+
+			memcpy(t, q, rows * 4);
+			for (size_t r = 0; r < rows; r++)
+				u[r] = t[r];
+		} else {
+			for (size_t r = 0; r < rows; r++)
+				u[r] = get_le(q + 4 * r, 4);
+		}
+		break;
+	default:
+		if (le)
+			memcpy(u, q, rows * 8);
+		else
+			for (size_t r = 0; r < rows; r++)
+				u[r] = get_le(q + 8 * r, 8);
+		break;
+	}
+}
+
+/* Column values from @q, @w bytes each, into @v and @nul. */
+static void unpack_col(const uint8_t *q, size_t rows, unsigned w, int nulls,
+		       uint64_t base, int64_t *v, uint8_t *nul)
+{
+	uint64_t u[MDB_PC_ROWS];
+
+	load_u(q, rows, w, u);
+	if (!nulls) {
+		memset(nul, 0, rows);
+		for (size_t r = 0; r < rows; r++)
+			v[r] = (int64_t)(base + u[r]);
+		return;
+	}
+	for (size_t r = 0; r < rows; r++) {
+		nul[r] = !u[r];
+		v[r] = (int64_t)(base + u[r] - !!u[r]) & -(int64_t)!!u[r];
+	}
+}
+
+int mdb_pc_unpack(const uint8_t *p, size_t n, struct mdb_pc_block *b,
+		  const char **why, size_t *off)
+{
+	size_t rows, at = MDB_PC_HEAD;
+
+	*off = 0;
+	if (n < MDB_PC_HEAD) {
+		*why = "shorter than the header";
+		return -1;
+	}
+	if (p[0] != MDB_PC_VERSION) {
+		*why = "unknown version";
+		return -1;
+	}
+	if (p[1] != MDB_PC_NCOLS) {
+		*off = 1;
+		*why = "wrong number of columns";
+		return -1;
+	}
+	rows = (size_t)get_le(p + 2, 2);
+	if (!rows || rows > MDB_PC_ROWS) {
+		*off = 2;
+		*why = "row count out of range";
+		return -1;
+	}
+	b->rows = rows;
+	for (int c = 0; c < MDB_PC_NCOLS; c++) {
+		const uint8_t *h = p + 4 + 9 * c;
+		unsigned w = h[0] & 0x7f;
+		int nulls = h[0] & 0x80;
+		uint64_t base = get_le(h + 1, 8);
+		int64_t *v = b->v[c];
+		uint8_t *nul = b->null[c];
+
+		if (w != 0 && w != 1 && w != 2 && w != 4 && w != 8) {
+			*off = (size_t)(h - p);
+			*why = "bad column width";
+			return -1;
+		}
+		if (n - at < rows * w) {
+			*off = at;
+			*why = "column runs past the end";
+			return -1;
+		}
+		unpack_col(p + at, rows, w, nulls, base, v, nul);
+		at += rows * w;
+	}
+	if (at != n) {
+		*off = at;
+		*why = "bytes after the last column";
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Packed columns (db/schema-8.sql, docs/design.md §3.3): the alloc rows of
+ * a large source, MDB_PC_ROWS at a time, as one BLOB per block of rows
+ * in slice_col, the columns the slicing reports select and sum by.  A
+ * report reads a block's blob and runs over plain arrays in C instead of
+ * decoding SQLite records (report/scan.c): a selection no index table
+ * serves costs a pass over the packed rows, not over the alloc table.
+ *
+ * A blob, all integers little-endian:
+ *
+ *   offset 0   u8  version, MDB_PC_VERSION
+ *   offset 1   u8  columns, MDB_PC_NCOLS
+ *   offset 2   u16 rows, 1 to MDB_PC_ROWS
+ *   offset 4   per column, MDB_PC_NCOLS times 9 bytes:
+ *                u8 flags: bits 0-3 the width of a value in bytes (0, 1,
+ *                   2, 4 or 8); bit 7 set when the column has NULLs
+ *                i64 base
+ *   then       per column in order, rows values of width bytes each: an
+ *              unsigned u, the value base + u (modulo 2^64); with bit 7,
+ *              u 0 is NULL and u > 0 is base + u - 1.  Width 0 stores
+ *              nothing: every u is 0.
+ *
+ * The blob's length is exactly the header's plus the arrays'.  Values
+ * are those of the alloc row (db/writer.c binds the same), so a column
+ * is NULL where alloc's is.
+ */
+#ifndef MDB_PACKCOL_H
+#define MDB_PACKCOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../analysis/pair.h"
+
+#define MDB_PC_VERSION 1
+#define MDB_PC_ROWS 1024   /* rows per block: slice_block's (MDB_SL_BLOCK) */
+
+enum mdb_pc_col {
+	MDB_PC_TS, MDB_PC_PTR, MDB_PC_SEQ, MDB_PC_END_TS, MDB_PC_SITE,
+	MDB_PC_CACHE, MDB_PC_PID, MDB_PC_COMM, MDB_PC_REQ, MDB_PC_ALLOC,
+	MDB_PC_CPU, MDB_PC_FREE_CPU, MDB_PC_TYPE, MDB_PC_STATE,
+	MDB_PC_STACK, MDB_PC_NCOLS
+};
+
+#define MDB_PC_HEAD (4 + 9 * MDB_PC_NCOLS)
+/* the largest blob: every column 8 bytes wide */
+#define MDB_PC_MAX_BYTES (MDB_PC_HEAD + 8 * MDB_PC_NCOLS * MDB_PC_ROWS)
+
+/* A block of rows, unpacked: v[col][row], null[col][row] nonzero when
+ * NULL (v is then 0). */
+struct mdb_pc_block {
+	size_t rows;
+	int64_t v[MDB_PC_NCOLS][MDB_PC_ROWS];
+	uint8_t null[MDB_PC_NCOLS][MDB_PC_ROWS];
+};
+
+/* Append lifetime @lt as the next row of @b (rows < MDB_PC_ROWS). */
+void mdb_pc_add(struct mdb_pc_block *b, const struct mdb_lifetime *lt);
+
+/* Pack @b's rows (1 or more) into @out (MDB_PC_MAX_BYTES); its length,
+ * 0 when a column cannot be packed (NULLs and a span of 2^64 - 1). */
+size_t mdb_pc_pack(const struct mdb_pc_block *b, uint8_t *out);
+
+/*
+ * Unpack blob @p of @n bytes into @b.  0, or -1 with @why set to what is
+ * wrong and *@off to the byte offset where.
+ */
+int mdb_pc_unpack(const uint8_t *p, size_t n, struct mdb_pc_block *b,
+		  const char **why, size_t *off);
+
+#endif

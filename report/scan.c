@@ -1,0 +1,773 @@
+// SPDX-License-Identifier: MIT
+/*
+ * slab_scan: a table-valued function over a source's packed columns
+ * (db/packcol.h, db/schema-8.sql).  It selects the slab allocations as
+ * the reports' options do and sums them per group, in C, block by block:
+ *
+ *   SELECT * FROM slab_scan(source_id, by, tsel, t_lo, t_hi, pid, comm,
+ *                           cache, site)
+ *
+ *   by      what names a group: rk, and k2, k3 where two more do:
+ *           'ptr' (the address), 'site', 'type', 'cache' (the cache id,
+ *           k2 the type, k3 the object size: callsites --by cache),
+ *           'comm', 'pid', 'pp' (the site, k2 the CPU, k3 the CPU of
+ *           the free: pingpong) or 'stack' (allocations with a stack,
+ *           failures left out: stacks)
+ *   tsel    1: only allocations made from t_lo to t_hi (ns, both
+ *           included); 0: every allocation
+ *   t_hi    frees after it are not seen (INT64_MAX: none)
+ *   pid     NULL, or only the task's
+ *   comm, cache, site   NULL, or the option's text: --comm NAME,
+ *           --cache NAME (its str ids, and the names callsites --by
+ *           cache makes up for rows without one), --site SYMBOL|ADDRESS
+ *           (MDB_SITE_MATCH, report/report.h), as report/params.c's
+ *           conditions select them
+ *
+ * Per group: hits, bytes_req, bytes_alloc, freed (ended by a FREE up to
+ * t_hi), pingpong (of those, on another CPU) and pp_bytes (their
+ * bytes_alloc), live (live at t_hi) and live_bytes, and the position
+ * (last_seq) and site_id of the latest allocation: the figures the
+ * alloc-row statements of callsites.sql, allocs.sql, fragmentation.sql,
+ * pingpong.sql and stacks.sql compute (tests/test_slicing.c compares
+ * them).  A damaged blob is an error naming its row and byte.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/u64map.h"
+#include "../db/packcol.h"
+#include "report.h"
+#include "scan.h"
+
+enum { C_RK, C_K2, C_K3, C_HITS, C_REQ, C_ALLOC, C_FREED, C_PP,
+       C_PP_BYTES, C_LIVE, C_LIVE_BYTES, C_LAST_SEQ, C_SITE, C_NOUT,
+       /* the arguments, hidden */
+       A_SOURCE = C_NOUT, A_BY, A_TSEL, A_TLO, A_THI, A_PID, A_COMM,
+       A_CACHE, A_SITE, C_ALL };
+
+#define NARGS (C_ALL - C_NOUT)
+
+enum by { BY_PTR, BY_SITE, BY_TYPE, BY_CACHE, BY_COMM, BY_PID, BY_PP,
+	  BY_STACK, BY__COUNT };
+
+struct group {
+	int64_t k1, k2, k3;
+	int nulls;              /* bit j set: key j (k1, k2, k3) NULL */
+	int64_t f[C_SITE - C_HITS + 1]; /* hits .. site_id */
+	/* a sum of bytes past int64 (sizes out of range in the capture):
+	 * its bit in ovf, and the sum as SQL's total() makes it, in d */
+	unsigned ovf;
+	double d[C_SITE - C_HITS + 1];
+};
+
+struct ids {            /* a sorted list of ids; all = no filter */
+	int all;
+	size_t n;
+	int64_t *v;
+};
+
+struct scan_vtab {
+	sqlite3_vtab base;
+	sqlite3 *db;
+};
+
+struct scan_cursor {
+	sqlite3_vtab_cursor base;
+	struct group *g;        /* the groups, in order made */
+	size_t n, gcap;         /* in use, allocated */
+	uint32_t *slot;         /* by key hash, open addressing: g's
+				 * index + 1, 0 empty (small: in cache) */
+	size_t cap;             /* slots, a power of 2 */
+	size_t at;              /* xNext's group */
+	int64_t rowid;
+	int keys;               /* 3: k2 and k3 are the key's, else 1 */
+	struct mdb_pc_block *blk;
+};
+
+static int scan_connect(sqlite3 *db, void *aux, int argc,
+			const char *const *argv, sqlite3_vtab **out,
+			char **err)
+{
+	struct scan_vtab *v;
+	int rc;
+
+	(void)aux, (void)argc, (void)argv, (void)err;
+	rc = sqlite3_declare_vtab(db, "CREATE TABLE x(rk, k2, k3, hits, "
+				  "bytes_req, bytes_alloc, freed, pingpong, "
+				  "pp_bytes, live, live_bytes, last_seq, "
+				  "site_id, source_id HIDDEN, by HIDDEN, "
+				  "tsel HIDDEN, t_lo HIDDEN, t_hi HIDDEN, "
+				  "pid HIDDEN, comm HIDDEN, cache HIDDEN, "
+				  "site HIDDEN)");
+	if (rc != SQLITE_OK)
+		return rc;
+	v = sqlite3_malloc(sizeof(*v));
+	if (!v)
+		return SQLITE_NOMEM;
+	memset(v, 0, sizeof(*v));
+	v->db = db;
+	*out = &v->base;
+	return SQLITE_OK;
+}
+
+static int scan_disconnect(sqlite3_vtab *vt)
+{
+	sqlite3_free(vt);
+	return SQLITE_OK;
+}
+
+/* Every argument given as an equality, in order; source and by needed. */
+static int scan_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
+{
+	int slot[NARGS];
+	int mask = 0, n = 0;
+
+	(void)vt;
+	for (int i = 0; i < NARGS; i++)
+		slot[i] = -1;
+	for (int i = 0; i < info->nConstraint; i++) {
+		const struct sqlite3_index_constraint *c = &info->aConstraint[i];
+		int a = c->iColumn - C_NOUT;
+
+		if (a < 0 || a >= NARGS)
+			continue;
+		if (!c->usable || c->op != SQLITE_INDEX_CONSTRAINT_EQ)
+			return SQLITE_CONSTRAINT;
+		slot[a] = i;
+	}
+	if (slot[0] < 0 || slot[1] < 0)
+		return SQLITE_CONSTRAINT;
+	for (int a = 0; a < NARGS; a++) {
+		if (slot[a] < 0)
+			continue;
+		mask |= 1 << a;
+		info->aConstraintUsage[slot[a]].argvIndex = ++n;
+		info->aConstraintUsage[slot[a]].omit = 1;
+	}
+	info->idxNum = mask;
+	info->estimatedCost = 1e6;
+	return SQLITE_OK;
+}
+
+static int scan_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
+{
+	struct scan_cursor *c = sqlite3_malloc(sizeof(*c));
+
+	(void)vt;
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static void cursor_reset(struct scan_cursor *c)
+{
+	free(c->g);
+	free(c->slot);
+	c->g = NULL;
+	c->slot = NULL;
+	c->cap = c->n = c->gcap = c->at = 0;
+}
+
+static int scan_close(sqlite3_vtab_cursor *cur)
+{
+	struct scan_cursor *c = (struct scan_cursor *)cur;
+
+	cursor_reset(c);
+	free(c->blk);
+	sqlite3_free(c);
+	return SQLITE_OK;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The ids @sql selects with @text bound to ?2 (and the source to ?1) into
+ * @ids, sorted; with @text NULL, every id (no filter).  An SQLite code.
+ */
+static int load_ids(sqlite3 *db, const char *sql, int64_t source_id,
+		    sqlite3_value *text, struct ids *ids)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc;
+
+	memset(ids, 0, sizeof(*ids));
+	if (!text || sqlite3_value_type(text) == SQLITE_NULL) {
+		ids->all = 1;
+		return SQLITE_OK;
+	}
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_bind_int64(st, 1, source_id);
+	sqlite3_bind_value(st, 2, text);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (ids->n == cap) {
+			int64_t *nv;
+
+			cap = cap ? 2 * cap : 8;
+			nv = realloc(ids->v, cap * sizeof(*nv));
+			if (!nv) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			ids->v = nv;
+		}
+		ids->v[ids->n++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return rc == SQLITE_ROW ? SQLITE_ERROR : rc;
+	qsort(ids->v, ids->n, sizeof(*ids->v), cmp_i64);
+	return SQLITE_OK;
+}
+
+static int in_ids(const struct ids *ids, int64_t x)
+{
+	size_t lo = 0, hi = ids->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ids->v[mid] == x)
+			return 1;
+		if (ids->v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/*
+ * The made-up cache name a row without a cache id matches (callsites
+ * --by cache, report/params.c's --cache): 'cache-N' (kmem_cache rows of
+ * N bytes), 'kmalloc-N' (N <= 8192) or 'kmalloc-large'.  kind 0: none.
+ */
+struct synth {
+	int kind;               /* 0 none, 1 cache-N, 2 kmalloc-N, 3 large */
+	int64_t size;
+};
+
+static struct synth parse_synth(const char *name)
+{
+	struct synth s = { 0, 0 };
+	const char *num = NULL;
+	char *end;
+	long long n;
+	char back[32];
+
+	if (!name)
+		return s;
+	if (!strcmp(name, "kmalloc-large"))
+		return (struct synth){ 3, 0 };
+	if (!strncmp(name, "cache-", 6)) {
+		num = name + 6;
+		s.kind = 1;
+	} else if (!strncmp(name, "kmalloc-", 8)) {
+		num = name + 8;
+		s.kind = 2;
+	} else {
+		return s;
+	}
+	errno = 0;
+	n = strtoll(num, &end, 10);
+	/* the very text SQLite's 'cache-' || bytes_alloc makes */
+	snprintf(back, sizeof(back), "%lld", n);
+	if (end == num || *end || errno || strcmp(back, num) ||
+	    (s.kind == 2 && n > 8192))
+		return (struct synth){ 0, 0 };
+	s.size = n;
+	return s;
+}
+
+static int synth_match(const struct synth *s, int64_t type, int64_t size)
+{
+	switch (s->kind) {
+	case 1:
+		return type == 1 && size == s->size;
+	case 2:
+		return type != 1 && size == s->size;
+	case 3:
+		return type != 1 && size > 8192;
+	default:
+		return 0;
+	}
+}
+
+static uint64_t group_hash(int64_t k1, int64_t k2, int64_t k3, int nulls)
+{
+	return u64map_mix((uint64_t)k1 ^ u64map_mix((uint64_t)k2 +
+		((uint64_t)k3 << 3) + (uint64_t)nulls));
+}
+
+/* Room for one more group: the slots at most half full. */
+static int group_room(struct scan_cursor *c)
+{
+	if (c->n == c->gcap) {
+		size_t cap = c->gcap ? 2 * c->gcap : 512;
+		struct group *g = realloc(c->g, cap * sizeof(*g));
+
+		if (!g)
+			return -1;
+		c->g = g;
+		c->gcap = cap;
+	}
+	if (2 * (c->n + 1) > c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 1024;
+		uint32_t *slot = calloc(cap, sizeof(*slot));
+
+		if (!slot)
+			return -1;
+		for (size_t j = 0; j < c->n; j++) {
+			const struct group *o = &c->g[j];
+			size_t i = group_hash(o->k1, o->k2, o->k3,
+					      o->nulls) & (cap - 1);
+
+			while (slot[i])
+				i = (i + 1) & (cap - 1);
+			slot[i] = (uint32_t)(j + 1);
+		}
+		free(c->slot);
+		c->slot = slot;
+		c->cap = cap;
+	}
+	return 0;
+}
+
+/* The group of key (k1, k2, k3) of hash @h, made when new; NULL on
+ * ENOMEM. */
+static struct group *group_get(struct scan_cursor *c, uint64_t h,
+			       int64_t k1, int64_t k2, int64_t k3, int nulls)
+{
+	size_t i = h & (c->cap - 1);
+	struct group *g;
+
+	for (; c->slot[i]; i = (i + 1) & (c->cap - 1)) {
+		g = &c->g[c->slot[i] - 1];
+		if (g->k1 == k1 && g->k2 == k2 && g->k3 == k3 &&
+		    g->nulls == nulls)
+			return g;
+	}
+	if (c->n >= UINT32_MAX - 1)
+		return NULL;
+	if (2 * (c->n + 1) > c->cap || c->n == c->gcap) {
+		if (group_room(c) < 0)
+			return NULL;
+		for (i = h & (c->cap - 1); c->slot[i];
+		     i = (i + 1) & (c->cap - 1))
+			;
+	}
+	c->slot[i] = (uint32_t)(c->n + 1);
+	g = &c->g[c->n++];
+	*g = (struct group){ .k1 = k1, .k2 = k2, .k3 = k3, .nulls = nulls };
+	g->f[C_LAST_SEQ - C_HITS] = INT64_MIN;
+	return g;
+}
+
+struct sel {
+	enum by by;
+	int tsel;
+	int64_t t_lo, t_hi;
+	int has_pid;
+	int64_t pid;
+	struct ids comms, caches, sites;
+	struct synth synth;     /* --cache's made-up name, if it is one */
+};
+
+/*
+ * The rows of @b that @s selects: their indexes into @idx, a filter at a
+ * time over the ones left (tight loops, mostly over one column); their
+ * number.
+ */
+static size_t select_rows(const struct sel *s, const struct mdb_pc_block *b,
+			  uint16_t *idx)
+{
+	const int64_t (*col)[MDB_PC_ROWS] = b->v;
+	const uint8_t (*nul)[MDB_PC_ROWS] = b->null;
+	size_t n = 0, m;
+
+	for (size_t r = 0; r < b->rows; r++) {
+		idx[n] = (uint16_t)r;
+		n += col[MDB_PC_TYPE][r] < 2;   /* slab rows only */
+	}
+	if (s->by == BY_STACK) {        /* stacks.sql: with a stack, and
+					 * not failed (state 3) */
+		m = 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t r = idx[i];
+
+			idx[m] = (uint16_t)r;
+			m += !nul[MDB_PC_STACK][r] &&
+			     col[MDB_PC_STATE][r] != 3;
+		}
+		n = m;
+	}
+	if (s->tsel) {
+		m = 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t r = idx[i];
+			int64_t ts = col[MDB_PC_TS][r];
+
+			idx[m] = (uint16_t)r;
+			m += !nul[MDB_PC_TS][r] && ts >= s->t_lo &&
+			     ts <= s->t_hi;
+		}
+		n = m;
+	}
+	if (s->has_pid) {
+		m = 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t r = idx[i];
+
+			idx[m] = (uint16_t)r;
+			m += !nul[MDB_PC_PID][r] &&
+			     col[MDB_PC_PID][r] == s->pid;
+		}
+		n = m;
+	}
+	if (!s->comms.all) {
+		m = 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t r = idx[i];
+
+			idx[m] = (uint16_t)r;
+			m += !nul[MDB_PC_COMM][r] &&
+			     in_ids(&s->comms, col[MDB_PC_COMM][r]);
+		}
+		n = m;
+	}
+	if (!s->sites.all) {
+		m = 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t r = idx[i];
+
+			idx[m] = (uint16_t)r;
+			m += in_ids(&s->sites, col[MDB_PC_SITE][r]);
+		}
+		n = m;
+	}
+	if (!s->caches.all) {
+		m = 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t r = idx[i];
+			int none = nul[MDB_PC_CACHE][r] ||
+				   !col[MDB_PC_CACHE][r];
+
+			idx[m] = (uint16_t)r;
+			/* report/params.c's --cache: the cache's id, or
+			 * the name callsites --by cache makes up */
+			m += (!nul[MDB_PC_CACHE][r] &&
+			      in_ids(&s->caches, col[MDB_PC_CACHE][r])) ||
+			     (none && synth_match(&s->synth,
+						  col[MDB_PC_TYPE][r],
+						  col[MDB_PC_ALLOC][r]));
+		}
+		n = m;
+	}
+	return n;
+}
+
+/* Add @v to @g's sum of bytes @i: an int64, or past it a double. */
+static inline void add_bytes(struct group *g, int i, int64_t v)
+{
+	int k = i - C_HITS;
+
+	if (__builtin_add_overflow(g->f[k], v, &g->f[k]))
+		g->ovf |= 1u << k;
+	g->d[k] += (double)v;
+}
+
+/* Sum the selected slab rows of block @b into @c's groups. */
+static int scan_block(struct scan_cursor *c, const struct sel *s,
+		      const struct mdb_pc_block *b)
+{
+	const int64_t (*col)[MDB_PC_ROWS] = b->v;
+	uint16_t idx[MDB_PC_ROWS];
+	size_t n = select_rows(s, b, idx);
+	/* the key's columns, by grouping: rk, k2, k3 (-1: none) */
+	static const int kcol[BY__COUNT][3] = {
+		[BY_PTR] = { MDB_PC_PTR, -1, -1 },
+		[BY_SITE] = { MDB_PC_SITE, -1, -1 },
+		[BY_TYPE] = { MDB_PC_TYPE, -1, -1 },
+		[BY_CACHE] = { MDB_PC_CACHE, MDB_PC_TYPE, MDB_PC_ALLOC },
+		[BY_COMM] = { MDB_PC_COMM, -1, -1 },
+		[BY_PID] = { MDB_PC_PID, -1, -1 },
+		[BY_PP] = { MDB_PC_SITE, MDB_PC_CPU, MDB_PC_FREE_CPU },
+		[BY_STACK] = { MDB_PC_STACK, -1, -1 },
+	};
+	const int *kc = kcol[s->by];
+
+	if (!c->cap && group_room(c) < 0)
+		return SQLITE_NOMEM;
+	for (size_t i = 0; i < n; i++) {
+		size_t r = idx[i];
+		int64_t state = col[MDB_PC_STATE][r];
+		int64_t end = col[MDB_PC_END_TS][r];
+		int64_t alloc = col[MDB_PC_ALLOC][r];
+		int end_null = b->null[MDB_PC_END_TS][r];
+		int nulls = 0, freed, pp, live;
+		int64_t k[3] = { 0, 0, 0 };
+		struct group *g;
+
+		for (int j = 0; j < 3; j++) {
+			if (kc[j] < 0)
+				continue;
+			if (b->null[kc[j]][r])
+				nulls |= 1 << j;
+			else
+				k[j] = col[kc[j]][r];
+		}
+		g = group_get(c, group_hash(k[0], k[1], k[2], nulls), k[0],
+			      k[1], k[2], nulls);
+		if (!g)
+			return SQLITE_NOMEM;
+		/* callsites.sql: state = 1 AND coalesce(end_ts <= :t_hi, 1) */
+		freed = state == 1 && (end_null || end <= s->t_hi);
+		/* state = 0 OR (state IN (1, 2) AND end_ts > :t_hi) */
+		live = state == 0 ||
+		       ((state == 1 || state == 2) && !end_null &&
+			end > s->t_hi);
+		g->f[C_HITS - C_HITS]++;
+		add_bytes(g, C_REQ, col[MDB_PC_REQ][r]);
+		add_bytes(g, C_ALLOC, alloc);
+		g->f[C_FREED - C_HITS] += freed;
+		/* free_cpu <> cpu: NULL (not freed) counts nothing */
+		pp = freed && !b->null[MDB_PC_FREE_CPU][r] &&
+		     col[MDB_PC_FREE_CPU][r] != col[MDB_PC_CPU][r];
+		g->f[C_PP - C_HITS] += pp;
+		add_bytes(g, C_PP_BYTES, pp ? alloc : 0);
+		g->f[C_LIVE - C_HITS] += live;
+		add_bytes(g, C_LIVE_BYTES, live ? alloc : 0);
+		if (col[MDB_PC_SEQ][r] > g->f[C_LAST_SEQ - C_HITS]) {
+			g->f[C_LAST_SEQ - C_HITS] = col[MDB_PC_SEQ][r];
+			g->f[C_SITE - C_HITS] = col[MDB_PC_SITE][r];
+		}
+	}
+	return SQLITE_OK;
+}
+
+static int set_err(struct scan_cursor *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int set_err(struct scan_cursor *c, const char *fmt, ...)
+{
+	sqlite3_vtab *vt = c->base.pVtab;
+	va_list ap;
+
+	va_start(ap, fmt);
+	sqlite3_free(vt->zErrMsg);
+	vt->zErrMsg = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	return SQLITE_ERROR;
+}
+
+/* Read the source's blocks (those the window reaches) into the groups. */
+static int scan_source(struct scan_cursor *c, const struct sel *s,
+		       int64_t source_id)
+{
+	struct scan_vtab *vt = (struct scan_vtab *)c->base.pVtab;
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	/* slice_col's rows of the source, with their block's time range
+	 * (slice_block: blocks whose times miss the window are not read) */
+	rc = sqlite3_prepare_v2(vt->db,
+		"SELECT c.rowid, c.blk, k.min_ts, k.max_ts, c.data "
+		"FROM slice_meta m "
+		"CROSS JOIN slice_col c ON c.rowid BETWEEN m.col_lo AND m.col_hi "
+		"LEFT JOIN slice_block k ON k.source_id = m.source_id "
+		"AND k.blk = c.blk WHERE m.source_id = ?1", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return set_err(c, "slab_scan: %s", sqlite3_errmsg(vt->db));
+	sqlite3_bind_int64(st, 1, source_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const uint8_t *p;
+		const char *why;
+		size_t n, off;
+
+		if (s->tsel && sqlite3_column_type(st, 2) != SQLITE_NULL &&
+		    (sqlite3_column_int64(st, 3) < s->t_lo ||
+		     sqlite3_column_int64(st, 2) > s->t_hi))
+			continue;
+		p = sqlite3_column_blob(st, 4);
+		n = (size_t)sqlite3_column_bytes(st, 4);
+		if (mdb_pc_unpack(p, n, c->blk, &why, &off) < 0) {
+			rc = set_err(c, "slice_col row %lld (source %lld, "
+				     "block %lld) offset=%lld: %s",
+				     (long long)sqlite3_column_int64(st, 0),
+				     (long long)source_id,
+				     (long long)sqlite3_column_int64(st, 1),
+				     (long long)off, why);
+			sqlite3_finalize(st);
+			return rc;
+		}
+		rc = scan_block(c, s, c->blk);
+		if (rc != SQLITE_OK) {
+			sqlite3_finalize(st);
+			return rc;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return set_err(c, "slab_scan: %s", sqlite3_errmsg(vt->db));
+	return SQLITE_OK;
+}
+
+static int scan_next(sqlite3_vtab_cursor *cur)
+{
+	struct scan_cursor *c = (struct scan_cursor *)cur;
+
+	c->at++;
+	c->rowid++;
+	return SQLITE_OK;
+}
+
+static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num,
+		       const char *idx_str, int argc, sqlite3_value **argv)
+{
+	struct scan_cursor *c = (struct scan_cursor *)cur;
+	sqlite3 *db = ((struct scan_vtab *)cur->pVtab)->db;
+	sqlite3_value *a[NARGS] = { NULL };
+	static const char *const bys[BY__COUNT] = {
+		"ptr", "site", "type", "cache", "comm", "pid", "pp", "stack",
+	};
+	static const char sql_str[] = "SELECT id FROM str WHERE "
+				      "source_id = ?1 AND text = ?2";
+	/* MDB_SITE_MATCH names its parameter :site: the second here */
+	static const char sql_site[] = "SELECT site_id FROM v_sites WHERE "
+				       "source_id = ?1 AND (" MDB_SITE_MATCH
+				       ")";
+	struct sel s;
+	const char *by;
+	int64_t source_id;
+	int k = 0, rc;
+
+	(void)idx_str;
+	cursor_reset(c);
+	memset(&s, 0, sizeof(s));
+	for (int i = 0; i < NARGS && k < argc; i++)
+		if (idx_num & (1 << i))
+			a[i] = argv[k++];
+#define ARG(i) a[(i) - C_NOUT]
+#define GIVEN(i) (ARG(i) && sqlite3_value_type(ARG(i)) != SQLITE_NULL)
+#define INT_ARG(i, dflt) (GIVEN(i) ? sqlite3_value_int64(ARG(i)) : (dflt))
+	by = GIVEN(A_BY) ? (const char *)sqlite3_value_text(ARG(A_BY)) : NULL;
+	s.by = BY__COUNT;
+	for (int i = 0; by && i < BY__COUNT; i++)
+		if (!strcmp(by, bys[i]))
+			s.by = (enum by)i;
+	if (s.by == BY__COUNT)
+		return set_err(c, "slab_scan: unknown grouping '%s'",
+			       by ? by : "");
+	source_id = INT_ARG(A_SOURCE, 0);
+	s.tsel = INT_ARG(A_TSEL, 0) != 0;
+	s.t_lo = INT_ARG(A_TLO, INT64_MIN);
+	s.t_hi = INT_ARG(A_THI, INT64_MAX);
+	s.has_pid = GIVEN(A_PID);
+	s.pid = INT_ARG(A_PID, 0);
+	rc = load_ids(db, sql_str, source_id, ARG(A_COMM), &s.comms);
+	if (rc == SQLITE_OK)
+		rc = load_ids(db, sql_str, source_id, ARG(A_CACHE), &s.caches);
+	if (rc == SQLITE_OK)
+		rc = load_ids(db, sql_site, source_id, ARG(A_SITE), &s.sites);
+	if (rc != SQLITE_OK) {
+		if (rc != SQLITE_NOMEM)
+			rc = set_err(c, "slab_scan: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	if (GIVEN(A_CACHE))
+		s.synth = parse_synth((const char *)sqlite3_value_text(
+					      ARG(A_CACHE)));
+#undef INT_ARG
+#undef GIVEN
+#undef ARG
+	if (!c->blk && !(c->blk = malloc(sizeof(*c->blk)))) {
+		rc = SQLITE_NOMEM;
+		goto out;
+	}
+	c->keys = s.by == BY_CACHE || s.by == BY_PP ? 3 : 1;
+	rc = scan_source(c, &s, source_id);
+out:
+	free(s.comms.v);
+	free(s.caches.v);
+	free(s.sites.v);
+	if (rc != SQLITE_OK)
+		return rc;
+	c->at = (size_t)-1;
+	c->rowid = 0;
+	return scan_next(cur);
+}
+
+static int scan_eof(sqlite3_vtab_cursor *cur)
+{
+	struct scan_cursor *c = (struct scan_cursor *)cur;
+
+	return c->at >= c->n;
+}
+
+static int scan_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
+		       int i)
+{
+	struct scan_cursor *c = (struct scan_cursor *)cur;
+	const struct group *g = &c->g[c->at];
+
+	switch (i) {
+	case C_RK:
+	case C_K2:
+	case C_K3:
+		/* k2 and k3 NULL unless the grouping has them */
+		if ((g->nulls & (1 << i)) || (i && c->keys == 1))
+			sqlite3_result_null(ctx);
+		else
+			sqlite3_result_int64(ctx, i == C_RK ? g->k1 :
+					     i == C_K2 ? g->k2 : g->k3);
+		break;
+	default:
+		if (i >= C_HITS && i <= C_SITE)
+			if (g->ovf & (1u << (i - C_HITS)))
+				sqlite3_result_double(ctx, g->d[i - C_HITS]);
+			else
+				sqlite3_result_int64(ctx, g->f[i - C_HITS]);
+		else
+			sqlite3_result_null(ctx);
+		break;
+	}
+	return SQLITE_OK;
+}
+
+static int scan_rowid(sqlite3_vtab_cursor *cur, sqlite_int64 *rowid)
+{
+	*rowid = ((struct scan_cursor *)cur)->rowid;
+	return SQLITE_OK;
+}
+
+static const sqlite3_module scan_module = {
+	.iVersion = 0,
+	.xConnect = scan_connect,
+	.xBestIndex = scan_best_index,
+	.xDisconnect = scan_disconnect,
+	.xOpen = scan_open,
+	.xClose = scan_close,
+	.xFilter = scan_filter,
+	.xNext = scan_next,
+	.xEof = scan_eof,
+	.xColumn = scan_column,
+	.xRowid = scan_rowid,
+};
+
+int mdb_scan_register(sqlite3 *db)
+{
+	return sqlite3_create_module(db, "slab_scan", &scan_module, NULL);
+}
