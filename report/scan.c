@@ -229,7 +229,8 @@ static int load_ids(sqlite3 *db, const char *sql, int64_t source_id,
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return rc == SQLITE_ROW ? SQLITE_ERROR : rc;
-	qsort(ids->v, ids->n, sizeof(*ids->v), cmp_i64);
+	if (ids->n > 1)
+		qsort(ids->v, ids->n, sizeof(*ids->v), cmp_i64);
 	return SQLITE_OK;
 }
 
