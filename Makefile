@@ -108,10 +108,14 @@ $(BUILD)/gen/schema8.inc: db/schema-8.sql tools/embed.sh
 	@mkdir -p $(@D)
 	sh tools/embed.sh schema8_sql $< > $@.tmp && mv $@.tmp $@
 
+$(BUILD)/gen/schema9.inc: db/schema-9.sql tools/embed.sh
+	@mkdir -p $(@D)
+	sh tools/embed.sh schema9_sql $< > $@.tmp && mv $@.tmp $@
+
 SCHEMA_INCS := $(BUILD)/gen/schema.inc $(BUILD)/gen/schema3.inc \
 	$(BUILD)/gen/schema4.inc $(BUILD)/gen/schema5.inc \
 	$(BUILD)/gen/schema6.inc $(BUILD)/gen/schema7.inc \
-	$(BUILD)/gen/schema8.inc
+	$(BUILD)/gen/schema8.inc $(BUILD)/gen/schema9.inc
 $(BUILD)/obj/db/db.o: $(SCHEMA_INCS) $(BUILD)/gen/fresh.inc
 $(BUILD)/obj/tests/test_cli_db.o: $(SCHEMA_INCS)
 

@@ -61,7 +61,9 @@ done
 # The other reports with a window, and filters with a wide one; then
 # what no index table serves, read from the packed columns (schema 8,
 # a source of 128 MiB or more as this one: report/scan.c): allocs with
-# a filter, --by pid with a window, two filters at once.
+# a filter, --by pid with a window, two filters at once.  leaks reads
+# the partial index alloc_live, pages its page rows through alloc_page
+# (schema 9).
 for r in "allocs --time 5,5.1" "allocs --time 5,6" "allocs --time 3,8" \
 	 "pingpong --time 3,8" \
 	 "pingpong --cache kmalloc-512 --time 3,8" \
@@ -80,7 +82,9 @@ for r in "allocs --time 5,5.1" "allocs --time 5,6" "allocs --time 3,8" \
 	 "callsites --pid $pid --cache kmalloc-512" \
 	 "fragmentation --pid $pid --cache kmalloc-512" \
 	 "pingpong --pid $pid --cache kmalloc-512" \
-	 "stacks --comm tar"; do
+	 "stacks --comm tar" "leaks --time 3,8" "leaks --comm tar" \
+	 "pages" "pages --by caller" "pages --by caller --time 3,8" \
+	 "pages --by caller --pid $pid --time 3,8"; do
 	# shellcheck disable=SC2086
 	printf '  report:         %-42s %6s s\n' "$r" "$(best $r)"
 done

@@ -19,6 +19,7 @@
 #include "schema6.inc" /* schema6_sql[], from db/schema-6.sql */
 #include "schema7.inc" /* schema7_sql[], from db/schema-7.sql */
 #include "schema8.inc" /* schema8_sql[], from db/schema-8.sql */
+#include "schema9.inc" /* schema9_sql[], from db/schema-9.sql */
 
 /*
  * Version 2: a second free of a freed allocation is a duplicate free (an
@@ -54,6 +55,7 @@ static const char *const mdb_migrations[] = {
 	schema6_sql,
 	schema7_sql,
 	schema8_sql,
+	schema9_sql,
 };
 
 #define MDB_NMIGRATIONS \

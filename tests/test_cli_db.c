@@ -361,7 +361,7 @@ static void test_sql_cannot_write(void **state)
 	const char *const refused[][2] = {
 		{ "VACUUM INTO", out }, { "ATTACH", att },
 		{ "SELECT load_extension(", att },
-		{ "PRAGMA user_version = 9", NULL },
+		{ "PRAGMA user_version = 10", NULL },
 		{ "PRAGMA journal_mode = DELETE", NULL },
 		{ "DELETE FROM source", NULL }, { "CREATE TABLE t (x)", NULL },
 		{ "CREATE VIRTUAL TABLE temp.v USING fts5(x)", NULL },
@@ -391,7 +391,7 @@ static void test_sql_cannot_write(void **state)
 	run_free(&r);
 	assert_int_equal(access(out, F_OK), -1);
 	assert_int_equal(access(att, F_OK), -1);
-	assert_int_equal(db_int(db, "PRAGMA user_version"), 8);
+	assert_int_equal(db_int(db, "PRAGMA user_version"), 9);
 	{
 		char *after = db_counts(db);
 
@@ -404,7 +404,7 @@ static void test_sql_cannot_write(void **state)
 		      " > 0 AS cols FROM pragma_table_info('source'); PRAGMA "
 		      "user_version\"");
 	assert_int_equal(r.status, 0);
-	assert_string_equal(r.out, "n\n8\ncols\n1\nuser_version\n8\n");
+	assert_string_equal(r.out, "n\n8\ncols\n1\nuser_version\n9\n");
 	run_free(&r);
 	free(before);
 	free(out);

@@ -350,7 +350,7 @@ static void test_migration(void **state)
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "\nduplicate_free_suspect,slab,0,5,"));
 	run_free(&r);
-	assert_int_equal(db_int(db, "PRAGMA user_version"), 8);
+	assert_int_equal(db_int(db, "PRAGMA user_version"), 9);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM stack"), 0);
 	/* the source from before the slicing index is read from its rows */
 	assert_int_equal(db_int(db, "SELECT count(*) FROM slice_meta"), 0);

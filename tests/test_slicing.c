@@ -689,7 +689,7 @@ static void test_slice_index_big(void **state)
 static void test_slice_index_big7(void **state)
 {
 	(void)state;
-	assert_int_equal(db_int(big7_db, "PRAGMA user_version"), 8);
+	assert_int_equal(db_int(big7_db, "PRAGMA user_version"), 9);
 	assert_int_equal(db_int(big7_db, "SELECT count(*) FROM slice_meta "
 				"WHERE level = 7 AND col_lo IS NULL"), 1);
 	check_windows(big7_db);
@@ -878,7 +878,7 @@ static void test_slice_schema5(void **state)
 	};
 
 	(void)state;
-	assert_int_equal(db_int(v5_db, "PRAGMA user_version"), 8);
+	assert_int_equal(db_int(v5_db, "PRAGMA user_version"), 9);
 	assert_int_equal(db_int(v5_db, "SELECT count(*) FROM slice_meta "
 				"WHERE level IS NULL AND bucket_lo > 0"), 1);
 	assert_int_equal(db_int(v5_db, "SELECT count(*) FROM slice_pp"), 0);
@@ -897,7 +897,7 @@ static void test_slice_schema6(void **state)
 	const size_t no = sizeof(same_opts) / sizeof(same_opts[0]);
 
 	(void)state;
-	assert_int_equal(db_int(v6_db, "PRAGMA user_version"), 8);
+	assert_int_equal(db_int(v6_db, "PRAGMA user_version"), 9);
 	assert_int_equal(db_int(v6_db, "SELECT group_concat(level, '') FROM "
 				"(SELECT level FROM slice_meta ORDER BY "
 				"source_id)"), 67);

@@ -27,7 +27,8 @@
 -- KB is bytes / 1024, rounded down, of the sum (page size << order).
 -- Orders are of 4096-byte pages.  --by caller: per call site.
 --
--- Parameters: :src_lo, :src_hi.  Reads alloc and bad_free.
+-- Parameters: :src_lo, :src_hi.  Reads alloc (its page rows through the
+-- partial index alloc_page, db/schema-9.sql) and bad_free.
 
 WITH RECURSIVE ord(n) AS (
 	SELECT 0 UNION ALL SELECT n + 1 FROM ord WHERE n < 10
@@ -36,7 +37,7 @@ WITH RECURSIVE ord(n) AS (
 	WHERE id BETWEEN :src_lo AND :src_hi AND alloc_lo IS NOT NULL
 ), m AS (
 	SELECT ord.n AS o, a.migratetype AS mt, count(*) AS c
-	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
+	FROM src CROSS JOIN alloc a INDEXED BY alloc_page ON a.source_id = src.id
 	JOIN ord ON a.bytes_alloc = (4096 << ord.n)
 	WHERE a.type = 2 AND a.state <> 3
 	GROUP BY 1, 2
@@ -67,7 +68,7 @@ WITH src AS (
 	       CAST(total(a.state = 3) AS INTEGER) AS xn,
 	       CAST(total(CASE WHEN a.state = 3 THEN a.bytes_alloc END)
 	            AS INTEGER) AS xb
-	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
+	FROM src CROSS JOIN alloc a INDEXED BY alloc_page ON a.source_id = src.id
 	WHERE a.type = 2
 ), f AS (
 	SELECT count(*) AS n, CAST(total(b.bytes) AS INTEGER) AS b

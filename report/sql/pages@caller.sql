@@ -25,7 +25,8 @@
 -- (the flags' value); the default bytes,hit is perf's.  --time and the
 -- filters select the allocations counted.
 --
--- Parameters: :src_lo, :src_hi, :top; @where, @sort.  Reads alloc,
+-- Parameters: :src_lo, :src_hi, :top; @where, @sort.  Reads alloc
+-- (its page rows through the partial index alloc_page, db/schema-9.sql),
 -- stack_frame, symbol.
 
 WITH RECURSIVE ord(n) AS (
@@ -61,7 +62,7 @@ WITH RECURSIVE ord(n) AS (
 	       count(*) AS hits, ord.n AS "order",
 	       coalesce(m.name, a.migratetype) AS migratetype,
 	       coalesce(g.text, printf('0x%x', a.gfp)) AS gfp
-	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
+	FROM src CROSS JOIN alloc a INDEXED BY alloc_page ON a.source_id = src.id
 	LEFT JOIN ord ON a.bytes_alloc = (4096 << ord.n)
 	LEFT JOIN cs ON cs.source_id = a.source_id AND cs.stack_id = a.stack_id
 	LEFT JOIN migratetype m ON m.id = a.migratetype
@@ -81,5 +82,5 @@ WITH src AS (
 SELECT 'total' AS caller,
        CAST(total(a.bytes_alloc) AS INTEGER) / 1024 AS total_alloc_kb,
        count(*) AS hits, NULL AS "order", NULL AS migratetype, NULL AS gfp
-FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
+FROM src CROSS JOIN alloc a INDEXED BY alloc_page ON a.source_id = src.id
 WHERE a.type = 2 AND a.state <> 3 AND @where;
