@@ -6,7 +6,7 @@
 -- every alloc row: pages and pages --by caller read the rows through
 -- this partial index (INDEXED BY), a seek per page row instead of a scan
 -- of the whole table (on the 10M-event bench, 100k page rows among 5M:
--- 2.1 -> 0.7 s and 2.7 -> 0.9 s).  Its entries grow in rowid order as
+-- pages 2.1 -> 0.9 s).  Its entries grow in rowid order as
 -- an ingest appends, so keeping it costs little; a source of page
 -- allocations alone still reads all its rows.
 CREATE INDEX IF NOT EXISTS alloc_page ON alloc(source_id) WHERE type = 2;

@@ -29,11 +29,22 @@
 -- (its page rows through the partial index alloc_page, db/schema-9.sql),
 -- stack_frame, symbol.
 
+-- The page rows summed per integer key first (read through the partial
+-- index alloc_page): the joins and the named groups below, and the
+-- total, then see a row per key, not per allocation.
+DROP TABLE IF EXISTS temp.pc_key;
+CREATE TEMP TABLE pc_key AS
+SELECT a.source_id, a.stack_id, a.bytes_alloc, a.migratetype, a.gfp,
+       a.gfp_id, count(*) AS hits, total(a.bytes_alloc) AS bytes
+FROM source src CROSS JOIN alloc a INDEXED BY alloc_page
+  ON a.source_id = src.id
+WHERE src.id BETWEEN :src_lo AND :src_hi AND src.alloc_lo IS NOT NULL
+  AND a.type = 2 AND a.state <> 3 AND @where
+GROUP BY a.source_id, a.stack_id, a.bytes_alloc, a.migratetype, a.gfp,
+         a.gfp_id;
+
 WITH RECURSIVE ord(n) AS (
 	SELECT 0 UNION ALL SELECT n + 1 FROM ord WHERE n < 20
-), src AS (
-	SELECT id, alloc_lo, alloc_hi FROM source
-	WHERE id BETWEEN :src_lo AND :src_hi AND alloc_lo IS NOT NULL
 ), outside AS (
 	SELECT f.source_id, f.stack_id, min(f.pos) AS pos
 	FROM stack_frame f
@@ -56,18 +67,17 @@ WITH RECURSIVE ord(n) AS (
 	LEFT JOIN symbol y ON y.source_id = f.source_id AND y.addr = f.addr
 ), r AS (
 	SELECT coalesce(cs.caller, '??') AS caller,
-	       CAST(total(a.bytes_alloc) AS INTEGER) / 1024 AS total_alloc_kb,
-	       CAST(total(a.bytes_alloc) AS INTEGER) AS total_bytes,
-	       a.migratetype AS mt, a.gfp AS gfp_n,
-	       count(*) AS hits, ord.n AS "order",
-	       coalesce(m.name, a.migratetype) AS migratetype,
-	       coalesce(g.text, printf('0x%x', a.gfp)) AS gfp
-	FROM src CROSS JOIN alloc a INDEXED BY alloc_page ON a.source_id = src.id
-	LEFT JOIN ord ON a.bytes_alloc = (4096 << ord.n)
-	LEFT JOIN cs ON cs.source_id = a.source_id AND cs.stack_id = a.stack_id
-	LEFT JOIN migratetype m ON m.id = a.migratetype
-	LEFT JOIN str g ON g.source_id = a.source_id AND g.id = a.gfp_id
-	WHERE a.type = 2 AND a.state <> 3 AND @where
+	       CAST(total(k.bytes) AS INTEGER) / 1024 AS total_alloc_kb,
+	       CAST(total(k.bytes) AS INTEGER) AS total_bytes,
+	       k.migratetype AS mt, k.gfp AS gfp_n,
+	       CAST(total(k.hits) AS INTEGER) AS hits, ord.n AS "order",
+	       coalesce(m.name, k.migratetype) AS migratetype,
+	       coalesce(g.text, printf('0x%x', k.gfp)) AS gfp
+	FROM temp.pc_key k
+	LEFT JOIN ord ON k.bytes_alloc = (4096 << ord.n)
+	LEFT JOIN cs ON cs.source_id = k.source_id AND cs.stack_id = k.stack_id
+	LEFT JOIN migratetype m ON m.id = k.migratetype
+	LEFT JOIN str g ON g.source_id = k.source_id AND g.id = k.gfp_id
 	GROUP BY caller, "order", migratetype, gfp
 )
 SELECT caller, total_alloc_kb, hits, "order", migratetype, gfp
@@ -75,12 +85,8 @@ FROM r
 ORDER BY @sort, caller, "order", migratetype, gfp
 LIMIT :top;
 
-WITH src AS (
-	SELECT id, alloc_lo, alloc_hi FROM source
-	WHERE id BETWEEN :src_lo AND :src_hi AND alloc_lo IS NOT NULL
-)
 SELECT 'total' AS caller,
-       CAST(total(a.bytes_alloc) AS INTEGER) / 1024 AS total_alloc_kb,
-       count(*) AS hits, NULL AS "order", NULL AS migratetype, NULL AS gfp
-FROM src CROSS JOIN alloc a INDEXED BY alloc_page ON a.source_id = src.id
-WHERE a.type = 2 AND a.state <> 3 AND @where;
+       CAST(total(bytes) AS INTEGER) / 1024 AS total_alloc_kb,
+       CAST(total(hits) AS INTEGER) AS hits, NULL AS "order",
+       NULL AS migratetype, NULL AS gfp
+FROM temp.pc_key;
