@@ -84,38 +84,13 @@ $(BUILD)/gen/queries.inc: $(QUERIES) tools/embed.sh
 	@mkdir -p $(@D)
 	sh tools/embed.sh --queries $(QUERIES) > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/gen/schema3.inc: db/schema-3.sql tools/embed.sh
+# Each migration db/schema-N.sql as schemaN_sql[] (db/migrations.h).
+$(BUILD)/gen/schema%.inc: db/schema-%.sql tools/embed.sh
 	@mkdir -p $(@D)
-	sh tools/embed.sh schema3_sql $< > $@.tmp && mv $@.tmp $@
+	sh tools/embed.sh schema$*_sql $< > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/gen/schema4.inc: db/schema-4.sql tools/embed.sh
-	@mkdir -p $(@D)
-	sh tools/embed.sh schema4_sql $< > $@.tmp && mv $@.tmp $@
-
-$(BUILD)/gen/schema5.inc: db/schema-5.sql tools/embed.sh
-	@mkdir -p $(@D)
-	sh tools/embed.sh schema5_sql $< > $@.tmp && mv $@.tmp $@
-
-$(BUILD)/gen/schema6.inc: db/schema-6.sql tools/embed.sh
-	@mkdir -p $(@D)
-	sh tools/embed.sh schema6_sql $< > $@.tmp && mv $@.tmp $@
-
-$(BUILD)/gen/schema7.inc: db/schema-7.sql tools/embed.sh
-	@mkdir -p $(@D)
-	sh tools/embed.sh schema7_sql $< > $@.tmp && mv $@.tmp $@
-
-$(BUILD)/gen/schema8.inc: db/schema-8.sql tools/embed.sh
-	@mkdir -p $(@D)
-	sh tools/embed.sh schema8_sql $< > $@.tmp && mv $@.tmp $@
-
-$(BUILD)/gen/schema9.inc: db/schema-9.sql tools/embed.sh
-	@mkdir -p $(@D)
-	sh tools/embed.sh schema9_sql $< > $@.tmp && mv $@.tmp $@
-
-SCHEMA_INCS := $(BUILD)/gen/schema.inc $(BUILD)/gen/schema3.inc \
-	$(BUILD)/gen/schema4.inc $(BUILD)/gen/schema5.inc \
-	$(BUILD)/gen/schema6.inc $(BUILD)/gen/schema7.inc \
-	$(BUILD)/gen/schema8.inc $(BUILD)/gen/schema9.inc
+SCHEMA_INCS := $(BUILD)/gen/schema.inc \
+	$(patsubst db/schema-%.sql,$(BUILD)/gen/schema%.inc,$(wildcard db/schema-*.sql))
 $(BUILD)/obj/db/db.o: $(SCHEMA_INCS) $(BUILD)/gen/fresh.inc
 $(BUILD)/obj/tests/test_cli_db.o: $(SCHEMA_INCS)
 

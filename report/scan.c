@@ -397,86 +397,45 @@ static size_t select_rows(const struct sel *s, const struct mdb_pc_block *b,
 {
 	const int64_t (*col)[MDB_PC_ROWS] = b->v;
 	const uint8_t (*nul)[MDB_PC_ROWS] = b->null;
-	size_t n = 0, m;
+	size_t n = 0;
+
+/* keep the rows r of idx[0, n) for which @cond holds, in order */
+#define KEEP(cond) do {							\
+		size_t m_ = 0;						\
+		for (size_t i_ = 0; i_ < n; i_++) {			\
+			size_t r = idx[i_];				\
+			idx[m_] = (uint16_t)r;				\
+			m_ += (cond);					\
+		}							\
+		n = m_;							\
+	} while (0)
 
 	for (size_t r = 0; r < b->rows; r++) {
 		idx[n] = (uint16_t)r;
 		n += col[MDB_PC_TYPE][r] < 2;   /* slab rows only */
 	}
-	if (s->by == BY_STACK) {        /* stacks.sql: with a stack, and
-					 * not failed (state 3) */
-		m = 0;
-		for (size_t i = 0; i < n; i++) {
-			size_t r = idx[i];
-
-			idx[m] = (uint16_t)r;
-			m += !nul[MDB_PC_STACK][r] &&
-			     col[MDB_PC_STATE][r] != 3;
-		}
-		n = m;
-	}
-	if (s->tsel) {
-		m = 0;
-		for (size_t i = 0; i < n; i++) {
-			size_t r = idx[i];
-			int64_t ts = col[MDB_PC_TS][r];
-
-			idx[m] = (uint16_t)r;
-			m += !nul[MDB_PC_TS][r] && ts >= s->t_lo &&
-			     ts <= s->t_hi;
-		}
-		n = m;
-	}
-	if (s->has_pid) {
-		m = 0;
-		for (size_t i = 0; i < n; i++) {
-			size_t r = idx[i];
-
-			idx[m] = (uint16_t)r;
-			m += !nul[MDB_PC_PID][r] &&
-			     col[MDB_PC_PID][r] == s->pid;
-		}
-		n = m;
-	}
-	if (!s->comms.all) {
-		m = 0;
-		for (size_t i = 0; i < n; i++) {
-			size_t r = idx[i];
-
-			idx[m] = (uint16_t)r;
-			m += !nul[MDB_PC_COMM][r] &&
-			     in_ids(&s->comms, col[MDB_PC_COMM][r]);
-		}
-		n = m;
-	}
-	if (!s->sites.all) {
-		m = 0;
-		for (size_t i = 0; i < n; i++) {
-			size_t r = idx[i];
-
-			idx[m] = (uint16_t)r;
-			m += in_ids(&s->sites, col[MDB_PC_SITE][r]);
-		}
-		n = m;
-	}
-	if (!s->caches.all) {
-		m = 0;
-		for (size_t i = 0; i < n; i++) {
-			size_t r = idx[i];
-			int none = nul[MDB_PC_CACHE][r] ||
-				   !col[MDB_PC_CACHE][r];
-
-			idx[m] = (uint16_t)r;
-			/* report/params.c's --cache: the cache's id, or
-			 * the name callsites --by cache makes up */
-			m += (!nul[MDB_PC_CACHE][r] &&
-			      in_ids(&s->caches, col[MDB_PC_CACHE][r])) ||
-			     (none && synth_match(&s->synth,
-						  col[MDB_PC_TYPE][r],
-						  col[MDB_PC_ALLOC][r]));
-		}
-		n = m;
-	}
+	/* stacks.sql: with a stack, and not failed (state 3) */
+	if (s->by == BY_STACK)
+		KEEP(!nul[MDB_PC_STACK][r] && col[MDB_PC_STATE][r] != 3);
+	if (s->tsel)
+		KEEP(!nul[MDB_PC_TS][r] && col[MDB_PC_TS][r] >= s->t_lo &&
+		     col[MDB_PC_TS][r] <= s->t_hi);
+	if (s->has_pid)
+		KEEP(!nul[MDB_PC_PID][r] && col[MDB_PC_PID][r] == s->pid);
+	if (!s->comms.all)
+		KEEP(!nul[MDB_PC_COMM][r] &&
+		     in_ids(&s->comms, col[MDB_PC_COMM][r]));
+	if (!s->sites.all)
+		KEEP(in_ids(&s->sites, col[MDB_PC_SITE][r]));
+	/* report/params.c's --cache: the cache's id, or the name callsites
+	 * --by cache makes up for a row without one */
+	if (!s->caches.all)
+		KEEP((!nul[MDB_PC_CACHE][r] &&
+		      in_ids(&s->caches, col[MDB_PC_CACHE][r])) ||
+		     ((nul[MDB_PC_CACHE][r] || !col[MDB_PC_CACHE][r]) &&
+		      synth_match(&s->synth, col[MDB_PC_TYPE][r],
+				  col[MDB_PC_ALLOC][r])));
+#undef KEEP
 	return n;
 }
 
