@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../common/file.h"
 #include "../analysis/analysis.h"
 #include "../db/db.h"
 #include "../ingest/ingest.h"
@@ -318,7 +319,7 @@ static int ingest_one(struct mdb_db *db, const char *path,
 	const struct mdb_source_meta *m;
 	struct progress prog = { .path = path };
 	struct mdb_error e;
-	int ret;
+	int ret, tried = 0;
 
 	mdb_error_clear(&e);
 	if (!quiet) {
@@ -328,11 +329,12 @@ static int ingest_one(struct mdb_db *db, const char *path,
 	ret = mdb_input_open(path, io, &in, &e);
 	if (ret < 0)
 		goto fail;
-	/* perf.data reads and sorts its records while its hash is taken */
+	/* perf.data reads and sorts its records while its hash is taken;
+	 * read round by round, it starts on its events meanwhile */
 	ret = mdb_input_prepare(in, &e);
 	if (ret < 0)
 		goto fail;
-	m = mdb_input_meta(in);
+	m = mdb_input_meta_early(in);
 	prog.in = in;
 	set_taken_at(&lo, m);
 	if (!quiet && cli_show_progress()) {
@@ -349,7 +351,13 @@ static int ingest_one(struct mdb_db *db, const char *path,
 		mdb_input_close(in);
 		return 0;
 	}
+again:
 	ret = mdb_load_begin(db, path, m, &lo, &load, &res, &e);
+	if (ret == 2 && !m->hash[0]) {
+		/* a source of its size is there: the hash says if it is this */
+		m = mdb_input_meta(in);
+		goto again;
+	}
 	if (ret < 0)
 		goto fail;
 	if (ret == 1) {
@@ -360,8 +368,21 @@ static int ingest_one(struct mdb_db *db, const char *path,
 	}
 	memset(&st, 0, sizeof(st));
 	ret = mdb_input_decode(in, mdb_load_sink(load), &st, &e);
+	if (ret == -MDB_E_ORDER && !tried) {
+		/* emitted round by round, but the rounds broke the time
+		 * order: drop the source's rows, read it in two passes */
+		mdb_load_abort(load);
+		load = NULL;
+		tried = 1;
+		mdb_error_clear(&e);
+		goto again;
+	}
 	if (prog.shown)
 		fputs("\r\033[K", stderr);
+	if (ret >= 0 && !m->hash[0]) {
+		m = mdb_input_meta(in);
+		ret = mdb_map_check(mdb_load_hash(load, m->hash, &e), &e);
+	}
 	if (ret < 0) {
 		mdb_load_abort(load);
 		goto fail;
@@ -416,6 +437,9 @@ int cmd_ingest(int argc, char **argv)
 	int c, ret;
 
 	mdb_ingest_opts_init(&io);
+	/* perf.data emitted as read; MEMDB_TEST_TWO_PASS: the tests' way
+	 * to the two-pass path, to compare the two */
+	io.rounds = !getenv("MEMDB_TEST_TWO_PASS");
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		if (cli_is_capture_opt(c)) {

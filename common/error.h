@@ -29,7 +29,8 @@
 	X(NOTFOUND, "not found")                                      \
 	X(INVAL, "invalid argument")                                  \
 	X(LIMIT, "limit exceeded")                                    \
-	X(NORESOLVER, "nothing to resolve call sites with")
+	X(NORESOLVER, "nothing to resolve call sites with")            \
+	X(ORDER, "events out of time order")
 
 enum mdb_errno {
 #define MDB_X(name, text) MDB_E_##name,

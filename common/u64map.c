@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hugemem.h"
 #include "u64map.h"
 
 void u64map_init(struct u64map *m)
@@ -12,7 +13,7 @@ void u64map_init(struct u64map *m)
 
 void u64map_release(struct u64map *m)
 {
-	free(m->slots);
+	mdb_huge_free(m->slots, m->slots ? m->mask + 1 : 0, sizeof(*m->slots));
 	u64map_init(m);
 }
 
@@ -24,7 +25,7 @@ static int u64map_grow(struct u64map *m)
 
 	if (ncap > SIZE_MAX / sizeof(*ns))
 		return -1;
-	ns = calloc(ncap, sizeof(*ns));
+	ns = mdb_huge_alloc(ncap, sizeof(*ns));
 	if (!ns)
 		return -1;
 	m->slots = ns;
@@ -39,7 +40,7 @@ static int u64map_grow(struct u64map *m)
 			j = (j + 1) & m->mask;
 		ns[j] = old[i];
 	}
-	free(old);
+	mdb_huge_free(old, oldcap, sizeof(*old));
 	return 0;
 }
 

@@ -130,7 +130,12 @@ struct mdb_load_result {
  * changed it), the transaction ended; unless opts->force, which deletes
  * it and goes on) or
  * insert the source row (returns 0 with res->source_id, the transaction
- * open).  On error the transaction is rolled back.
+ * open).  On error the transaction is rolled back.  A @meta with no hash
+ * yet (mdb_input_meta_early()) is inserted without one when no source
+ * has its format and data size, so none can hold the same data; else
+ * this returns 2, the transaction ended, for the caller to come back
+ * with the hash.  The hash is then set by mdb_source_hash() before the
+ * COMMIT.
  */
 int mdb_source_begin(struct mdb_db *db, const char *path,
 		     const struct mdb_source_meta *meta,
@@ -155,12 +160,21 @@ int mdb_load_head_begin(struct mdb_load_head *h, struct mdb_db *db,
 int mdb_load_head_commit(const struct mdb_load_head *h,
 			 struct mdb_load_result *res, struct mdb_error *e);
 
+/* Set the hash of source @source_id (begun without one), in its
+ * transaction. */
+int mdb_source_hash(struct mdb_db *db, int64_t source_id, const char *hash,
+		    struct mdb_error *e);
+
+/* mdb_source_hash() of the source @l writes. */
+int mdb_load_hash(struct mdb_load *l, const char *hash, struct mdb_error *e);
+
 /*
  * Begin a source: BEGIN IMMEDIATE, and either find identical data already
  * ingested (returns 1, res->source_id set, nothing written; unless
  * opts->force, which deletes it and continues) or insert the source row
- * (returns 0).  On 0 the caller feeds mdb_load_sink() and then calls
- * mdb_load_commit() or mdb_load_abort().
+ * (returns 0), or (2) wants the hash first (mdb_source_begin()).  On 0
+ * the caller feeds mdb_load_sink() and then calls mdb_load_commit() or
+ * mdb_load_abort().
  */
 int mdb_load_begin(struct mdb_db *db, const char *path,
 		   const struct mdb_source_meta *meta,

@@ -9,10 +9,12 @@
  * Nothing here is per-event SQL beyond one INSERT per row: dictionaries
  * and aggregates are hash maps, so ingest runs at SQLite's insert rate.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../analysis/analysis.h"
 #include "db.h"
@@ -21,6 +23,7 @@
 #include "writer.h"
 
 #define PROGRESS_EVERY (1u << 18)
+#define WRITEBACK_EVERY (1u << 17)
 
 struct mdb_load {
 	struct mdb_load_head h;   /* first: what every load keeps */
@@ -28,11 +31,64 @@ struct mdb_load {
 	struct mdb_sink sink;
 	struct mdb_analysis an;
 	struct mdb_writer_ranges ranges;
+	int wb_fd;                /* the file the rows go to; -1 none */
+	char hash[MDB_HASH_HEX];  /* a hash come late (mdb_load_hash()) */
 };
 
 static int load_nomem(struct mdb_load *l)
 {
 	return mdb_error_set(l->h.e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+}
+
+/*
+ * Early writeback.  The row writer's pages reach the kernel as it goes
+ * (db.c keeps SQLite's page cache small), and COMMIT's fsync then waits
+ * for all of them to be written out.  So this thread, which has time
+ * while the writer thread works, asks the kernel to start writing them
+ * (sync_file_range(SYNC_FILE_RANGE_WRITE): no wait, no promise; COMMIT
+ * still syncs) every WRITEBACK_EVERY events and when the events end:
+ * COMMIT on the perf.data bench 29-39 -> 15-19 ms.  The rows go to the
+ * database file in a new database (rollback journal, db.c), else to its
+ * write-ahead log.
+ */
+/*
+ * The descriptor is closed (load_free()) only once the source's
+ * transaction has ended: closing any descriptor of a file drops the
+ * process's POSIX locks on it, SQLite's included, and SQLite holds none
+ * of a rollback-journal database outside a transaction.
+ */
+static void writeback_open(struct mdb_load *l)
+{
+	const char *path = l->h.db->path;
+	char *wal = NULL;
+
+	l->wb_fd = -1;
+#ifdef SYNC_FILE_RANGE_WRITE
+	if (!path)
+		return;
+	if (!l->h.db->fresh) {
+		size_t n = strlen(path);
+
+		wal = malloc(n + 5);
+		if (!wal)
+			return;
+		memcpy(wal, path, n);
+		memcpy(wal + n, "-wal", 5);
+		path = wal;
+	}
+	l->wb_fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(wal);
+#endif
+}
+
+static void writeback_kick(struct mdb_load *l)
+{
+#ifdef SYNC_FILE_RANGE_WRITE
+	if (l->wb_fd >= 0)
+		sync_file_range(l->wb_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+	(void)l;
+#endif
 }
 
 /* ---- rows ----------------------------------------------------------- */
@@ -58,6 +114,8 @@ static int load_event(void *ctx, const struct mdb_event *ev)
 
 	if ((l->an.events + 1) % PROGRESS_EVERY == 0 && l->h.opts.progress)
 		l->h.opts.progress(l->h.opts.progress_ctx, l->an.events + 1);
+	if ((l->an.events + 1) % WRITEBACK_EVERY == 0)
+		writeback_kick(l);
 	ret = mdb_analysis_event(&l->an, ev);
 	if (ret == -MDB_E_NOMEM)
 		return load_nomem(l);
@@ -77,6 +135,8 @@ static void load_free(struct mdb_load *l)
 {
 	if (!l)
 		return;
+	if (l->wb_fd >= 0)
+		close(l->wb_fd);
 	mdb_analysis_release(&l->an);
 	free(l);
 }
@@ -127,6 +187,7 @@ int mdb_load_begin(struct mdb_db *db, const char *path,
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	l->wb_fd = -1;
 	aout.ctx = l;
 	if (mdb_analysis_init(&l->an, m, &aout) < 0) {
 		load_free(l);
@@ -142,6 +203,7 @@ int mdb_load_begin(struct mdb_db *db, const char *path,
 		load_free(l);
 		return ret;
 	}
+	writeback_open(l);
 	ret = mdb_writer_start(&l->writer, db, l->h.source_id,
 			       l->an.stats->sl_big, e);
 	if (ret < 0) {
@@ -149,6 +211,17 @@ int mdb_load_begin(struct mdb_db *db, const char *path,
 		return ret;
 	}
 	*out = l;
+	return 0;
+}
+
+int mdb_load_hash(struct mdb_load *l, const char *hash, struct mdb_error *e)
+{
+	size_t n = strlen(hash);
+
+	if (n >= sizeof(l->hash))
+		return mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1,
+				     "hash=%s", hash);
+	memcpy(l->hash, hash, n + 1); /* written at commit */
 	return 0;
 }
 
@@ -334,6 +407,7 @@ int mdb_load_commit(struct mdb_load *l, const struct mdb_decode_stats *st,
 	int ret;
 
 	l->h.e = e;
+	writeback_kick(l);
 	ret = mdb_analysis_finish(&l->an);
 	if (ret == -MDB_E_NOMEM)
 		ret = load_nomem(l);
@@ -342,6 +416,8 @@ int mdb_load_commit(struct mdb_load *l, const struct mdb_decode_stats *st,
 		ret = mdb_writer_finish(l->writer, &l->ranges, e);
 		l->writer = NULL;
 	}
+	if (ret >= 0 && l->hash[0])
+		ret = mdb_source_hash(l->h.db, l->h.source_id, l->hash, e);
 	if (ret >= 0)
 		ret = write_dicts(l);
 	if (ret >= 0)

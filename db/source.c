@@ -40,6 +40,42 @@ static int find_or_drop_same(struct mdb_db *db,
 	return ret < 0 ? ret : n;
 }
 
+/* Is there a source of @m's format and data size?  1, 0 or -MDB_E_DB. */
+static int same_size(struct mdb_db *db, const struct mdb_source_meta *m,
+		     struct mdb_error *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db->h, "SELECT 1 FROM source WHERE format = ?1 "
+			       "AND data_bytes = ?2", -1, &st, NULL))
+		return mdb_db_error(db, e, "cannot query sources");
+	sqlite3_bind_text(st, 1, m->format, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)m->data_bytes);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return mdb_db_error(db, e, "cannot query sources");
+	return rc == SQLITE_ROW;
+}
+
+int mdb_source_hash(struct mdb_db *db, int64_t source_id, const char *hash,
+		    struct mdb_error *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db->h, "UPDATE source SET hash = ?2 WHERE "
+			       "id = ?1", -1, &st, NULL))
+		return mdb_db_error(db, e, "cannot write to database");
+	sqlite3_bind_int64(st, 1, source_id);
+	sqlite3_bind_text(st, 2, hash, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 :
+	       mdb_db_error(db, e, "cannot write to database");
+}
+
 static int insert_source(struct mdb_db *db, const char *path,
 			 const struct mdb_source_meta *m,
 			 const struct mdb_load_opts *opts, int64_t *id,
@@ -198,7 +234,18 @@ int mdb_source_begin(struct mdb_db *db, const char *path,
 		mdb_error_hint(e, "ingest again");
 		return -MDB_E_DB;
 	}
-	ret = find_or_drop_same(db, m, opts->force, &same, e);
+	/* no hash yet (mdb_input_meta_early()): no source of this size and
+	 * format, no duplicate (the transaction keeps others out until
+	 * mdb_load_hash()); else the caller waits for the hash */
+	if (!m->hash[0]) {
+		ret = same_size(db, m, e);
+		if (ret != 0) {
+			mdb_db_exec(db, "ROLLBACK", NULL);
+			return ret < 0 ? ret : 2;
+		}
+	}
+	ret = m->hash[0] ? find_or_drop_same(db, m, opts->force, &same, e) :
+			   0;
 	if (ret > 0 && !opts->force) {
 		res->source_id = same;
 		res->duplicate_of = 1;

@@ -146,41 +146,9 @@ static int write_anomalies(struct table_writer *w, const struct mdb_stats *s)
 	return ret;
 }
 
-static int write_timeline(struct table_writer *w, const struct mdb_stats *s)
-{
-	int ret = 0;
-
-	for (size_t i = 0; !ret && i < s->tl_n; i++) {
-		const struct mdb_tl_slot *t = &s->tl[i];
-
-		if (t->first_seq == INT64_MIN)
-			continue; /* no event fell in this slot */
-		sqlite3_bind_int64(w->st, 2, (sqlite3_int64)i);
-		sqlite3_bind_int64(w->st, 3, t->first_seq);
-		sqlite3_bind_int64(w->st, 4, t->last_seq);
-		bind_opt(w->st, 5, t->first_ts, t->first_ts == MDB_NO_TS);
-		bind_opt(w->st, 6, t->last_ts, t->last_ts == MDB_NO_TS);
-		bind_u64(w->st, 7, t->allocs);
-		bind_u64(w->st, 8, t->frees);
-		bind_u64(w->st, 9, t->bytes_in);
-		bind_u64(w->st, 10, t->bytes_out);
-		ret = tw_step(w);
-	}
-	return ret;
-}
-
 /* ---- the slicing index (db/schema-5.sql, schema-6.sql) ------------- */
 
 #define SL_FIGS "hits, sum_req, sum_alloc, freed, pingpong, live, live_bytes"
-
-static void bind_slfigs(sqlite3_stmt *st, int col, const struct mdb_figs *f)
-{
-	const uint64_t v[] = { f->hits, f->bytes_req, f->bytes_alloc,
-			       f->freed, f->pingpong, f->live, f->live_bytes };
-
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		bind_u64(st, col + (int)i, v[i]);
-}
 
 static void bind_blk(sqlite3_stmt *st, int col, int64_t v)
 {
@@ -199,74 +167,6 @@ static int write_blocks(struct table_writer *w, const struct mdb_stats *s)
 		bind_blk(w->st, 4, b->max_ts);
 		bind_blk(w->st, 5, b->max_end);
 		ret = tw_step(w);
-	}
-	return ret;
-}
-
-/* The rows of @t (slice_bucket, slice_key, slice_pid, slice_bucket_comm:
- * @which 0 to 3) and their rowid range into *@lo, *@hi (0 when none). */
-static int write_slrows(struct table_writer *w, const struct mdb_ftable *t,
-			int which, int64_t *lo, int64_t *hi)
-{
-	int ret = 0;
-
-	*lo = *hi = 0;
-	for (size_t i = 0; !ret && i < t->n; i++) {
-		const struct mdb_frow *r = &t->rows[i];
-		const struct mdb_fkey *k = &r->k;
-
-		sqlite3_bind_int64(w->st, 2, k->site_id);
-		sqlite3_bind_int64(w->st, 3, k->type);
-		bind_opt(w->st, 4, k->cache_id, !k->cache_id);
-		bind_slfigs(w->st, 5, &r->f);
-		if (which == 0 || which == 3)
-			sqlite3_bind_int64(w->st, 12, k->bucket);
-		else if (which == 1)
-			bind_opt(w->st, 12, k->comm_id, !k->comm_id);
-		else
-			bind_opt(w->st, 12, k->pid, k->pid == MDB_NO_PID);
-		if (which != 2)
-			bind_u64(w->st, 13, k->obj_size);
-		if (which == 3)
-			bind_opt(w->st, 14, k->comm_id, !k->comm_id);
-		ret = tw_step(w);
-		*hi = sqlite3_last_insert_rowid(w->db);
-		if (!*lo)
-			*lo = *hi;
-	}
-	return ret;
-}
-
-/* The rows of slice_pp (@which 0) or slice_stack (1), and their rowid
- * range into *@lo, *@hi (0 when none). */
-static int write_slrows6(struct table_writer *w, const struct mdb_ftable *t,
-			 int which, int64_t *lo, int64_t *hi)
-{
-	int ret = 0;
-
-	*lo = *hi = 0;
-	for (size_t i = 0; !ret && i < t->n; i++) {
-		const struct mdb_frow *r = &t->rows[i];
-		const struct mdb_fkey *k = &r->k;
-
-		sqlite3_bind_int64(w->st, 2, k->bucket);
-		if (which == 0) {
-			sqlite3_bind_int64(w->st, 3, k->site_id);
-			sqlite3_bind_int64(w->st, 4, k->type);
-			bind_opt(w->st, 5, k->cache_id, !k->cache_id);
-			bind_u64(w->st, 6, k->obj_size);
-			bind_opt(w->st, 7, k->comm_id, !k->comm_id);
-			sqlite3_bind_int64(w->st, 8, k->cpu);
-			sqlite3_bind_int64(w->st, 9, k->free_cpu);
-			bind_u64(w->st, 10, r->f.hits);
-		} else {
-			sqlite3_bind_int64(w->st, 3, k->site_id);
-			bind_u64(w->st, 4, r->f.bytes_alloc);
-		}
-		ret = tw_step(w);
-		*hi = sqlite3_last_insert_rowid(w->db);
-		if (!*lo)
-			*lo = *hi;
 	}
 	return ret;
 }
@@ -520,6 +420,141 @@ static int write_big(struct table_writer *w, int64_t source_id,
 	return ret;
 }
 
+/*
+ * The level 6 tables (db/schema-5.sql, schema-6.sql), MULTI_ROWS rows an
+ * INSERT as level 7's: slice_bucket, slice_key, slice_pid,
+ * slice_bucket_comm, slice_pp and slice_stack (@which 0 to 5), the
+ * columns of each in SL6[@which] order.
+ */
+static const struct {
+	const char *table, *cols;
+	int ncols;
+} SL6[] = {
+	{ "slice_bucket", "site_id, type, cache_id, " SL_FIGS ", bucket, "
+	  "bytes_alloc", 12 },
+	{ "slice_key", "site_id, type, cache_id, " SL_FIGS ", comm_id, "
+	  "bytes_alloc", 12 },
+	{ "slice_pid", "site_id, type, cache_id, " SL_FIGS ", pid", 11 },
+	{ "slice_bucket_comm", "site_id, type, " SL_FIGS ", bucket, comm_id",
+	  11 },
+	{ "slice_pp", "bucket, site_id, type, cache_id, bytes_alloc, comm_id, "
+	  "cpu, free_cpu, hits", 9 },
+	{ "slice_stack", "bucket, stack_id, bytes", 3 },
+};
+
+/* Row @r of table @which into @v; returns the NULL bits. */
+static unsigned sl6_row(int which, const struct mdb_frow *r, int64_t *v)
+{
+	const struct mdb_fkey *k = &r->k;
+	const struct mdb_figs *f = &r->f;
+	const uint64_t figs[7] = { f->hits, f->bytes_req, f->bytes_alloc,
+				   f->freed, f->pingpong, f->live,
+				   f->live_bytes };
+	int n = 0, cache = which != 3;
+	unsigned null = 0;
+
+	if (which == 4) {
+		const int64_t pp[9] = { k->bucket, k->site_id, k->type,
+					k->cache_id, (int64_t)k->obj_size,
+					k->comm_id, k->cpu, k->free_cpu,
+					(int64_t)f->hits };
+
+		memcpy(v, pp, sizeof(pp));
+		return (unsigned)!k->cache_id << 3 | (unsigned)!k->comm_id << 5;
+	}
+	if (which == 5) {
+		v[0] = k->bucket;
+		v[1] = k->site_id;
+		v[2] = (int64_t)f->bytes_alloc;
+		return 0;
+	}
+	v[n++] = k->site_id;
+	v[n++] = k->type;
+	if (cache) {
+		null |= (unsigned)!k->cache_id << n;
+		v[n++] = k->cache_id;
+	}
+	for (int i = 0; i < 7; i++)
+		v[n++] = (int64_t)figs[i];
+	if (which == 0 || which == 3) {
+		v[n++] = k->bucket;
+	} else if (which == 1) {
+		null |= (unsigned)!k->comm_id << n;
+		v[n++] = k->comm_id;
+	} else {
+		null |= (unsigned)(k->pid == MDB_NO_PID) << n;
+		v[n++] = k->pid;
+	}
+	if (which != 2 && which != 3)
+		v[n++] = (int64_t)k->obj_size;
+	if (which == 3) {
+		null |= (unsigned)!k->comm_id << n;
+		v[n++] = k->comm_id;
+	}
+	return null;
+}
+
+/* The rows of @t into table @which, their rowid range into *@lo, *@hi
+ * (0 when none). */
+static int write_sl6(struct table_writer *w, int64_t source_id,
+		     const struct mdb_ftable *t, int which, int64_t *lo,
+		     int64_t *hi)
+{
+	struct multi_writer *m = malloc(sizeof(*m));
+	int ret;
+
+	*lo = *hi = 0;
+	if (!m)
+		return mdb_error_set(w->e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	ret = mw_open(m, w, source_id, SL6[which].table, SL6[which].cols,
+		      SL6[which].ncols);
+	for (size_t i = 0; !ret && i < t->n; i++) {
+		int64_t v[MW_COLS];
+		unsigned null = sl6_row(which, &t->rows[i], v);
+
+		ret = mw_row(m, v, null);
+	}
+	if (!ret)
+		ret = mw_flush(m);
+	*lo = m->lo;
+	*hi = m->hi;
+	mw_close(m);
+	free(m);
+	return ret;
+}
+
+/* The timeline's slots that events fell in, MULTI_ROWS a statement. */
+static int write_timeline(struct table_writer *w, int64_t source_id,
+			  const struct mdb_stats *s)
+{
+	struct multi_writer *m = malloc(sizeof(*m));
+	int ret;
+
+	if (!m)
+		return mdb_error_set(w->e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	ret = mw_open(m, w, source_id, "timeline", "slot, first_seq, "
+		      "last_seq, first_ts, last_ts, allocs, frees, bytes_in, "
+		      "bytes_out", 9);
+	for (size_t i = 0; !ret && i < s->tl_n; i++) {
+		const struct mdb_tl_slot *t = &s->tl[i];
+		const int64_t v[9] = { (int64_t)i, t->first_seq, t->last_seq,
+				       t->first_ts, t->last_ts,
+				       (int64_t)t->allocs, (int64_t)t->frees,
+				       (int64_t)t->bytes_in,
+				       (int64_t)t->bytes_out };
+
+		if (t->first_seq == INT64_MIN)
+			continue; /* no event fell in this slot */
+		ret = mw_row(m, v, (unsigned)(t->first_ts == MDB_NO_TS) << 3 |
+				   (unsigned)(t->last_ts == MDB_NO_TS) << 4);
+	}
+	if (!ret)
+		ret = mw_flush(m);
+	mw_close(m);
+	free(m);
+	return ret;
+}
+
 #define SL_TABLES 6 /* tables with a rowid range in slice_meta */
 
 static int write_slice(sqlite3 *db, int64_t source_id,
@@ -528,23 +563,6 @@ static int write_slice(sqlite3 *db, int64_t source_id,
 	static const char *const sql[] = {
 		"INSERT INTO slice_block (source_id, blk, min_ts, max_ts, "
 		"max_end) VALUES (?, ?, ?, ?, ?)",
-		"INSERT INTO slice_bucket (source_id, site_id, type, "
-		"cache_id, " SL_FIGS ", bucket, bytes_alloc) VALUES (?, ?, ?, "
-		"?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		"INSERT INTO slice_key (source_id, site_id, type, cache_id, "
-		SL_FIGS ", comm_id, bytes_alloc) VALUES (?, ?, ?, ?, ?, ?, ?, "
-		"?, ?, ?, ?, ?, ?)",
-		"INSERT INTO slice_pid (source_id, site_id, type, cache_id, "
-		SL_FIGS ", pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		/* as slice_bucket's, without ?4 (cache) and ?13 (size) */
-		"INSERT INTO slice_bucket_comm (source_id, site_id, type, "
-		SL_FIGS ", bucket, comm_id) VALUES (?1, ?2, ?3, ?5, ?6, ?7, "
-		"?8, ?9, ?10, ?11, ?12, ?14)",
-		"INSERT INTO slice_pp (source_id, bucket, site_id, type, "
-		"cache_id, bytes_alloc, comm_id, cpu, free_cpu, hits) VALUES "
-		"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		"INSERT INTO slice_stack (source_id, bucket, stack_id, bytes) "
-		"VALUES (?, ?, ?, ?)",
 		"INSERT INTO slice_meta (source_id, block_rows, width, "
 		"min_ts, max_ts, max_end, bucket_lo, bucket_hi, key_lo, "
 		"key_hi, pid_lo, pid_hi, bcomm_lo, bcomm_hi, pp_lo, pp_hi, "
@@ -575,12 +593,9 @@ static int write_slice(sqlite3 *db, int64_t source_id,
 		sqlite3_bind_int64(w.st, 1, source_id);
 		if (i == 0) {
 			ret = write_blocks(&w, s);
-		} else if (i <= 4) {
-			ret = write_slrows(&w, tabs[i - 1], (int)i - 1,
-					   &r[2 * (i - 1)], &r[2 * i - 1]);
-		} else if (i <= SL_TABLES) {
-			ret = write_slrows6(&w, tabs[i - 1], (int)i - 5,
-					    &r[2 * (i - 1)], &r[2 * i - 1]);
+			for (int t = 0; !ret && t < SL_TABLES; t++)
+				ret = write_sl6(&w, source_id, tabs[t], t,
+						&r[2 * t], &r[2 * t + 1]);
 		} else {
 			sqlite3_bind_int64(w.st, 2, MDB_SL_BLOCK);
 			sqlite3_bind_int64(w.st, 3,
@@ -623,9 +638,6 @@ static const struct {
 	{ "INSERT INTO anomaly (source_id, class, page, count, bytes, "
 	  "first_seq, first_cpu, first_site_id, examples) VALUES "
 	  "(?, ?, ?, ?, ?, ?, ?, ?, ?)", write_anomalies },
-	{ "INSERT INTO timeline (source_id, slot, first_seq, last_seq, "
-	  "first_ts, last_ts, allocs, frees, bytes_in, bytes_out) VALUES "
-	  "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", write_timeline },
 };
 
 int mdb_stats_write(const struct mdb_stats *s, sqlite3 *db,
@@ -643,5 +655,7 @@ int mdb_stats_write(const struct mdb_stats *s, sqlite3 *db,
 		sqlite3_finalize(w.st);
 		w.st = NULL;
 	}
+	if (!ret)
+		ret = write_timeline(&w, source_id, s);
 	return ret ? ret : write_slice(db, source_id, s, e);
 }

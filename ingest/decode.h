@@ -53,6 +53,14 @@ struct mdb_decode_opts {
 	 */
 	uint64_t *progress;
 	int stream;              /* read from standard input: no directory */
+	/*
+	 * Decoders that sort (perf.data) may emit as they read, in the
+	 * file's own rounds, where the caller can start over: they return
+	 * -MDB_E_ORDER when the file breaks that order, and the events
+	 * emitted so far must be dropped and the input decoded again
+	 * without it (ingest/input.c clears it then).
+	 */
+	int rounds;
 	/* format-specific settings the opener learnt while probing */
 	const void *priv;
 	/* what the format's prepare() read (ingest/input.h), the decoder's

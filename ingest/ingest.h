@@ -29,6 +29,13 @@ struct mdb_ingest_opts {
 	int strict;           /* a malformed text line is an error */
 	int stream;           /* set by the opener: PATH was "-" */
 	/*
+	 * The caller can drop what a decode emitted and decode again:
+	 * perf.data is then emitted as it is read, round by round, and
+	 * mdb_input_decode() returns -MDB_E_ORDER (the next decode reads it
+	 * in two passes) when the file does not keep its rounds' order.
+	 */
+	int rounds;
+	/*
 	 * Called for what a decoder skips but the user should hear about
 	 * (the first malformed lines, call sites kallsyms cannot resolve);
 	 * @w->msg says what, file and line where.  May be NULL.
@@ -111,11 +118,20 @@ int mdb_input_open(const char *path, const struct mdb_ingest_opts *o,
 const struct mdb_source_meta *mdb_input_meta(struct mdb_input *in);
 
 /*
+ * The source's description as far as it is known: its hash may be
+ * empty, still being computed (opened with rounds: see
+ * mdb_input_prepare()); mdb_input_meta() waits for it.
+ */
+const struct mdb_source_meta *mdb_input_meta_early(struct mdb_input *in);
+
+/*
  * Do now what the format reads before its first event (perf.data: all
  * its records, to sort them), while the input's hash is computed on
  * another thread, and wait for the hash; mdb_input_decode() goes on from
- * there.  Formats that stream only wait for the hash here.  Returns 0 or
- * -MDB_E_* (@e says what; a file that shrank meanwhile is an error).
+ * there.  Formats that stream only wait for the hash here.  Opened with
+ * rounds, perf.data reads nothing here and the hash is not waited for:
+ * it goes on while the events are read.  Returns 0 or -MDB_E_* (@e says
+ * what; a file that shrank meanwhile is an error).
  */
 int mdb_input_prepare(struct mdb_input *in, struct mdb_error *e);
 

@@ -299,6 +299,8 @@ static int file_decode(struct mdb_input *in, const struct mdb_sink *sink,
 	fi->prepared = NULL;
 	ret = fi->f->decode(fi->map.data, fi->map.len, &fi->dopts, sink, st,
 			    e);
+	if (ret == -MDB_E_ORDER)
+		fi->dopts.rounds = 0; /* the next decode: in two passes */
 	if (ret < 0 || st->events)
 		return ret;
 	mdb_error_set(e, MDB_E_EMPTY, fi->path, -1, -1,
@@ -475,12 +477,15 @@ int mdb_file_open(const char *path, const struct mdb_format *f,
 	fi->dopts.warn = o->warn;
 	fi->dopts.warn_ctx = o->warn_ctx;
 	fi->dopts.stream = o->stream;
+	fi->dopts.rounds = o->rounds;
 	in->ops = f->decode_snap ? &file_snap_ops : &file_event_ops;
 	in->priv = fi;
 	file_meta_init(&in->meta, f, fi->map.len);
 	ret = file_prepare(in, fi, dir, o, e);
 	if (ret)
 		goto fail;
+	/* read round by round, perf.data needs no hash to start with */
+	in->late_hash = fi->hashing && o->rounds;
 	*out = in;
 	return 0;
 fail:
@@ -843,11 +848,16 @@ const struct mdb_source_meta *mdb_input_meta(struct mdb_input *in)
 	return &in->meta;
 }
 
+const struct mdb_source_meta *mdb_input_meta_early(struct mdb_input *in)
+{
+	return &in->meta;
+}
+
 int mdb_input_prepare(struct mdb_input *in, struct mdb_error *e)
 {
 	int ret = in->ops->prepare ? in->ops->prepare(in, e) : 0;
 
-	if (in->ops->wait)
+	if (in->ops->wait && !in->late_hash)
 		in->ops->wait(in);
 	/* the walk and the hash read the mapping: did the file shrink? */
 	return mdb_map_check(ret, e);

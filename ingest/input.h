@@ -44,6 +44,8 @@ struct mdb_input {
 	/* for progress: bytes to read (0: unknown) and read so far, kept
 	 * by the opener from its decoders' done() calls */
 	uint64_t size, done;
+	/* the hash goes on past mdb_input_prepare() (rounds) */
+	int late_hash;
 };
 
 /*

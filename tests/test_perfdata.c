@@ -15,6 +15,11 @@
  *   - the zstd-compressed file and the file piped into `memdb ingest -`
  *     give the same allocations;
  *   - lost events are counted once (perf's "lost" figure);
+ *   - read round by round (PERF_RECORD_FINISHED_ROUND, what memdb
+ *     ingest does) every capture gives the rows and reports it gives in
+ *     two passes (walk and sort everything first); a copy with one
+ *     sample moved back in time by tests/perf_retime.py is noticed and
+ *     read again in two passes, with the same result;
  *   - truncated and corrupted files: an error naming the file and the
  *     offset, the database unchanged; a --threads directory is refused.
  */
@@ -367,6 +372,79 @@ static void test_zstd_and_stdin(void **state)
 	free(db);
 }
 
+#define BAD_SQL                                                            \
+	"SELECT seq, ts, cpu, type, printf('%x', ptr), class, prev_seq, pid " \
+	"FROM bad_free ORDER BY id"
+
+/* The rows and reports of @db equal those of the same @file read in two
+ * passes (MEMDB_TEST_TWO_PASS) into @tdb. */
+static void same_as_two_pass(const char *db, const char *tdb,
+			     const char *file)
+{
+	char *a, *b;
+	char *ks = fixture("kallsyms");
+
+	free(out_of("MEMDB_TEST_TWO_PASS=1 '%s' ingest -q -d '%s' '%s' && "
+		    "'%s' symbolize -q --kallsyms '%s' -d '%s' && "
+		    "'%s' symbolize -q --kallsyms '%s' -d '%s'", env("MEMDB"),
+		    tdb, file, env("MEMDB"), ks, tdb, env("MEMDB"), ks, db));
+	free(ks);
+	a = db_text(db, ALLOC_SQL);
+	b = db_text(tdb, ALLOC_SQL);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	a = db_text(db, BAD_SQL);
+	b = db_text(tdb, BAD_SQL);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	same_reports(db, tdb, 0);
+}
+
+/* Round by round (memdb ingest) = in two passes, on every capture. */
+static void test_rounds(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NCAPTURES; i++) {
+		char *db = tmp_file(captures[i], ".db");
+		char *tdb = fresh_db(tmp, "two-pass.db"), *file = NULL;
+
+		if (asprintf(&file, "%s/%s.data", tmp, captures[i]) < 0)
+			fail_msg("out of memory");
+		same_as_two_pass(db, tdb, file);
+		free(file);
+		free(tdb);
+		free(db);
+	}
+}
+
+/* A sample moved back before what its rounds let through: noticed, the
+ * file read again in two passes, the result that of two passes. */
+static void test_rounds_broken(void **state)
+{
+	char *db = fresh_db(tmp, "retimed.db");
+	char *tdb = fresh_db(tmp, "retimed-two-pass.db"), *file = NULL;
+	struct run r;
+
+	(void)state;
+	free(out_of("python3 '%s/perf_retime.py' '%s/slab.data' "
+		    "'%s/retimed.data' 3", env("TESTS_DIR"), tmp, tmp));
+	if (asprintf(&file, "%s/retimed.data", tmp) < 0)
+		fail_msg("out of memory");
+	run_memdb(&r, db, "ingest '%s'", file);
+	assert_int_equal(r.status, 0);
+	if (!strstr(r.err, "out of the order of its finished rounds: read "
+			   "again in two passes"))
+		fail_msg("no warning of the reading again: %s", r.err);
+	run_free(&r);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM source"), 1);
+	same_as_two_pass(db, tdb, file);
+	free(file);
+	free(tdb);
+	free(db);
+}
+
 /* perf: "Processed 4545 samples and lost 7.81%": 4545 = samples + lost. */
 static void test_lost(void **state)
 {
@@ -612,6 +690,8 @@ int main(void)
 		cmocka_unit_test(test_big_endian),
 		cmocka_unit_test(test_zstd_and_stdin),
 		cmocka_unit_test(test_lost),
+		cmocka_unit_test(test_rounds),
+		cmocka_unit_test(test_rounds_broken),
 		cmocka_unit_test(test_broken),
 		cmocka_unit_test(test_threads_dir),
 		cmocka_unit_test(test_folded_stacks),

@@ -67,10 +67,47 @@ static void test_model(void **state)
 	u64map_release(&m);
 }
 
+/*
+ * A map large enough that its slots live in a mapping of their own
+ * (common/hugemem.h: a million keys, 2^21 slots of 16 bytes): every key
+ * found with its value after each step, then deleted.
+ */
+static void test_large(void **state)
+{
+	const uint64_t n = 1000000;
+	struct u64map m;
+
+	(void)state;
+	u64map_init(&m);
+	for (uint64_t k = 1; k <= n; k++) {
+		int added;
+		uint64_t *v = u64map_put(&m, k * 0x9e3779b97f4a7c15ULL, 0,
+					 &added);
+
+		assert_non_null(v);
+		assert_true(added);
+		*v = k;
+	}
+	assert_int_equal(u64map_count(&m), n);
+	for (uint64_t k = 1; k <= n; k++) {
+		uint64_t *v = u64map_get(&m, k * 0x9e3779b97f4a7c15ULL);
+
+		assert_non_null(v);
+		assert_int_equal(*v, k);
+	}
+	for (uint64_t k = 1; k <= n; k += 2)
+		assert_true(u64map_del(&m, k * 0x9e3779b97f4a7c15ULL));
+	for (uint64_t k = 1; k <= n; k++)
+		assert_int_equal(u64map_get(&m, k * 0x9e3779b97f4a7c15ULL) !=
+				 NULL, k % 2 == 0);
+	u64map_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_model),
+		cmocka_unit_test(test_large),
 	};
 
 	return cmocka_run_group_tests_name("u64map", tests, NULL, NULL);

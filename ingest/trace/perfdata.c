@@ -34,7 +34,9 @@
 #include <event-parse.h>
 #include <zstd.h>
 
+#include "../../common/grow.h"
 #include "../../common/heap.h"
+#include "../../common/hugemem.h"
 #include "../../common/u64map.h"
 #include "perfdata.h"
 #include "../../common/prefetch.h"
@@ -56,6 +58,7 @@ enum {
 	REC_LOST_SAMPLES = 13,
 	REC_HEADER_ATTR = 64,
 	REC_TRACING_DATA = 66,
+	REC_FINISHED_ROUND = 68,
 	REC_AUXTRACE = 71,
 	REC_COMPRESSED = 81,
 };
@@ -94,6 +97,11 @@ struct pd_attr {
 	int sample_id_all;        /* other records end with sample fields */
 	uint64_t at;              /* file offset, for messages */
 	int kmem;                 /* a kmem tracepoint with its payload */
+};
+
+/* A run of entries in time order: the next one and the end. */
+struct pd_run {
+	size_t at, end;
 };
 
 /* One kmem sample of the index. */
@@ -148,7 +156,7 @@ struct pd {
 	int have_km;
 	uint64_t page_size;
 	struct pd_ent *ents;
-	size_t nents, cap;
+	size_t nents, cap, ents_first;
 	size_t *sorted;      /* ents by time, ties in stream order */
 	size_t *runs;        /* where ents fall back in time: run starts */
 	size_t nruns, runs_cap;
@@ -170,6 +178,27 @@ struct pd {
 	struct u64map tl;      /* tid -> name, replaying tev in time order */
 	int64_t tl_tid;        /* a tid looked up in tl, -1 none */
 	uint32_t tl_comm;      /* its value there, 0 absent */
+	size_t tev_k;          /* tev applied to tl so far */
+	uint64_t data_off, data_end; /* the data section's records */
+	/*
+	 * Round by round (o->rounds, see pd_round()): pass two runs behind
+	 * pass one.  The entries not emitted yet are segments in time order
+	 * in a heap; the segments of a flush are the runs walked since the
+	 * one before.
+	 */
+	int rounds;
+	const struct mdb_sink *sink;
+	int64_t round_max;     /* the largest time at the round before */
+	int64_t max_ts;        /* the largest time walked */
+	int64_t emitted_ts;    /* the time of the last entry emitted */
+	struct pd_run *heap;
+	size_t nheap, heap_cap;
+	size_t seg_start;      /* first entry in no segment yet */
+	size_t runs_used;      /* d->runs already made segments */
+	size_t *chunk;         /* one flush's entries, in order */
+	size_t chunk_cap;
+	int emit_ret;          /* a payload error, returned after the walk */
+	struct u64map nameless; /* tids emitted without a name */
 	uint64_t frames[MDB_MAX_STACK]; /* kernel frames of one event */
 };
 
@@ -215,6 +244,18 @@ static int pd_trunc(struct pd *d, const struct mdb_cursor *c,
 {
 	return pd_err(d, MDB_E_TRUNCATED, mdb_cursor_off(c),
 		      "perf.data truncated in %s", what);
+}
+
+/*
+ * Round by round, an event came that the time order puts before one
+ * already emitted: the caller reads the file again in two passes
+ * (-MDB_E_ORDER), as perf warns "Timestamp below last timeslice flush".
+ */
+static int pd_reorder(struct pd *d, const char *what)
+{
+	pd_warn(d, 0, "perf.data %s out of the order of its finished "
+		"rounds: read again in two passes", what);
+	return mdb_error_set(d->e, MDB_E_ORDER, d->name, -1, -1, NULL);
 }
 
 /* ---- header ------------------------------------------------------------ */
@@ -792,19 +833,23 @@ static int pd_run_add(struct pd *d)
 
 static int pd_index_add(struct pd *d, const struct pd_sample *s)
 {
-	if (d->nents == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 1024;
-		struct pd_ent *n = realloc(d->ents, cap * sizeof(*n));
-
-		if (!n)
-			return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1,
-					     -1, NULL);
-		d->ents = n;
-		d->cap = cap;
-	}
+	/*
+	 * 56 bytes a sample, the largest array of the pass (hugemem.h):
+	 * sized at first for a sample every 64 bytes of the file (perf kmem
+	 * record writes 116), so it seldom has to grow.
+	 */
+	if (MDB_HUGE_GROW(d->ents, d->nents, d->cap, d->ents_first))
+		return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1, -1,
+				     NULL);
 	if ((!d->nents || s->ts < d->ents[d->nents - 1].ts) &&
 	    pd_run_add(d) < 0)
 		return -MDB_E_NOMEM;
+	if (d->rounds) {
+		if (s->ts == MDB_NO_TS || s->ts < d->emitted_ts)
+			return pd_reorder(d, "sample");
+		if (s->ts > d->max_ts)
+			d->max_ts = s->ts;
+	}
 	d->ents[d->nents] = (struct pd_ent){
 		.ts = s->ts, .raw = s->raw,
 		.raw_size = s->raw_size, .attr = s->attr, .cpu = s->cpu,
@@ -876,6 +921,9 @@ static int pd_tev_add(struct pd *d, int64_t ts, uint32_t tid,
 {
 	if (ts == MDB_NO_TS)
 		return 0;
+	/* pass two applies the records of time <= an event's before it */
+	if (d->rounds && d->emitted_ts != INT64_MIN && ts <= d->emitted_ts)
+		return pd_reorder(d, "task record");
 	if (d->ntev == d->tev_cap) {
 		size_t cap = d->tev_cap ? 2 * d->tev_cap : 256;
 		struct pd_tev *n = realloc(d->tev, cap * sizeof(*n));
@@ -912,6 +960,9 @@ static int pd_name_task(struct pd *d, uint32_t tid, uint64_t comm)
 	v = u64map_put(&d->first_comm, tid, comm, &added);
 	if (!v)
 		return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1, -1, NULL);
+	/* a sample of the task went out nameless: it has a name now */
+	if (d->rounds && added && u64map_get(&d->nameless, tid))
+		return pd_reorder(d, "task name");
 	return 0;
 }
 
@@ -1028,6 +1079,7 @@ static int pd_rec_trailer(struct pd *d, struct mdb_cursor *c, uint32_t type,
 
 static int pd_walk(struct pd *d, const struct mdb_cursor *buf, uint64_t off,
 		   uint64_t end);
+static int pd_round(struct pd *d);
 
 /* Walk the complete records decompressed so far. */
 static int pd_z_walk(struct pd *d)
@@ -1131,6 +1183,8 @@ static int pd_record(struct pd *d, uint32_t type, struct mdb_cursor *body,
 		return pd_rec_trailer(d, body, type, after, extra);
 	case REC_COMPRESSED:
 		return pd_rec_compressed(d, body);
+	case REC_FINISHED_ROUND:
+		return d->rounds ? pd_round(d) : 0;
 	default:
 		return 0;
 	}
@@ -1172,6 +1226,8 @@ static int pd_walk(struct pd *d, const struct mdb_cursor *buf, uint64_t off,
 			return ret;
 		mdb_cursor_skip(&c, (size_t)extra);
 		d->st->records++;
+		if (d->rounds && !d->in_z && d->o && d->o->progress)
+			*d->o->progress = mdb_cursor_off(&c);
 	}
 	return 0;
 }
@@ -1203,11 +1259,12 @@ static uint32_t pd_frames(struct pd *d, const struct pd_ent *en)
 	return n;
 }
 
-/* pid, comm and stack of @en into @ev. */
-static void pd_task(struct pd *d, const struct pd_ent *en,
-		    struct mdb_event *ev)
+/* pid, comm and stack of @en into @ev; -1: out of memory. */
+static int pd_task(struct pd *d, const struct pd_ent *en,
+		   struct mdb_event *ev)
 {
 	uint32_t comm = en->comm;
+	int added;
 
 	if (en->tid != MDB_NO_PID) {
 		if (en->tid != d->tl_tid) {
@@ -1225,6 +1282,10 @@ static void pd_task(struct pd *d, const struct pd_ent *en,
 
 			comm = v ? (uint32_t)*v : 0;
 		}
+		/* a name walked later would have been this one's */
+		if (!comm && d->rounds &&
+		    !u64map_put(&d->nameless, (uint64_t)en->tid, 1, &added))
+			return -1;
 	}
 	if (comm) {
 		const struct pd_comm *c = &d->comms[comm - 1];
@@ -1235,6 +1296,7 @@ static void pd_task(struct pd *d, const struct pd_ent *en,
 	}
 	ev->nstack = pd_frames(d, en);
 	ev->stack = ev->nstack ? d->frames : NULL;
+	return 0;
 }
 
 /*
@@ -1275,12 +1337,14 @@ static int pd_replay(struct pd *d, int64_t ts, size_t *k)
 #define PD_AHEAD 32
 #define PD_RING 8
 
-static inline void pd_prefetch(const struct pd *d, size_t i)
+/* Entry idx[@i] of the @n to emit is next. */
+static inline void pd_prefetch(const struct pd *d, const size_t *idx,
+			       size_t n, size_t i)
 {
-	if (i + PD_AHEAD < d->nents)
-		mdb_prefetch(&d->ents[d->sorted[i + PD_AHEAD]]);
-	if (i + PD_AHEAD / 2 < d->nents) {
-		const struct pd_ent *en = &d->ents[d->sorted[i + PD_AHEAD / 2]];
+	if (i + PD_AHEAD < n)
+		mdb_prefetch(&d->ents[idx[i + PD_AHEAD]]);
+	if (i + PD_AHEAD / 2 < n) {
+		const struct pd_ent *en = &d->ents[idx[i + PD_AHEAD / 2]];
 		const uint8_t *raw = (en->inz ? d->z : d->all.start) + en->raw;
 
 		mdb_prefetch(raw);
@@ -1294,10 +1358,10 @@ struct pd_dec {
 	struct mdb_event ev;
 };
 
-static void pd_decode(struct pd *d, size_t i, struct pd_dec *x,
+static void pd_decode(struct pd *d, size_t ent, struct pd_dec *x,
 		      const struct mdb_sink *sink)
 {
-	const struct pd_ent *en = &d->ents[d->sorted[i]];
+	const struct pd_ent *en = &d->ents[ent];
 	const uint8_t *raw = (en->inz ? d->z : d->all.start) + en->raw;
 
 	mdb_event_init(&x->ev);
@@ -1306,50 +1370,63 @@ static void pd_decode(struct pd *d, size_t i, struct pd_dec *x,
 		sink->ahead(sink->ctx, &x->ev);
 }
 
-static int pd_emit(struct pd *d, const struct mdb_sink *sink)
+/* Pass two: the entries idx[0..@n), in that order, to @sink. */
+static int pd_emit(struct pd *d, const struct mdb_sink *sink,
+		   const size_t *idx, size_t n)
 {
 	struct pd_dec ring[PD_RING];
-	size_t k = 0;
 
-	for (size_t i = 0; i < PD_RING && i < d->nents; i++)
-		pd_decode(d, i, &ring[i], sink);
-	for (size_t i = 0; i < d->nents; i++) {
-		const struct pd_ent *en = &d->ents[d->sorted[i]];
+	for (size_t i = 0; i < PD_RING && i < n; i++)
+		pd_decode(d, idx[i], &ring[i], sink);
+	for (size_t i = 0; i < n; i++) {
+		const struct pd_ent *en = &d->ents[idx[i]];
 		struct pd_dec *x = &ring[i % PD_RING];
 		int ret;
 
-		pd_prefetch(d, i);
-		if (d->o && d->o->progress && !(i & 4095))
+		pd_prefetch(d, idx, n, i);
+		if (d->o && d->o->progress && !d->rounds && !(i & 4095))
 			*d->o->progress = (uint64_t)((double)(d->all.end -
-				d->all.start) * (double)i / (double)d->nents);
-		if (pd_replay(d, en->ts, &k) < 0)
+				d->all.start) * (double)i / (double)n);
+		if (pd_replay(d, en->ts, &d->tev_k) < 0)
 			return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1,
 					     -1, NULL);
 		d->in_z = en->inz;
-		if (x->ret < 0)
-			return pd_err(d, MDB_E_CORRUPT, en->raw, "kmem raw data "
-				      "of %u bytes without room for the fields "
-				      "its format names", en->raw_size);
+		if (x->ret < 0) {
+			ret = pd_err(d, MDB_E_CORRUPT, en->raw, "kmem raw data "
+				     "of %u bytes without room for the fields "
+				     "its format names", en->raw_size);
+			if (d->rounds)
+				d->emit_ret = ret;
+			return ret;
+		}
 		if (!x->ret) { /* a kmem event memdb does not read */
 			d->st->unknown++;
 		} else {
 			x->ev.seq = (int64_t)++d->st->events;
 			x->ev.ts = en->ts;
 			x->ev.cpu = en->cpu < 0 ? 0 : en->cpu;
-			pd_task(d, en, &x->ev);
+			if (pd_task(d, en, &x->ev) < 0)
+				return mdb_error_set(d->e, MDB_E_NOMEM,
+						     d->name, -1, -1, NULL);
 			ret = sink->event(sink->ctx, &x->ev);
 			if (ret < 0)
 				return ret;
 		}
-		if (i + PD_RING < d->nents)
-			pd_decode(d, i + PD_RING, x, sink);
+		d->emitted_ts = en->ts;
+		if (i + PD_RING < n)
+			pd_decode(d, idx[i + PD_RING], x, sink);
 	}
+	return 0;
+}
+
+/* What pass two counted when it is over. */
+static void pd_emitted(struct pd *d)
+{
 	if (d->st->events) {
 		d->st->first_seq = 1;
 		d->st->last_seq = (int64_t)d->st->events;
 	}
 	d->st->ncpus = d->maxcpu + 1;
-	return 0;
 }
 
 static int tev_cmp(const void *pa, const void *pb)
@@ -1360,11 +1437,6 @@ static int tev_cmp(const void *pa, const void *pb)
 		return a->ts < b->ts ? -1 : 1;
 	return a->ord < b->ord ? -1 : a->ord > b->ord;
 }
-
-/* A run of entries in time order: the next one and the end. */
-struct pd_run {
-	size_t at, end;
-};
 
 /* Does run @a's next entry come before run @b's (time, then stream)? */
 static inline int run_before(const struct pd_ent *ents, const struct pd_run *a,
@@ -1390,7 +1462,7 @@ static int pd_sort(struct pd *d)
 	size_t n = d->nents, r = d->nruns, k = 0;
 	struct pd_run *h = malloc((r ? r : 1) * sizeof(*h));
 
-	d->sorted = malloc((n ? n : 1) * sizeof(*d->sorted));
+	d->sorted = mdb_huge_alloc(n ? n : 1, sizeof(*d->sorted));
 	if (!h || !d->sorted) {
 		free(h);
 		return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1, -1, NULL);
@@ -1408,6 +1480,68 @@ static int pd_sort(struct pd *d)
 	}
 	free(h);
 	return 0;
+}
+
+/*
+ * Round by round: emit, in time order, the entries of time <= @bound
+ * not emitted yet.  The entries walked since the last flush join the
+ * heap as segments (their runs); a payload error is kept for the end of
+ * the walk (d->emit_ret), as pass one's errors come first in two passes.
+ */
+static int pd_flush(struct pd *d, int64_t bound)
+{
+	size_t at = d->seg_start, k = 0;
+	int in_z = d->in_z, ret;
+
+	for (; d->runs_used <= d->nruns; d->runs_used++) {
+		size_t end = d->runs_used < d->nruns ? d->runs[d->runs_used] :
+						       d->nents;
+
+		if (end <= at)
+			continue;
+		if (MDB_GROW(d->heap, d->nheap, d->heap_cap, 64))
+			return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1,
+					     -1, NULL);
+		d->heap[d->nheap++] = (struct pd_run){ at, end };
+		at = end;
+	}
+	d->runs_used = d->nruns;
+	d->seg_start = d->nents;
+	for (size_t i = d->nheap / 2; i-- > 0;)
+		heap_down(d->ents, d->heap, d->nheap, i);
+	while (d->nheap && d->ents[d->heap[0].at].ts <= bound) {
+		if (MDB_GROW(d->chunk, k, d->chunk_cap, 4096))
+			return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1,
+					     -1, NULL);
+		d->chunk[k++] = d->heap[0].at++;
+		if (d->heap[0].at == d->heap[0].end)
+			d->heap[0] = d->heap[--d->nheap];
+		heap_down(d->ents, d->heap, d->nheap, 0);
+	}
+	if (!k || d->emit_ret < 0)
+		return 0;
+	/* the task records of the flush, in time order for pd_replay() */
+	if (d->ntev - d->tev_k > 1)
+		qsort(d->tev + d->tev_k, d->ntev - d->tev_k, sizeof(*d->tev),
+		      tev_cmp);
+	ret = pd_emit(d, d->sink, d->chunk, k);
+	d->in_z = in_z;
+	return d->emit_ret < 0 ? 0 : ret;
+}
+
+/*
+ * PERF_RECORD_FINISHED_ROUND.  perf writes every CPU's buffer a round at
+ * a time, so at the end of a round no event to come is older than the
+ * newest one of the round before: those up to it can be emitted, as
+ * perf's own ordered-events queue does.  Whether the file keeps to that
+ * is checked on each event walked after (pd_reorder()).
+ */
+static int pd_round(struct pd *d)
+{
+	int64_t bound = d->round_max;
+
+	d->round_max = d->max_ts;
+	return bound == INT64_MIN ? 0 : pd_flush(d, bound);
 }
 
 /* ---- the decoder -------------------------------------------------------- */
@@ -1438,7 +1572,9 @@ static int pd_file(struct pd *d)
 		if (ret < 0)
 			return ret;
 	}
-	return pd_walk(d, &d->all, h.data.off, h.data.off + h.data.size);
+	d->data_off = h.data.off;
+	d->data_end = h.data.off + h.data.size;
+	return 0;
 }
 
 static void pd_release(struct pd *d)
@@ -1451,24 +1587,27 @@ static void pd_release(struct pd *d)
 	ZSTD_freeDCtx(d->zd);
 	free(d->z);
 	free(d->attrs);
-	free(d->ents);
-	free(d->sorted);
+	mdb_huge_free(d->ents, d->cap, sizeof(*d->ents));
+	mdb_huge_free(d->sorted, d->nents ? d->nents : 1, sizeof(*d->sorted));
 	free(d->runs);
 	free(d->comms);
 	free(d->tev);
 	u64map_release(&d->tl);
 	u64map_release(&d->comm_of);
 	u64map_release(&d->first_comm);
+	u64map_release(&d->nameless);
+	free(d->heap);
+	free(d->chunk);
 }
 
 /*
- * Pass one (the header, formats, walk and sort) into a new *@out, which
- * keeps its own statistics until pass two.  -MDB_E_* on failure, with
- * nothing left to free.
+ * The header and formats into a new *@out, which keeps its own
+ * statistics until pass two.  -MDB_E_* on failure, with nothing left to
+ * free.
  */
-static int pd_prepare(const void *buf, size_t len,
-		      const struct mdb_decode_opts *o, struct pd **out,
-		      struct mdb_error *e)
+static int pd_open(const void *buf, size_t len,
+		   const struct mdb_decode_opts *o, struct pd **out,
+		   struct mdb_error *e)
 {
 	struct pd *d = calloc(1, sizeof(*d));
 	int ret;
@@ -1483,25 +1622,45 @@ static int pd_prepare(const void *buf, size_t len,
 	d->st = &d->st1;
 	d->e = e;
 	d->page_size = o ? o->page_size : 0;
+	d->rounds = o && o->rounds;
+	d->round_max = d->max_ts = d->emitted_ts = INT64_MIN;
 	d->maxcpu = -1;
 	d->last_tid = -1;
 	d->tl_tid = -1;
 	/* a zstd bomb stops here: perf's level-1 ratio is about 20 */
 	d->zmax = len > SIZE_MAX / 256 ? SIZE_MAX : (len + 4096) * 256;
 	mdb_cursor_init(&d->all, buf, len);
+	d->ents_first = len / 64 > 1024 ? len / 64 : 1024;
 	u64map_init(&d->ids);
 	u64map_init(&d->comm_of);
 	u64map_init(&d->tl);
 	u64map_init(&d->first_comm);
+	u64map_init(&d->nameless);
 	tep_set_loglevel(TEP_LOG_NONE);
 	d->tep = tep_alloc();
-	if (!d->tep) {
-		ret = mdb_error_set(e, MDB_E_NOMEM, d->name, -1, -1, NULL);
-		goto out;
+	ret = d->tep ? pd_file(d) :
+		       mdb_error_set(e, MDB_E_NOMEM, d->name, -1, -1, NULL);
+	if (ret >= 0 && d->pipe) {
+		d->data_off = PIPE_HDR_SIZE;
+		d->data_end = len;
 	}
-	ret = pd_file(d);
-	if (ret >= 0 && d->pipe)
-		ret = pd_walk(d, &d->all, PIPE_HDR_SIZE, len);
+	if (ret < 0) {
+		pd_release(d);
+		free(d);
+		return ret;
+	}
+	*out = d;
+	return 0;
+}
+
+/*
+ * Pass one: walk the records (round by round, emitting as it goes),
+ * check what only the end can tell; in two passes, sort.
+ */
+static int pd_pass_one(struct pd *d)
+{
+	int ret = pd_walk(d, &d->all, d->data_off, d->data_end);
+
 	if (ret >= 0 && d->zdone != d->zlen) {
 		d->in_z = 1;
 		ret = pd_err(d, MDB_E_TRUNCATED, d->zdone, "perf.data "
@@ -1511,24 +1670,47 @@ static int pd_prepare(const void *buf, size_t len,
 		pd_warn(d, 0, "perf.data without tracing data: no event "
 			"formats, no kmem events read");
 	if (ret < 0)
-		goto out;
+		return ret;
 	d->st->lost_events = d->lost > d->lost_samples ? d->lost :
 			     d->lost_samples;
 	if (!d->page_size)
 		d->page_size = 4096;
+	if (d->rounds)
+		return 0;
 	ret = pd_sort(d);
-	if (ret < 0)
-		goto out;
-	if (d->ntev > 1)
+	if (ret >= 0 && d->ntev > 1)
 		qsort(d->tev, d->ntev, sizeof(*d->tev), tev_cmp);
-out:
-	if (ret < 0) {
-		pd_release(d);
-		free(d);
+	return ret;
+}
+
+/* pd_open(), and in two passes pass one. */
+static int pd_prepare(const void *buf, size_t len,
+		      const struct mdb_decode_opts *o, struct pd **out,
+		      struct mdb_error *e)
+{
+	int ret = pd_open(buf, len, o, out, e);
+
+	if (ret < 0 || (*out)->rounds)
 		return ret;
+	ret = pd_pass_one(*out);
+	if (ret < 0) {
+		pd_release(*out);
+		free(*out);
+		*out = NULL;
 	}
-	*out = d;
-	return 0;
+	return ret;
+}
+
+/* Round by round: the walk emits; what it left, at its end. */
+static int pd_stream(struct pd *d, const struct mdb_sink *sink)
+{
+	int ret;
+
+	d->sink = sink;
+	ret = pd_pass_one(d);
+	if (ret >= 0)
+		ret = pd_flush(d, INT64_MAX);
+	return ret < 0 ? ret : d->emit_ret;
 }
 
 int perf_prepare(const void *buf, size_t len, const struct mdb_decode_opts *o,
@@ -1567,7 +1749,10 @@ int perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 	d->st = st;
 	d->o = o;
 	d->e = e;
-	ret = pd_emit(d, sink);
+	ret = d->rounds ? pd_stream(d, sink) :
+			  pd_emit(d, sink, d->sorted, d->nents);
+	if (ret >= 0)
+		pd_emitted(d);
 	perf_unprepare(d);
 	return ret;
 }
