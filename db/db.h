@@ -132,7 +132,7 @@ struct mdb_load_result {
  * insert the source row (returns 0 with res->source_id, the transaction
  * open).  On error the transaction is rolled back.  A @meta with no hash
  * yet (mdb_input_meta_early()) is inserted without one when no source
- * has its format and data size, so none can hold the same data; else
+ * has its data size, so none can hold the same data; else
  * this returns 2, the transaction ended, for the caller to come back
  * with the hash.  The hash is then set by mdb_source_hash() before the
  * COMMIT.

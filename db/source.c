@@ -40,18 +40,18 @@ static int find_or_drop_same(struct mdb_db *db,
 	return ret < 0 ? ret : n;
 }
 
-/* Is there a source of @m's format and data size?  1, 0 or -MDB_E_DB. */
+/* Is there a source of @m's data size (in any format: a --format forced
+ * once may differ)?  1, 0 or -MDB_E_DB. */
 static int same_size(struct mdb_db *db, const struct mdb_source_meta *m,
 		     struct mdb_error *e)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(db->h, "SELECT 1 FROM source WHERE format = ?1 "
-			       "AND data_bytes = ?2", -1, &st, NULL))
+	if (sqlite3_prepare_v2(db->h, "SELECT 1 FROM source WHERE "
+			       "data_bytes = ?1", -1, &st, NULL))
 		return mdb_db_error(db, e, "cannot query sources");
-	sqlite3_bind_text(st, 1, m->format, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)m->data_bytes);
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)m->data_bytes);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -234,8 +234,8 @@ int mdb_source_begin(struct mdb_db *db, const char *path,
 		mdb_error_hint(e, "ingest again");
 		return -MDB_E_DB;
 	}
-	/* no hash yet (mdb_input_meta_early()): no source of this size and
-	 * format, no duplicate (the transaction keeps others out until
+	/* no hash yet (mdb_input_meta_early()): no source of this size, no
+	 * duplicate (the transaction keeps others out until
 	 * mdb_load_hash()); else the caller waits for the hash */
 	if (!m->hash[0]) {
 		ret = same_size(db, m, e);

@@ -19,7 +19,9 @@
  *     ingest does) every capture gives the rows and reports it gives in
  *     two passes (walk and sort everything first); a copy with one
  *     sample moved back in time by tests/perf_retime.py is noticed and
- *     read again in two passes, with the same result;
+ *     read again in two passes, with the same result; the content hash,
+ *     written last then, is the same, and the file ingested again is
+ *     recognised;
  *   - truncated and corrupted files: an error naming the file and the
  *     offset, the database unchanged; a --threads directory is refused.
  */
@@ -445,6 +447,45 @@ static void test_rounds_broken(void **state)
 	free(db);
 }
 
+/*
+ * Read round by round, the source row is written before the content
+ * hash is known when no source has the file's size, and gets it before
+ * the COMMIT: the hash is the two-pass path's, and the same file again
+ * (now one of that size is there: the hash is waited for first) is
+ * recognised; --force replaces it.
+ */
+static void test_late_hash(void **state)
+{
+	char *db = fresh_db(tmp, "late-hash.db"), *tdb = tmp_file("slab", ".db");
+	char *h1, *h2;
+	struct run r;
+
+	(void)state;
+	ingest_ok(db, "'%s/slab.data'", tmp);
+	h1 = db_text(db, "SELECT hash FROM source");
+	h2 = db_text(tdb, "SELECT hash FROM source");
+	assert_string_equal(h1, h2);
+	assert_int_equal(strlen(h1) >= 32, 1);
+	run_memdb(&r, db, "ingest '%s/slab.data'", tmp);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "already ingested"));
+	run_free(&r);
+	ingest_ok(db, "--force '%s/slab.data'", tmp);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM source"), 1);
+	assert_int_equal(db_int(db, "SELECT min(id) FROM source"), 2);
+	free(h2);
+	h2 = db_text(db, "SELECT hash FROM source");
+	assert_string_equal(h1, h2);
+	/* another capture after it: a size no source has */
+	ingest_ok(db, "'%s/page.data'", tmp);
+	assert_int_equal(db_int(db, "SELECT count(DISTINCT hash) FROM source "
+				    "WHERE hash <> ''"), 2);
+	free(h1);
+	free(h2);
+	free(tdb);
+	free(db);
+}
+
 /* perf: "Processed 4545 samples and lost 7.81%": 4545 = samples + lost. */
 static void test_lost(void **state)
 {
@@ -692,6 +733,7 @@ int main(void)
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_rounds),
 		cmocka_unit_test(test_rounds_broken),
+		cmocka_unit_test(test_late_hash),
 		cmocka_unit_test(test_broken),
 		cmocka_unit_test(test_threads_dir),
 		cmocka_unit_test(test_folded_stacks),
