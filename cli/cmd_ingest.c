@@ -108,6 +108,11 @@ struct progress {
 	const struct mdb_input *in; /* its position, when it knows its size */
 	struct timespec start;
 	int shown;
+	/* warnings of a decode that is read again (-MDB_E_ORDER): the
+	 * second says again what the first said; each is shown once */
+	char **said;
+	size_t nsaid;
+	int again;
 };
 
 /*
@@ -291,19 +296,62 @@ static int load_snapshot(struct mdb_db *db, const char *path,
 
 /* What a decoder skipped but reports (malformed lines, unresolved
  * call sites), as warnings. */
+#define MAX_SAID 256 /* warnings kept (decoders say few, then a count) */
+
+/* Was @text (owned; NULL: none) said by the first decode (then it is not
+ * said again)?  Else keep it, while that decode runs. */
+static int said_before(struct progress *p, char *text)
+{
+	char **n;
+
+	if (!text)
+		return 0;
+	for (size_t i = 0; p->again && i < p->nsaid; i++)
+		if (p->said[i] && !strcmp(p->said[i], text)) {
+			free(p->said[i]);
+			p->said[i] = NULL;
+			free(text);
+			return 1;
+		}
+	if (p->again || p->nsaid == MAX_SAID ||
+	    !(n = realloc(p->said, (p->nsaid + 1) * sizeof(*n)))) {
+		free(text);
+		return 0;
+	}
+	p->said = n;
+	p->said[p->nsaid++] = text;
+	return 0;
+}
+
+static void progress_release(struct progress *p)
+{
+	for (size_t i = 0; i < p->nsaid; i++)
+		free(p->said[i]);
+	free(p->said);
+	p->said = NULL;
+	p->nsaid = 0;
+}
+
 static void show_warning(void *ctx, const struct mdb_error *w)
 {
 	struct progress *p = ctx;
+	char *text = NULL;
 
+	if (w->line >= 0 ?
+	    asprintf(&text, "'%s': line=%lld: %s", w->file,
+		     (long long)w->line, w->msg) < 0 :
+	    asprintf(&text, "'%s': %s", w->file, w->msg) < 0)
+		text = NULL;
+	if (text && said_before(p, strdup(text))) {
+		free(text);
+		return;
+	}
 	if (p->shown) {
 		fputs("\r\033[K", stderr);
 		p->shown = 0;
 	}
-	if (w->line >= 0)
-		cli_warnf("'%s': line=%lld: %s", w->file, (long long)w->line,
-			  w->msg);
-	else
-		cli_warnf("'%s': %s", w->file, w->msg);
+	cli_warnf("%s", text ? text : w->msg);
+	free(text);
 }
 
 static int ingest_one(struct mdb_db *db, const char *path,
@@ -319,7 +367,7 @@ static int ingest_one(struct mdb_db *db, const char *path,
 	const struct mdb_source_meta *m;
 	struct progress prog = { .path = path };
 	struct mdb_error e;
-	int ret, tried = 0;
+	int ret, tried = 0, hash_waited = 0;
 
 	mdb_error_clear(&e);
 	if (!quiet) {
@@ -349,13 +397,16 @@ static int ingest_one(struct mdb_db *db, const char *path,
 		if (ret < 0)
 			goto fail;
 		mdb_input_close(in);
+		progress_release(&prog);
 		return 0;
 	}
 again:
+	lo.hash_late = !m->hash[0] && !hash_waited;
 	ret = mdb_load_begin(db, path, m, &lo, &load, &res, &e);
-	if (ret == 2 && !m->hash[0]) {
+	if (ret == 2) {
 		/* a source of its size is there: the hash says if it is this */
 		m = mdb_input_meta(in);
+		hash_waited = 1;
 		goto again;
 	}
 	if (ret < 0)
@@ -364,6 +415,7 @@ again:
 		if (!quiet)
 			print_duplicate(path, &lo, &res);
 		mdb_input_close(in);
+		progress_release(&prog);
 		return 0;
 	}
 	memset(&st, 0, sizeof(st));
@@ -374,6 +426,7 @@ again:
 		mdb_load_abort(load);
 		load = NULL;
 		tried = 1;
+		prog.again = 1;
 		mdb_error_clear(&e);
 		goto again;
 	}
@@ -393,12 +446,14 @@ again:
 	if (!quiet)
 		print_events(path, m, &st, &res);
 	mdb_input_close(in);
+	progress_release(&prog);
 	return 0;
 fail:
 	if (prog.shown)
 		fputs("\r\033[K", stderr);
 	cli_error(&e);
 	mdb_input_close(in);
+	progress_release(&prog);
 	return -1;
 }
 

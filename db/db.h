@@ -106,6 +106,9 @@ struct mdb_load_opts {
 	const char *label; /* machine label, may be NULL */
 	int64_t taken_at;  /* when the data was captured, Unix seconds */
 	int has_taken_at;  /* 0: not known (source.taken_at NULL) */
+	/* the meta's hash may still be empty, to come before the COMMIT
+	 * (mdb_source_begin()) */
+	int hash_late;
 	/* progress: called every few hundred thousand events, may be NULL */
 	void (*progress)(void *ctx, uint64_t events);
 	void *progress_ctx;
@@ -130,8 +133,9 @@ struct mdb_load_result {
  * changed it), the transaction ended; unless opts->force, which deletes
  * it and goes on) or
  * insert the source row (returns 0 with res->source_id, the transaction
- * open).  On error the transaction is rolled back.  A @meta with no hash
- * yet (mdb_input_meta_early()) is inserted without one when no source
+ * open).  On error the transaction is rolled back.  With
+ * opts->hash_late, a @meta with no hash yet (mdb_input_meta_early()) is
+ * inserted without one when no source
  * has its data size, so none can hold the same data; else
  * this returns 2, the transaction ended, for the caller to come back
  * with the hash.  The hash is then set by mdb_source_hash() before the

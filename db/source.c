@@ -237,15 +237,15 @@ int mdb_source_begin(struct mdb_db *db, const char *path,
 	/* no hash yet (mdb_input_meta_early()): no source of this size, no
 	 * duplicate (the transaction keeps others out until
 	 * mdb_load_hash()); else the caller waits for the hash */
-	if (!m->hash[0]) {
+	if (!m->hash[0] && opts->hash_late) {
 		ret = same_size(db, m, e);
 		if (ret != 0) {
 			mdb_db_exec(db, "ROLLBACK", NULL);
 			return ret < 0 ? ret : 2;
 		}
 	}
-	ret = m->hash[0] ? find_or_drop_same(db, m, opts->force, &same, e) :
-			   0;
+	ret = m->hash[0] || !opts->hash_late ?
+	      find_or_drop_same(db, m, opts->force, &same, e) : 0;
 	if (ret > 0 && !opts->force) {
 		res->source_id = same;
 		res->duplicate_of = 1;

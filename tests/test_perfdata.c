@@ -19,7 +19,8 @@
  *     ingest does) every capture gives the rows and reports it gives in
  *     two passes (walk and sort everything first); a copy with one
  *     sample moved back in time by tests/perf_retime.py is noticed and
- *     read again in two passes, with the same result; the content hash,
+ *     read again in two passes, with the same result (a task record
+ *     moved back too); the content hash,
  *     written last then, is the same, and the file ingested again is
  *     recognised;
  *   - truncated and corrupted files: an error naming the file and the
@@ -421,30 +422,48 @@ static void test_rounds(void **state)
 	}
 }
 
-/* A sample moved back before what its rounds let through: noticed, the
- * file read again in two passes, the result that of two passes. */
+/* A sample, or a task record, moved back before what its rounds let
+ * through: noticed, the file read again in two passes, the result that
+ * of two passes. */
 static void test_rounds_broken(void **state)
 {
-	char *db = fresh_db(tmp, "retimed.db");
-	char *tdb = fresh_db(tmp, "retimed-two-pass.db"), *file = NULL;
-	struct run r;
+	static const struct {
+		const char *opt, *round, *name, *what;
+	} cases[] = {
+		{ "", "3", "retimed", "sample" },
+		{ "--comm", "9", "retimed-comm", "task record" },
+	};
 
 	(void)state;
-	free(out_of("python3 '%s/perf_retime.py' '%s/slab.data' "
-		    "'%s/retimed.data' 3", env("TESTS_DIR"), tmp, tmp));
-	if (asprintf(&file, "%s/retimed.data", tmp) < 0)
-		fail_msg("out of memory");
-	run_memdb(&r, db, "ingest '%s'", file);
-	assert_int_equal(r.status, 0);
-	if (!strstr(r.err, "out of the order of its finished rounds: read "
-			   "again in two passes"))
-		fail_msg("no warning of the reading again: %s", r.err);
-	run_free(&r);
-	assert_int_equal(db_int(db, "SELECT count(*) FROM source"), 1);
-	same_as_two_pass(db, tdb, file);
-	free(file);
-	free(tdb);
-	free(db);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *db, *tdb, *file = NULL, *name = NULL, *want = NULL;
+		struct run r;
+
+		if (asprintf(&file, "%s/%s.data", tmp, cases[i].name) < 0 ||
+		    asprintf(&name, "%s.db", cases[i].name) < 0 ||
+		    asprintf(&want, "perf.data %s out of the order of its "
+			     "finished rounds: read again in two passes",
+			     cases[i].what) < 0)
+			fail_msg("out of memory");
+		free(out_of("python3 '%s/perf_retime.py' %s '%s/slab.data' "
+			    "'%s' %s", env("TESTS_DIR"), cases[i].opt, tmp,
+			    file, cases[i].round));
+		db = fresh_db(tmp, name);
+		tdb = fresh_db(tmp, "retimed-two-pass.db");
+		run_memdb(&r, db, "ingest '%s'", file);
+		assert_int_equal(r.status, 0);
+		if (!strstr(r.err, want))
+			fail_msg("no warning of the reading again: %s",
+				 r.err);
+		run_free(&r);
+		assert_int_equal(db_int(db, "SELECT count(*) FROM source"), 1);
+		same_as_two_pass(db, tdb, file);
+		free(want);
+		free(name);
+		free(file);
+		free(tdb);
+		free(db);
+	}
 }
 
 /*

@@ -49,6 +49,7 @@
 #define SECTION 16        /* struct perf_file_section */
 #define REC_HDR 8         /* struct perf_event_header */
 #define MAX_ATTRS 65536
+#define ENTS_FIRST_MAX ((size_t)1 << 20) /* samples the index starts with */
 
 enum {
 	REC_LOST = 2,
@@ -836,7 +837,8 @@ static int pd_index_add(struct pd *d, const struct pd_sample *s)
 	/*
 	 * 56 bytes a sample, the largest array of the pass (hugemem.h):
 	 * sized at first for a sample every 64 bytes of the file (perf kmem
-	 * record writes 116), so it seldom has to grow.
+	 * record writes 116), up to ENTS_FIRST_MAX, so it seldom has to
+	 * grow.
 	 */
 	if (MDB_HUGE_GROW(d->ents, d->nents, d->cap, d->ents_first))
 		return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1, -1,
@@ -974,14 +976,16 @@ static int pd_rec_fork(struct pd *d, struct mdb_cursor *c)
 {
 	uint32_t pid, ppid, tid, ptid;
 	uint64_t *v, comm;
+	int ret;
 
 	if (mdb_cursor_u32(c, d->order, &pid) ||
 	    mdb_cursor_u32(c, d->order, &ppid) ||
 	    mdb_cursor_u32(c, d->order, &tid) ||
 	    mdb_cursor_u32(c, d->order, &ptid))
 		return pd_trunc(d, c, "a fork record");
-	if (pd_tev_add(d, pd_rec_time(d, c), tid, ptid, 0) < 0)
-		return -MDB_E_NOMEM;
+	ret = pd_tev_add(d, pd_rec_time(d, c), tid, ptid, 0);
+	if (ret < 0)
+		return ret; /* out of memory, or out of the rounds' order */
 	v = u64map_get(&d->comm_of, ptid);
 	if (!v)
 		return 0;
@@ -999,6 +1003,7 @@ static int pd_rec_comm(struct pd *d, struct mdb_cursor *c)
 	uint32_t pid, tid;
 	const uint8_t *p;
 	size_t left;
+	int ret;
 
 	if (mdb_cursor_u32(c, d->order, &pid) ||
 	    mdb_cursor_u32(c, d->order, &tid))
@@ -1020,9 +1025,10 @@ static int pd_rec_comm(struct pd *d, struct mdb_cursor *c)
 		.len = (uint32_t)strnlen((const char *)p, left > 16 ? 16 : left),
 		.inz = d->in_z,
 	};
-	if (pd_tev_add(d, pd_rec_time(d, c), tid, 0,
-		       (uint32_t)d->ncomms + 1) < 0)
-		return -MDB_E_NOMEM;
+	ret = pd_tev_add(d, pd_rec_time(d, c), tid, 0,
+			 (uint32_t)d->ncomms + 1);
+	if (ret < 0)
+		return ret; /* out of memory, or out of the rounds' order */
 	return pd_name_task(d, tid, ++d->ncomms);
 }
 
@@ -1392,6 +1398,8 @@ static int pd_emit(struct pd *d, const struct mdb_sink *sink,
 					     -1, NULL);
 		d->in_z = en->inz;
 		if (x->ret < 0) {
+			/* later events older than this one: out of order */
+			d->emitted_ts = en->ts;
 			ret = pd_err(d, MDB_E_CORRUPT, en->raw, "kmem raw data "
 				     "of %u bytes without room for the fields "
 				     "its format names", en->raw_size);
@@ -1630,7 +1638,9 @@ static int pd_open(const void *buf, size_t len,
 	/* a zstd bomb stops here: perf's level-1 ratio is about 20 */
 	d->zmax = len > SIZE_MAX / 256 ? SIZE_MAX : (len + 4096) * 256;
 	mdb_cursor_init(&d->all, buf, len);
-	d->ents_first = len / 64 > 1024 ? len / 64 : 1024;
+	/* a sample every 64 bytes, up to 1M (56 MB, more by mremap) */
+	d->ents_first = len / 64 < 1024 ? 1024 :
+			len / 64 > ENTS_FIRST_MAX ? ENTS_FIRST_MAX : len / 64;
 	u64map_init(&d->ids);
 	u64map_init(&d->comm_of);
 	u64map_init(&d->tl);
