@@ -4,8 +4,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../common/file.h"
 #include "../analysis/analysis.h"
+#include "../common/file.h"
 #include "../db/db.h"
 #include "../ingest/ingest.h"
 #include "../ingest/snapshot.h"
@@ -294,8 +294,6 @@ static int load_snapshot(struct mdb_db *db, const char *path,
 	return 0;
 }
 
-/* What a decoder skipped but reports (malformed lines, unresolved
- * call sites), as warnings. */
 #define MAX_SAID 256 /* warnings kept (decoders say few, then a count) */
 
 /* Was @text (owned; NULL: none) said by the first decode (then it is not
@@ -332,6 +330,8 @@ static void progress_release(struct progress *p)
 	p->nsaid = 0;
 }
 
+/* What a decoder skipped but reports (malformed lines, unresolved
+ * call sites), as warnings. */
 static void show_warning(void *ctx, const struct mdb_error *w)
 {
 	struct progress *p = ctx;
