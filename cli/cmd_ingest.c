@@ -296,28 +296,27 @@ static int load_snapshot(struct mdb_db *db, const char *path,
 
 #define MAX_SAID 256 /* warnings kept (decoders say few, then a count) */
 
-/* Was @text (owned; NULL: none) said by the first decode (then it is not
- * said again)?  Else keep it, while that decode runs. */
-static int said_before(struct progress *p, char *text)
+/* Was @text said by the first decode (then it is not said again)?  Else
+ * keep a copy, while that decode runs. */
+static int said_before(struct progress *p, const char *text)
 {
-	char **n;
+	char **n, *copy;
 
-	if (!text)
-		return 0;
 	for (size_t i = 0; p->again && i < p->nsaid; i++)
 		if (p->said[i] && !strcmp(p->said[i], text)) {
 			free(p->said[i]);
 			p->said[i] = NULL;
-			free(text);
 			return 1;
 		}
-	if (p->again || p->nsaid == MAX_SAID ||
-	    !(n = realloc(p->said, (p->nsaid + 1) * sizeof(*n)))) {
-		free(text);
+	if (p->again || p->nsaid == MAX_SAID || !(copy = strdup(text)))
+		return 0;
+	n = realloc(p->said, (p->nsaid + 1) * sizeof(*n));
+	if (!n) {
+		free(copy);
 		return 0;
 	}
 	p->said = n;
-	p->said[p->nsaid++] = text;
+	p->said[p->nsaid++] = copy;
 	return 0;
 }
 
@@ -342,7 +341,7 @@ static void show_warning(void *ctx, const struct mdb_error *w)
 		     (long long)w->line, w->msg) < 0 :
 	    asprintf(&text, "'%s': %s", w->file, w->msg) < 0)
 		text = NULL;
-	if (text && said_before(p, strdup(text))) {
+	if (text && said_before(p, text)) {
 		free(text);
 		return;
 	}

@@ -148,9 +148,6 @@ newer:
 	return -MDB_E_SCHEMA;
 }
 
-static int mdb_db_int_query(struct mdb_db *db, const char *sql, int64_t arg,
-			    int64_t *out, struct mdb_error *e);
-
 /* ---- waiting for another memdb ---------------------------------------- */
 
 static mdb_db_wait_fn wait_hook;
@@ -629,8 +626,8 @@ int mdb_db_close_or_remove(struct mdb_db *db, int *removed,
 	return mdb_db_close(db, e);
 }
 
-static int mdb_db_int_query(struct mdb_db *db, const char *sql, int64_t arg,
-			    int64_t *out, struct mdb_error *e)
+int mdb_db_int_query(struct mdb_db *db, const char *sql, int64_t arg,
+		     int64_t *out, struct mdb_error *e)
 {
 	sqlite3_stmt *st;
 	int rc;

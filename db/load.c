@@ -22,8 +22,8 @@
 #include "stats.h"
 #include "writer.h"
 
-#define PROGRESS_EVERY (1u << 18)
 #define WRITEBACK_EVERY (1u << 17)
+#define PROGRESS_EVERY (1u << 18) /* a multiple of WRITEBACK_EVERY */
 
 struct mdb_load {
 	struct mdb_load_head h;   /* first: what every load keeps */
@@ -59,24 +59,16 @@ static int load_nomem(struct mdb_load *l)
  */
 static void writeback_open(struct mdb_load *l)
 {
-	const char *path = l->h.db->path;
 	char *wal = NULL;
 
 	l->wb_fd = -1;
 #ifdef SYNC_FILE_RANGE_WRITE
-	if (!path)
+	if (!l->h.db->path)
 		return;
-	if (!l->h.db->fresh) {
-		size_t n = strlen(path);
-
-		wal = malloc(n + 5);
-		if (!wal)
-			return;
-		memcpy(wal, path, n);
-		memcpy(wal + n, "-wal", 5);
-		path = wal;
-	}
-	l->wb_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (l->h.db->fresh)
+		l->wb_fd = open(l->h.db->path, O_RDONLY | O_CLOEXEC);
+	else if (asprintf(&wal, "%s-wal", l->h.db->path) >= 0)
+		l->wb_fd = open(wal, O_RDONLY | O_CLOEXEC);
 	free(wal);
 #endif
 }
@@ -112,10 +104,13 @@ static int load_event(void *ctx, const struct mdb_event *ev)
 	struct mdb_load *l = ctx;
 	int ret;
 
-	if ((l->an.events + 1) % PROGRESS_EVERY == 0 && l->h.opts.progress)
-		l->h.opts.progress(l->h.opts.progress_ctx, l->an.events + 1);
-	if ((l->an.events + 1) % WRITEBACK_EVERY == 0)
+	if ((l->an.events + 1) % WRITEBACK_EVERY == 0) {
 		writeback_kick(l);
+		if ((l->an.events + 1) % PROGRESS_EVERY == 0 &&
+		    l->h.opts.progress)
+			l->h.opts.progress(l->h.opts.progress_ctx,
+					   l->an.events + 1);
+	}
 	ret = mdb_analysis_event(&l->an, ev);
 	if (ret == -MDB_E_NOMEM)
 		return load_nomem(l);

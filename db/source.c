@@ -45,18 +45,11 @@ static int find_or_drop_same(struct mdb_db *db,
 static int same_size(struct mdb_db *db, const struct mdb_source_meta *m,
 		     struct mdb_error *e)
 {
-	sqlite3_stmt *st;
-	int rc;
+	int64_t one;
 
-	if (sqlite3_prepare_v2(db->h, "SELECT 1 FROM source WHERE "
-			       "data_bytes = ?1", -1, &st, NULL))
-		return mdb_db_error(db, e, "cannot query sources");
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)m->data_bytes);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return mdb_db_error(db, e, "cannot query sources");
-	return rc == SQLITE_ROW;
+	return mdb_db_int_query(db, "SELECT 1 FROM source WHERE "
+				"data_bytes = ?1", (int64_t)m->data_bytes,
+				&one, e);
 }
 
 int mdb_source_hash(struct mdb_db *db, int64_t source_id, const char *hash,

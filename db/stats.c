@@ -279,6 +279,39 @@ static int mw_flush(struct multi_writer *m)
 	return ret;
 }
 
+/* What writes a table's rows through mw_row(); @which: which table. */
+typedef int (*mw_fill)(struct multi_writer *m, const struct mdb_stats *s,
+		       int which);
+
+/*
+ * Table @table's rows (@ncols columns @cols, after the source id): @fill
+ * keeps them, the rest go out at the end; their rowid range into *@lo,
+ * *@hi when given (0 when none).
+ */
+static int mw_table(struct table_writer *w, int64_t source_id,
+		    const char *table, const char *cols, int ncols,
+		    mw_fill fill, const struct mdb_stats *s, int which,
+		    int64_t *lo, int64_t *hi)
+{
+	struct multi_writer *m = malloc(sizeof(*m));
+	int ret;
+
+	if (!m)
+		return mdb_error_set(w->e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	ret = mw_open(m, w, source_id, table, cols, ncols);
+	if (!ret)
+		ret = fill(m, s, which);
+	if (!ret)
+		ret = mw_flush(m);
+	if (lo) {
+		*lo = m->lo;
+		*hi = m->hi;
+	}
+	mw_close(m);
+	free(m);
+	return ret;
+}
+
 /* Add, stopping at INT64_MAX (the figures are stored as int64). */
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
@@ -296,11 +329,13 @@ static inline int64_t sat64(uint64_t v)
  * so the B-tree is appended to, each with the figures of its address
  * summed over its buckets up to it.
  */
-static int write_ptrs(struct multi_writer *m, const struct mdb_stats *s)
+static int write_ptrs(struct multi_writer *m, const struct mdb_stats *s,
+		      int which)
 {
 	uint32_t *chain = NULL;
 	size_t cap = 0;
 	int ret = 0;
+	(void)which;
 
 	for (size_t i = 0; !ret && i < s->sl_naddr; i++) {
 		const struct mdb_sl_addr *a = &s->sl_addr[s->sl_aorder[i]];
@@ -337,14 +372,16 @@ static int write_ptrs(struct multi_writer *m, const struct mdb_stats *s)
 		}
 	}
 	free(chain);
-	return ret ? ret : mw_flush(m);
+	return ret;
 }
 
-static int write_tpids(struct multi_writer *m, const struct mdb_stats *s)
+static int write_tpids(struct multi_writer *m, const struct mdb_stats *s,
+		       int which)
 {
 	const struct mdb_sl_tpid *e = s->sl_tpids.ents;
 	int64_t c0 = s->sl_b0 >> MDB_SL_PID_SHIFT;
 	int ret = 0;
+	(void)which;
 
 	for (size_t i = 0; !ret && i < s->sl_tpids.n; i++) {
 		const struct mdb_sl_tpid *r = &e[i];
@@ -358,14 +395,16 @@ static int write_tpids(struct multi_writer *m, const struct mdb_stats *s)
 		ret = mw_row(m, v, (!r->cache_id) << 3 |
 				   (r->pid == MDB_NO_PID) << 4);
 	}
-	return ret ? ret : mw_flush(m);
+	return ret;
 }
 
-static int write_ppids(struct multi_writer *m, const struct mdb_stats *s)
+static int write_ppids(struct multi_writer *m, const struct mdb_stats *s,
+		       int which)
 {
 	const struct mdb_sl_ppid *e = s->sl_ppids.ents;
 	int64_t c0 = s->sl_b0 >> MDB_SL_PID_SHIFT;
 	int ret = 0;
+	(void)which;
 
 	for (size_t i = 0; !ret && i < s->sl_ppids.n; i++) {
 		const struct mdb_sl_ppid *r = &e[i];
@@ -376,7 +415,7 @@ static int write_ppids(struct multi_writer *m, const struct mdb_stats *s)
 
 		ret = mw_row(m, row, (r->pid == MDB_NO_PID) << 2);
 	}
-	return ret ? ret : mw_flush(m);
+	return ret;
 }
 
 /*
@@ -389,8 +428,7 @@ static int write_big(struct table_writer *w, int64_t source_id,
 	static const struct {
 		const char *table, *cols;
 		int ncols;
-		int (*write)(struct multi_writer *m,
-			     const struct mdb_stats *s);
+		mw_fill write;
 	} t[] = {
 		{ "slice_ptr", "ptr, bucket, site_id, last_seq, hits, "
 		  "bytes_req, bytes_alloc, freed, pingpong, live", 10,
@@ -400,23 +438,14 @@ static int write_big(struct table_writer *w, int64_t source_id,
 		{ "slice_pp_pid", "bucket, site_id, pid, cpu, free_cpu, hits, "
 		  "bytes", 7, write_ppids },
 	};
-	struct multi_writer *m = malloc(sizeof(*m));
 	int ret = 0;
 
-	if (!m)
-		return mdb_error_set(w->e, MDB_E_NOMEM, NULL, -1, -1, NULL);
-	for (size_t i = 0; !ret && i < sizeof(t) / sizeof(t[0]); i++) {
-		ret = mw_open(m, w, source_id, t[i].table, t[i].cols,
-			      t[i].ncols);
-		if (!ret)
-			ret = t[i].write(m, s);
-		if (i) {
-			r[2 * (i - 1)] = m->lo;
-			r[2 * i - 1] = m->hi;
-		}
-		mw_close(m);
-	}
-	free(m);
+	/* slice_ptr's rowids are not kept: it is read by its key */
+	for (size_t i = 0; !ret && i < sizeof(t) / sizeof(t[0]); i++)
+		ret = mw_table(w, source_id, t[i].table, t[i].cols,
+			       t[i].ncols, t[i].write, s, 0,
+			       i ? &r[2 * (i - 1)] : NULL,
+			       i ? &r[2 * i - 1] : NULL);
 	return ret;
 }
 
@@ -494,47 +523,33 @@ static unsigned sl6_row(int which, const struct mdb_frow *r, int64_t *v)
 	return null;
 }
 
-/* The rows of @t into table @which, their rowid range into *@lo, *@hi
- * (0 when none). */
-static int write_sl6(struct table_writer *w, int64_t source_id,
-		     const struct mdb_ftable *t, int which, int64_t *lo,
-		     int64_t *hi)
+/* The rows of level 6 table @which (SL6[@which]). */
+static int fill_sl6(struct multi_writer *m, const struct mdb_stats *s,
+		    int which)
 {
-	struct multi_writer *m = malloc(sizeof(*m));
-	int ret;
+	const struct mdb_ftable *tabs[] = {
+		&s->sl_buckets, &s->sl_keys, &s->sl_pids, &s->sl_bcomm,
+		&s->sl_pp, &s->sl_stacks,
+	};
+	const struct mdb_ftable *t = tabs[which];
+	int ret = 0;
 
-	*lo = *hi = 0;
-	if (!m)
-		return mdb_error_set(w->e, MDB_E_NOMEM, NULL, -1, -1, NULL);
-	ret = mw_open(m, w, source_id, SL6[which].table, SL6[which].cols,
-		      SL6[which].ncols);
 	for (size_t i = 0; !ret && i < t->n; i++) {
 		int64_t v[MW_COLS];
 		unsigned null = sl6_row(which, &t->rows[i], v);
 
 		ret = mw_row(m, v, null);
 	}
-	if (!ret)
-		ret = mw_flush(m);
-	*lo = m->lo;
-	*hi = m->hi;
-	mw_close(m);
-	free(m);
 	return ret;
 }
 
-/* The timeline's slots that events fell in, MULTI_ROWS a statement. */
-static int write_timeline(struct table_writer *w, int64_t source_id,
-			  const struct mdb_stats *s)
+/* The timeline's slots that events fell in. */
+static int fill_timeline(struct multi_writer *m, const struct mdb_stats *s,
+			 int which)
 {
-	struct multi_writer *m = malloc(sizeof(*m));
-	int ret;
+	int ret = 0;
 
-	if (!m)
-		return mdb_error_set(w->e, MDB_E_NOMEM, NULL, -1, -1, NULL);
-	ret = mw_open(m, w, source_id, "timeline", "slot, first_seq, "
-		      "last_seq, first_ts, last_ts, allocs, frees, bytes_in, "
-		      "bytes_out", 9);
+	(void)which;
 	for (size_t i = 0; !ret && i < s->tl_n; i++) {
 		const struct mdb_tl_slot *t = &s->tl[i];
 		const int64_t v[9] = { (int64_t)i, t->first_seq, t->last_seq,
@@ -548,10 +563,6 @@ static int write_timeline(struct table_writer *w, int64_t source_id,
 		ret = mw_row(m, v, (unsigned)(t->first_ts == MDB_NO_TS) << 3 |
 				   (unsigned)(t->last_ts == MDB_NO_TS) << 4);
 	}
-	if (!ret)
-		ret = mw_flush(m);
-	mw_close(m);
-	free(m);
 	return ret;
 }
 
@@ -569,10 +580,6 @@ static int write_slice(sqlite3 *db, int64_t source_id,
 		"stack_lo, stack_hi, bcomm_shift, bpid_lo, bpid_hi, ppid_lo, "
 		"ppid_hi, bpid_shift, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
 		"?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	};
-	const struct mdb_ftable *tabs[SL_TABLES] = {
-		&s->sl_buckets, &s->sl_keys, &s->sl_pids, &s->sl_bcomm,
-		&s->sl_pp, &s->sl_stacks,
 	};
 	struct table_writer w = { db, NULL, e };
 	int64_t r[2 * SL_TABLES] = { 0 }, big[4] = { 0 };
@@ -594,8 +601,10 @@ static int write_slice(sqlite3 *db, int64_t source_id,
 		if (i == 0) {
 			ret = write_blocks(&w, s);
 			for (int t = 0; !ret && t < SL_TABLES; t++)
-				ret = write_sl6(&w, source_id, tabs[t], t,
-						&r[2 * t], &r[2 * t + 1]);
+				ret = mw_table(&w, source_id, SL6[t].table,
+					       SL6[t].cols, SL6[t].ncols,
+					       fill_sl6, s, t, &r[2 * t],
+					       &r[2 * t + 1]);
 		} else {
 			sqlite3_bind_int64(w.st, 2, MDB_SL_BLOCK);
 			sqlite3_bind_int64(w.st, 3,
@@ -656,6 +665,9 @@ int mdb_stats_write(const struct mdb_stats *s, sqlite3 *db,
 		w.st = NULL;
 	}
 	if (!ret)
-		ret = write_timeline(&w, source_id, s);
+		ret = mw_table(&w, source_id, "timeline", "slot, first_seq, "
+			       "last_seq, first_ts, last_ts, allocs, frees, "
+			       "bytes_in, bytes_out", 9, fill_timeline, s, 0,
+			       NULL, NULL);
 	return ret ? ret : write_slice(db, source_id, s, e);
 }

@@ -924,7 +924,7 @@ static int pd_tev_add(struct pd *d, int64_t ts, uint32_t tid,
 	if (ts == MDB_NO_TS)
 		return 0;
 	/* pass two applies the records of time <= an event's before it */
-	if (d->rounds && d->emitted_ts != INT64_MIN && ts <= d->emitted_ts)
+	if (d->rounds && ts <= d->emitted_ts)
 		return pd_reorder(d, "task record");
 	if (d->ntev == d->tev_cap) {
 		size_t cap = d->tev_cap ? 2 * d->tev_cap : 256;
@@ -1307,13 +1307,13 @@ static int pd_task(struct pd *d, const struct pd_ent *en,
 
 /*
  * Apply the COMM and FORK records of time <= @ts not applied yet (from
- * *@k on, d->tev sorted by time) to the timeline d->tl, as perf does
- * when it reads the records in time order.  -1: out of memory.
+ * d->tev_k on, d->tev sorted by time) to the timeline d->tl, as perf
+ * does when it reads the records in time order.  -1: out of memory.
  */
-static int pd_replay(struct pd *d, int64_t ts, size_t *k)
+static int pd_replay(struct pd *d, int64_t ts)
 {
-	for (; *k < d->ntev && d->tev[*k].ts <= ts; (*k)++) {
-		const struct pd_tev *t = &d->tev[*k];
+	for (; d->tev_k < d->ntev && d->tev[d->tev_k].ts <= ts; d->tev_k++) {
+		const struct pd_tev *t = &d->tev[d->tev_k];
 		uint64_t comm = t->comm, *v;
 		int added;
 
@@ -1393,7 +1393,7 @@ static int pd_emit(struct pd *d, const struct mdb_sink *sink,
 		if (d->o && d->o->progress && !d->rounds && !(i & 4095))
 			*d->o->progress = (uint64_t)((double)(d->all.end -
 				d->all.start) * (double)i / (double)n);
-		if (pd_replay(d, en->ts, &d->tev_k) < 0)
+		if (pd_replay(d, en->ts) < 0)
 			return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1,
 					     -1, NULL);
 		d->in_z = en->inz;
