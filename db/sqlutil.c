@@ -6,10 +6,16 @@
 
 #include "sqlutil.h"
 
+/*
+ * The columns after ?1 are written "?", not "?N": SQLite numbers a "?"
+ * one past the largest number so far, which gives the same numbers, and
+ * it keeps only "?N" parameters in a list that each further "?N" is
+ * looked up in, at prepare time: 1,000 of them (32 rows of an alloc
+ * insert) took 4% of an ingest of a small capture.
+ */
 char *mdb_sql_rows(const char *head, int nrows, int ncols, int *len)
 {
-	size_t cap = strlen(head) + 1 +
-		     (size_t)nrows * ((size_t)ncols + 1) * 10;
+	size_t cap = strlen(head) + 1 + (size_t)nrows * ((size_t)ncols + 2) * 3;
 	char *s = malloc(cap);
 	size_t n;
 
@@ -18,10 +24,12 @@ char *mdb_sql_rows(const char *head, int nrows, int ncols, int *len)
 	n = (size_t)snprintf(s, cap, "%s", head);
 	for (int k = 0; k < nrows; k++) {
 		n += (size_t)snprintf(s + n, cap - n, "%s(?1", k ? ", " : "");
-		for (int c = 0; c < ncols; c++)
-			n += (size_t)snprintf(s + n, cap - n, ", ?%d",
-					      2 + k * ncols + c);
-		n += (size_t)snprintf(s + n, cap - n, ")");
+		for (int c = 0; c < ncols; c++) {
+			memcpy(s + n, ", ?", 3);
+			n += 3;
+		}
+		s[n++] = ')';
+		s[n] = '\0';
 	}
 	if (len)
 		*len = (int)n;

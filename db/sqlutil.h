@@ -33,9 +33,10 @@ static inline void bind_text_or_null(sqlite3_stmt *st, int col,
 }
 
 /*
- * "@head (?1, ?2, ... ?(ncols + 1)), (?1, ?(ncols + 2), ...), ...": the
- * text of a multi-row INSERT of @nrows rows of @ncols bound columns each
- * after ?1 (the source id), malloc'ed, its length in *@len (may be NULL);
+ * "@head (?1, ?, ... ?), (?1, ?, ...), ...": the text of a multi-row
+ * INSERT of @nrows rows of @ncols bound columns each after ?1 (the source
+ * id), so that row k's columns are parameters 2 + k * @ncols ..
+ * 1 + (k + 1) * @ncols; malloc'ed, its length in *@len (may be NULL);
  * NULL on ENOMEM.
  */
 char *mdb_sql_rows(const char *head, int nrows, int ncols, int *len);
