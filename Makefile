@@ -91,7 +91,8 @@ $(BUILD)/gen/schema%.inc: db/schema-%.sql tools/embed.sh
 
 SCHEMA_INCS := $(BUILD)/gen/schema.inc \
 	$(patsubst db/schema-%.sql,$(BUILD)/gen/schema%.inc,$(wildcard db/schema-*.sql))
-$(BUILD)/obj/db/db.o: $(SCHEMA_INCS) $(BUILD)/gen/fresh.inc
+$(BUILD)/obj/db/db.o: $(SCHEMA_INCS) $(BUILD)/gen/fresh.inc \
+	$(BUILD)/gen/fresh_db.inc
 $(BUILD)/obj/tests/test_cli_db.o: $(SCHEMA_INCS)
 
 # A new database's schema: the migrations' result (db/migrations.h).  A
@@ -105,6 +106,16 @@ $(BUILD)/gen/fresh.sql: $(BUILD)/mkschema
 
 $(BUILD)/gen/fresh.inc: $(BUILD)/gen/fresh.sql tools/embed.sh
 	sh tools/embed.sh fresh_sql $< > $@.tmp && mv $@.tmp $@
+
+# ... and as the file SQLite makes of it, which a new database starts as
+# (db/db.c, tools/mkfresh.c).
+$(BUILD)/mkfresh: tools/mkfresh.c db/db.h
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O1 $(PKG_CFLAGS) -I. -o $@ $< \
+		$(PKG_LIBS)
+
+$(BUILD)/gen/fresh_db.inc: $(BUILD)/mkfresh $(BUILD)/gen/fresh.sql
+	$(BUILD)/mkfresh $(BUILD)/gen/fresh.sql $@.db > $@.tmp && \
+		mv $@.tmp $@
 $(BUILD)/obj/report/queries.o: $(BUILD)/gen/queries.inc
 
 $(BUILD)/obj/%.o: %.c

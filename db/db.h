@@ -26,6 +26,7 @@ struct mdb_db {
 	char *path;
 	int fresh;     /* empty at open: filled in rollback-journal mode */
 	int created;   /* the file did not exist: this open made it */
+	int imaged;    /* ... from the new-database image (db.c) */
 	int readonly;
 	dev_t dev;     /* the file opened (read-write opens) */
 	ino_t ino;

@@ -7,6 +7,8 @@
  * rejected ingest leaves behind, waiting for another memdb, and the exit
  * codes the README promises.
  */
+#include <fcntl.h>
+#include <libgen.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -725,28 +727,74 @@ static char *db_content(sqlite3 *h)
 	return out;
 }
 
+/* Whether the file system of @path's directory makes unnamed files. */
+static int tmpfile_ok(const char *path)
+{
+	char *dir = strdup(path);
+	int fd;
+
+	assert_non_null(dir);
+	fd = open(dirname(dir), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	free(dir);
+	if (fd < 0) {
+		print_message("note: no O_TMPFILE under %s: a new database is "
+			      "made the SQL way\n", path);
+		return 0;
+	}
+	close(fd);
+	return 1;
+}
+
+/*
+ * What mdb_db_open() makes of @path, missing or an empty file: its
+ * content (db_content()) after its page size.
+ */
+static char *made_by_open(const char *path, int empty_file)
+{
+	struct mdb_db d;
+	struct mdb_error e;
+	struct run r;
+	sqlite3 *h;
+	char *content;
+
+	unlink(path);
+	if (empty_file) {
+		run(&r, "touch '%s'", path);
+		run_free(&r);
+	}
+	mdb_error_clear(&e);
+	assert_int_equal(mdb_db_open(&d, path, 0, &e), 0);
+	assert_int_equal(d.imaged, !empty_file && tmpfile_ok(path));
+	assert_int_equal(mdb_db_close(&d, &e), 0);
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	content = NULL;
+	assert_int_equal(sqlite3_exec(h, "PRAGMA page_size", append_row,
+				      &content, NULL), SQLITE_OK);
+	assert_string_equal(content, "65536\n");
+	free(content);
+	content = db_content(h);
+	sqlite3_close(h);
+	return content;
+}
+
 /*
  * A new database gets the migrations' result at once (fresh_sql[], made
  * at build time by tools/mkschema.c, see db/migrations.h): the same
  * schema objects, word for word, and the same rows as running every
  * migration in order on an empty database, as an old one is brought up.
+ * Where no file is, it starts as the file SQLite made of fresh_sql[] at
+ * build time (tools/mkfresh.c); an empty file gets fresh_sql[] run on it:
+ * the same database, 64 KB pages.
  */
 static void test_new_database_is_the_migrations(void **state)
 {
 	char *path = path_in(tmp, "fresh.db");
-	struct mdb_db d;
-	struct mdb_error e;
 	sqlite3 *h;
-	char *made, *migrated, *ver;
+	char *made, *made_sql, *migrated, *ver;
 
 	(void)state;
-	unlink(path);
-	mdb_error_clear(&e);
-	assert_int_equal(mdb_db_open(&d, path, 0, &e), 0);
-	assert_int_equal(mdb_db_close(&d, &e), 0);
-	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
-	made = db_content(h);
-	sqlite3_close(h);
+	made = made_by_open(path, 0);
+	made_sql = made_by_open(path, 1);
 
 	assert_int_equal(sqlite3_open(":memory:", &h), SQLITE_OK);
 	for (int v = 0; v < MDB_NMIGRATIONS; v++)
@@ -762,7 +810,9 @@ static void test_new_database_is_the_migrations(void **state)
 	assert_non_null(strstr(made, "table|alloc|alloc|CREATE TABLE alloc"));
 	assert_non_null(strstr(made, "free_class|4|duplicate_free_suspect"));
 	assert_string_equal(made, migrated);
+	assert_string_equal(made_sql, migrated);
 	free(made);
+	free(made_sql);
 	free(migrated);
 	unlink(path);
 	free(path);
