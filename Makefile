@@ -20,10 +20,16 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
 CC      ?= gcc
 PKG_CONFIG ?= pkg-config
 
+# libkdumpfile is not linked: memdb loads it when it first opens a core
+# dump (ingest/vmcore/dump.c), by the soname of the one built against.
 PKGS := sqlite3 libelf libdw libxxhash jansson libzstd zlib liblzma \
-	libtraceevent libtracecmd libkdumpfile libbpf
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -pthread
+	libtraceevent libtracecmd libbpf
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) libkdumpfile 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -pthread -ldl
+KDUMP_SONAME := $(shell objdump -p "$$($(PKG_CONFIG) --variable=libdir \
+	libkdumpfile 2>/dev/null)/libkdumpfile.so" 2>/dev/null | \
+	sed -n 's/^ *SONAME *//p')
+KDUMP_SONAME := $(or $(KDUMP_SONAME),libkdumpfile.so.10)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
 WARN   := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
@@ -39,7 +45,7 @@ CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 LDFLAGS += -fsanitize=address,undefined
 endif
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(PKG_CFLAGS) \
-	      -I$(BUILD)/gen -I.
+	      -DMDB_KDUMP_SONAME='"$(KDUMP_SONAME)"' -I$(BUILD)/gen -I.
 
 LIB_SRCS := $(wildcard common/*.c ingest/*.c ingest/*/*.c analysis/*.c db/*.c report/*.c symbolize/*.c record/*.c)
 CLI_SRCS := $(wildcard cli/*.c)

@@ -30,7 +30,8 @@
 	X(INVAL, "invalid argument")                                  \
 	X(LIMIT, "limit exceeded")                                    \
 	X(NORESOLVER, "nothing to resolve call sites with")            \
-	X(ORDER, "events out of time order")
+	X(ORDER, "events out of time order")                          \
+	X(DEPEND, "a library memdb needs cannot be loaded")
 
 enum mdb_errno {
 #define MDB_X(name, text) MDB_E_##name,

@@ -87,6 +87,40 @@ static void test_bad_kdump(void **state)
 		"not a core dump libkdumpfile reads", NULL);
 }
 
+/*
+ * libkdumpfile is loaded when a dump is first opened (ingest/vmcore/
+ * dump.c): where it cannot be, the dump is refused saying so and what to
+ * install, the database unchanged, and other inputs still ingest.
+ */
+static void test_no_libkdumpfile(void **state)
+{
+	char *counts, *db = seeded_db("nolib.db", &counts), *after,
+	     *ks = path_in(tmp, "nokaslr.kallsyms");
+	struct run r;
+
+	(void)state;
+	run(&r, "zstd -dqc '%s/vmcore/nokaslr.kallsyms.zst' > '%s'",
+	    env("TESTDATA"), ks);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	run(&r, "MEMDB_TEST_KDUMP_SONAME=libmemdb-none.so.0 '%s' ingest -d "
+		"'%s' --kallsyms '%s' '%s/vmcore/nokaslr.kdump'",
+	    env("MEMDB"), db, ks, env("TESTDATA"));
+	assert_int_equal(r.status, 1);
+	if (!strstr(r.err, "cannot load libkdumpfile") ||
+	    !strstr(r.err, "libmemdb-none.so.0") ||
+	    !strstr(r.err, "nokaslr.kdump") ||
+	    !strstr(r.err, "apt-get install libkdumpfile10"))
+		fail_msg("stderr: %s", r.err);
+	run_free(&r);
+	after = db_counts(db);
+	assert_string_equal(counts, after);
+	free(after);
+	free(counts);
+	free(ks);
+	free(db);
+}
+
 static void test_flat_no_end(void **state)
 {
 	(void)state;
@@ -127,6 +161,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_truncated_elf),
 		cmocka_unit_test(test_bad_kdump),
+		cmocka_unit_test(test_no_libkdumpfile),
 		cmocka_unit_test(test_flat_no_end),
 		cmocka_unit_test(test_flat_bad_size),
 	};

@@ -12,9 +12,11 @@
  * off by KERNELOFFSET (a System.map of a KASLR boot), else refused.
  * Types come from the kernel's BTF, read out of the dump.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +31,109 @@
 
 #define BTF_MAX (256u << 20)
 
+/*
+ * libkdumpfile is loaded when a core dump is first opened, not when
+ * memdb starts: through libsnappy it brings libstdc++ and four more
+ * libraries, 3 ms at every start of every memdb command (a trivial
+ * program linked against memdb's libraries starts in 8 ms with them, 5
+ * without), and only a core dump needs it.  The soname is the one built
+ * against (MDB_KDUMP_SONAME, from the Makefile), the prototypes its
+ * header's; kd_open_fd() and the attribute calls are the header's own
+ * inline functions over the entry points it names.
+ */
+static struct {
+	__typeof__(kdump_new) *new_ctx;
+	__typeof__(kdump_free) *free_ctx;
+	__typeof__(kdump_open_fdset) *open_fdset;
+	__typeof__(kdump_read) *read;
+	__typeof__(kdump_get_err) *get_err;
+	__typeof__(kdump_strerror) *strerror;
+	__typeof__(kdump_set_attr) *set_attr;
+	__typeof__(kdump_get_typed_attr) *get_typed_attr;
+	__typeof__(kdump_vmcoreinfo_raw) *vmcoreinfo_raw;
+} kd;
+static char *kd_fail;  /* why it could not be loaded (dlerror()) */
+static pthread_once_t kd_once = PTHREAD_ONCE_INIT;
+
+static void kd_load(void)
+{
+	static const struct {
+		const char *name;
+		void **fn;
+	} sym[] = {
+		{ "kdump_new", (void **)&kd.new_ctx },
+		{ "kdump_free", (void **)&kd.free_ctx },
+		{ "kdump_open_fdset", (void **)&kd.open_fdset },
+		{ "kdump_read", (void **)&kd.read },
+		{ "kdump_get_err", (void **)&kd.get_err },
+		{ "kdump_strerror", (void **)&kd.strerror },
+		{ "kdump_set_attr", (void **)&kd.set_attr },
+		{ "kdump_get_typed_attr", (void **)&kd.get_typed_attr },
+		{ "kdump_vmcoreinfo_raw", (void **)&kd.vmcoreinfo_raw },
+	};
+	/* the tests name a library that is not there */
+	const char *so = getenv("MEMDB_TEST_KDUMP_SONAME");
+	void *h = dlopen(so && *so ? so : MDB_KDUMP_SONAME,
+			 RTLD_NOW | RTLD_LOCAL);
+
+	for (size_t i = 0; h && i < sizeof(sym) / sizeof(sym[0]); i++)
+		if (!(*sym[i].fn = dlsym(h, sym[i].name)))
+			h = NULL;
+	if (!h) {
+		const char *why = dlerror();
+
+		kd_fail = strdup(why ? why : "unknown error");
+		memset(&kd, 0, sizeof(kd));
+	}
+}
+
+/* Load libkdumpfile once; -MDB_E_DEPEND (@e filled) when it cannot be. */
+static int kd_ready(const char *name, struct mdb_error *e)
+{
+	pthread_once(&kd_once, kd_load);
+	if (kd.new_ctx)
+		return 0;
+	mdb_error_set(e, MDB_E_DEPEND, name, -1, -1, "dlopen=\"%s\"",
+		      kd_fail ? kd_fail : "out of memory");
+	mdb_error_msg(e, "cannot load libkdumpfile (%s), which memdb reads "
+			 "core dumps with", MDB_KDUMP_SONAME);
+	mdb_error_hint(e, "install it: apt-get install libkdumpfile10");
+	return -MDB_E_DEPEND;
+}
+
+static kdump_status kd_open_fd(kdump_ctx_t *ctx, int fd)
+{
+	return kd.open_fdset(ctx, 1, &fd);
+}
+
+static kdump_status kd_set_string_attr(kdump_ctx_t *ctx, const char *key,
+				       const char *str)
+{
+	kdump_attr_t attr;
+
+	attr.type = KDUMP_STRING;
+	attr.val.string = str;
+	return kd.set_attr(ctx, key, &attr);
+}
+
+static kdump_status kd_get_string_attr(kdump_ctx_t *ctx, const char *key,
+				       const char **str)
+{
+	kdump_attr_t attr;
+	kdump_status ret;
+
+	attr.type = KDUMP_STRING;
+	ret = kd.get_typed_attr(ctx, key, &attr);
+	if (ret == KDUMP_OK)
+		*str = attr.val.string;
+	return ret;
+}
+
 static int dump_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	struct vm_dump *d = ctx;
 	size_t n = len;
-	kdump_status st = kdump_read(d->k, KDUMP_KVADDR, addr, buf, &n);
+	kdump_status st = kd.read(d->k, KDUMP_KVADDR, addr, buf, &n);
 
 	if (st == KDUMP_OK && n == len)
 		return 0;
@@ -46,7 +146,7 @@ static int dump_read(void *ctx, uint64_t addr, void *buf, size_t len)
 		d->bad_status = st;
 		d->bad_addr = addr;
 		snprintf(d->bad_msg, sizeof(d->bad_msg), "%s",
-			 kdump_get_err(d->k));
+			 kd.get_err(d->k));
 	}
 	return -1;
 }
@@ -166,7 +266,7 @@ static int load_btf(struct vm_dump *d, struct mdb_error *e)
 		free(raw);
 		mdb_error_set(e, MDB_E_CORRUPT, d->name, -1, -1,
 			      "addr=0x%" PRIx64 " status=%s", d->last_addr,
-			      kdump_strerror(d->last));
+			      kd.strerror(d->last));
 		mdb_error_msg(e, "the kernel's BTF is not readable in the "
 				 "dump");
 		return -MDB_E_CORRUPT;
@@ -181,7 +281,7 @@ static int kdump_fail(struct vm_dump *d, kdump_status st, const char *what,
 {
 	mdb_error_set(e, st == KDUMP_ERR_SYSTEM ? MDB_E_IO : MDB_E_CORRUPT,
 		      d->name, -1, -1, "libkdumpfile=\"%s\"",
-		      kdump_get_err(d->k));
+		      kd.get_err(d->k));
 	mdb_error_msg(e, "%s", what);
 	return st == KDUMP_ERR_SYSTEM ? -MDB_E_IO : -MDB_E_CORRUPT;
 }
@@ -196,7 +296,7 @@ static int check_arch(struct vm_dump *d, struct mdb_error *e)
 	const char *arch = NULL;
 	kdump_status st;
 
-	if (kdump_get_string_attr(d->k, KDUMP_ATTR_ARCH_NAME, &arch) ==
+	if (kd_get_string_attr(d->k, KDUMP_ATTR_ARCH_NAME, &arch) ==
 	    KDUMP_OK && arch) {
 		if (!strcmp(arch, VM_ARCH_NAME))
 			return 0;
@@ -206,7 +306,7 @@ static int check_arch(struct vm_dump *d, struct mdb_error *e)
 				 "not read (only %s)", VM_ARCH_NAME);
 		return -MDB_E_FORMAT;
 	}
-	st = kdump_set_string_attr(d->k, KDUMP_ATTR_ARCH_NAME, VM_ARCH_NAME);
+	st = kd_set_string_attr(d->k, KDUMP_ATTR_ARCH_NAME, VM_ARCH_NAME);
 	return st == KDUMP_OK ? 0 : kdump_fail(d, st, "cannot set the "
 					       "architecture", e);
 }
@@ -217,10 +317,12 @@ static int open_kdump(struct vm_dump *d, int fd, struct mdb_error *e)
 	char *raw = NULL;
 	int ret;
 
-	d->k = kdump_new();
+	if ((ret = kd_ready(d->name, e)))
+		return ret;
+	d->k = kd.new_ctx();
 	if (!d->k)
 		return mdb_error_set(e, MDB_E_NOMEM, d->name, -1, -1, NULL);
-	st = kdump_open_fd(d->k, fd);
+	st = kd_open_fd(d->k, fd);
 	if (st != KDUMP_OK) {
 		ret = kdump_fail(d, st, "not a core dump libkdumpfile reads",
 				 e);
@@ -237,11 +339,11 @@ static int open_kdump(struct vm_dump *d, int fd, struct mdb_error *e)
 	if ((ret = check_arch(d, e)))
 		return ret;
 	/* the OS type first: libkdumpfile looks for VMCOREINFO then */
-	st = kdump_set_string_attr(d->k, KDUMP_ATTR_OSTYPE, "linux");
+	st = kd_set_string_attr(d->k, KDUMP_ATTR_OSTYPE, "linux");
 	if (st != KDUMP_OK)
 		return kdump_fail(d, st, "address translation setup failed",
 				  e);
-	st = kdump_vmcoreinfo_raw(d->k, &raw);
+	st = kd.vmcoreinfo_raw(d->k, &raw);
 	if (st != KDUMP_OK || !raw) {
 		free(raw);
 		return mdb_error_fail(e, MDB_E_FORMAT, d->name, -1, -1,
@@ -313,6 +415,6 @@ void vm_dump_close(struct vm_dump *d)
 		u64map_release(&d->vsyms);
 	vm_info_release(&d->info);
 	if (d->k)
-		kdump_free(d->k);
+		kd.free_ctx(d->k);
 	memset(d, 0, sizeof(*d));
 }
