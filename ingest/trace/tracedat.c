@@ -19,6 +19,7 @@
  * never reaches the library.  Debian's libtracecmd decompresses zstd
  * only: other algorithms are refused by name.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1020,10 +1021,19 @@ static int open_library(struct tdat *t, int fd, uint64_t page_size)
 		return mdb_error_set(t->e, MDB_E_IO, t->path, -1, -1,
 				     "not a seekable file");
 	}
+	/* the file's structure was checked before (walk_file()): a
+	 * refusal for want of memory (ENOMEM, the library's allocations)
+	 * says so, not that the file is bad */
+	errno = 0;
 	t->h = tracecmd_open_fd(dfd, TRACECMD_FL_LOAD_NO_PLUGINS |
 					    TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!t->h) {
+		int nomem = errno == ENOMEM;
+
 		close(dfd);
+		if (nomem)
+			return mdb_error_set(t->e, MDB_E_NOMEM, t->path, -1, -1,
+					     "in libtracecmd");
 		return tdat_bad(t, MDB_E_CORRUPT, 0,
 				"libtracecmd cannot read the file");
 	}

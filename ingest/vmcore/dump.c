@@ -87,18 +87,30 @@ static void kd_load(void)
 	}
 }
 
-/* Load libkdumpfile once; -MDB_E_DEPEND (@e filled) when it cannot be. */
+/*
+ * Load libkdumpfile once; when it cannot be, -MDB_E_DEPEND (@e filled,
+ * with what to install when it is not there), or -MDB_E_NOMEM when the
+ * loader could not map it (dlerror() is all it tells: tests/test_nomem.c).
+ */
 static int kd_ready(const char *name, struct mdb_error *e)
 {
+	const char *why;
+	int code;
+
 	pthread_once(&kd_once, kd_load);
 	if (kd.new_ctx)
 		return 0;
-	mdb_error_set(e, MDB_E_DEPEND, name, -1, -1, "dlopen=\"%s\"",
-		      kd_fail ? kd_fail : "out of memory");
-	mdb_error_msg(e, "cannot load libkdumpfile (%s), which memdb reads "
-			 "core dumps with", MDB_KDUMP_SONAME);
-	mdb_error_hint(e, "install it: apt-get install libkdumpfile10");
-	return -MDB_E_DEPEND;
+	why = kd_fail ? kd_fail : "out of memory";
+	code = !kd_fail || strstr(why, "failed to map") ||
+	       strstr(why, "Cannot allocate memory") ? MDB_E_NOMEM :
+						       MDB_E_DEPEND;
+	mdb_error_set(e, code, name, -1, -1, "dlopen=\"%s\"", why);
+	mdb_error_msg(e, "%scannot load libkdumpfile (%s), which memdb reads "
+			 "core dumps with", code == MDB_E_NOMEM ?
+			 "out of memory: " : "", MDB_KDUMP_SONAME);
+	if (strstr(why, "No such file or directory"))
+		mdb_error_hint(e, "install it: apt-get install libkdumpfile10");
+	return -code;
 }
 
 static kdump_status kd_open_fd(kdump_ctx_t *ctx, int fd)
@@ -276,14 +288,24 @@ static int load_btf(struct vm_dump *d, struct mdb_error *e)
 	return ret;
 }
 
+/*
+ * A libkdumpfile call failed with @st.  Its system errors keep errno: a
+ * failed allocation (ENOMEM; the callers clear errno before the call) is
+ * said to be one, not a fault of the file (tests/test_nomem.c).
+ */
 static int kdump_fail(struct vm_dump *d, kdump_status st, const char *what,
 		      struct mdb_error *e)
 {
-	mdb_error_set(e, st == KDUMP_ERR_SYSTEM ? MDB_E_IO : MDB_E_CORRUPT,
-		      d->name, -1, -1, "libkdumpfile=\"%s\"",
+	int code = st != KDUMP_ERR_SYSTEM ? MDB_E_CORRUPT :
+		   errno == ENOMEM ? MDB_E_NOMEM : MDB_E_IO;
+
+	mdb_error_set(e, code, d->name, -1, -1, "libkdumpfile=\"%s\"",
 		      kd.get_err(d->k));
-	mdb_error_msg(e, "%s", what);
-	return st == KDUMP_ERR_SYSTEM ? -MDB_E_IO : -MDB_E_CORRUPT;
+	if (code == MDB_E_NOMEM)
+		mdb_error_msg(e, "out of memory in libkdumpfile");
+	else
+		mdb_error_msg(e, "%s", what);
+	return -code;
 }
 
 /*
@@ -306,6 +328,7 @@ static int check_arch(struct vm_dump *d, struct mdb_error *e)
 				 "not read (only %s)", VM_ARCH_NAME);
 		return -MDB_E_FORMAT;
 	}
+	errno = 0;
 	st = kd_set_string_attr(d->k, KDUMP_ATTR_ARCH_NAME, VM_ARCH_NAME);
 	return st == KDUMP_OK ? 0 : kdump_fail(d, st, "cannot set the "
 					       "architecture", e);
@@ -322,6 +345,7 @@ static int open_kdump(struct vm_dump *d, int fd, struct mdb_error *e)
 	d->k = kd.new_ctx();
 	if (!d->k)
 		return mdb_error_set(e, MDB_E_NOMEM, d->name, -1, -1, NULL);
+	errno = 0;
 	st = kd_open_fd(d->k, fd);
 	if (st != KDUMP_OK) {
 		ret = kdump_fail(d, st, "not a core dump libkdumpfile reads",
@@ -339,6 +363,7 @@ static int open_kdump(struct vm_dump *d, int fd, struct mdb_error *e)
 	if ((ret = check_arch(d, e)))
 		return ret;
 	/* the OS type first: libkdumpfile looks for VMCOREINFO then */
+	errno = 0;
 	st = kd_set_string_attr(d->k, KDUMP_ATTR_OSTYPE, "linux");
 	if (st != KDUMP_OK)
 		return kdump_fail(d, st, "address translation setup failed",

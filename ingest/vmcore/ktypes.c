@@ -7,6 +7,7 @@
  * walks never depend on a layout: struct slab overlays struct page in
  * unions whose shape changes between releases.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,6 +167,10 @@ int vm_types_btf(struct vm_types *t, const void *raw, size_t len,
 		return mdb_error_set(e, MDB_E_CORRUPT, name, -1, -1,
 				     "btf_bytes=%zu", len);
 	b = btf__new(raw, (uint32_t)len);
+	/* libbpf 1.x: NULL and errno; ENOMEM is no fault of the dump's */
+	if (!b && errno == ENOMEM)
+		return mdb_error_set(e, MDB_E_NOMEM, name, -1, -1,
+				     "btf_bytes=%zu in libbpf", len);
 	if (!b) {
 		mdb_error_set(e, MDB_E_CORRUPT, name, -1, -1, "btf_bytes=%zu",
 			      len);
