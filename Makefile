@@ -116,6 +116,7 @@ $(BUILD)/gen/fresh.inc: $(BUILD)/gen/fresh.sql tools/embed.sh
 # ... and as the file SQLite makes of it, which a new database starts as
 # (db/db.c, tools/mkfresh.c).
 $(BUILD)/mkfresh: tools/mkfresh.c db/db.h
+	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O1 $(PKG_CFLAGS) -I. -o $@ $< \
 		$(PKG_LIBS)
 

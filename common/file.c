@@ -307,10 +307,15 @@ int mdb_map_file(const char *path, struct mdb_map *m, struct mdb_error *e)
 				     "size=%lld", (long long)st.st_size);
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED) {
+		int err = errno;
+
+		close(fd);
+		/* no room for the mapping is no fault of the file's */
+		return mdb_error_set(e, err == ENOMEM ? MDB_E_NOMEM : MDB_E_IO,
+				     path, -1, -1, "mmap: %s", strerror(err));
+	}
 	close(fd);
-	if (p == MAP_FAILED)
-		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "mmap: %s",
-				     strerror(errno));
 	if (map_watch(p, (size_t)st.st_size, path) < 0) {
 		munmap(p, (size_t)st.st_size);
 		return mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);

@@ -480,9 +480,14 @@ static int write_image(int fd)
  * SQLite reads the schema either way).  The zeros are written too: a
  * file with holes where the tables' first pages are made the first
  * COMMIT slower than the schema's own transaction was.
- * 0 when it could not be done (no O_TMPFILE on this file system, no
- * /proc, a file there meanwhile): the caller lets SQLite make the file
- * and runs fresh_sql[] on it, as it did before.
+ * 1 when made; 0 when it could not be done (no O_TMPFILE on this file
+ * system, no /proc, a dangling symbolic link at @path) or a file is at
+ * @path by then: the caller goes on as before there was an image, SQLite
+ * opens the file, making it if need be, and fresh_sql[] is run on it if
+ * it has no schema yet.  (Two first ingests racing into one path were
+ * and are both opened as new: both switch to WAL when closing, best
+ * effort, and neither removes a file a source went into; test_concurrency
+ * runs two.)
  */
 static int from_image(const char *path)
 {

@@ -292,9 +292,9 @@ static const char bad_insert[] =
 	"cache_id, class, prev_seq, pid, comm_id, bytes) VALUES ";
 
 /*
- * Prepare the insert of @nrows rows of @ncols bound columns each:
- * "@head (?1, ?2, ... ?(ncols + 1)), (?1, ?(ncols + 2), ...), ...", with
- * ?1 bound to @source_id.
+ * Prepare the insert of @nrows rows of @ncols bound columns each
+ * (mdb_sql_rows(): row k's columns are parameters 2 + k * @ncols ..
+ * 1 + (k + 1) * @ncols), with ?1 bound to @source_id.
  */
 static int prepare_rows(struct mdb_writer *w, const char *head, int ncols,
 			int nrows, int64_t source_id, struct stmt *s,

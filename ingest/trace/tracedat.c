@@ -20,6 +20,7 @@
  * only: other algorithms are refused by name.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1030,7 +1031,11 @@ static int open_library(struct tdat *t, int fd, uint64_t page_size)
 	if (!t->h) {
 		int nomem = errno == ENOMEM;
 
-		close(dfd);
+		/* libtracecmd closes it itself when it fails after taking
+		 * it (tracecmd_close()), not when tracecmd_alloc_fd() does;
+		 * no other thread opens files while an input is opened */
+		if (fcntl(dfd, F_GETFD) != -1)
+			close(dfd);
 		if (nomem)
 			return mdb_error_set(t->e, MDB_E_NOMEM, t->path, -1, -1,
 					     "in libtracecmd");

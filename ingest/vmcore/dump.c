@@ -53,8 +53,9 @@ static struct {
 	__typeof__(kdump_vmcoreinfo_raw) *vmcoreinfo_raw;
 } kd;
 static char *kd_fail;  /* why it could not be loaded (dlerror()) */
-static pthread_once_t kd_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t kd_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Load it, or fill kd_fail; tried again at the next dump if it failed. */
 static void kd_load(void)
 {
 	static const struct {
@@ -72,44 +73,56 @@ static void kd_load(void)
 		{ "kdump_vmcoreinfo_raw", (void **)&kd.vmcoreinfo_raw },
 	};
 	/* the tests name a library that is not there */
-	const char *so = getenv("MEMDB_TEST_KDUMP_SONAME");
+	const char *so = secure_getenv("MEMDB_TEST_KDUMP_SONAME");
 	void *h = dlopen(so && *so ? so : MDB_KDUMP_SONAME,
 			 RTLD_NOW | RTLD_LOCAL);
+	const char *why = h ? NULL : dlerror();
 
 	for (size_t i = 0; h && i < sizeof(sym) / sizeof(sym[0]); i++)
-		if (!(*sym[i].fn = dlsym(h, sym[i].name)))
+		if (!(*sym[i].fn = dlsym(h, sym[i].name))) {
+			why = dlerror();
+			dlclose(h);
 			h = NULL;
+		}
 	if (!h) {
-		const char *why = dlerror();
-
+		free(kd_fail);
 		kd_fail = strdup(why ? why : "unknown error");
 		memset(&kd, 0, sizeof(kd));
 	}
 }
 
 /*
- * Load libkdumpfile once; when it cannot be, -MDB_E_DEPEND (@e filled,
- * with what to install when it is not there), or -MDB_E_NOMEM when the
- * loader could not map it (dlerror() is all it tells: tests/test_nomem.c).
+ * Load libkdumpfile (once it worked); when it cannot be, -MDB_E_DEPEND
+ * (@e filled), or -MDB_E_NOMEM when dlerror() says an allocation failed.
+ * dlerror() is all the loader tells: where the library is not there the
+ * hint says what to install; where it could not be mapped (no room in
+ * the address space, or a mount or a security policy that forbids it:
+ * glibc says which only sometimes) the hint says both.
  */
 static int kd_ready(const char *name, struct mdb_error *e)
 {
 	const char *why;
 	int code;
 
-	pthread_once(&kd_once, kd_load);
+	pthread_mutex_lock(&kd_lock);
+	if (!kd.new_ctx)
+		kd_load();
+	pthread_mutex_unlock(&kd_lock);
 	if (kd.new_ctx)
 		return 0;
 	why = kd_fail ? kd_fail : "out of memory";
-	code = !kd_fail || strstr(why, "failed to map") ||
-	       strstr(why, "Cannot allocate memory") ? MDB_E_NOMEM :
-						       MDB_E_DEPEND;
+	code = !kd_fail || strstr(why, "Cannot allocate memory") ?
+	       MDB_E_NOMEM : MDB_E_DEPEND;
 	mdb_error_set(e, code, name, -1, -1, "dlopen=\"%s\"", why);
 	mdb_error_msg(e, "%scannot load libkdumpfile (%s), which memdb reads "
 			 "core dumps with", code == MDB_E_NOMEM ?
 			 "out of memory: " : "", MDB_KDUMP_SONAME);
 	if (strstr(why, "No such file or directory"))
 		mdb_error_hint(e, "install it: apt-get install libkdumpfile10");
+	else if (strstr(why, "failed to map"))
+		mdb_error_hint(e, "the loader could not map it: out of memory "
+				  "(ulimit -v), or a noexec mount or a "
+				  "security policy");
 	return -code;
 }
 
