@@ -395,9 +395,8 @@ static int ingest_one(struct mdb_db *db, const char *path,
 			fputs("\r\033[K", stderr);
 		if (ret < 0)
 			goto fail;
-		mdb_input_close(in);
-		progress_release(&prog);
-		return 0;
+		ret = 0;
+		goto out;
 	}
 again:
 	lo.hash_late = !m->hash[0] && !hash_waited;
@@ -413,9 +412,8 @@ again:
 	if (ret == 1) {
 		if (!quiet)
 			print_duplicate(path, &lo, &res);
-		mdb_input_close(in);
-		progress_release(&prog);
-		return 0;
+		ret = 0;
+		goto out;
 	}
 	memset(&st, 0, sizeof(st));
 	ret = mdb_input_decode(in, mdb_load_sink(load), &st, &e);
@@ -444,16 +442,17 @@ again:
 		goto fail;
 	if (!quiet)
 		print_events(path, m, &st, &res);
-	mdb_input_close(in);
-	progress_release(&prog);
-	return 0;
+	ret = 0;
+	goto out;
 fail:
 	if (prog.shown)
 		fputs("\r\033[K", stderr);
 	cli_error(&e);
+	ret = -1;
+out:
 	mdb_input_close(in);
 	progress_release(&prog);
-	return -1;
+	return ret;
 }
 
 /* Ingest the @n @paths into @dbpath; returns the exit status. */

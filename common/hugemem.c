@@ -94,8 +94,7 @@ static void *resize(void *p, size_t old, size_t bytes)
 		return n;
 	}
 #endif
-	(void)old;
-	return realloc(p, bytes);
+	return mdb_grow_realloc(p, old, bytes);
 }
 
 int mdb_huge_grow(void **arr, size_t *cap, size_t n, size_t elem,

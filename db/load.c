@@ -50,8 +50,7 @@ static int load_nomem(struct mdb_load *l)
  * COMMIT on the perf.data bench 29-39 -> 15-19 ms.  The rows go to the
  * database file in a new database (rollback journal, db.c), else to its
  * write-ahead log.
- */
-/*
+ *
  * The descriptor is closed (load_free()) only once the source's
  * transaction has ended: closing any descriptor of a file drops the
  * process's POSIX locks on it, SQLite's included, and SQLite holds none

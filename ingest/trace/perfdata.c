@@ -185,7 +185,7 @@ struct pd {
 	 * Round by round (o->rounds, see pd_round()): pass two runs behind
 	 * pass one.  The entries not emitted yet are segments in time order
 	 * in a heap; the segments of a flush are the runs walked since the
-	 * one before.
+	 * one before.  Two passes merge the same heap once (pd_sort()).
 	 */
 	int rounds;
 	const struct mdb_sink *sink;
@@ -196,6 +196,7 @@ struct pd {
 	size_t nheap, heap_cap;
 	size_t seg_start;      /* first entry in no segment yet */
 	size_t runs_used;      /* d->runs already made segments */
+	size_t nmerged;        /* entries the segments gave out */
 	size_t *chunk;         /* one flush's entries, in order */
 	size_t chunk_cap;
 	int emit_ret;          /* a payload error, returned after the walk */
@@ -1465,41 +1466,13 @@ MDB_HEAP_SIFT_DOWN(heap_down, struct pd_run, const struct pd_ent *, run_before)
  * a heap of their heads.  qsort() of the 64-byte entries took a fifth of
  * the decoding.
  */
-static int pd_sort(struct pd *d)
-{
-	size_t n = d->nents, r = d->nruns, k = 0;
-	struct pd_run *h = malloc((r ? r : 1) * sizeof(*h));
-
-	d->sorted = mdb_huge_alloc(n ? n : 1, sizeof(*d->sorted));
-	if (!h || !d->sorted) {
-		free(h);
-		return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1, -1, NULL);
-	}
-	for (size_t i = 0; i < r; i++)
-		h[i] = (struct pd_run){ d->runs[i],
-					i + 1 < r ? d->runs[i + 1] : n };
-	for (size_t i = r / 2; i-- > 0;)
-		heap_down(d->ents, h, r, i);
-	while (r) {
-		d->sorted[k++] = h[0].at++;
-		if (h[0].at == h[0].end)
-			h[0] = h[--r];
-		heap_down(d->ents, h, r, 0);
-	}
-	free(h);
-	return 0;
-}
-
 /*
- * Round by round: emit, in time order, the entries of time <= @bound
- * not emitted yet.  The entries walked since the last flush join the
- * heap as segments (their runs); a payload error is kept for the end of
- * the walk (d->emit_ret), as pass one's errors come first in two passes.
+ * The runs walked since the last call (d->runs from d->runs_used, the
+ * entries from d->seg_start) join the heap of segments not merged yet.
  */
-static int pd_flush(struct pd *d, int64_t bound)
+static int pd_segments(struct pd *d)
 {
-	size_t at = d->seg_start, k = 0;
-	int in_z = d->in_z, ret;
+	size_t at = d->seg_start;
 
 	for (; d->runs_used <= d->nruns; d->runs_used++) {
 		size_t end = d->runs_used < d->nruns ? d->runs[d->runs_used] :
@@ -1517,15 +1490,58 @@ static int pd_flush(struct pd *d, int64_t bound)
 	d->seg_start = d->nents;
 	for (size_t i = d->nheap / 2; i-- > 0;)
 		heap_down(d->ents, d->heap, d->nheap, i);
+	return 0;
+}
+
+/*
+ * Merge the segments' entries of time <= @bound into @out (room for all
+ * not merged yet), in time order, ties in stream order; how many.
+ */
+static size_t pd_merge(struct pd *d, int64_t bound, size_t *out)
+{
+	size_t k = 0;
+
 	while (d->nheap && d->ents[d->heap[0].at].ts <= bound) {
-		if (MDB_GROW(d->chunk, k, d->chunk_cap, 4096))
-			return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1,
-					     -1, NULL);
-		d->chunk[k++] = d->heap[0].at++;
+		out[k++] = d->heap[0].at++;
 		if (d->heap[0].at == d->heap[0].end)
 			d->heap[0] = d->heap[--d->nheap];
 		heap_down(d->ents, d->heap, d->nheap, 0);
 	}
+	d->nmerged += k;
+	return k;
+}
+
+/* Two passes: every entry into d->sorted, in time order. */
+static int pd_sort(struct pd *d)
+{
+	int ret = pd_segments(d);
+
+	if (ret < 0)
+		return ret;
+	d->sorted = mdb_huge_alloc(d->nents ? d->nents : 1, sizeof(*d->sorted));
+	if (!d->sorted)
+		return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1, -1, NULL);
+	pd_merge(d, INT64_MAX, d->sorted);
+	return 0;
+}
+
+/*
+ * Round by round: emit, in time order, the entries of time <= @bound
+ * not emitted yet.  A payload error is kept for the end of the walk
+ * (d->emit_ret), as pass one's errors come first in two passes.
+ */
+static int pd_flush(struct pd *d, int64_t bound)
+{
+	int in_z = d->in_z, ret = pd_segments(d);
+	size_t k;
+
+	if (ret < 0)
+		return ret;
+	while (d->chunk_cap < d->nents - d->nmerged)
+		if (MDB_GROW(d->chunk, d->chunk_cap, d->chunk_cap, 4096))
+			return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1,
+					     -1, NULL);
+	k = pd_merge(d, bound, d->chunk);
 	if (!k || d->emit_ret < 0)
 		return 0;
 	/* the task records of the flush, in time order for pd_replay() */
