@@ -126,8 +126,22 @@ static int kd_ready(const char *name, struct mdb_error *e)
 	return -code;
 }
 
+/*
+ * libkdumpfile maps the file itself by default, outside the guard memdb
+ * keeps on its own mappings (common/file.h): a dump cut short, or one
+ * that shrinks while it is read, would kill memdb with SIGBUS.  With
+ * read(2) the same dump is a read error libkdumpfile reports.
+ */
 static kdump_status kd_open_fd(kdump_ctx_t *ctx, int fd)
 {
+	kdump_attr_t attr;
+	kdump_status st;
+
+	attr.type = KDUMP_NUMBER;
+	attr.val.number = KDUMP_MMAP_NEVER;
+	st = kd.set_attr(ctx, KDUMP_ATTR_FILE_MMAP_POLICY, &attr);
+	if (st != KDUMP_OK)
+		return st;
 	return kd.open_fdset(ctx, 1, &fd);
 }
 
