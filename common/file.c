@@ -75,6 +75,18 @@ static struct watch_slot *watch_find(uintptr_t addr)
 	return NULL;
 }
 
+static atomic_int lib_guards;      /* open library guards */
+static atomic_uint lib_faults;     /* faults answered for them */
+
+/* One zero page, writable (a library may map its file private, writable). */
+static int lib_patch(uintptr_t addr)
+{
+	return mmap((void *)(addr & ~(watch_page - 1)), watch_page,
+		    PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+	       MAP_FAILED ? -1 : 0;
+}
+
 static void watch_handler(int sig, siginfo_t *si, void *uc)
 {
 	uintptr_t addr = (uintptr_t)si->si_addr, none = 0;
@@ -83,6 +95,11 @@ static void watch_handler(int sig, siginfo_t *si, void *uc)
 	if (s && watch_patch(addr, atomic_load(&s->end)) == 0) {
 		atomic_compare_exchange_strong(&s->fault, &none, addr);
 		atomic_fetch_add(&watch_faults, 1);
+		return;
+	}
+	if (!s && si->si_code == BUS_ADRERR && atomic_load(&lib_guards) > 0 &&
+	    lib_patch(addr) == 0) {
+		atomic_fetch_add(&lib_faults, 1);
 		return;
 	}
 	/* not ours: what was there before decides */
@@ -221,6 +238,54 @@ int mdb_map_check(int ret, struct mdb_error *e)
 			  "a copy nothing writes to; the database is "
 			  "unchanged");
 	free(path);
+	return -MDB_E_IO;
+}
+
+void mdb_lib_guard_begin(struct mdb_lib_guard *g)
+{
+	pthread_mutex_lock(&watch_mu);
+	g->open = watch_install() == 0;
+	pthread_mutex_unlock(&watch_mu);
+	g->faults = atomic_load(&lib_faults);
+	if (g->open)
+		atomic_fetch_add(&lib_guards, 1);
+}
+
+int mdb_lib_guard_end(struct mdb_lib_guard *g, int ret, const char *path,
+		      struct mdb_error *e)
+{
+	if (!g->open)
+		return ret;
+	g->open = 0;
+	atomic_fetch_sub(&lib_guards, 1);
+	if (atomic_load(&lib_faults) == g->faults)
+		return ret;
+	mdb_error_set(e, MDB_E_IO, path, -1, -1, NULL);
+	mdb_error_msg(e, "the file shrank while memdb read it");
+	mdb_error_hint(e, "another program truncated or rewrote it: use a "
+			  "copy nothing writes to; the database is unchanged");
+	return -MDB_E_IO;
+}
+
+int mdb_file_check_same(int ret, int fd, const struct stat *before,
+			const char *path, struct mdb_error *e)
+{
+	struct stat now;
+
+	if (fstat(fd, &now) == 0 && now.st_size == before->st_size &&
+	    now.st_ino == before->st_ino && now.st_dev == before->st_dev &&
+	    now.st_mtim.tv_sec == before->st_mtim.tv_sec &&
+	    now.st_mtim.tv_nsec == before->st_mtim.tv_nsec)
+		return ret;
+	mdb_error_set(e, MDB_E_IO, path,
+		      now.st_size < before->st_size ? (int64_t)now.st_size : -1,
+		      -1, "size_before=%lld size_after=%lld",
+		      (long long)before->st_size, (long long)now.st_size);
+	mdb_error_msg(e, "the file %s while memdb read it",
+		      now.st_size < before->st_size ? "shrank" : "changed");
+	mdb_error_hint(e, "another program truncated or rewrote it: ingest "
+			  "a copy nothing writes to; the database is "
+			  "unchanged");
 	return -MDB_E_IO;
 }
 

@@ -37,6 +37,36 @@ void mdb_unmap(struct mdb_map *m);
 int mdb_map_check(int ret, struct mdb_error *e);
 
 /*
+ * Libraries that map an input themselves (libelf and libdw map a vmlinux
+ * or a module) would die the same way when the file shrinks under them.
+ * While a guard is open, a SIGBUS for a page of a file mapping that has
+ * no file behind it (BUS_ADRERR) outside memdb's own mappings is answered
+ * alike: that page reads as zeros, and the fault is counted.
+ * mdb_lib_guard_end() returns @ret when no such fault happened since
+ * mdb_lib_guard_begin(), else -MDB_E_IO with @e saying @path shrank.
+ */
+struct mdb_lib_guard {
+	unsigned faults; /* the count when the guard was opened */
+	int open;
+};
+
+void mdb_lib_guard_begin(struct mdb_lib_guard *g);
+int mdb_lib_guard_end(struct mdb_lib_guard *g, int ret, const char *path,
+		      struct mdb_error *e);
+
+/*
+ * For inputs a library reads with read(2) (libtracecmd, libkdumpfile): a
+ * file cut or rewritten meanwhile just ends early there.  Returns @ret
+ * when the file behind @fd has the size, modification time and inode of
+ * *@before, else -MDB_E_IO with @e saying that the file shrank (or
+ * changed) while memdb read it; a caller that gets it must not keep what
+ * it read.  Call it after reading, and on the error paths of the reading
+ * too: the change is then what the error is.
+ */
+int mdb_file_check_same(int ret, int fd, const struct stat *before,
+			const char *path, struct mdb_error *e);
+
+/*
  * open(2) @path for reading when it is a regular file (checked before
  * opening and on the descriptor, opened O_NONBLOCK: a FIFO never blocks),
  * with *@st filled; returns the descriptor or a negative MDB_E_* with @e

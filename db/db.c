@@ -784,6 +784,8 @@ int mdb_db_delete_rows(struct mdb_db *db, int64_t id, struct mdb_error *e)
 		"DELETE FROM zone WHERE source_id = ?1",
 		"DELETE FROM zone_cpu WHERE source_id = ?1",
 		"DELETE FROM tag WHERE source_id = ?1",
+		"DELETE FROM buddy WHERE source_id = ?1",
+		"DELETE FROM kcounter WHERE source_id = ?1",
 		"DELETE FROM source WHERE id = ?1",
 	};
 

@@ -282,6 +282,44 @@ static int check_symbols(struct vm_dump *d, const char *kpath,
 	return 0;
 }
 
+/*
+ * VMCOREINFO names only a few symbols, which another build of the same
+ * kernel may have at the same addresses.  The symbols file's
+ * linux_banner must also hold, in the dump, the banner of the release
+ * VMCOREINFO names: else the file is of another kernel, and reading the
+ * BTF or a walk at its addresses would fail for reasons that hide this.
+ */
+static int check_banner(struct vm_dump *d, const char *kpath,
+			struct mdb_error *e)
+{
+	char want[128], got[sizeof(want)];
+	size_t n;
+	uint64_t a;
+	int ok;
+
+	if (dump_sym(d, "linux_banner", &a))
+		return 0; /* a kallsyms without data symbols */
+	n = (size_t)snprintf(want, sizeof(want), "Linux version %s ",
+			     d->info.release);
+	if (n >= sizeof(want))
+		return 0;
+	ok = !dump_read(d, a, got, n) && !memcmp(got, want, n);
+	if (!ok && d->bad_reads)
+		return 0; /* the dump's own damage: reported when read */
+	if (ok)
+		return 0;
+	mdb_error_set(e, MDB_E_INVAL, kpath, -1, -1,
+		      "linux_banner=0x%" PRIx64 " release=%s", a - d->delta,
+		      d->info.release);
+	mdb_error_msg(e, "kallsyms or System.map is not of the dumped kernel: "
+			 "its linux_banner does not hold the dump's banner "
+			 "(another build of the kernel)");
+	mdb_error_hint(e, "give the System.map or /proc/kallsyms of the "
+			  "kernel that was dumped (uname -v of that boot "
+			  "names its build)");
+	return -MDB_E_INVAL;
+}
+
 static int load_btf(struct vm_dump *d, struct mdb_error *e)
 {
 	uint64_t start, stop;
@@ -431,7 +469,8 @@ static int symbols_and_types(struct vm_dump *d, const char *kallsyms,
 	if ((ret = kallsyms_load(&d->ks, kallsyms, e)))
 		return ret;
 	d->have_ks = 1;
-	if ((ret = check_symbols(d, kallsyms, e)))
+	if ((ret = check_symbols(d, kallsyms, e)) ||
+	    (ret = check_banner(d, kallsyms, e)))
 		return ret;
 	return load_btf(d, e);
 }

@@ -4,6 +4,7 @@
  * reader, private to ingest/vmcore/.
  *
  *  - flat.c: makedumpfile's flattened format, reassembled into a file
+ *  - diskdump.c: a kdump-compressed file's structure against its size
  *  - vmcoreinfo.c: the VMCOREINFO note (KEY=VALUE lines)
  *  - ktypes.c: the one type-lookup interface (struct sizes, member
  *    offsets through anonymous members, enum values), BTF backend
@@ -47,6 +48,17 @@ int vm_flat_probe(const void *buf, size_t len);
 /* Reassemble @buf into an unlinked temporary file: its descriptor in *@fd. */
 int vm_flat_reassemble(const void *buf, size_t len, const char *name,
 		       int *fd, struct mdb_error *e);
+
+/* ---- kdump-compressed files (diskdump.c) ----------------------------- */
+
+/*
+ * A kdump-compressed file in @buf (anything else: 0) whose header,
+ * sub-header, notes, bitmaps, page descriptors and page data all lie in
+ * the file with possible sizes; else -MDB_E_TRUNCATED or -MDB_E_CORRUPT
+ * with @e naming @path, the offset and the field or part.
+ */
+int vm_diskdump_check(const char *path, const void *buf, size_t len,
+		      struct mdb_error *e);
 
 /* ---- VMCOREINFO (vmcoreinfo.c) ---------------------------------------- */
 

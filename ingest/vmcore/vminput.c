@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../common/bytes.h"
@@ -25,6 +27,10 @@ struct vm_input {
 	char *path;
 	struct mdb_map map;
 	int fd;
+	int file_fd;         /* the input's own descriptor (fd: maybe a copy) */
+	struct stat file_st; /* and its state when opened */
+	struct mdb_lib_guard guard; /* libelf and libdw map a vmlinux */
+	const char *vmlinux;
 	struct vm_dump d;
 	struct mdb_error *e;
 };
@@ -96,8 +102,11 @@ static void vi_free(struct vm_input *v)
 	if (!v)
 		return;
 	vm_dump_close(&v->d);
+	mdb_lib_guard_end(&v->guard, 0, NULL, NULL);
 	if (v->fd >= 0)
 		close(v->fd);
+	if (v->file_fd >= 0)
+		close(v->file_fd);
 	mdb_unmap(&v->map);
 	free(v->path);
 	free(v);
@@ -222,6 +231,16 @@ int vm_decode_walks(const struct vm_ctx *c, const struct mdb_snap_sink *sink,
 	return 0;
 }
 
+/* @ret, unless the input changed since it was opened (libkdumpfile reads
+ * it with read(2) and sees only a shorter file). */
+static int vi_same(struct vm_input *v, int ret, const char *vmlinux,
+		   struct mdb_error *e)
+{
+	ret = mdb_lib_guard_end(&v->guard, ret, vmlinux ? vmlinux : v->path,
+				e);
+	return mdb_file_check_same(ret, v->file_fd, &v->file_st, v->path, e);
+}
+
 static int vi_decode(struct mdb_input *in, const struct mdb_snap_sink *sink,
 		     struct mdb_snap_info *info, struct mdb_error *e)
 {
@@ -232,7 +251,7 @@ static int vi_decode(struct mdb_input *in, const struct mdb_snap_sink *sink,
 	snprintf(info->version, sizeof(info->version), "%s",
 		 v->d.c.types->what);
 	ret = vm_decode_walks(&v->d.c, sink, info, e);
-	if (ret < 0)
+	if ((ret = vi_same(v, ret, v->vmlinux, e)) < 0)
 		return ret;
 	if (v->d.bad_reads) {
 		mdb_error_set(e, MDB_E_CORRUPT, v->path, -1, -1,
@@ -290,6 +309,28 @@ static void vi_meta(struct vm_input *v, struct mdb_source_meta *m)
 	}
 }
 
+/* The kdump-compressed file a flattened one was reassembled into. */
+static int flat_check(const char *path, int fd, struct mdb_error *e)
+{
+	struct stat st;
+	void *p;
+	int ret;
+
+	if (fstat(fd, &st) < 0)
+		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
+				     strerror(errno));
+	if (st.st_size == 0)
+		return 0;
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return mdb_error_set(e, errno == ENOMEM ? MDB_E_NOMEM :
+				     MDB_E_IO, path, -1, -1, "%s",
+				     strerror(errno));
+	ret = vm_diskdump_check(path, p, (size_t)st.st_size, e);
+	munmap(p, (size_t)st.st_size);
+	return ret;
+}
+
 /* The descriptor libkdumpfile reads: the file's, or the flattened
  * format reassembled. */
 static int vi_file(struct vm_input *v, const char *path, int fd,
@@ -297,12 +338,20 @@ static int vi_file(struct vm_input *v, const char *path, int fd,
 {
 	int ret = elf_check(path, v->map.data, v->map.len, e);
 
-	if (ret)
+	if (ret ||
+	    (ret = vm_diskdump_check(path, v->map.data, v->map.len, e)))
 		return ret;
-	if (vm_flat_probe(v->map.data, v->map.len))
-		return vm_flat_reassemble(v->map.data, v->map.len, path,
-					  &v->fd, e);
-	v->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	v->file_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (v->file_fd < 0 || fstat(v->file_fd, &v->file_st) < 0)
+		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
+				     strerror(errno));
+	if (vm_flat_probe(v->map.data, v->map.len)) {
+		if ((ret = vm_flat_reassemble(v->map.data, v->map.len, path,
+					      &v->fd, e)))
+			return ret;
+		return flat_check(path, v->fd, e);
+	}
+	v->fd = fcntl(v->file_fd, F_DUPFD_CLOEXEC, 0);
 	if (v->fd < 0)
 		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
 				     strerror(errno));
@@ -324,7 +373,9 @@ int vm_input_open(const char *path, struct mdb_map *map, int fd,
 		free(v);
 		return mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
 	}
-	v->fd = -1;
+	v->fd = v->file_fd = -1;
+	v->vmlinux = o->vmlinux;
+	mdb_lib_guard_begin(&v->guard);
 	v->map = *map;
 	memset(map, 0, sizeof(*map));
 	v->e = e;
@@ -332,6 +383,8 @@ int vm_input_open(const char *path, struct mdb_map *map, int fd,
 	if (!ret)
 		ret = vm_dump_open(&v->d, v->path, v->fd, o->kallsyms,
 				   o->vmlinux, e);
+	if (ret && v->file_fd >= 0)
+		ret = vi_same(v, ret, o->vmlinux, e);
 	if (ret) {
 		vi_free(v);
 		free(in);
