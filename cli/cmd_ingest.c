@@ -9,6 +9,7 @@
 #include "../db/db.h"
 #include "../ingest/ingest.h"
 #include "../ingest/snapshot.h"
+#include "../symbolize/symbolize.h"
 #include "cli.h"
 #include "opts.h"
 
@@ -16,7 +17,7 @@ static const char usage_head[] =
 "usage: memdb ingest [-d DB] [--format NAME] [--time WHEN] [--label NAME]\n"
 "                    [--endian little|big] [--abi N] [--cpu N]\n"
 "                    [--kallsyms FILE] [--vmlinux FILE] [--page-size N]\n"
-"                    [--strict] [--force] [-q] PATH...\n"
+"                    [--strict] [--force] [--no-symbolize] [-q] PATH...\n"
 "\n"
 "Read kernel allocation traces and statistics snapshots into the memdb\n"
 "database.  Each PATH is one source, written in one transaction: an input\n"
@@ -40,6 +41,11 @@ static const char usage_traces[] =
 "with one --label form a series for 'memdb report growth'):\n";
 
 static const char usage_snapshots[] =
+"\n"
+"A trace ingested with the kernel's symbols (--kallsyms, --vmlinux, or\n"
+"the kallsyms a trace.dat or a capture directory carries) has its call\n"
+"sites and stack frames named at once, as 'memdb symbolize' would name\n"
+"them (--no-symbolize: leave them as addresses).\n"
 "\n"
 "Data already in the database (same content hash) is not read again\n"
 "unless --force is given, which replaces the earlier source; a --label\n"
@@ -65,7 +71,7 @@ static const char usage_tail[] =
 "  memdb ingest --kallsyms System.map-6.1.0-56-cloud-amd64 vmcore.elf\n"
 "  ssh box1 cat /proc/allocinfo | memdb ingest --label box1 -\n";
 
-enum { OPT_LABEL = 256, OPT_FORCE };
+enum { OPT_LABEL = 256, OPT_FORCE, OPT_NO_SYMBOLIZE };
 
 static const struct cli_opt opts[] = {
 	{ "db", 'd', "DB", "database file (default: $MEMDB_DB, else "
@@ -78,6 +84,8 @@ static const struct cli_opt opts[] = {
 	CLI_ROWS_CAPTURE,
 	{ "force", OPT_FORCE, NULL, "ingest data that is already in the "
 	  "database again" },
+	{ "no-symbolize", OPT_NO_SYMBOLIZE, NULL, "leave a trace's call sites "
+	  "as addresses although its kernel's symbols are at hand" },
 	{ "quiet", 'q', NULL, "print nothing but errors" },
 	CLI_ROW_HELP,
 	CLI_ROW_END,
@@ -262,6 +270,39 @@ static void print_duplicate(const char *path,
 	printf("\n");
 }
 
+/*
+ * Name the call sites and stack frames of trace source @id when the
+ * kernel's symbols are at hand: --kallsyms, --vmlinux, or a kallsyms kept
+ * with the source.  memdb symbolize's own transaction, after the
+ * source's: a failure leaves the source ingested, its sites addresses.
+ */
+static void name_sites(struct mdb_db *db, int64_t id,
+		       const struct mdb_ingest_opts *io, int quiet)
+{
+	struct mdb_sym_opts so = { .vmlinux = io->vmlinux,
+				   .kallsyms = io->kallsyms };
+	struct mdb_sym_result r;
+	struct mdb_error e;
+	char a[32], b[32];
+
+	mdb_error_clear(&e);
+	if (mdb_symbolize(db, id, &so, &r, &e) < 0) {
+		if (e.code != MDB_E_NORESOLVER && !quiet) {
+			cli_error(&e);
+			cli_warnf("source %lld: call sites left as addresses; "
+				  "'memdb symbolize' names them",
+				  (long long)id);
+		}
+		return;
+	}
+	if (!quiet && r.sites)
+		printf("  named %s of %s call sites (%s)\n",
+		       cli_num(a, sizeof(a), r.sites - r.unknown),
+		       cli_num(b, sizeof(b), r.sites),
+		       r.by_quality[3] ? "DWARF" : r.by_quality[2] ?
+		       "ELF symbols" : "kallsyms");
+}
+
 /* Decode a snapshot input into the snapshot loader. */
 static int load_snapshot(struct mdb_db *db, const char *path,
 			 struct mdb_input *in, const struct mdb_load_opts *lo,
@@ -442,6 +483,8 @@ again:
 		goto fail;
 	if (!quiet)
 		print_events(path, m, &st, &res);
+	if (io->symbolize)
+		name_sites(db, res.source_id, io, quiet);
 	ret = 0;
 	goto out;
 fail:
@@ -493,6 +536,7 @@ int cmd_ingest(int argc, char **argv)
 	/* perf.data emitted as read; MEMDB_TEST_TWO_PASS: the tests' way
 	 * to the two-pass path, to compare the two */
 	io.rounds = !getenv("MEMDB_TEST_TWO_PASS");
+	io.symbolize = 1;
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		if (cli_is_capture_opt(c)) {
@@ -514,6 +558,9 @@ int cmd_ingest(int argc, char **argv)
 			break;
 		case OPT_FORCE:
 			lo.force = 1;
+			break;
+		case OPT_NO_SYMBOLIZE:
+			io.symbolize = 0;
 			break;
 		case 'h':
 			return ingest_usage();

@@ -47,13 +47,17 @@ static const char describe_sql[] =
 	"(SELECT count(*) FROM tag t WHERE t.source_id = s.id "
 	"AND NOT t.accurate), "
 	"(SELECT sum(value) FROM kcounter k WHERE k.source_id = s.id "
-	"AND k.scope = 'kernel' AND k.name = 'alloc_tags_skipped') "
+	"AND k.scope = 'kernel' AND k.name = 'alloc_tags_skipped'), "
+	"(SELECT count(*) FROM site x WHERE x.source_id = s.id AND x.addr "
+	"AND NOT EXISTS (SELECT 1 FROM symbol y WHERE y.source_id = s.id "
+	"AND y.addr = x.addr)) "
 	"FROM source s WHERE id BETWEEN ?1 AND ?2 ORDER BY id";
 
 enum {
 	D_ID, D_FORMAT, D_PATH, D_NCPUS, D_VERSION, D_WHOLE, D_OVERRUNS, D_LOST,
 	D_MISSING, D_UNKNOWN, D_MALFORMED, D_NOTES, D_LABEL, D_EVENTS,
 	D_TAKEN, D_ZONES, D_TAGS, D_APPROX, D_INACCURATE, D_TAGS_SKIPPED,
+	D_UNNAMED,
 };
 
 static const char *col_text(sqlite3_stmt *st, int c)
@@ -113,6 +117,7 @@ static void source_notes(struct cli_scope *s, sqlite3_stmt *st)
 	int64_t approx = sqlite3_column_int64(st, D_APPROX);
 	int64_t inaccurate = sqlite3_column_int64(st, D_INACCURATE);
 	int64_t skipped = sqlite3_column_int64(st, D_TAGS_SKIPPED);
+	int64_t unnamed = sqlite3_column_int64(st, D_UNNAMED);
 	const char *notes = col_text(st, D_NOTES);
 
 	if (ov > 0)
@@ -151,6 +156,12 @@ static void source_notes(struct cli_scope *s, sqlite3_stmt *st)
 			skipped == 1 ? "" : "s");
 	if (*notes)
 		note(s, "note: source %" PRId64 ": %s", id, notes);
+	if (unnamed > 0)
+		note(s, "note: source %" PRId64 ": %" PRId64 " call site%s "
+			"not named: memdb symbolize --source %" PRId64
+			" --kallsyms FILE (the traced boot's /proc/kallsyms "
+			"or System.map) or --vmlinux FILE names them", id,
+			unnamed, unnamed == 1 ? "" : "s", id);
 }
 
 /*

@@ -27,6 +27,8 @@ struct mdb_ingest_opts {
 	const char *vmlinux;  /* core dumps: the kernel with DWARF; NULL */
 	uint64_t page_size;   /* bytes per page of page events; 0 = 4096 */
 	int strict;           /* a malformed text line is an error */
+	int symbolize;        /* memdb ingest names a trace's call sites
+			       * after its commit when symbols are at hand */
 	int stream;           /* set by the opener: PATH was "-" */
 	/*
 	 * The caller can drop what a decode emitted and decode again:
