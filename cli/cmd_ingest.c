@@ -115,6 +115,7 @@ struct progress {
 	const char *path;
 	const struct mdb_input *in; /* its position, when it knows its size */
 	struct timespec start;
+	double last;      /* seconds since start at the last redraw */
 	int shown;
 	/* warnings of a decode that is read again (-MDB_E_ORDER): the
 	 * second says again what the first said; each is shown once */
@@ -138,7 +139,7 @@ static void show_eta(const struct progress *p, double secs)
 		return;
 	share = (double)done / (double)size;
 	fprintf(stderr, ", %d%%", (int)(share * 100.0));
-	if (secs < 1.0 || share < 0.01 || share >= 1.0)
+	if (secs < 0.5 || share < 0.01 || share >= 1.0)
 		return;
 	left = secs * (1.0 - share) / share;
 	if (left < 60.0)
@@ -157,6 +158,10 @@ static void show_progress(void *ctx, uint64_t events)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	secs = (double)(now.tv_sec - p->start.tv_sec) +
 	       (double)(now.tv_nsec - p->start.tv_nsec) / 1e9;
+	/* called every few thousand events: redrawn 5 times a second */
+	if (secs < 0.2 || (p->shown && secs - p->last < 0.2))
+		return;
+	p->last = secs;
 	fputs("\r\033[Kmemdb: ingesting '", stderr);
 	cli_put_safe(stderr, p->path);
 	fprintf(stderr, "': %s events, %.1f s",

@@ -22,8 +22,8 @@
 #include "stats.h"
 #include "writer.h"
 
-#define WRITEBACK_EVERY (1u << 17)
-#define PROGRESS_EVERY (1u << 18) /* a multiple of WRITEBACK_EVERY */
+#define PROGRESS_EVERY (1u << 14) /* the CLI redraws at most 5 times a s */
+#define WRITEBACK_EVERY (1u << 17) /* a multiple of PROGRESS_EVERY */
 
 struct mdb_load {
 	struct mdb_load_head h;   /* first: what every load keeps */
@@ -103,10 +103,10 @@ static int load_event(void *ctx, const struct mdb_event *ev)
 	struct mdb_load *l = ctx;
 	int ret;
 
-	if ((l->an.events + 1) % WRITEBACK_EVERY == 0) {
-		writeback_kick(l);
-		if ((l->an.events + 1) % PROGRESS_EVERY == 0 &&
-		    l->h.opts.progress)
+	if ((l->an.events + 1) % PROGRESS_EVERY == 0) {
+		if ((l->an.events + 1) % WRITEBACK_EVERY == 0)
+			writeback_kick(l);
+		if (l->h.opts.progress)
 			l->h.opts.progress(l->h.opts.progress_ctx,
 					   l->an.events + 1);
 	}

@@ -16,7 +16,7 @@
 #include "../analysis/dict.h"
 #include "sqlutil.h"
 
-#define PROGRESS_EVERY (1u << 18)
+#define PROGRESS_EVERY (1u << 14)
 #define NKINDS 3
 
 struct mdb_snap_load {
