@@ -9,7 +9,8 @@
 #include "cli.h"
 
 static const struct memdb_cmd commands[] = {
-	{ "ingest", cmd_ingest, "read traces and snapshots into the database" },
+	{ "ingest", cmd_ingest,
+	  "read traces, snapshots and core dumps into the database" },
 	{ "sources", cmd_sources, "list or delete ingested sources" },
 	{ "symbolize", cmd_symbolize,
 	  "resolve call sites to function, file:line, inlines" },
@@ -29,11 +30,22 @@ static int usage(FILE *out, int status)
 	fprintf(out,
 		"usage: memdb COMMAND [OPTIONS] [ARGS]\n"
 		"\n"
-		"Offline analysis of kernel memory-allocation data: kmemtrace\n"
-		"captures and statistics snapshots (/proc/allocinfo,\n"
-		"/proc/slabinfo, FreeBSD memstat and vmstat -z/-m) go into one\n"
-		"SQLite database (default memdb.db), and canned reports or your\n"
-		"own SQL answer questions about them.\n"
+		"Offline analysis of kernel memory-allocation data, from a\n"
+		"machine of any architecture and byte order, in one SQLite\n"
+		"database (default memdb.db) that canned reports and your own\n"
+		"SQL answer questions from.  memdb ingest reads:\n"
+		"\n"
+		"  traces     perf.data (perf kmem record, perf record -e kmem:*),\n"
+		"             trace.dat (trace-cmd record), a tracefs copy (the\n"
+		"             per-CPU ring-buffer pages; memdb record makes one),\n"
+		"             ftrace and perf script text, kmemtrace (relay and\n"
+		"             2.6.30-era binary)\n"
+		"  snapshots  /proc/allocinfo, /proc/slabinfo, FreeBSD memstat\n"
+		"             streams, vmstat -z and -m (text, JSON)\n"
+		"  core dumps kdump-compressed, flattened or ELF vmcores of a\n"
+		"             Linux kernel: slab caches, buddy lists, counters,\n"
+		"             alloc tags (with System.map or kallsyms and the\n"
+		"             dump's BTF, or a debug vmlinux)\n"
 		"\n"
 		"Commands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
