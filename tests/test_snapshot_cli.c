@@ -353,7 +353,8 @@ static void test_text_variants(void **state)
  * bytes, 256 + 1 calls: one tag of 2 lines); totals 4096 + 12288 + 0 +
  * 1048576 - 128 + 512 = 1065344 bytes, 1+3+0+256+2+1 = 263 calls.
  * By module: the kernel 1065344 - 12288 = 1053056 bytes, 260 calls in 5
- * lines; foomod 12288, 3.
+ * lines; foomod 12288, 3.  rht_test's -128 bytes went below zero: flagged
+ * underflow, and so is the kernel's row by module that holds it.
  */
 static void test_allocinfo_reports(void **state)
 {
@@ -366,15 +367,15 @@ static void test_allocinfo_reports(void **state)
 		"drivers/foo/bar.c:20,foo_start,foomod,12288,3,1,\n"
 		"mm/percpu.c:2976,pcpu_embed_first_chunk,,4096,1,1,\n"
 		"init/main.c:1314,do_initcalls,,0,0,1,\n"
-		"lib/test_rhashtable.c:7,rht_test,,-128,2,1,\n"
+		"lib/test_rhashtable.c:7,rht_test,,-128,2,1,underflow\n"
 		"total,,,1065344,263,6,\n");
 	expect_report(db, "allocinfo --sort calls --top 3", TAGS_HDR
 		"mm/slub.c:2259,alloc_slab_page,,1049088,257,2,\n"
 		"drivers/foo/bar.c:20,foo_start,foomod,12288,3,1,\n"
-		"lib/test_rhashtable.c:7,rht_test,,-128,2,1,\n"
+		"lib/test_rhashtable.c:7,rht_test,,-128,2,1,underflow\n"
 		"total,,,1065344,263,6,\n");
 	expect_report(db, "allocinfo --by module", TAGS_HDR
-		",,,1053056,260,5,\n"
+		",,,1053056,260,5,underflow\n"
 		",,foomod,12288,3,1,\n"
 		"total,,,1065344,263,6,\n");
 	expect_report(db, "allocinfo --by file", TAGS_HDR
@@ -382,7 +383,7 @@ static void test_allocinfo_reports(void **state)
 		"drivers/foo/bar.c,,foomod,12288,3,1,\n"
 		"mm/percpu.c,,,4096,1,1,\n"
 		"init/main.c,,,0,0,1,\n"
-		"lib/test_rhashtable.c,,,-128,2,1,\n"
+		"lib/test_rhashtable.c,,,-128,2,1,underflow\n"
 		"total,,,1065344,263,6,\n");
 	expect_report(db, "allocinfo --by function --top 1", TAGS_HDR ",alloc_slab_page,,1049088,257,2,\n"
 				"total,,,1065344,263,6,\n");
