@@ -118,6 +118,10 @@ struct mdb_load_opts {
 	/* progress: called every few hundred thousand events, may be NULL */
 	void (*progress)(void *ctx, uint64_t events);
 	void *progress_ctx;
+	/* a snapshot decoder's warnings (mdb_snap_sink.warn), may be NULL;
+	 * the snapshot loader also keeps them in the source's notes */
+	void (*warn)(void *ctx, const struct mdb_error *w);
+	void *warn_ctx;
 };
 
 /* Counts of what a load wrote; for the CLI's one-line summary. */

@@ -18,6 +18,7 @@
 
 #define PROGRESS_EVERY (1u << 14)
 #define NKINDS 3
+#define NOTE_WARNINGS 4 /* decoder warnings the notes quote, then a count */
 
 struct mdb_snap_load {
 	struct mdb_load_head h;   /* first: what every load keeps */
@@ -28,6 +29,8 @@ struct mdb_snap_load {
 	size_t seen_cap[NKINDS];
 	int64_t zone_pos, tag_pos, cnt_pos;
 	uint64_t zone_cpus;
+	char notes[1024];   /* the first decoder warnings, for source.notes */
+	uint64_t warnings;
 };
 
 static int snap_nomem(struct mdb_snap_load *l)
@@ -189,6 +192,25 @@ static int snap_counter(void *ctx, const struct mdb_counter *c)
 	return step(l, st);
 }
 
+/* A decoder's warning: passed on, and kept for the source's notes so
+ * that reports say it again. */
+static void snap_warn(void *ctx, const struct mdb_error *w)
+{
+	struct mdb_snap_load *l = ctx;
+	size_t n = strlen(l->notes);
+
+	if (l->h.opts.warn)
+		l->h.opts.warn(l->h.opts.warn_ctx, w);
+	if (l->warnings++ >= NOTE_WARNINGS)
+		return;
+	if (w->line >= 0)
+		snprintf(l->notes + n, sizeof(l->notes) - n, "%sline %lld: %s",
+			 n ? "; " : "", (long long)w->line, w->msg);
+	else
+		snprintf(l->notes + n, sizeof(l->notes) - n, "%s%s",
+			 n ? "; " : "", w->msg);
+}
+
 static void snap_finalize(struct mdb_snap_load *l)
 {
 	sqlite3_finalize(l->ins_zone);
@@ -265,7 +287,7 @@ int mdb_snap_begin(struct mdb_db *db, const char *path,
 	l->sink = (struct mdb_snap_sink){
 		.ctx = l, .zone = snap_zone, .zone_cpu = snap_zone_cpu,
 		.tag = snap_tag, .buddy = snap_buddy,
-		.counter = snap_counter,
+		.counter = snap_counter, .warn = snap_warn,
 	};
 	ret = mdb_load_head_begin(&l->h, db, path, m, opts, res, e);
 	if (ret != 0) {
@@ -318,14 +340,25 @@ int mdb_snap_commit(struct mdb_snap_load *l, const struct mdb_snap_info *info,
 	int ret = 0;
 
 	l->h.e = e;
+	if (l->warnings > NOTE_WARNINGS) {
+		size_t n = strlen(l->notes);
+
+		snprintf(l->notes + n, sizeof(l->notes) - n, "; %llu more "
+			 "warnings", (unsigned long long)(l->warnings -
+							  NOTE_WARNINGS));
+	}
+	/* the warnings after the notes the input came with */
 	if (sqlite3_prepare_v2(l->h.db->h,
 			       "UPDATE source SET format_version = ?2, "
-			       "records = ?3 WHERE id = ?1", -1, &st, NULL)) {
+			       "records = ?3, notes = coalesce(notes || '; ' "
+			       "|| ?4, ?4, notes) WHERE id = ?1", -1, &st,
+			       NULL)) {
 		ret = mdb_db_error(l->h.db, e, "cannot write to database");
 	} else {
 		sqlite3_bind_int64(st, 1, l->h.source_id);
 		bind_text_or_null(st, 2, info->version);
 		bind_u64(st, 3, info->records);
+		bind_text_or_null(st, 4, l->notes);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			ret = mdb_db_error(l->h.db, e,
 					   "cannot write to database");

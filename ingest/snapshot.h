@@ -97,7 +97,7 @@ struct mdb_zone_cpu {
 /* One /proc/allocinfo line: an allocation tag. */
 struct mdb_tag {
 	int64_t bytes;         /* signed, as the kernel prints it */
-	int64_t calls;
+	int64_t calls;         /* < 0: the counter went below zero */
 	int64_t line;          /* line in the input */
 	int64_t src_line;      /* line number in the source file */
 	struct mdb_str file;
@@ -136,6 +136,11 @@ struct mdb_snap_sink {
 	int (*tag)(void *ctx, const struct mdb_tag *t);
 	int (*buddy)(void *ctx, const struct mdb_buddy *b);
 	int (*counter)(void *ctx, const struct mdb_counter *c);
+	/*
+	 * What a decoder keeps but the user should hear about (a counter
+	 * that went below zero); @w names the input and line.  May be NULL.
+	 */
+	void (*warn)(void *ctx, const struct mdb_error *w);
 };
 
 /* What a snapshot decoder learnt beyond the rows. */

@@ -170,19 +170,29 @@ size_t mdb_tok_split(struct mdb_str s, struct mdb_str *tok, size_t max)
 	return n;
 }
 
-int mdb_parse_u63(struct mdb_str s, int64_t *v)
+int mdb_parse_u64(struct mdb_str s, uint64_t *v)
 {
 	uint64_t n = 0;
 
 	if (!s.len)
 		return -1;
 	for (size_t i = 0; i < s.len; i++) {
-		if (!is_digit(s.p[i]))
+		uint64_t d = (uint64_t)(s.p[i] - '0');
+
+		if (!is_digit(s.p[i]) || n > (UINT64_MAX - d) / 10)
 			return -1;
-		if (n > ((uint64_t)INT64_MAX - (uint64_t)(s.p[i] - '0')) / 10)
-			return -1;
-		n = n * 10 + (uint64_t)(s.p[i] - '0');
+		n = n * 10 + d;
 	}
+	*v = n;
+	return 0;
+}
+
+int mdb_parse_u63(struct mdb_str s, int64_t *v)
+{
+	uint64_t n;
+
+	if (mdb_parse_u64(s, &n) < 0 || n > (uint64_t)INT64_MAX)
+		return -1;
 	*v = (int64_t)n;
 	return 0;
 }
@@ -202,24 +212,22 @@ int mdb_parse_i64(struct mdb_str s, int64_t *v)
 	return 0;
 }
 
-int mdb_parse_human(struct mdb_str s, int64_t *v, int *approx)
+/* The unsigned number of @s from @i on, as mdb_parse_human() reads it. */
+static int human_u64(struct mdb_str s, size_t i, uint64_t *v, int *approx)
 {
 	static const char units[] = "KMGTPE";
 	uint64_t ip = 0, frac = 0, fdiv = 1, unit = 1, r;
-	size_t i = 0;
-	int neg = 0, k = 0;
+	int k = 0;
 	const char *u;
 
-	if (s.len && s.p[0] == '-') {
-		neg = 1;
-		i++;
-	}
 	if (i == s.len || !is_digit(s.p[i]))
 		return -1;
 	for (; i < s.len && is_digit(s.p[i]); i++) {
-		if (ip > (UINT64_MAX - 9) / 10)
+		uint64_t d = (uint64_t)(s.p[i] - '0');
+
+		if (ip > (UINT64_MAX - d) / 10)
 			return -1;
-		ip = ip * 10 + (uint64_t)(s.p[i] - '0');
+		ip = ip * 10 + d;
 	}
 	if (i < s.len && s.p[i] == '.') {
 		if (++i == s.len || !is_digit(s.p[i]))
@@ -244,8 +252,13 @@ int mdb_parse_human(struct mdb_str s, int64_t *v, int *approx)
 		return -1;
 	for (int j = 0; j < k; j++)
 		unit *= 1024;
-	if (__builtin_mul_overflow(ip, unit, &r))
-		return -1;
+	if (__builtin_mul_overflow(ip, unit, &r)) {
+		/* 2^64 exactly ("16E"): numfmt's for a 64-bit counter within
+		 * a step below it; the largest such counter stands for it */
+		if (!k || frac || ip != UINT64_MAX / unit + 1)
+			return -1;
+		r = UINT64_MAX;
+	}
 	/* frac / fdiv of a unit, rounded half up; frac * unit could
 	 * overflow, but frac < fdiv keeps frac * (unit / fdiv) <= unit and
 	 * frac * (unit % fdiv) < 10^18 */
@@ -256,12 +269,28 @@ int mdb_parse_human(struct mdb_str s, int64_t *v, int *approx)
 		if (__builtin_add_overflow(r, part, &r))
 			return -1;
 	}
-	if (r > (uint64_t)INT64_MAX)
-		return -1;
-	*v = neg ? -(int64_t)r : (int64_t)r;
+	*v = r;
 	if (k)
 		*approx = 1;
 	return 0;
+}
+
+int mdb_parse_human(struct mdb_str s, int64_t *v, int *approx)
+{
+	int neg = s.len && s.p[0] == '-', a = 0;
+	uint64_t r;
+
+	if (human_u64(s, neg ? 1 : 0, &r, &a) < 0 || r > (uint64_t)INT64_MAX)
+		return -1;
+	*v = neg ? -(int64_t)r : (int64_t)r;
+	if (a)
+		*approx = 1;
+	return 0;
+}
+
+int mdb_parse_human_u64(struct mdb_str s, uint64_t *v, int *approx)
+{
+	return human_u64(s, 0, v, approx);
 }
 
 int mdb_is_number(struct mdb_str s)

@@ -96,7 +96,10 @@ int mdb_tok_next(struct mdb_str *s, struct mdb_str *tok);
  */
 size_t mdb_tok_split(struct mdb_str s, struct mdb_str *tok, size_t max);
 
-/* A whole unsigned decimal number (digits only) that fits int64_t. */
+/* A whole unsigned decimal number (digits only) that fits uint64_t. */
+int mdb_parse_u64(struct mdb_str s, uint64_t *v);
+
+/* The same that fits int64_t. */
 int mdb_parse_u63(struct mdb_str s, int64_t *v);
 
 /* The same with an optional leading '-'. */
@@ -111,6 +114,13 @@ int mdb_parse_i64(struct mdb_str s, int64_t *v);
  * not such a number or does not fit int64_t.
  */
 int mdb_parse_human(struct mdb_str s, int64_t *v, int *approx);
+
+/*
+ * The same without a sign, up to 2^64 - 1: a 64-bit counter as a kernel
+ * prints it ("%llu").  A humanized 2^64 ("16E", what numfmt prints for
+ * a counter within a step below it) reads as 2^64 - 1.
+ */
+int mdb_parse_human_u64(struct mdb_str s, uint64_t *v, int *approx);
 
 /* Does @s look like mdb_parse_human() would accept it? */
 int mdb_is_number(struct mdb_str s);

@@ -285,7 +285,7 @@ static int setup(void **state)
 		"-o kt/cpu1.out", tmp, env("TESTDATA"), env("TESTDATA"),
 	    env("TESTDATA"), env("TESTDATA"), env("TESTDATA"),
 	    env("TESTDATA"));
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	return 0;
 }
@@ -343,7 +343,7 @@ static void test_planted(void **state)
 		"--unknown-frees 17 --reuse 23 --null-allocs 29 "
 		"--zero-allocs 31 --null-frees 37 --undersized 41 "
 		"--overruns 3 '%s'", env("KTGEN"), path);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	check_vs_ingest("planted.db", "", path, &c);
 	assert_false(c.clean);
@@ -395,7 +395,7 @@ static void test_symbolic_site(void **state)
 	fclose(f);
 
 	run(&r, "'%s' check '%s'", env("MEMDB"), path);
-	assert_int_equal(r.status, 3);
+	assert_run_status(&r, 3);
 	assert_non_null(strstr(r.out, ", 2 CPUs\n"));
 	assert_non_null(strstr(r.out, "1 allocations with bytes_alloc < "
 				      "bytes_req (first at seq 1, cpu 1, call "
@@ -412,7 +412,7 @@ static void test_symbolic_site(void **state)
 	/* resolved through kallsyms: 0xffffffff81100000 + 0x1b7 */
 	db = fresh_db(tmp, "sym-ks.db");
 	run(&r, "'%s' check --kallsyms '%s' '%s'", env("MEMDB"), ks, path);
-	assert_int_equal(r.status, 3);
+	assert_run_status(&r, 3);
 	assert_non_null(strstr(r.out, "call site rcu_do_batch+0x1b7 "
 				      "(0xffffffff811001b7)"));
 	run_free(&r);
@@ -438,25 +438,25 @@ static void test_options(void **state)
 	    0)
 		fail();
 	run(&r, "'%s' check --strict '%s'", env("MEMDB"), path);
-	assert_int_equal(r.status, 3);
+	assert_run_status(&r, 3);
 	assert_non_null(strstr(r.out, "NOT CLEAN: corrupt: "));
 	run_free(&r);
 	run(&r, "'%s' check --page-size 100 '%s'", env("MEMDB"), path);
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_non_null(strstr(r.err, "--page-size"));
 	run_free(&r);
 	run(&r, "'%s' check --format nosuch '%s'", env("MEMDB"), path);
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_non_null(strstr(r.err, "--format"));
 	run_free(&r);
 	/* a forced format that does not fit: both reject the file */
 	run(&r, "'%s' check -F kmemtrace-ftrace '%s/trace'", env("MEMDB"),
 	    path);
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	run_free(&r);
 	run(&r, "'%s' ingest -d '%s/forced.db' -F kmemtrace-ftrace '%s/trace'",
 	    env("MEMDB"), tmp, path);
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	run_free(&r);
 	free(path);
 }

@@ -68,7 +68,7 @@ static void test_small_by_hand(void **state)
 	ingest_ok(db, "'%s'", dir);
 
 	MEMDB(&r, db, "report fragmentation --format csv");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_string_equal(r.out, small_csv);
 	run_free(&r);
 
@@ -128,13 +128,13 @@ static void reports_of(const char *capture, const char *db, char **out)
 	struct run r;
 
 	run(&r, "rm -rf '%s' && cp -r '%s' '%s'", cap, capture, cap);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	ingest_ok(db, "'%s'", cap);
 	for (int i = 0; i < 3; i++) {
 		MEMDB(&r, db, "report fragmentation --top 0 --format %s",
 		      fmt[i]);
-		assert_int_equal(r.status, 0);
+		assert_run_ok(&r);
 		out[i] = strdup(r.out);
 		run_free(&r);
 	}
@@ -188,7 +188,7 @@ static void test_endian_identical(void **state)
 		"--null-allocs 4 --zero-allocs 4 --null-frees 9 "
 		"--unknown-records 3 --feature-records 50 --endian big '%s'",
 	    env("KTGEN"), gle, env("KTGEN"), gbe);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	compare_endian(gle, gbe);
 	free(le);
@@ -220,7 +220,7 @@ static void test_wraparound(void **state)
 	run(&r, "'%s' --seed 3 --events 100000 --cpus 3 --seq-start %u "
 		"--dump '%s' '%s'", env("KTGEN"), 0x7fffffffu - 50000u, dump,
 	    gen);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	ingest_ok(db, "'%s'", gen);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM bad_free"), 0);
@@ -282,8 +282,8 @@ static void test_bad_inputs(void **state)
 		MEMDB(&r, db, "ingest '%s'", entry);
 		after = db_counts(db);
 		if (r.status != 1 || strcmp(r.err, expect))
-			fail_msg("%s: status %d, stderr:\n%s\nexpected:\n%s",
-				 de->d_name, r.status, r.err, expect);
+			fail_run(&r, "%s: expected exit status 1, stderr:\n%s",
+				 de->d_name, expect);
 		assert_string_equal(r.out, "");
 		assert_string_equal(before, after);
 		run_free(&r);
@@ -302,7 +302,7 @@ static void test_bad_inputs(void **state)
 		char *e = path_in(failpath, "abi-version-2");
 
 		MEMDB(&r, db, "ingest --abi 1 '%s'", e);
-		assert_int_equal(r.status, 0);
+		assert_run_ok(&r);
 		assert_non_null(strstr(r.err, "abi_version says 2"));
 		run_free(&r);
 		free(e);
@@ -324,7 +324,7 @@ static void test_reingest(void **state)
 	ingest_ok(db, "'%s'", le);
 	before = db_counts(db);
 	MEMDB(&r, db, "ingest '%s'", le);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "already ingested"));
 	run_free(&r);
 	after = db_counts(db);
@@ -332,7 +332,7 @@ static void test_reingest(void **state)
 	free(after);
 
 	MEMDB(&r, db, "ingest --force '%s'", le);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "source 2:"));
 	run_free(&r);
 	after = db_counts(db);
@@ -344,19 +344,19 @@ static void test_reingest(void **state)
 	ingest_ok(db, "'%s'", be);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM source"), 2);
 	MEMDB(&r, db, "sources --delete 3");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	after = db_counts(db);
 	assert_string_equal(before, after);
 	free(after);
 	MEMDB(&r, db, "sources --delete 3");
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_non_null(strstr(r.err, "no such source"));
 	run_free(&r);
 
 	/* memdb sql cannot change the database */
 	MEMDB(&r, db, "sql 'DELETE FROM alloc'");
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	run_free(&r);
 	after = db_counts(db);
 	assert_string_equal(before, after);
@@ -400,7 +400,7 @@ static void test_generated_vs_awk(void **state)
 		"--undersized 47 --unknown-records 7 --feature-records 100 "
 		"--overruns 0 --dump '%s' --manifest '%s' '%s'",
 	    env("KTGEN"), dump, man, cap);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	ingest_ok(db, "'%s'", cap);
 
@@ -413,18 +413,17 @@ static void test_generated_vs_awk(void **state)
 		"diff '%s/memdb.rows' '%s/awk.rows' && wc -l < '%s/awk.rows'",
 	    env("MEMDB"), db, tmp, awk, dump, tmp, tmp, tmp, tmp);
 	if (r.status)
-		fail_msg("fragmentation rows differ from awk:\n%s%s", r.out,
-			 r.err);
+		fail_run(&r, "fragmentation rows differ from awk:\n%s", r.out);
 	assert_true(atoi(r.out) > 200);
 	run_free(&r);
 	run(&r, "'%s' report fragmentation -d '%s' --top 0 --format csv | "
 		"awk -F, 'NR > 2 && $1 != \"total\" && $6 > prev { bad = 1 } "
 		"NR > 1 { prev = $6 } END { exit bad }'", env("MEMDB"), db);
-	assert_int_equal(r.status, 0); /* waste never rises */
+	assert_run_ok(&r); /* waste never rises */
 	run_free(&r);
 
 	run(&r, "awk -f '%s' '%s' | grep -v '^site '", awk, dump);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	figs = strdup(r.out);
 	run_free(&r);
 
@@ -529,8 +528,7 @@ static void test_real_capture(void **state)
 		"zstd -dq '%s/real-6.18-small/kmemtrace-v1-le/cpu1.out.zst' "
 		"-o cpu1.out", cap, cap, cap, env("TESTDATA"), env("TESTDATA"),
 	    env("TESTDATA"), env("TESTDATA"));
-	if (r.status)
-		fail_msg("cannot unpack the real capture: %s", r.err);
+	assert_run_ok_msg(&r, "cannot unpack the real capture");
 	run_free(&r);
 	ingest_ok(db, "'%s'", cap);
 	/* README: hits, requested, allocated, waste */
@@ -576,7 +574,7 @@ static void test_thousands_of_cpus(void **state)
 		"for i in $(seq 0 63); do cp '%s'/cpu$i.out cpu$((i * 60)).out; "
 		"done && ls | wc -l", orig, wide, env("KTGEN"), orig, wide, wide,
 	    orig);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_int_equal(atoi(r.out), 4000);
 	run_free(&r);
 	ingest_ok(dba, "'%s'", orig);
@@ -608,33 +606,33 @@ static void test_help_and_usage(void **state)
 
 	(void)state;
 	run(&r, "'%s' --help", env("MEMDB"));
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "usage: memdb"));
 	run_free(&r);
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		run(&r, "'%s' %s --help", env("MEMDB"), cmds[i]);
-		assert_int_equal(r.status, 0);
+		assert_run_ok(&r);
 		assert_non_null(strstr(r.out, "usage: memdb"));
 		assert_non_null(strstr(r.out, cmds[i]));
 		run_free(&r);
 		run(&r, "'%s' help %s", env("MEMDB"), cmds[i]);
-		assert_int_equal(r.status, 0);
+		assert_run_ok(&r);
 		run_free(&r);
 	}
 	run(&r, "'%s' frobnicate", env("MEMDB"));
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	run_free(&r);
 	run(&r, "'%s' ingest --endian middle x", env("MEMDB"));
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_non_null(strstr(r.err, "--endian"));
 	run_free(&r);
 	run(&r, "'%s' report list", env("MEMDB"));
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "fragmentation"));
 	run_free(&r);
 	run(&r, "cd '%s' && '%s' report fragmentation -d nonexistent.db",
 	    tmp, env("MEMDB"));
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_non_null(strstr(r.err, "nonexistent.db"));
 	run_free(&r);
 }

@@ -90,16 +90,16 @@ static void test_default_source_by_kind(void **state)
 	(void)state;
 	/* a trace report takes the latest trace, not slabinfo source 3 */
 	MEMDB(&r, db, "report fragmentation");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_has(r.out, "source 1: kmemtrace-relay");
 	assert_null(strstr(r.out, "(no rows)"));
 	run_free(&r);
 	MEMDB(&r, db, "report fragmentation --format csv");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_has(r.out, small_total);
 	run_free(&r);
 	MEMDB(&r, db, "report summary --format json");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_has(r.out, "\"source\": 1,");
 	run_free(&r);
 
@@ -114,7 +114,7 @@ static void test_default_source_by_kind(void **state)
 		      "ffffffff81234500 T small_site\n", f);
 		fclose(f);
 		MEMDB(&r, db, "symbolize --kallsyms '%s'", ks);
-		assert_int_equal(r.status, 0);
+		assert_run_ok(&r);
 		assert_has(r.out, "source 1: ");
 		run_free(&r);
 		free(ks);
@@ -123,17 +123,17 @@ static void test_default_source_by_kind(void **state)
 	/* a snapshot report the latest snapshot, even after a trace */
 	ingest_ok(db, "'%s/succeed/kt-small-be'", env("TESTDATA"));
 	MEMDB(&r, db, "report zones --format json --top 1");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_has(r.out, "\"source\": 3,");
 	run_free(&r);
 	MEMDB(&r, db, "report growth --format json --top 1");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_has(r.out, "\"source\": {\"from\": 2, \"to\": 3}");
 	run_free(&r);
 
 	/* allocinfo reads tags: there are none */
 	MEMDB(&r, db, "report allocinfo");
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_has(r.err, "allocation-tag snapshot");
 	assert_has(r.err, "holds no source of the kind");
 	run_free(&r);
@@ -150,20 +150,20 @@ static void test_wrong_kind_refused(void **state)
 	(void)state;
 	/* an explicit source of the wrong kind: a usage error, no table */
 	MEMDB(&r, db, "report fragmentation --source 3");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_string_equal(r.out, "");
 	assert_has(r.err, "reads a trace");
 	assert_has(r.err, "source 3 is a zone snapshot");
 	run_free(&r);
 	MEMDB(&r, db, "report zones --source 1");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_has(r.err, "source 1 is a trace");
 	run_free(&r);
 	MEMDB(&r, db, "report growth --source 1");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	run_free(&r);
 	MEMDB(&r, db, "report growth --from 1 --to 3");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_has(r.err, "source 1 is a trace");
 	run_free(&r);
 
@@ -171,18 +171,18 @@ static void test_wrong_kind_refused(void **state)
 	ingest_ok(db, "--label x '%s'", ai);
 	ingest_ok(db, "--label x '%s'", vz);
 	MEMDB(&r, db, "report growth --from 4 --to 5");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_string_equal(r.out, "");
 	assert_has(r.err, "different kinds");
 	run_free(&r);
 	MEMDB(&r, db, "report growth --from 5 --to 2");
-	assert_int_equal(r.status, 0); /* two zone snapshots compare */
+	assert_run_ok(&r); /* two zone snapshots compare */
 	run_free(&r);
 
 	/* growth between two traces points to the diff report */
 	ingest_ok(db, "'%s/succeed/kt-small-be'", env("TESTDATA"));
 	MEMDB(&r, db, "report growth --from 1 --to 6");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_has(r.err, "are traces");
 	assert_has(r.err, "'memdb report diff --from");
 	run_free(&r);
@@ -201,16 +201,16 @@ static void test_growth_traces_only(void **state)
 	ingest_ok(db, "'%s/succeed/kt-small-le'", env("TESTDATA"));
 	ingest_ok(db, "'%s/succeed/kt-small-be'", env("TESTDATA"));
 	MEMDB(&r, db, "report growth --from 1 --to 2");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_has(r.err, "'memdb report diff --from 1 --to 2'");
 	run_free(&r);
 	/* which runs: the two traces compared per call site */
 	MEMDB(&r, db, "report diff --from 1 --to 2");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_has(r.out, "delta_bytes");
 	run_free(&r);
 	MEMDB(&r, db, "report growth");
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_has(r.err, "holds no source of the kind");
 	run_free(&r);
 	free(db);
@@ -225,7 +225,7 @@ static void test_reports_declare_kind(void **state)
 	run(&r, "cd '%s/../report/sql' && for f in *.sql; do "
 		"grep -Eq '^-- source: (trace|tags\\|zones|tags|zones)$' "
 		"\"$f\" || echo \"$f\"; done", env("TESTS_DIR"));
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_string_equal(r.out, "");
 	run_free(&r);
 }
@@ -242,7 +242,7 @@ static void test_relabel_on_reingest(void **state)
 	ingest_ok(db, "'%s'", ai);
 	assert_int_equal(db_int(db, "SELECT label IS NULL FROM source"), 1);
 	MEMDB(&r, db, "ingest --label web1 '%s'", ai);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_has(r.out, "already ingested");
 	assert_has(r.out, "its label is now 'web1'");
 	run_free(&r);
@@ -251,7 +251,7 @@ static void test_relabel_on_reingest(void **state)
 				    "label = 'web1'"), 1);
 	/* the same label again changes nothing, and says what it is */
 	MEMDB(&r, db, "ingest --label web1 '%s'", ai);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_has(r.out, "its label is 'web1'");
 	run_free(&r);
 	/* without --label a re-ingest keeps the label */
@@ -288,7 +288,7 @@ static void test_escapes_on_terminal(void **state)
 
 	(void)state;
 	MEMDB(&r, db, "ingest --label 'l\033[2J' '%s'", ai);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_null(strchr(r.out, '\033'));
 	assert_has(r.out, "evil\\x1b[31m.txt");
 	assert_has(r.out, "l\\x1b[2J");
@@ -299,7 +299,7 @@ static void test_escapes_on_terminal(void **state)
 				    "char(7) || 'fn'"), 1);
 	/* tables escape (header: file name and label; cells: names) */
 	MEMDB(&r, db, "report allocinfo");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_null(strchr(r.out, '\033'));
 	assert_null(strchr(r.out, '\007'));
 	assert_has(r.out, "bad\\x1b]0;pwned\\x07fn");
@@ -315,7 +315,7 @@ static void test_escapes_on_terminal(void **state)
 	run_free(&r);
 	/* JSON is valid and carries the same strings */
 	MEMDB(&r, db, "report allocinfo --format json");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_null(strchr(r.out, '\033'));
 	doc = json_loads(r.out, 0, &jerr);
 	if (!doc)
@@ -332,7 +332,7 @@ static void test_escapes_on_terminal(void **state)
 	run(&r, "printf 'garbage\\001\\002' > '%s'", bad);
 	run_free(&r);
 	MEMDB(&r, db, "ingest '%s'", bad);
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_null(strchr(r.err, '\033'));
 	assert_has(r.err, "bad\\x1b[2J.txt");
 	run_free(&r);
@@ -343,7 +343,7 @@ static void test_escapes_on_terminal(void **state)
 		run_free(&r);
 		run(&r, "COLUMNS=0 script -qec \"'%s' report allocinfo -d "
 			"'%s' --format csv\" /dev/null", env("MEMDB"), db);
-		assert_int_equal(r.status, 0);
+		assert_run_ok(&r);
 		assert_null(strchr(r.out, '\033'));
 		assert_has(r.out, "bad\\x1b]0;pwned\\x07fn");
 	}
@@ -382,8 +382,7 @@ static void test_sql_cannot_write(void **state)
 
 		MEMDB(&r, db, "sql \"%s\"", sql);
 		if (r.status != 1)
-			fail_msg("'%s' not refused: %d %s", sql, r.status,
-				 r.out);
+			fail_run(&r, "'%s' not refused: %s", sql, r.out);
 		assert_has(r.err, "memdb: ");
 		run_free(&r);
 		free(sql);
@@ -405,7 +404,7 @@ static void test_sql_cannot_write(void **state)
 		      " n FROM v_allocations; SELECT n FROM t; SELECT count(*)"
 		      " > 0 AS cols FROM pragma_table_info('source'); PRAGMA "
 		      "user_version\"");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_string_equal(r.out, "n\n8\ncols\n1\nuser_version\n9\n");
 	run_free(&r);
 	free(before);
@@ -470,7 +469,7 @@ static void test_readonly_database(void **state)
 	ro_memdb = path_in(base, "memdb");
 	run(&r, "chmod 755 '%s' && mkdir '%s' && cp '%s' '%s' && "
 	    "chmod 755 '%s'", base, dir, env("MEMDB"), ro_memdb, ro_memdb);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	db = path_in(dir, "memdb.db");
 	ingest_ok(db, "'%s/succeed/kt-small-le'", env("TESTDATA"));
@@ -487,20 +486,19 @@ static void test_readonly_database(void **state)
 		ro_memdb = NULL;
 		skip();
 	}
-	if (r.status)
-		fail_msg("sources on a read-only database: %s", r.err);
+	assert_run_ok_msg(&r, "sources on a read-only database");
 	assert_has(r.out, "kmemtrace-relay");
 	run_free(&r);
 	run_unprivileged(&r, "report fragmentation -d '%s' --format csv", db);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_has(r.out, small_total);
 	run_free(&r);
 	run_unprivileged(&r, "sql -d '%s' \"SELECT count(*) FROM "
 			 "v_allocations\"", db);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	run_unprivileged(&r, "report leaks -d '%s'", db); /* temp tables */
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	/* nothing was written there */
 	assert_int_equal(access(wal, F_OK), -1);
@@ -508,7 +506,7 @@ static void test_readonly_database(void **state)
 	/* writing is refused with the reason */
 	run_unprivileged(&r, "ingest -d '%s' '%s/succeed/kt-small-be'", db,
 			 env("TESTDATA"));
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_has(r.err, "memdb: ");
 	run_free(&r);
 	run(&r, "chmod 755 '%s' && chmod 644 '%s'", dir, db);
@@ -524,7 +522,7 @@ static void test_readonly_database(void **state)
 	if (r.status == 77) /* no mount here: the directory above stands */
 		print_message("read-only mount not possible here\n");
 	else if (r.status)
-		fail_msg("report on read-only media: %s", r.out);
+		fail_run(&r, "report on read-only media: %s", r.out);
 	else
 		assert_has(r.out, small_total);
 	run_free(&r);
@@ -545,7 +543,7 @@ static void test_rejected_ingest_leaves_no_file(void **state)
 
 	(void)state;
 	MEMDB(&r, db, "ingest '%s/nonexistent'", tmp);
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_has(r.err, "not created");
 	run_free(&r);
 	assert_int_equal(access(db, F_OK), -1);
@@ -556,23 +554,23 @@ static void test_rejected_ingest_leaves_no_file(void **state)
 	run(&r, "touch '%s'", empty);
 	run_free(&r);
 	MEMDB(&r, empty, "ingest '%s/nonexistent'", tmp);
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	run_free(&r);
 	assert_int_equal(access(empty, F_OK), 0);
 	/* one good and one bad path: the database stays */
 	MEMDB(&r, db, "ingest '%s/nonexistent' '%s/succeed/kt-small-le'", tmp,
 	      env("TESTDATA"));
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	run_free(&r);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM source"), 1);
 	/* commands that only read or delete do not create one either */
 	free(db);
 	db = fresh_db(tmp, "never2.db");
 	MEMDB(&r, db, "sources --delete 1");
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	run_free(&r);
 	MEMDB(&r, db, "symbolize --kallsyms /dev/null");
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	run_free(&r);
 	assert_int_equal(access(db, F_OK), -1);
 	free(j);
@@ -612,7 +610,7 @@ static void test_waiting_writer_says_so(void **state)
 	run(&r, "'%s' ingest -q -d '%s' '%s/succeed/kt-small-be' 2>'%s' & "
 		"pid=$!; sleep 3; echo $pid", env("MEMDB"), db,
 	    env("TESTDATA"), errf);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	err = slurp(errf, NULL);
 	assert_non_null(err);
 	assert_has(err, "waiting for database '");
@@ -625,7 +623,7 @@ static void test_waiting_writer_says_so(void **state)
 	run(&r, "for i in $(seq 100); do [ \"$('%s' sql -d '%s' -f csv "
 		"'SELECT count(*) FROM source' | tail -n 1)\" = 2 ] && exit 0;"
 		" sleep 0.1; done; exit 1", env("MEMDB"), db);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	free(errf);
 	free(db);
@@ -641,13 +639,13 @@ static void test_reader_of_database_being_created(void **state)
 	/* as a first ingest holds it: new, rollback journal, write lock */
 	h = hold_write_lock(db, "DELETE");
 	MEMDB(&r, db, "report fragmentation");
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_has(r.err, "being created by another memdb");
 	assert_null(strstr(r.err, "not a memdb database"));
 	assert_null(strstr(r.err, "locked"));
 	run_free(&r);
 	MEMDB(&r, db, "sql 'SELECT 1'");
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_has(r.err, "being created");
 	run_free(&r);
 	sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL);
@@ -866,8 +864,8 @@ static void test_exit_codes(void **state)
 
 		run(&r, "'%s' %s", env("MEMDB"), args);
 		if (r.status != cases[i].status)
-			fail_msg("memdb %s: exit %d, not %d: %s", args,
-				 r.status, cases[i].status, r.err);
+			fail_run(&r, "memdb %s: expected exit status %d", args,
+				 cases[i].status);
 		run_free(&r);
 		free(args);
 	}

@@ -56,8 +56,7 @@ static char *out_of(const char *fmt, ...)
 	cmd = vstrf(fmt, ap);
 	va_end(ap);
 	run(&r, "%s", cmd);
-	if (r.status)
-		fail_msg("%s: status %d: %s", cmd, r.status, r.err);
+	assert_run_ok(&r);
 	s = strdup(r.out);
 	run_free(&r);
 	free(cmd);
@@ -143,8 +142,7 @@ static void run_forms(const char *seq, const struct form *forms, size_t n,
 		run(&r, "rm -rf '%s' && mkdir -p '%s'", out, out);
 		run_free(&r);
 		run(&r, "'%s' %s --word %d %s", env("KTGEN"), seq, word, gen);
-		if (r.status)
-			fail_msg("ktgen %s: %s", gen, r.err);
+		assert_run_ok_msg(&r, "ktgen %s", gen);
 		run_free(&r);
 		snprintf(name, sizeof(name), "w%d-%s.db", word, forms[i].name);
 		db = fresh_db(tmp, name);
@@ -208,8 +206,7 @@ static void run_forms(const char *seq, const struct form *forms, size_t n,
 			fail();
 		run(&r, "'%s' symbolize -d '%s' --kallsyms '%s'", env("MEMDB"),
 		    db, ksyms);
-		if (r.status)
-			fail_msg("symbolize %s: %s", db, r.err);
+		assert_run_ok_msg(&r, "symbolize %s", db);
 		run_free(&r);
 		rows = frag(db, "-f1-");
 		assert_null(strstr(rows, "??"));
@@ -401,7 +398,7 @@ static void test_malformed(void **state)
 
 	(void)state;
 	run(&r, "'%s' ingest -d '%s' '%s'", env("MEMDB"), db, trace);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	if (asprintf(&want,
 		     "memdb: warning: '%s': line=4: not a trace line\n"
 		     "memdb: warning: '%s': line=5: truncated kmalloc event "
@@ -428,7 +425,7 @@ static void test_malformed(void **state)
 	before = db_counts(db);
 	run(&r, "'%s' ingest --strict -d '%s' '%s'", env("MEMDB"), db, trace);
 	after = db_counts(db);
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	if (asprintf(&want, "memdb: malformed line in '%s': line=4 not a trace "
 			    "line\nmemdb: hint: without --strict, malformed "
 			    "lines are counted and skipped\n", trace) < 0)
@@ -441,7 +438,7 @@ static void test_malformed(void **state)
 	/* --strict on a clean trace changes nothing */
 	run(&r, "'%s' ingest -q --strict --force -d '%s' '%s'", env("MEMDB"),
 	    db, good);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	free(before);
 	free(after);
@@ -490,7 +487,7 @@ static void test_ktf_fixtures(void **state)
 		free(t);
 		run(&r, "'%s' report fragmentation -d '%s' --format csv",
 		    env("MEMDB"), db);
-		assert_int_equal(r.status, 0);
+		assert_run_ok(&r);
 		assert_string_equal(r.out, fx[i].word == 8 ? csv64 : csv32);
 		run_free(&r);
 		/* as kt-small: seq:state:end_seq:free_cpu of each lifetime */
@@ -536,7 +533,7 @@ static void test_options(void **state)
 	db = fresh_db(tmp, "pages.db");
 	run(&r, "'%s' ingest -q --page-size 65536 -d '%s' '%s'", env("MEMDB"),
 	    db, tr232);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	t = db_text(db, "SELECT state, bytes_alloc FROM alloc WHERE type = 2 "
 			"ORDER BY seq");
@@ -544,28 +541,28 @@ static void test_options(void **state)
 	free(t);
 	run(&r, "'%s' ingest --page-size 1000 -d '%s' '%s'", env("MEMDB"), db,
 	    tr232);
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_non_null(strstr(r.err, "--page-size"));
 	run_free(&r);
 
 	/* --format: forced, refused when it does not fit, unknown names */
 	run(&r, "'%s' ingest --format kmemtrace-ftrace -d '%s' '%s'",
 	    env("MEMDB"), db, tr232);
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_non_null(strstr(r.err, "not a kmemtrace-ftrace input in"));
 	run_free(&r);
 	run(&r, "'%s' ingest -q --force --format ftrace-text -d '%s' '%s'",
 	    env("MEMDB"), db, tr232);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	run(&r, "'%s' ingest --format gzip -d '%s' '%s'", env("MEMDB"), db,
 	    tr232);
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	run_free(&r);
 	/* a kallsyms that is not there */
 	run(&r, "'%s' ingest --kallsyms /nonexistent -d '%s' '%s'",
 	    env("MEMDB"), db, d618);
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_non_null(strstr(r.err, "/nonexistent"));
 	run_free(&r);
 	free(tr232);

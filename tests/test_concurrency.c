@@ -72,7 +72,7 @@ static void test_readers_during_ingest(void **state)
 	run(&r, "'%s' ingest -q -d '%s' '%s/succeed/kt-small-le' && "
 		"'%s' --seed 4 --events 2500000 --cpus 4 --live 20000 '%s'",
 	    env("MEMDB"), db, env("TESTDATA"), env("KTGEN"), big);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	if (asprintf(&cmd, "'%s' sql -d '%s' -f csv \"%s\" | tail -n 1",
 		     env("MEMDB"), db, whole_sql) < 0)
@@ -84,7 +84,7 @@ static void test_readers_during_ingest(void **state)
 		long n, whole;
 
 		run(&r, "%s", cmd);
-		assert_int_equal(r.status, 0);
+		assert_run_ok(&r);
 		assert_int_equal(sscanf(r.out, "%ld %ld", &n, &whole), 2);
 		if (n != whole)
 			fail_msg("a reader saw a partial source: %s", r.out);
@@ -92,8 +92,7 @@ static void test_readers_during_ingest(void **state)
 		run_free(&r);
 		run(&r, "'%s' report summary -d '%s' --source 1 --format csv",
 		    env("MEMDB"), db);
-		if (r.status)
-			fail_msg("report failed during ingest: %s", r.err);
+		assert_run_ok_msg(&r, "report failed during ingest");
 		run_free(&r);
 		loops++;
 		if (done)
@@ -147,7 +146,7 @@ static void check_after_kill(const char *db, int n)
 	/* a writer rolls back what the killed one left */
 	run(&r, "'%s' ingest -q -d '%s' '%s/succeed/kt-small-le'",
 	    env("MEMDB"), db, env("TESTDATA"));
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	run(&r, "sqlite3 '%s' 'PRAGMA integrity_check'", db);
 	assert_string_equal(r.out, "ok\n");
@@ -197,7 +196,7 @@ static void test_two_ingests(void **state)
 	run(&r, "rm -f '%s' && '%s' --seed 1 --events 600000 '%s' && "
 		"'%s' --seed 2 --events 600000 '%s'", db, env("KTGEN"), a,
 	    env("KTGEN"), b);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	/* both start on a database that does not exist yet */
 	pa = spawn_ingest(db, a);

@@ -53,8 +53,7 @@ static char *sh_out(const char *fmt, ...)
 	cmd = vstrf(fmt, ap);
 	va_end(ap);
 	run(&r, "%s", cmd);
-	if (r.status)
-		fail_msg("%s: status %d: %s", cmd, r.status, r.err);
+	assert_run_ok(&r);
 	s = r.out;
 	r.out = NULL;
 	run_free(&r);
@@ -73,7 +72,7 @@ static void ingest_cap(const char *db, const char *cap)
 		  "'%s/%s/kallsyms'",
 		  (long long)db_int(db, "SELECT max(id) FROM source"), fix,
 		  cap);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 }
 
@@ -112,7 +111,7 @@ static void test_self_is_empty(void **state)
 	free(csv);
 	/* the table says so; --show all keeps the sites, all 'same' */
 	run_memdb(&r, db, "report diff --from 1 --to 1");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "(no rows)"));
 	run_free(&r);
 	csv = report_csv(db, "diff --from 1 --to 1 --show all");
@@ -146,7 +145,7 @@ static void test_step_sites(void **state)
 	    "s = $2; if (s == \"changed\" || s == \"same\") s = \"both\"; "
 	    "print $1 \",\" s \",\" $3 \",\" $4 \",\" $5 \",\" $6 \",\" $7 "
 	    "\",\" $8 }' | sort > '%s'", csv, mine);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	/* the independent count: tests/diff_sites.awk over the texts */
 	awk = sh_out("cd '%s' && zstd -dc a/trace.txt.zst > '%s/a.txt' && "
@@ -237,7 +236,7 @@ static void test_join_by_address(void **state)
 	cut = strf("cut -d, -f2- | sort");
 	run(&r, "printf '%%s' '%s' | %s > '%s/plain.txt' && printf '%%s' '%s' "
 	    "| %s | cmp - '%s/plain.txt'", plain, cut, dir, sym, cut, dir);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	assert_int_equal(lines(plain), 63 + 2);
 	free(cut);
@@ -268,7 +267,7 @@ static void test_labels(void **state)
 	free(labels);
 	free(ids);
 	run_memdb(&r, db, "report diff --from before --to later");
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_non_null(strstr(r.err, "no source labelled 'later' that is "
 				      "a trace"));
 	run_free(&r);
@@ -286,16 +285,16 @@ static void test_refusals(void **state)
 	ingest_ok(db, "'%s/real-6.18-tracefs/slabinfo.before'",
 		  env("TESTDATA"));
 	run_memdb(&r, db, "report diff --from 1 --to 2");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_non_null(strstr(r.err, "source 2 is a zone snapshot"));
 	run_free(&r);
 	run_memdb(&r, db, "report diff --from 1 --to 1 --show some");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_non_null(strstr(r.err, "--show changed|all, not 'some'"));
 	run_free(&r);
 	/* one trace in the series: nothing to compare */
 	run_memdb(&r, db, "report diff");
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_non_null(strstr(r.err, "one trace in the series"));
 	run_free(&r);
 	free(db);

@@ -56,8 +56,7 @@ static char *out_of(const char *fmt, ...)
 	va_end(ap);
 	assert_true(n >= 0);
 	run(&r, "%s", cmd);
-	if (r.status)
-		fail_msg("%s: status %d: %s", cmd, r.status, r.err);
+	assert_run_ok(&r);
 	s = strdup(r.out);
 	assert_non_null(s);
 	run_free(&r);
@@ -124,7 +123,7 @@ static void compare(const char *path, const char *text, int strict,
 	if (lossy ? r.status != 3 || !strstr(r.out, "NOT CLEAN: ") ||
 		    strchr(strstr(r.out, "NOT CLEAN: "), ',') ||
 		    !strstr(r.out, "events lost") : r.status != 0)
-		fail_msg("%s: check status %d: %s", path, r.status, r.out);
+		fail_run(&r, "%s: check: %s", path, r.out);
 	run_free(&r);
 	ingest_ok(db, "'%s'", path);
 	csv = out_of("'%s' report errors -d '%s' --format csv --top 0",
@@ -256,7 +255,7 @@ static void test_planted_double_free(void **state)
 
 	/* kmemtrace relay: every allocation path traced, an error */
 	run(&r, "'%s' check '%s'", env("MEMDB"), cap);
-	assert_int_equal(r.status, 3);
+	assert_run_status(&r, 3);
 	assert_non_null(strstr(r.out, "NOT CLEAN: 5 duplicate frees"));
 	run_free(&r);
 	csv = errors_of(cap, "plant-relay.db");
@@ -268,7 +267,7 @@ static void test_planted_double_free(void **state)
 
 	/* the same text from ftrace: untraced paths exist, a suspect */
 	run(&r, "'%s' check '%s'", env("MEMDB"), text);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "0 duplicate, 5 suspect duplicate"));
 	run_free(&r);
 	csv = errors_of(text, "plant-text.db");
@@ -280,7 +279,7 @@ static void test_planted_double_free(void **state)
 	/* relay converted from a 6.18 kernel, which says so: a suspect */
 	free(out_of("echo 6.18.0 > '%s/kernel-release'", cap));
 	run(&r, "'%s' check '%s'", env("MEMDB"), cap);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	csv = errors_of(cap, "plant-618.db");
 	assert_non_null(strstr(csv, "\nduplicate_free_suspect,slab,0,5,"));
@@ -307,7 +306,7 @@ static void test_migration(void **state)
 	(void)state;
 	run(&r, "test -f '%s' || '%s' " PLANT " --format ftrace-text '%s'",
 	    text, env("KTGEN"), text);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	ingest_ok(db, "'%s'", text);
 	/* back to schema 1: version 2's classes, version 3's tasks and
@@ -338,16 +337,16 @@ static void test_migration(void **state)
 		"ALTER TABLE bad_free DROP COLUMN comm_id; "
 		"ALTER TABLE bad_free DROP COLUMN bytes; "
 		"PRAGMA user_version = 1\"", db);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	assert_int_equal(db_int(db, "PRAGMA user_version"), 1);
 	/* reports refuse an old schema; any ingest migrates it (this one
 	 * finds its data already present) */
 	run_memdb(&r, db, "ingest -q '%s'", text);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	run_memdb(&r, db, "report errors --format csv");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "\nduplicate_free_suspect,slab,0,5,"));
 	run_free(&r);
 	assert_int_equal(db_int(db, "PRAGMA user_version"), 9);
@@ -355,7 +354,7 @@ static void test_migration(void **state)
 	/* the source from before the slicing index is read from its rows */
 	assert_int_equal(db_int(db, "SELECT count(*) FROM slice_meta"), 0);
 	run_memdb(&r, db, "report callsites --time , --format csv");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "\ntotal,"));
 	run_free(&r);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM v_bad_frees WHERE "

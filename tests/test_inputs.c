@@ -47,8 +47,7 @@ static int teardown_all(void **state)
 	do {                                                     \
 		struct run r_;                                   \
 		run(&r_, __VA_ARGS__);                           \
-		if (r_.status)                                   \
-			fail_msg("shell: %s", r_.err);           \
+		assert_run_ok(&r_);                              \
 		run_free(&r_);                                   \
 	} while (0)
 
@@ -140,7 +139,7 @@ static void test_fifo_refused(void **state)
 	/* kernel-release is optional: a FIFO there is skipped, not waited on */
 	SH("cd '%s' && rm abi_version && mkfifo kernel-release", cap);
 	run_memdb(&r, db, "ingest -q '%s'", cap);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 
 	/* inside an ftrace capture: its kallsyms */
@@ -394,6 +393,7 @@ static void test_cut_trace(void **state)
 	char *dir = path_in(tmp, "cut-trace"), *full, *cut, *db, *err, *args;
 	size_t n = strlen(lines);
 	char *text = strdup(lines);
+	struct run r;
 
 	(void)state;
 	SH("rm -rf '%s' && mkdir -p '%s'", dir, dir);
@@ -419,10 +419,11 @@ static void test_cut_trace(void **state)
 	free(args);
 	if (asprintf(&args, "'%s'", cut) < 0)
 		fail();
-	assert_int_equal(ingest_status(db, args, &err), 0);
-	if (!strstr(err, "cut short"))
-		fail_msg("no warning: '%s'", err);
-	free(err);
+	run_memdb(&r, db, "ingest %s", args);
+	assert_run_ok(&r);
+	if (!strstr(r.err, "cut short"))
+		fail_msg("no warning: '%s'", r.err);
+	run_free(&r);
 	free(args);
 	/* two allocations; the cut free of 0xfff is not an event */
 	assert_int_equal(db_int(db, "SELECT events FROM source"), 2);

@@ -34,7 +34,7 @@ static char *memdb_out(const char *args)
 	char *out;
 
 	run(&r, "'%s' %s", env("MEMDB"), args);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	out = strdup(r.out);
 	run_free(&r);
 	return out;
@@ -49,7 +49,7 @@ static char *commands(void)
 	run(&r, "'%s' --help | awk '/^Commands:/ { on = 1; next } "
 		"on && /^  [a-z]/ { print $1; next } on { exit }'",
 		env("MEMDB"));
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	out = strdup(r.out);
 	run_free(&r);
 	assert_true(strlen(out) > 20);
@@ -84,11 +84,11 @@ static void test_man_renders(void **state)
 	}
 	/* every warning groff knows, as the issue asks */
 	run(&r, "groff -ww -man -Tutf8 -z '%s'", man);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_string_equal(r.err, "");
 	run_free(&r);
 	run(&r, "MANWIDTH=80 MANPAGER=cat PAGER=cat man -l '%s'", man);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_string_equal(r.err, "");
 	assert_has(r.out, "NAME");
 	assert_has(r.out, "SYNOPSIS");
@@ -97,7 +97,7 @@ static void test_man_renders(void **state)
 
 	/* plain ASCII for the comparisons: no hyphen glyphs, no bold */
 	run(&r, "groff -man -Tascii -P-c -P-b -P-u '%s'", man);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	text = strdup(r.out);
 	run_free(&r);
 	for (char *c = cmds; *c; c += strcspn(c, "\n") + 1) {
@@ -178,7 +178,7 @@ static char *complete(const char *line)
 	fputs(script, f);
 	fclose(f);
 	run(&r, "bash '%s' '%s' '%s'", sh, env("MEMDB_COMPLETION"), line);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_string_equal(r.err, "");
 	out = strdup(r.out);
 	run_free(&r);
@@ -301,7 +301,7 @@ static void test_install_uninstall(void **state)
 		"BUILD='%s' SAN='%s' DESTDIR='%s' PREFIX=/usr install", root,
 		env("MEMDB_BUILD"), san(), dest);
 	if (r.status)
-		fail_msg("make install: %s%s", r.out, r.err);
+		fail_run(&r, "make install: %s", r.out);
 	run_free(&r);
 	run(&r, "cd '%s' && find . -type f | sort", dest);
 	assert_has(r.out, "./usr/bin/memdb\n");
@@ -316,18 +316,18 @@ static void test_install_uninstall(void **state)
 	/* the page is the generated one, uncompressed, and man reads it */
 	run(&r, "cmp '%s' '%s/usr/share/man/man1/memdb.1'", env("MEMDB_MAN"),
 	    dest);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	if (have("man")) {
 		run(&r, "MANPAGER=cat MANWIDTH=80 man -l "
 			"'%s/usr/share/man/man1/memdb.1' | head -3", dest);
-		assert_int_equal(r.status, 0);
+		assert_run_ok(&r);
 		assert_has(r.out, "MEMDB(1)");
 		run_free(&r);
 	}
 	p = strf("%s/usr/bin/memdb", dest);
 	run(&r, "'%s' --version", p);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_has(r.out, "memdb ");
 	run_free(&r);
 	free(p);
@@ -335,7 +335,7 @@ static void test_install_uninstall(void **state)
 	run(&r, "env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C '%s' "
 		"BUILD='%s' SAN='%s' DESTDIR='%s' PREFIX=/usr uninstall", root,
 		env("MEMDB_BUILD"), san(), dest);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	run(&r, "cd '%s' && find . -type f; find . -path '*memdb*'", dest);
 	assert_string_equal(r.out, "");
@@ -365,11 +365,11 @@ static void test_progress(void **state)
 	/* ktgen's text: lines of one shape, bytes even over the events */
 	run(&r, "'%s' --seed 7 --events %.0f --cpus 2 --format ftrace-text "
 		"'%s'", env("KTGEN"), events, trace);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	run(&r, "script -qec \"'%s' ingest -d '%s' '%s'\" /dev/null", env("MEMDB"),
 	    db, trace);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	/* "...: 262,144 events, 0.4 s, 33%[, about 1 s left]" per step:
 	 * the share of bytes read within 5 points of the share of events */
 	for (char *l = r.out; (l = strstr(l, "ingesting '")); l++) {
@@ -400,7 +400,7 @@ static void test_progress(void **state)
 	free(db);
 	db = fresh_db(d, "q.db");
 	run(&r, "'%s' ingest -d '%s' '%s'", env("MEMDB"), db, trace);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_null(strstr(r.err, "ingesting '"));
 	assert_null(strchr(r.err, '\r'));
 	run_free(&r);

@@ -65,7 +65,7 @@ static void sweep(const char *name, const char *input, int can_fail)
 	run(&r, "rm -f '%s'* && '%s' ingest -q -d '%s' "
 		"'%s/real-6.18-small/slabinfo.before'", base, env("MEMDB"),
 	    base, env("TESTDATA"));
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	counts = db_counts(base);
 	for (mb = LOW_MB; mb <= HIGH_MB; mb++) {
@@ -80,8 +80,8 @@ static void sweep(const char *name, const char *input, int can_fail)
 			continue;
 		}
 		if (r.status != 0 && r.status != 1)
-			fail_msg("%s at %d MB: status %d, stderr: %s", name, mb,
-				 r.status, r.err);
+			fail_run(&r, "%s at %d MB: expected exit status 0 or 1",
+				 name, mb);
 		/* libkdumpfile's loader says only "failed to map": memdb
 		 * cannot tell want of memory from a noexec mount there */
 		if (r.status == 1 && !strstr(r.err, "out of memory") &&
@@ -118,7 +118,7 @@ static char *unpacked(const char *zst, const char *name)
 	struct run r;
 
 	run(&r, "zstd -dqfc '%s/%s' > '%s'", env("TESTDATA"), zst, p);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	return p;
 }
@@ -151,7 +151,7 @@ static void test_trace_inputs(void **state)
 	run(&r, "rm -rf '%s' && cp -r '%s/real-6.18-small/kmemtrace-v1-le' "
 		"'%s' && zstd -dq --rm '%s'/cpu*.zst", arg, env("TESTDATA"), arg,
 	    arg);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	arg = restrf(arg, "'%s/kt'", tmp);
 	sweep("kmemtrace", arg, 1);

@@ -58,8 +58,7 @@ static char *out_of(const char *fmt, ...)
 		fail_msg("out of memory");
 	va_end(ap);
 	run(&r, "%s", cmd);
-	if (r.status)
-		fail_msg("%s: status %d: %s", cmd, r.status, r.err);
+	assert_run_ok(&r);
 	s = strdup(r.out);
 	run_free(&r);
 	free(cmd);
@@ -447,7 +446,7 @@ static void test_rounds_broken(void **state)
 		db = fresh_db(tmp, name);
 		tdb = fresh_db(tmp, "retimed-two-pass.db");
 		run_memdb(&r, db, "ingest '%s'", file);
-		assert_int_equal(r.status, 0);
+		assert_run_ok(&r);
 		if (!strstr(r.err, want))
 			fail_msg("no warning of the reading again: %s",
 				 r.err);
@@ -486,7 +485,7 @@ static void test_late_hash(void **state)
 	assert_string_equal(h1, h2);
 	assert_int_equal(strlen(h1) >= 32, 1);
 	run_memdb(&r, db, "ingest '%s/slab.data'", tmp);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "already ingested"));
 	run_free(&r);
 	ingest_ok(db, "--force '%s/slab.data'", tmp);
@@ -547,8 +546,8 @@ static void refused(const char *buf, size_t len, const char *name,
 	fclose(f);
 	run_memdb(&r, db, "ingest -q '%s'", path);
 	if (!r.status || !strstr(r.err, name) || !strstr(r.err, want))
-		fail_msg("%s: status %d, stderr: %s (want %s)", name, r.status,
-			 r.err, want);
+		fail_run(&r, "%s: expected a refusal naming it and '%s'", name,
+			 want);
 	run_free(&r);
 	after = db_counts(db);
 	assert_string_equal(before, after);

@@ -45,7 +45,7 @@ static void sh_ok(const char *fmt, ...)
 	va_end(ap);
 	run(&r, "%s", cmd);
 	if (r.status)
-		fail_msg("%s: status %d: %s%s", cmd, r.status, r.out, r.err);
+		fail_run(&r, "stdout: %s", r.out);
 	run_free(&r);
 	free(cmd);
 }
@@ -179,13 +179,13 @@ static void test_no_picture(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
 		run_memdb(&r, db, "report %s --format svg", none[i]);
-		assert_int_equal(r.status, 2);
+		assert_run_status(&r, 2);
 		assert_string_equal(r.out, "");
 		assert_non_null(strstr(r.err, "has no picture"));
 		run_free(&r);
 	}
 	run_memdb(&r, db, "report zones --format png");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_non_null(strstr(r.err, "folded or svg, not 'png'"));
 	run_free(&r);
 }
@@ -206,14 +206,14 @@ static void test_html(void **state)
 	/* the same page on standard output */
 	run(&r, "'%s' html -d '%s' | cmp - '%s/page.html'", env("MEMDB"), db,
 	    dir);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	run_memdb(&r, db, "html -o '%s/nodir/x.html'", dir);
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_non_null(strstr(r.err, "nodir/x.html"));
 	run_free(&r);
 	run_memdb(&r, db, "html extra");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	run_free(&r);
 }
 
@@ -226,7 +226,7 @@ static void test_html_trace_only(void **state)
 	(void)state;
 	ingest_ok(tdb, "'%s/real-ftrace-stacks/trace.zst'", env("TESTDATA"));
 	run_memdb(&r, tdb, "html");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "<p class=\"none\">not shown: "));
 	assert_non_null(strstr(r.out, "<h2 id=\"timeline\">timeline</h2>\n"
 				      "<svg "));

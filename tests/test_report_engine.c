@@ -384,7 +384,7 @@ static void test_run_by_hand(void **state)
 	(void)state;
 	run(&out, "'%s' ingest -q -d '%s' '%s/succeed/ftrace-6.18'",
 	    env("MEMDB"), db, env("TESTDATA"));
-	assert_int_equal(out.status, 0);
+	assert_run_ok(&out);
 	run_free(&out);
 	mdb_report_args_init(&a);
 	a.src_lo = a.src_hi = 1;

@@ -150,7 +150,7 @@ static int setup_all(void **state)
 		"--undersized 41 --overruns 3 --dump '%s' --manifest '%s' '%s'"
 		" && '%s' ingest -q -d '%s' '%s'", env("KTGEN"), dump, man,
 	    cap, env("MEMDB"), db, cap);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	load_dump(dump);
 	return 0;
@@ -175,9 +175,7 @@ static char *report(const char *dbpath, const char *args)
 	char *out;
 
 	run(&r, "'%s' report %s -d '%s'", env("MEMDB"), args, dbpath);
-	if (r.status)
-		fail_msg("memdb report %s: status %d: %s", args, r.status,
-			 r.err);
+	assert_run_ok_msg(&r, "memdb report %s", args);
 	out = strdup(r.out);
 	run_free(&r);
 	return out;
@@ -229,7 +227,7 @@ static long long awk_fig(const char *name)
 
 	run(&r, "awk -f '%s/kt_replay.awk' '%s' | grep '^%s '",
 	    env("TESTS_DIR"), dump, name);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	snprintf(want, sizeof(want), "%s ", name);
 	assert_true(!strncmp(r.out, want, strlen(want)));
 	v = strtoll(r.out + strlen(want), NULL, 10);
@@ -382,7 +380,7 @@ static void test_summary_vs_perf(void **state)
 		"--dump '%s' '%s' && '%s' ingest -q -d '%s' '%s' && "
 		"printf '0 0\\n1 0\\n2 1\\n3 1\\n' > '%s'", env("KTGEN"), dmp,
 	    dir, env("MEMDB"), sdb, dir, map);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	load_dump(dmp);
 	clear_live();
@@ -597,7 +595,7 @@ static void test_csv_json_quoting(void **state)
 		fail();
 	run(&r, "rm -f '%s' && '%s' ingest -q -d '%s' '%s/succeed/kt-small-le'",
 	    qdb, env("MEMDB"), qdb, env("TESTDATA"));
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	/* give the kmem_cache allocations a cache name with a comma,
 	 * quotes and a backslash, as a text trace's name= could */
@@ -659,7 +657,7 @@ static void test_csv_json_quoting(void **state)
 	run(&r, "'%s' sql -d '%s' -f json \"SELECT 'tab\tnl' || char(10) || "
 		"'q\\\"' AS a, CAST(x'ff41' AS TEXT) AS b, 1.5 AS c\"",
 	    env("MEMDB"), qdb);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	doc = json_loads(r.out, 0, &jerr);
 	if (!doc)
 		fail_msg("sql JSON does not parse: %s: %s", jerr.text, r.out);
@@ -717,29 +715,29 @@ static void test_report_usage(void **state)
 	(void)state;
 	run(&r, "'%s' report summary --sort hits -d '%s'",
 	    env("MEMDB"), db);
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_non_null(strstr(r.err, "takes no --sort"));
 	run_free(&r);
 	run(&r, "'%s' report callsites --sort frag,hits,nope -d '%s'",
 	    env("MEMDB"), db);
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_non_null(strstr(r.err, "each one of: bytes, callsite, hit, "
 				      "pingpong, frag,"));
 	run_free(&r);
 	run(&r, "'%s' report callsites --by nothing -d '%s'", env("MEMDB"),
 	    db);
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	run_free(&r);
 	run(&r, "'%s' report leaks --min-age 5s -d '%s'", env("MEMDB"), db);
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_non_null(strstr(r.err, "no timestamps"));
 	run_free(&r);
 	run(&r, "'%s' report timeline --source all -d '%s'", env("MEMDB"),
 	    db);
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	run_free(&r);
 	run(&r, "'%s' report list", env("MEMDB"));
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_null(strstr(r.out, "@"));
 	assert_non_null(strstr(r.out, "timeline"));
 	run_free(&r);
@@ -803,7 +801,7 @@ static void test_check(void **state)
 
 	(void)state;
 	run(&r, "'%s' check '%s'", env("MEMDB"), cap);
-	assert_int_equal(r.status, 3);
+	assert_run_status(&r, 3);
 	assert_non_null(strstr(r.out, "NOT CLEAN"));
 	assert_non_null(strstr(r.out, "3 overruns"));
 	assert_non_null(strstr(r.out, "7 duplicate frees"));
@@ -818,7 +816,7 @@ static void test_check(void **state)
 	run(&r, "'%s' --seed 9 --events 50000 --cpus 3 --unknown-frees 4 "
 		"--kfree-cache 2 --null-frees 3 '%s' && '%s' check '%s'",
 	    env("KTGEN"), clean, env("MEMDB"), clean);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, ": clean\n"));
 	run_free(&r);
 	/* one CPU's file: alone, its seq gaps are the other CPUs' events;
@@ -831,22 +829,22 @@ static void test_check(void **state)
 		"'%s/succeed/kt-small-le/cpu1.out' '%s/onecpu/' && "
 		"'%s' check '%s/onecpu'", tmp, tmp, env("TESTDATA"), tmp,
 	    env("MEMDB"), tmp);
-	assert_int_equal(r.status, 3);
+	assert_run_status(&r, 3);
 	assert_non_null(strstr(r.out, "sequence numbers missing"));
 	run_free(&r);
 	/* a snapshot is not a trace: refused, not a crash */
 	run(&r, "'%s' check '%s/succeed/snapshots/allocinfo-v1.txt'",
 	    env("MEMDB"), env("TESTDATA"));
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_non_null(strstr(r.err, "is a snapshot"));
 	run_free(&r);
 	run(&r, "'%s' check '%s/fail/not-kmemtrace'", env("MEMDB"),
 	    env("TESTDATA"));
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	run_free(&r);
 	run(&r, "'%s' check '%s/fail/truncated-record'", env("MEMDB"),
 	    env("TESTDATA"));
-	assert_int_equal(r.status, 3);
+	assert_run_status(&r, 3);
 	assert_non_null(strstr(r.out, "corrupt: truncated record"));
 	run_free(&r);
 	free(clean);

@@ -62,8 +62,7 @@ static char *out_of(const char *fmt, ...)
 	cmd = vstrf(fmt, ap);
 	va_end(ap);
 	run(&r, "%s", cmd);
-	if (r.status)
-		fail_msg("%s: status %d: %s", cmd, r.status, r.err);
+	assert_run_ok(&r);
 	s = strdup(r.out);
 	run_free(&r);
 	free(cmd);
@@ -760,7 +759,7 @@ static void test_slice_big_reads(void **state)
 		    "data = substr(data, 1, 200) WHERE blk = 3'", big_db, bad,
 		    bad));
 	run_memdb(&r, bad, "report allocs --pid 1003");
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_non_null(strstr(r.err, "slice_col row 4 (source 1, block 3) "
 			       "offset=139: column runs past the end"));
 	run_free(&r);
@@ -791,7 +790,7 @@ static void test_slice_big_abort(void **state)
 		    "1.030000000: kmalloc: truncated') > '%s'", gen, bad));
 	setenv("MEMDB_TEST_SLICE_BIG", "0", 1);
 	run_memdb(&r, db, "ingest --strict -q '%s'", bad);
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_non_null(strstr(r.err, "line=20001 truncated kmalloc"));
 	run_free(&r);
 	unsetenv("MEMDB_TEST_SLICE_BIG");
@@ -1016,34 +1015,34 @@ static void test_refusals(void **state)
 
 	(void)state;
 	run_memdb(&r, hand_db, "report callsites --sort frag,nope");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_non_null(strstr(r.err, "each one of: bytes, callsite, hit, "
 				      "pingpong, frag, "));
 	assert_non_null(strstr(r.err, "not 'nope'"));
 	run_free(&r);
 	run_memdb(&r, hand_db, "report callsites --time 5");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_non_null(strstr(r.err, "--time takes START,END"));
 	run_free(&r);
 	run_memdb(&r, hand_db, "report summary --comm bash");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_non_null(strstr(r.err, "takes no --comm"));
 	run_free(&r);
 	run_memdb(&r, kt_db, "report callsites --comm bash");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_non_null(strstr(r.err, "the source names no tasks, which "
 				      "--comm needs"));
 	run_free(&r);
 	run_memdb(&r, kt_db, "report fragmentation --pid 1");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_non_null(strstr(r.err, "names no tasks, which --pid needs"));
 	run_free(&r);
 	run_memdb(&r, kt_db, "report fragmentation --time 1,2");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_non_null(strstr(r.err, "no timestamps, which --time needs"));
 	run_free(&r);
 	run_memdb(&r, hand_db, "report allocs --pid x");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_non_null(strstr(r.err, "--pid takes a task id, not 'x'"));
 	run_free(&r);
 }

@@ -148,7 +148,7 @@ static void test_zone_stats_by_hand(void **state)
 		p = path_in(tmp, "zone_stats-256.bin");
 		run(&r, "'%s' --order %s --maxcpus 256 zone-stats '%s'",
 		    env("MKMEMSTAT"), b ? "big" : "little", p);
-		assert_int_equal(r.status, 0);
+		assert_run_ok(&r);
 		run_free(&r);
 		/* 16 + 8 x (120 + 256 x 64) bytes */
 		db = fresh_db(tmp, "z256.db");
@@ -211,7 +211,7 @@ static void test_three_forms_agree(void **state)
 		p = path_in(tmp, "state.out");
 		run(&r, "'%s' %s %s '%s'", env("MKMEMSTAT"), forms[i][0],
 		    forms[i][1], p);
-		assert_int_equal(r.status, 0);
+		assert_run_ok(&r);
 		run_free(&r);
 		out = zones_of(p);
 		if (!first)
@@ -353,7 +353,8 @@ static void test_text_variants(void **state)
  * bytes, 256 + 1 calls: one tag of 2 lines); totals 4096 + 12288 + 0 +
  * 1048576 - 128 + 512 = 1065344 bytes, 1+3+0+256+2+1 = 263 calls.
  * By module: the kernel 1065344 - 12288 = 1053056 bytes, 260 calls in 5
- * lines; foomod 12288, 3.
+ * lines; foomod 12288, 3.  rht_test's -128 bytes went below zero: flagged
+ * underflow, and so is the kernel's row by module that holds it.
  */
 static void test_allocinfo_reports(void **state)
 {
@@ -366,15 +367,15 @@ static void test_allocinfo_reports(void **state)
 		"drivers/foo/bar.c:20,foo_start,foomod,12288,3,1,\n"
 		"mm/percpu.c:2976,pcpu_embed_first_chunk,,4096,1,1,\n"
 		"init/main.c:1314,do_initcalls,,0,0,1,\n"
-		"lib/test_rhashtable.c:7,rht_test,,-128,2,1,\n"
+		"lib/test_rhashtable.c:7,rht_test,,-128,2,1,underflow\n"
 		"total,,,1065344,263,6,\n");
 	expect_report(db, "allocinfo --sort calls --top 3", TAGS_HDR
 		"mm/slub.c:2259,alloc_slab_page,,1049088,257,2,\n"
 		"drivers/foo/bar.c:20,foo_start,foomod,12288,3,1,\n"
-		"lib/test_rhashtable.c:7,rht_test,,-128,2,1,\n"
+		"lib/test_rhashtable.c:7,rht_test,,-128,2,1,underflow\n"
 		"total,,,1065344,263,6,\n");
 	expect_report(db, "allocinfo --by module", TAGS_HDR
-		",,,1053056,260,5,\n"
+		",,,1053056,260,5,underflow\n"
 		",,foomod,12288,3,1,\n"
 		"total,,,1065344,263,6,\n");
 	expect_report(db, "allocinfo --by file", TAGS_HDR
@@ -382,7 +383,7 @@ static void test_allocinfo_reports(void **state)
 		"drivers/foo/bar.c,,foomod,12288,3,1,\n"
 		"mm/percpu.c,,,4096,1,1,\n"
 		"init/main.c,,,0,0,1,\n"
-		"lib/test_rhashtable.c,,,-128,2,1,\n"
+		"lib/test_rhashtable.c,,,-128,2,1,underflow\n"
 		"total,,,1065344,263,6,\n");
 	expect_report(db, "allocinfo --by function --top 1", TAGS_HDR ",alloc_slab_page,,1049088,257,2,\n"
 				"total,,,1065344,263,6,\n");
@@ -497,7 +498,7 @@ static void test_growth_allocinfo(void **state)
 	free(out);
 	/* the header names both ends; json names them too */
 	run_memdb(&r, db, "report growth");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "memdb report growth: from source 3: "
 				      "allocinfo 2.0 '"));
 	assert_non_null(strstr(r.out, "(web1), taken 2026-11-22T10:00:00Z, "
@@ -513,7 +514,7 @@ static void test_growth_allocinfo(void **state)
 	run_free(&r);
 	/* the other machine's series holds one snapshot */
 	run_memdb(&r, db, "report growth --source 2");
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_non_null(strstr(r.err, "one snapshot in the series: nothing "
 				      "to compare"));
 	run_free(&r);
@@ -548,13 +549,13 @@ static void test_growth_slabinfo_real(void **state)
 		"diff '%s/m.rows' '%s/a.rows' && wc -l < '%s/a.rows'",
 	    env("MEMDB"), db, tmp, before, after, tmp, tmp, tmp, tmp);
 	if (r.status)
-		fail_msg("growth rows differ from awk:\n%s%s", r.out, r.err);
+		fail_run(&r, "growth rows differ from awk:\n%s", r.out);
 	assert_int_equal(atoi(r.out), 235);
 	run_free(&r);
 	run(&r, "'%s' report growth -d '%s' --top 0 --format csv | awk -F, "
 		"'NR > 2 && $1 != \"total\" && $7 > prev { bad = 1 } "
 		"NR > 1 { prev = $7 } END { exit bad }'", env("MEMDB"), db);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	/* the largest growth first: maple_node, 577 x 348 ... by awk */
 	out = report_csv(db, "growth --top 1");
@@ -593,46 +594,46 @@ static void test_report_options(void **state)
 	(void)state;
 	ingest_fixture(db, "", "succeed/snapshots/allocinfo-v1.txt");
 	run_memdb(&r, db, "report zones --by file");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_string_equal(r.err, "memdb: report 'zones' takes no --by\n"
 				   "memdb: see 'memdb report --help'\n");
 	run_free(&r);
 	run_memdb(&r, db, "report fragmentation --from 1");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	run_free(&r);
 	run_memdb(&r, db, "report allocinfo --by line");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_non_null(strstr(r.err, "takes --by tag|function|file|module, "
 				      "not 'line'"));
 	run_free(&r);
 	run_memdb(&r, db, "report allocinfo --sort size");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	run_free(&r);
 	run_memdb(&r, db, "report growth --from 0");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	run_free(&r);
 	run_memdb(&r, db, "report growth --to -3");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_non_null(strstr(r.err, "--to takes a source id or label, "
 				      "not '-3'"));
 	run_free(&r);
 	/* not a number: a label, which no source has */
 	run_memdb(&r, db, "report growth --to x");
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_non_null(strstr(r.err, "no source labelled 'x'"));
 	run_free(&r);
 	run_memdb(&r, db, "report growth --from 9 --to 1");
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_non_null(strstr(r.err, "no such source"));
 	assert_non_null(strstr(r.err, "from=9"));
 	run_free(&r);
 	run_memdb(&r, db, "report growth --source all");
-	assert_int_equal(r.status, 2); /* a bad command line */
+	assert_run_status(&r, 2); /* a bad command line */
 	assert_non_null(strstr(r.err, "compares two snapshots"));
 	run_free(&r);
 	/* a snapshot compared with itself changes nothing */
 	run_memdb(&r, db, "report growth --from 1 --to 1 --format csv");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "\ntotal,,,,1065344,1065344,0,263,263,"
 				      "0,\n"));
 	run_free(&r);
@@ -653,7 +654,7 @@ static void test_ingest_options(void **state)
 	copy = path_in(tmp, "allocinfo.copy");
 	run(&r, "cp '%s' '%s' && touch -d '2020-01-02 03:04:05 UTC' '%s'", p,
 	    copy, copy);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	free(p);
 	ingest_ok(db, "--label box '%s'", copy);
@@ -665,7 +666,7 @@ static void test_ingest_options(void **state)
 	assert_string_equal(t, "3,2024-11-22T10:06:40Z,box\n");
 	free(t);
 	run_memdb(&r, db, "ingest --force --time 2026-11-22 '%s'", copy);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "source 4: '"));
 	assert_non_null(strstr(r.out, "' allocinfo, taken "
 				      "2026-11-22T00:00:00Z: 3 tags\n"));
@@ -681,7 +682,7 @@ static void test_ingest_options(void **state)
 						   "1969-12-31" };
 
 		run_memdb(&r, db, "ingest --time %s '%s'", bad[i], copy);
-		assert_int_equal(r.status, 2);
+		assert_run_status(&r, 2);
 		assert_non_null(strstr(r.err, "--time takes"));
 		run_free(&r);
 	}
@@ -690,18 +691,18 @@ static void test_ingest_options(void **state)
 	 * with the database unchanged */
 	p = fixture("succeed/snapshots/slabinfo-noheader.txt");
 	run_memdb(&r, db, "ingest --format slabinfo '%s'", p);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "slabinfo, taken "));
 	run_free(&r);
 	before = db_counts(db);
 	run_memdb(&r, db, "ingest --format allocinfo --force '%s'", p);
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_non_null(strstr(r.err, "malformed allocinfo line in '"));
 	assert_non_null(strstr(r.err, "': line=1 expected=size "
 				      "got='kmalloc-64'\n"));
 	run_free(&r);
 	run_memdb(&r, db, "ingest --format vmstat-q '%s'", p);
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	run_free(&r);
 	after = db_counts(db);
 	assert_string_equal(before, after);
@@ -736,7 +737,7 @@ static void test_reingest_delete(void **state)
 	ingest_ok(db, "'%s'", p);
 	before = db_counts(db);
 	run_memdb(&r, db, "ingest '%s'", p);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "source 2: '"));
 	assert_non_null(strstr(r.out, "already ingested"));
 	run_free(&r);
@@ -747,7 +748,7 @@ static void test_reingest_delete(void **state)
 	assert_string_equal(before, after);
 	free(after);
 	run_memdb(&r, db, "sources --delete 3");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	after = db_counts(db);
 	assert_string_equal(empty, after);

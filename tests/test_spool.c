@@ -33,7 +33,7 @@ static int setup(void **state)
 		"> b.gz && xz -c trace.txt > c.xz && cp a.zst noext && "
 		"head -c 100000 a.zst > cut.zst",
 	    env("TESTDATA"), text, dir);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	return 0;
 }
@@ -77,8 +77,7 @@ static void same_as_file(const char *how, const char *fmt, ...)
 	va_end(ap);
 	run(&r, "%s", cmd);
 	free(cmd);
-	if (r.status)
-		fail_msg("%s: exit %d: %s", how, r.status, r.err);
+	assert_run_ok_msg(&r, "%s", how);
 	run_free(&r);
 	a = content(db1);
 	b = content(db2);
@@ -131,7 +130,7 @@ static void test_cut(void **state)
 	ingest_ok(db, "'%s/b.gz'", dir);
 	before = db_counts(db);
 	run_memdb(&r, db, "ingest '%s/cut.zst'", dir);
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_non_null(strstr(r.err, "damaged zstd-compressed data"));
 	assert_non_null(strstr(r.err, "cut.zst"));
 	assert_non_null(strstr(r.err, "offset="));
@@ -154,7 +153,7 @@ static void test_looks_like(void **state)
 
 	(void)state;
 	run_memdb(&r, db, "ingest '%s'", env("MEMDB"));
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_non_null(strstr(r.err, "it looks like an ELF file"));
 	assert_non_null(strstr(r.err, "offset=0"));
 	run_free(&r);

@@ -65,8 +65,7 @@ static void memdb_ok(const char *db, const char *fmt, ...)
 	va_end(ap);
 	run_memdb(&r, db, "%s", args);
 	if (r.status)
-		fail_msg("memdb %s: status %d\n%s%s", args, r.status, r.out,
-			 r.err);
+		fail_run(&r, "memdb %s: stdout:\n%s", args, r.out);
 	run_free(&r);
 	free(args);
 }
@@ -84,7 +83,7 @@ static void sh(const char *fmt, ...)
 	va_end(ap);
 	run(&r, "%s", cmd);
 	if (r.status)
-		fail_msg("%s: status %d\n%s%s", cmd, r.status, r.out, r.err);
+		fail_run(&r, "stdout:\n%s", r.out);
 	run_free(&r);
 	free(cmd);
 }
@@ -132,7 +131,7 @@ static uint64_t *insns(const char *file, const char *section, size_t *n)
 	run(&r, "objdump -d --no-show-raw-insn -j '%s' '%s' | "
 		"awk '/^ *[0-9a-f]+:\\t/ { sub(\":\", \"\", $1); print $1 }'",
 	    section, file);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	for (char *p = r.out; *p;) {
 		char *nl = strchr(p, '\n');
 
@@ -170,7 +169,7 @@ static struct xsec *exec_sections(const char *file, size_t *n)
 	assert_non_null(v);
 	run(&r, "readelf -SW '%s' | sed 's/\\[ */[/' | awk '$8 ~ /X/ { "
 		"gsub(/[][]/, \"\", $1); print $1, $4, $6 }'", file);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	for (char *p = r.out; *p && *n < 64;) {
 		unsigned long long a, sz;
 		int idx;
@@ -239,7 +238,7 @@ static struct fsym *func_syms(const char *file, size_t *n, size_t min)
 	run(&r, "readelf -Ws '%s' | awk '($4 == \"FUNC\" || $4 == \"NOTYPE\") "
 		"&& $7 != \"UND\" && $8 != \"\" { print $2, $3, $4, $5, $7, "
 		"$8 }'", file);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	for (char *p = r.out; *p;) {
 		char *nl = strchr(p, '\n'), type[16], bind[16], ndx[16];
 		struct fsym s;
@@ -399,7 +398,7 @@ static void addr2line(const char *args, const uint64_t *a, size_t n,
 	/* exit status 1 when some address has no module: not an error */
 	run(&r, "eu-addr2line -a -f -i %s < '%s'", args, in);
 	if (r.status > 1)
-		fail_msg("eu-addr2line: %s", r.err);
+		fail_run(&r, "eu-addr2line");
 	/* one record per "0x..." line */
 	for (char *p = strtok_r(r.out, "\n", &save);; p = strtok_r(NULL, "\n",
 								   &save)) {
@@ -495,7 +494,7 @@ static void llvm_chains(const char *file, const uint64_t *a, size_t n,
 		fprintf(f, "0x%llx\n", (unsigned long long)(a[i] - 1));
 	fclose(f);
 	run(&r, "llvm-symbolizer --inlines --obj='%s' < '%s'", file, in);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	/* blocks of "name\nfile:line:col\n" frames, a blank line after */
 	p = r.out;
 	while (*p && k < n) {
@@ -748,7 +747,7 @@ static void write_kallsyms(const char *path, uint64_t shift)
 		"$7 != \"ABS\" && $2 ~ /^ffff/ { print $2, "
 		"($8 ~ /^__sched_text_(start|end)$/), $7, $8 }' | sort",
 	    vmlinux);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	for (char *p = r.out; *p;) {
 		char name[128];
 		unsigned long long a;
@@ -780,7 +779,7 @@ static void test_vmlinux(void **state)
 	write_capture(cap, vaddrs, nvaddrs);
 	memdb_ok(db, "ingest -q '%s'", cap);
 	run_memdb(&r, db, "symbolize --vmlinux '%s'", vmlinux);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_string_equal(r.err, "");
 	assert_non_null(strstr(r.out, "rows written"));
 	run_free(&r);
@@ -798,7 +797,7 @@ static void test_vmlinux(void **state)
 	/* a second run changes nothing */
 	before = db_counts(db);
 	run_memdb(&r, db, "symbolize --vmlinux '%s'", vmlinux);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, " 0 rows written"));
 	run_free(&r);
 	after = db_counts(db);
@@ -875,7 +874,7 @@ static void test_asm_labels(void **state)
 	fclose(f);
 	run(&r, "eu-addr2line -S -e '%s' < '%s' | paste - - | "
 		"awk '{ print $1 }'", vmlinux, in);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	for (char *p = strtok_r(r.out, "\n", &save); p;
 	     p = strtok_r(NULL, "\n", &save), k++) {
 		char eu[160], *plus = strchr(p, '+');
@@ -967,7 +966,7 @@ static void test_kaslr(void **state)
 	memdb_ok(db, "ingest -q '%s'", cap);
 	run_memdb(&r, db, "symbolize --vmlinux '%s' --kaslr-offset 0x%llx",
 		  vmlinux, (unsigned long long)KASLR);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "KASLR offset 0x1e00000 (given)"));
 	run_free(&r);
 	check_all(db, 1, KASLR, 1, &inl, &unk);
@@ -977,7 +976,7 @@ static void test_kaslr(void **state)
 	memdb_ok(db, "ingest -q '%s'", cap);
 	run_memdb(&r, db, "symbolize --vmlinux '%s' --kallsyms '%s'", vmlinux,
 		  ks);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "KASLR offset 0x1e00000 (from the "
 				      "kallsyms snapshot's _stext)"));
 	run_free(&r);
@@ -988,7 +987,7 @@ static void test_kaslr(void **state)
 	memdb_ok(db, "ingest -q '%s'", cap); /* the same bytes: a no-op */
 	run_memdb(&r, db, "symbolize --force --vmlinux '%s' --kaslr-offset 0",
 		  vmlinux);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM symbol"), 0);
 	/* the capture directory holds kallsyms: kept with the source, and
@@ -1000,7 +999,7 @@ static void test_kaslr(void **state)
 	assert_int_equal(db_int(db, "SELECT count(*) FROM source_file WHERE "
 				    "source_id = 1 AND name = 'kallsyms'"), 1);
 	run_memdb(&r, db, "symbolize --vmlinux '%s'", vmlinux);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "(from the kallsyms snapshot's"));
 	assert_non_null(strstr(r.out, "kept with the source"));
 	run_free(&r);
@@ -1127,7 +1126,7 @@ static void test_kallsyms(void **state)
 	 * downgrade */
 	run_memdb(&r, db, "symbolize --source 1 --vmlinux '%s' --kallsyms "
 			  "'%s'", vmlinux, ksf);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM symbol WHERE "
 				    "source_id = 1 AND quality < 3"), 0);
@@ -1138,7 +1137,7 @@ static void test_kallsyms(void **state)
 	}
 	before = db_counts(db);
 	run_memdb(&r, db, "symbolize --source 1 --kallsyms '%s'", ksf);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, " 0 rows written"));
 	run_free(&r);
 	after = db_counts(db);
@@ -1196,7 +1195,7 @@ static void test_module(void **state)
 	run_memdb(&r, db, "symbolize --modules '%s' --sections '%s' "
 			  "--proc-modules '%s'", mods, secs, procm);
 	/* no vmlinux and no kallsyms: nothing to resolve with */
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_non_null(strstr(r.err, "nothing to resolve"));
 	run_free(&r);
 	/* an empty kallsyms would be refused: give a kernel-only one */
@@ -1295,8 +1294,8 @@ static void refused(const char *db, const char *args, const char *msg)
 
 	run_memdb(&r, db, "symbolize %s", args);
 	if (r.status != 1 || !strstr(r.err, msg))
-		fail_msg("symbolize %s: status %d, stderr:\n%s(expected '%s')",
-			 args, r.status, r.err, msg);
+		fail_run(&r, "symbolize %s: expected exit status 1 and '%s'",
+			 args, msg);
 	assert_non_null(strstr(r.err, "memdb: "));
 	assert_string_equal(r.out, "");
 	run_free(&r);
@@ -1361,12 +1360,12 @@ static void test_bad_inputs(void **state)
 		 "--proc-modules '%s/empty'", vmlinux, tmp, tmp);
 	refused(db, args, "cannot read module directory");
 	run(&r, "'%s' symbolize --kaslr-offset xyz", env("MEMDB"));
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	run_free(&r);
 
 	/* no DWARF: the symbol table, with a warning */
 	run_memdb(&r, db, "symbolize --vmlinux '%s'", nodw);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.err, "memdb: warning: "));
 	assert_non_null(strstr(r.err, "has no DWARF"));
 	run_free(&r);
@@ -1404,7 +1403,7 @@ static void damaged_copy(const char *out, char what)
 	/* "[ N] NAME TYPE ADDRESS OFFSET ...": the offset */
 	run(&r, "readelf -SW '%s' | awk '{ for (i = 1; i < NF; i++) "
 		"if ($i == \".debug_line\") print $(i + 3) }'", vmlinux);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	off = strtoull(r.out, NULL, 16);
 	run_free(&r);
 	b = (unsigned char *)slurp(vmlinux, &len);
@@ -1488,7 +1487,7 @@ static void test_damaged_dwarf(void **state)
 		damaged_copy(bad, kinds[k]);
 		memdb_ok(db, "ingest -q '%s'", cap);
 		run_memdb(&r, db, "symbolize --vmlinux '%s'", bad);
-		assert_int_equal(r.status, 0);
+		assert_run_ok(&r);
 		if (!strstr(r.err, "has damaged DWARF") ||
 		    !strstr(r.err, bad) || !strstr(r.err, ".debug_line") ||
 		    !strstr(r.out, "damaged DWARF: "))
@@ -1502,7 +1501,7 @@ static void test_damaged_dwarf(void **state)
 					    "quality = 2"), q2);
 		/* the same damaged file again changes nothing */
 		run_memdb(&r, db, "symbolize --vmlinux '%s'", bad);
-		assert_int_equal(r.status, 0);
+		assert_run_ok(&r);
 		assert_non_null(strstr(r.out, " 0 rows written"));
 		run_free(&r);
 		/* the intact file upgrades every row */
@@ -1546,8 +1545,8 @@ static void test_fifo(void **state)
 			"%s '%s'", env("MEMDB"), db, ks, opts[i], fifo);
 		if (r.status != 1 || !strstr(r.err, fifo) ||
 		    !strstr(r.err, "a FIFO (named pipe), not a regular file"))
-			fail_msg("%s FIFO: status %d (124: it hung)\n%s",
-				 opts[i], r.status, r.err);
+			fail_run(&r, "%s FIFO: expected a refusal (124: it "
+				 "hung)", opts[i]);
 		run_free(&r);
 		after = db_counts(db);
 		assert_string_equal(before, after);
@@ -1556,7 +1555,7 @@ static void test_fifo(void **state)
 	/* a directory is no file either */
 	run(&r, "timeout 20 '%s' symbolize -d '%s' --vmlinux '%s'",
 	    env("MEMDB"), db, mods);
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_non_null(strstr(r.err, "a directory, not a regular file"));
 	run_free(&r);
 	/* a FIFO named like the module's .ko is no module file */
@@ -1568,7 +1567,7 @@ static void test_fifo(void **state)
 	run(&r, "timeout 20 '%s' symbolize -d '%s' --kallsyms '%s' "
 		"--vmlinux '%s' --modules '%s' --proc-modules '%s'",
 	    env("MEMDB"), db, ks, vmlinux, mods, pm);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	free(before);
 	free(pm);
@@ -1601,7 +1600,7 @@ static void test_real_capture(void **state)
 	   "-o kallsyms", cap, cap, cap, td, td, td, td);
 	memdb_ok(db, "ingest -q '%s'", cap);
 	run_memdb(&r, db, "symbolize");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "174 call sites"));
 	assert_non_null(strstr(r.out, "173 from kallsyms; 1 unknown (?\?), "
 				      "of which 1 the address 0"));
@@ -1616,8 +1615,8 @@ static void test_real_capture(void **state)
 		"'%s/memdb.counts' && wc -l < '%s/memdb.counts'",
 	    td, tmp, env("MEMDB"), db, tmp, tmp, tmp, tmp);
 	if (r.status)
-		fail_msg("symbols differ from the kernel's own:\n%s%s", r.out,
-			 r.err);
+		fail_run(&r, "symbols differ from the kernel's own:\n%s",
+			 r.out);
 	assert_int_equal(atoi(r.out), 173);
 	run_free(&r);
 	free(cap);

@@ -36,7 +36,7 @@ static int setup(void **state)
 		run_memdb(&r, diffdb, "symbolize -q --source %d --kallsyms "
 			  "'%s/real-diff/%s/kallsyms'", i + 1,
 			  env("TESTDATA"), cap);
-		assert_int_equal(r.status, 0);
+		assert_run_ok(&r);
 		run_free(&r);
 	}
 	return 0;
@@ -60,7 +60,7 @@ static char *table(const char *db, const char *width, const char *args)
 
 	run(&r, "%s '%s' report -d '%s' %s | sed '1,/^$/d'",
 	    width ? width : "env -u COLUMNS", env("MEMDB"), db, args);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	body = r.out;
 	out = strdup(body);
 	run_free(&r);
@@ -130,7 +130,7 @@ static void test_columns(void **state)
 	free(csv);
 	run(&r, "'%s' report -d '%s' zones --columns name,nope -f json",
 	    env("MEMDB"), uma);
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_string_equal(r.out, "");
 	assert_non_null(strstr(r.err, "no column 'nope'; the columns are "
 				      "name, pos, allocator, size, limit, "
@@ -141,12 +141,12 @@ static void test_columns(void **state)
 	run_free(&r);
 	run(&r, "'%s' report -d '%s' zones --columns name,,used",
 	    env("MEMDB"), uma);
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	run_free(&r);
 	/* JSON: the total without its label */
 	run(&r, "'%s' report -d '%s' zones --columns name,used --top 1 "
 	    "-f json", env("MEMDB"), uma);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "\"rows\": [\n  {\"name\": \"UMA Kegs\", "
 				      "\"used\": 174}\n], \"total\": "
 				      "{\"used\": 1622}}"));
@@ -224,7 +224,7 @@ static void test_zones_sort(void **state)
 	assert_string_equal(csv, "pos\n1\n2\n3\n4\n5\n6\n7\n8\n\n");
 	free(csv);
 	run(&r, "'%s' report -d '%s' zones --sort hits", env("MEMDB"), uma);
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_non_null(strstr(r.err, "--sort KEY[,KEY...], each one of: "
 				      "pos, name, size, used, free, requests, "
 				      "fails, bytes, unused_pct; not 'hits'"));

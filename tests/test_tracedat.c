@@ -58,8 +58,7 @@ static void symbolize(const char *db, int with_option)
 		run_memdb(&r, db, "symbolize --kallsyms '%s/kallsyms'", fix);
 	else
 		run_memdb(&r, db, "symbolize");
-	if (r.status)
-		fail_msg("symbolize: %s", r.err);
+	assert_run_ok_msg(&r, "symbolize");
 	run_free(&r);
 }
 
@@ -127,8 +126,7 @@ static char *awk_hits(const char *cat, const char *by)
 
 	run(&r, "%s | awk -v by=%s -f '%s/task_hits.awk' | LC_ALL=C sort",
 	    cat, by, env("TESTS_DIR"));
-	if (r.status)
-		fail_msg("task_hits.awk: %s", r.err);
+	assert_run_ok_msg(&r, "task_hits.awk");
 	out = r.out;
 	r.out = NULL;
 	run_free(&r);
@@ -144,8 +142,7 @@ static char *memdb_hits(const char *db, const char *by)
 	run(&r, "'%s' report callsites --by %s --format csv -d '%s' | "
 		"awk -F, 'NR > 1 && $1 != \"total\" { print $1 \",\" $2 }' | "
 		"LC_ALL=C sort", env("MEMDB"), by, db);
-	if (r.status)
-		fail_msg("report: %s", r.err);
+	assert_run_ok_msg(&r, "report");
 	out = r.out;
 	r.out = NULL;
 	run_free(&r);
@@ -205,8 +202,7 @@ static char *big_endian(const char *name, const char *out, const char *edit)
 		"F='%s' && python3 '%s/tracedat_swap.py' %s.dat \"$F\" && "
 		"! cmp -s %s.dat \"$F\" && %s", dir, fix, name, name, be,
 	    env("TESTS_DIR"), name, name, edit ? edit : "true");
-	if (r.status)
-		fail_msg("tracedat_swap.py %s: %s", name, r.err);
+	assert_run_ok_msg(&r, "tracedat_swap.py %s", name);
 	run_free(&r);
 	return be;
 }
@@ -269,7 +265,7 @@ static void escaped_comm(const char *db)
 			       "s.id = a.comm_id "
 			       "WHERE s.text = char(27) || '[m'") > 0);
 	run_memdb(&r, db, "report callsites --by comm");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	if (strchr(r.out, 27) || !strstr(r.out, "\\x1b[m"))
 		fail_msg("comm not escaped:\n%s", r.out);
 	run_free(&r);
@@ -287,8 +283,7 @@ static void task_names(const char *file, const char *mode)
 		"python3 '%s/task_names.py' tracedat %s in.dat in.txt "
 		"out.dat out.txt", dir, fix, file, fix, file,
 	    env("TESTS_DIR"), mode);
-	if (r.status)
-		fail_msg("%s: %s", what, r.err);
+	assert_run_ok_msg(&r, "%s", what);
 	run_free(&r);
 	ingest_ok(bin, "'%s/out.dat'", dir);
 	ingest_ok(text, "'%s/out.txt'", dir);
@@ -364,7 +359,7 @@ static void test_stdin(void **state)
 	ingest_ok(db, "'%s/v6.dat.zst'", fix);
 	run(&r, "zstd -dc '%s/v6.dat.zst' | '%s' ingest -q -d '%s' -", fix,
 	    env("MEMDB"), db);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM source"), 1);
 	free(db);
@@ -379,7 +374,7 @@ static void refused(const char *file, const char *what, const char *offset)
 	ingest_ok(db, "'%s/v7-zstd.dat'", fix);
 	before = db_counts(db);
 	run_memdb(&r, db, "ingest '%s'", file);
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	if (!strstr(r.err, what) || !strstr(r.err, offset) ||
 	    !strstr(r.err, file))
 		fail_msg("expected '%s' at %s, got: %s", what, offset, r.err);
@@ -399,8 +394,7 @@ static char *edited(const char *name, const char *out, const char *edit)
 
 	run(&r, "zstd -dcf '%s/%s' > '%s' && F='%s' && %s", fix, name, p, p,
 	    edit);
-	if (r.status)
-		fail_msg("%s: %s", edit, r.err);
+	assert_run_ok(&r);
 	run_free(&r);
 	return p;
 }

@@ -47,7 +47,7 @@ static void symbolize(const char *db)
 	struct run r;
 
 	run_memdb(&r, db, "symbolize --kallsyms '%s/kallsyms'", fix);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 }
 
@@ -103,8 +103,7 @@ static void test_big_endian(void **state)
 	(void)state;
 	run(&r, "rm -rf '%s' && python3 '%s/tracefs_swap.py' '%s' '%s'", be,
 	    env("TESTS_DIR"), fix, be);
-	if (r.status)
-		fail_msg("tracefs_swap.py: %s", r.err);
+	assert_run_ok_msg(&r, "tracefs_swap.py");
 	run_free(&r);
 	ingest_ok(le_db, "'%s'", fix);
 	ingest_ok(be_db, "'%s'", be);
@@ -132,7 +131,7 @@ static char *copy_fixture(const char *name)
 	struct run r;
 
 	run(&r, "rm -rf '%s' && cp -r '%s' '%s'", d, fix, d);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	return d;
 }
@@ -145,7 +144,7 @@ static void refused(const char *d, const char *what, const char *offset)
 	ingest_ok(db, "'%s/trace.txt.zst'", fix);
 	before = db_counts(db);
 	run_memdb(&r, db, "ingest '%s'", d);
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	if (!strstr(r.err, what) || !strstr(r.err, offset))
 		fail_msg("expected '%s' at %s, got: %s", what, offset, r.err);
 	run_free(&r);
@@ -197,8 +196,7 @@ static void test_task_names(void **state)
 		"'%s/saved_cmdlines' out.txt && rm -rf '%s' && "
 		"python3 '%s/tracefs_swap.py' '%s' '%s'", dir, fix,
 	    env("TESTS_DIR"), d, be, env("TESTS_DIR"), d, be);
-	if (r.status)
-		fail_msg("task_names.py: %s", r.err);
+	assert_run_ok_msg(&r, "task_names.py");
 	run_free(&r);
 	ingest_ok(raw, "'%s'", d);
 	ingest_ok(text, "'%s/out.txt'", dir);
@@ -218,8 +216,7 @@ static void test_task_names(void **state)
 		"cmp - '%s/memdb.hits'", env("MEMDB"), raw, dir,
 	    env("TESTS_DIR"), dir, dir);
 	if (r.status)
-		fail_msg("hits per comm differ from awk's: %s%s", r.out,
-			 r.err);
+		fail_run(&r, "hits per comm differ from awk's: %s", r.out);
 	run_free(&r);
 	a = db_text(raw, "SELECT count(DISTINCT comm_id) FROM alloc");
 	b = db_text(text, "SELECT count(DISTINCT comm_id) FROM alloc");
@@ -243,13 +240,13 @@ static void test_corrupt(void **state)
 	/* commit of the second page of cpu0: 0xffff bytes */
 	run(&r, "printf '\\377\\377' | dd of='%s/per_cpu/cpu0/trace_pipe_raw' "
 		"bs=1 seek=4104 conv=notrunc status=none", d);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	refused(d, "page commit size past the page end", "offset=4104");
 	free(d);
 	d = copy_fixture("cut");
 	run(&r, "truncate -s 5000 '%s/per_cpu/cpu1/trace_pipe_raw'", d);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	refused(d, "last ring-buffer page cut short", "offset=4096");
 	free(d);
@@ -281,8 +278,7 @@ static void test_record(void **state)
 		"/usr/share > /dev/null' & p=$!; wait $p || exit 1; echo pid=$p; "
 		"ls /sys/kernel/tracing/instances | grep -c \"^memdb-$p$\" "
 		"|| true; }", out, env("MEMDB"), out);
-	if (r.status)
-		fail_msg("record: %s", r.err);
+	assert_run_ok_msg(&r, "record");
 	assert_non_null(strstr(r.out, "memdb ingest"));
 	/* the instance is gone */
 	assert_non_null(strstr(r.out, "\n0\n"));

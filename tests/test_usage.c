@@ -33,7 +33,7 @@ static char *help(const char *cmd)
 	char *out;
 
 	run(&r, "'%s' %s --help", env("MEMDB"), cmd);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	assert_string_equal(r.err, "");
 	out = strdup(r.out);
 	run_free(&r);
@@ -106,7 +106,7 @@ static void accepted(const char *cmd, const char *name, char s, int arg)
 
 	run(&r, "cd '%s' && '%s' %s --%s%s --no-such-option </dev/null", dir,
 	    env("MEMDB"), cmd, name, arg ? "=1" : "");
-	assert_int_equal(r.status, 2);
+	assert_run_status(&r, 2);
 	assert_int_equal(asprintf(&needle, "option '--%s", name),
 			 (int)strlen(name) + 10);
 	if (strstr(r.err, needle))
@@ -117,7 +117,7 @@ static void accepted(const char *cmd, const char *name, char s, int arg)
 	if (s) {
 		run(&r, "cd '%s' && '%s' %s -%c%s --no-such-option </dev/null",
 		    dir, env("MEMDB"), cmd, s, arg ? "1" : "");
-		assert_int_equal(r.status, 2);
+		assert_run_status(&r, 2);
 		assert_null(strstr(r.err, "invalid option"));
 		assert_null(strstr(r.err, "requires an argument"));
 		run_free(&r);

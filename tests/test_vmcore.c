@@ -976,7 +976,7 @@ static void test_alloctag_db(void **state)
 	free(out);
 	/* the skipped tag is said in the report's header */
 	run_memdb(&r, db, "report allocinfo");
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	if (!strstr(r.out, "1 alloc tag unreadable") &&
 	    !strstr(r.err, "1 alloc tag unreadable"))
 		fail_msg("no note of the skipped tag:\n%s%s", r.out, r.err);

@@ -45,10 +45,10 @@ static void refused(const char *file, const char *script, const char *msg,
 	struct run r;
 
 	run(&r, "python3 -c \"%s\" '%s'", script, p);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	run_memdb(&r, db, "ingest --kallsyms /dev/null '%s'", p);
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	if (!strstr(r.err, msg) || (off && !strstr(r.err, off)))
 		fail_msg("stderr: %s", r.err);
 	assert_non_null(strstr(r.err, file));
@@ -102,12 +102,12 @@ static void test_no_libkdumpfile(void **state)
 	(void)state;
 	run(&r, "zstd -dqc '%s/vmcore/nokaslr.kallsyms.zst' > '%s'",
 	    env("TESTDATA"), ks);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	run(&r, "MEMDB_TEST_KDUMP_SONAME=libmemdb-none.so.0 '%s' ingest -d "
 		"'%s' --kallsyms '%s' '%s/vmcore/nokaslr.kdump'",
 	    env("MEMDB"), db, ks, env("TESTDATA"));
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	if (!strstr(r.err, "cannot load libkdumpfile") ||
 	    !strstr(r.err, "libmemdb-none.so.0") ||
 	    !strstr(r.err, "nokaslr.kdump") ||

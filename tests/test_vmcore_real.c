@@ -74,7 +74,7 @@ static char *kallsyms_of(const char *name)
 		return NULL;
 	out = strf("%s/%s.kallsyms", tmp, name);
 	run(&r, "zstd -dqf '%s' -o '%s'", z, out);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	free(z);
 	return out;
@@ -87,7 +87,7 @@ static void to_csv(const char *db, const char *sql, const char *file)
 
 	run(&r, "'%s' sql -d '%s' --format csv '%s' > '%s'", env("MEMDB"),
 	    db, sql, file);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 }
 
@@ -98,7 +98,7 @@ static void check(const char *mode, const char *ref, const char *csv)
 	run(&r, "python3 '%s/vmcore_check.py' %s '%s' '%s'",
 	    env("TESTS_DIR"), mode, ref, csv);
 	if (r.status)
-		fail_msg("%s against %s:\n%s%s", mode, ref, r.out, r.err);
+		fail_run(&r, "%s against %s:\n%s", mode, ref, r.out);
 	run_free(&r);
 }
 
@@ -111,8 +111,7 @@ static char *ingest_dump(const char *tag, const char *opt, const char *dump)
 	/* not -q: no warning either (a 6.1 kernel has no alloc tags, and
 	 * says nothing of them) */
 	run_memdb(&r, db, "ingest %s '%s'", opt, dump);
-	if (r.status)
-		fail_msg("ingest %s %s: %s", opt, dump, r.err);
+	assert_run_ok_msg(&r, "ingest %s %s", opt, dump);
 	assert_string_equal(r.err, "");
 	run_free(&r);
 	return db;
@@ -283,7 +282,7 @@ static void test_dwarf(void **state)
 			    "DWARF\n");
 	/* another build's ELF: refused */
 	run_memdb(&r, dbb, "ingest --force --vmlinux /bin/sh '%s'", dump);
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_non_null(strstr(r.err, "the vmlinux is not the dumped kernel"));
 	assert_non_null(strstr(r.err, "dump_build_id="));
 	run_free(&r);
@@ -328,7 +327,7 @@ static void test_other_kallsyms(void **state)
 	to_csv(dbb, ROWS_SQL, b);
 	same_file(a, b);
 	run_memdb(&r, db, "ingest --kallsyms '%s' '%s'", kks, nd);
-	assert_int_equal(r.status, 1);
+	assert_run_status(&r, 1);
 	assert_non_null(strstr(r.err, "not of the dumped boot"));
 	assert_non_null(strstr(r.err, "vmcoreinfo=0x"));
 	assert_non_null(strstr(r.err, "kerneloffset=0x0"));
@@ -367,17 +366,17 @@ static void test_cut(void **state)
 	}
 	db = fresh_db(tmp, "cut.db");
 	run_memdb(&r, db, "ingest -q --kallsyms '%s' '%s'", ks, kd);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	counts = db_counts(db);
 	cut = path_in(tmp, "cut.kdump");
 	for (size_t i = 0; i < sizeof(cuts) / sizeof(*cuts); i++) {
 		run(&r, "head -c $(($(wc -c < '%s') * %s / 100)) '%s' > '%s'",
 		    kd, cuts[i], kd, cut);
-		assert_int_equal(r.status, 0);
+		assert_run_ok(&r);
 		run_free(&r);
 		run_memdb(&r, db, "ingest --kallsyms '%s' '%s'", ks, cut);
-		assert_int_equal(r.status, 1);
+		assert_run_status(&r, 1);
 		if (!strstr(r.err, "cut short or corrupt") &&
 		    !strstr(r.err, "dump cut short: the file ends") &&
 		    !strstr(r.err, "not readable in the dump"))

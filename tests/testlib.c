@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Test helpers; see testlib.h. */
+#include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -88,17 +91,48 @@ char *restrf(char *old, const char *fmt, ...)
 	return s;
 }
 
-/* Run @cmd with its output captured in @r. */
+/* A file for a run's output, or the test fails. */
+static int open_out(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		fail_msg("cannot create %s: %s", path, strerror(errno));
+	return fd;
+}
+
+/*
+ * Run @cmd with sh -c, its output captured in @r.  Not system(): its
+ * shell would stand between the test and the command, and the command's
+ * death by a signal would reach us as the exit status 128 + N.
+ */
 static int run_cmd(struct run *r, const char *cmd)
 {
-	char *out, *err, *full;
-	int st;
+	char *out, *err;
+	int st, fo, fe;
+	pid_t pid;
 
 	out = strf("%s/run.%d.out", env("TEST_TMP"), (int)getpid());
 	err = strf("%s/run.%d.err", env("TEST_TMP"), (int)getpid());
-	full = strf("(%s) >'%s' 2>'%s'", cmd, out, err);
-	st = system(full);
+	fo = open_out(out);
+	fe = open_out(err);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		fail_msg("fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (dup2(fo, 1) >= 0 && dup2(fe, 2) >= 0)
+			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(fo);
+	close(fe);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			fail_msg("waitpid: %s", strerror(errno));
+	r->wstatus = st;
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	r->cmd = strdup(cmd);
 	r->out = slurp(out, NULL);
 	r->err = slurp(err, NULL);
 	if (!r->out)
@@ -107,7 +141,6 @@ static int run_cmd(struct run *r, const char *cmd)
 		r->err = strdup("");
 	unlink(out);
 	unlink(err);
-	free(full);
 	free(err);
 	free(out);
 	return r->status;
@@ -130,7 +163,131 @@ void run_free(struct run *r)
 {
 	free(r->out);
 	free(r->err);
-	r->out = r->err = NULL;
+	free(r->cmd);
+	r->out = r->err = r->cmd = NULL;
+}
+
+/* The name of signal @sig ("SIGTERM"), NULL when not one of these. */
+static const char *sig_name(int sig)
+{
+	static const struct {
+		int sig;
+		const char *name;
+	} names[] = {
+		{ SIGHUP, "SIGHUP" }, { SIGINT, "SIGINT" },
+		{ SIGQUIT, "SIGQUIT" }, { SIGILL, "SIGILL" },
+		{ SIGTRAP, "SIGTRAP" }, { SIGABRT, "SIGABRT" },
+		{ SIGBUS, "SIGBUS" }, { SIGFPE, "SIGFPE" },
+		{ SIGKILL, "SIGKILL" }, { SIGUSR1, "SIGUSR1" },
+		{ SIGSEGV, "SIGSEGV" }, { SIGUSR2, "SIGUSR2" },
+		{ SIGPIPE, "SIGPIPE" }, { SIGALRM, "SIGALRM" },
+		{ SIGTERM, "SIGTERM" }, { SIGXCPU, "SIGXCPU" },
+		{ SIGXFSZ, "SIGXFSZ" }, { SIGSYS, "SIGSYS" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].sig == sig)
+			return names[i].name;
+	return NULL;
+}
+
+/* "signal 15 (SIGTERM)" into @f. */
+static void put_signal(FILE *f, int sig)
+{
+	const char *name = sig_name(sig);
+
+	fprintf(f, "signal %d", sig);
+	if (name)
+		fprintf(f, " (%s)", name);
+}
+
+/* @n bytes of @p, printable: other bytes (and \) as C escapes. */
+static void put_escaped(FILE *f, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c == '\\')
+			fputs("\\\\", f);
+		else if (c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f))
+			fputc(c, f);
+		else
+			fprintf(f, "\\x%02x", c);
+	}
+}
+
+#define SHOW_CMD 400     /* bytes of the command line shown */
+#define SHOW_HEAD 1024   /* stderr longer than SHOW_HEAD + SHOW_TAIL: */
+#define SHOW_TAIL 3072   /* its start and its end (where errors are) */
+
+char *run_describe(const struct run *r)
+{
+	const char *cmd = r->cmd ? r->cmd : "?", *err = r->err ? r->err : "";
+	size_t clen = strlen(cmd), elen = strlen(err), len;
+	int st = r->wstatus;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		fail_msg("out of memory");
+	if (WIFSIGNALED(st)) {
+		fputs("killed by ", f);
+		put_signal(f, WTERMSIG(st));
+		if (WCOREDUMP(st))
+			fputs(", core dumped", f);
+	} else if (WIFEXITED(st)) {
+		fprintf(f, "exit status %d", WEXITSTATUS(st));
+		/* what sh reports of a command a signal killed */
+		if (WEXITSTATUS(st) > 128 && sig_name(WEXITSTATUS(st) - 128)) {
+			fprintf(f, " (128 + %d: a command of the shell killed "
+				"by ", WEXITSTATUS(st) - 128);
+			put_signal(f, WEXITSTATUS(st) - 128);
+			fputs("?)", f);
+		}
+	} else {
+		fprintf(f, "wait status 0x%x", (unsigned)st);
+	}
+	fputs("\n$ ", f);
+	put_escaped(f, cmd, clen > SHOW_CMD ? SHOW_CMD : clen);
+	fputs(clen > SHOW_CMD ? " ...\n" : "\n", f);
+	if (elen && err[elen - 1] == '\n')
+		elen--;
+	if (!elen) {
+		fputs("stderr empty", f);
+	} else if (elen <= SHOW_HEAD + SHOW_TAIL) {
+		fputs("stderr:\n", f);
+		put_escaped(f, err, elen);
+	} else {
+		fprintf(f, "stderr (%zu bytes, the middle cut):\n", elen);
+		put_escaped(f, err, SHOW_HEAD);
+		fprintf(f, "\n[... %zu bytes ...]\n",
+			elen - SHOW_HEAD - SHOW_TAIL);
+		put_escaped(f, err + elen - SHOW_TAIL, SHOW_TAIL);
+	}
+	if (fclose(f) != 0 || !buf)
+		fail_msg("out of memory");
+	return buf;
+}
+
+void run_expect(int ok, const struct run *r, const char *file, int line,
+		const char *fmt, ...)
+{
+	char *what = NULL, *how;
+	va_list ap;
+
+	if (ok)
+		return;
+	if (fmt) {
+		va_start(ap, fmt);
+		what = vstrf(fmt, ap);
+		va_end(ap);
+	}
+	how = run_describe(r);
+	print_error("ERROR: %s%s%s\n", what ? what : "", what ? ": " : "",
+		    how);
+	free(what);
+	free(how);
+	_fail(file, line);
 }
 
 char *tmpdir(const char *name)
@@ -143,7 +300,7 @@ char *tmpdir(const char *name)
 	if (asprintf(&p, "%s/%s", base, name) < 0)
 		fail_msg("out of memory");
 	run(&r, "rm -rf '%s' && mkdir -p '%s'", p, p);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	run_free(&r);
 	return p;
 }
@@ -207,7 +364,7 @@ int run_memdb(struct run *r, const char *db, const char *fmt, ...)
 	va_start(ap, fmt);
 	args = vstrf(fmt, ap);
 	va_end(ap);
-	run(r, "'%s' %s -d '%s'", env("MEMDB"), args, db);
+	run(r, "exec '%s' %s -d '%s'", env("MEMDB"), args, db);
 	free(args);
 	return r->status;
 }
@@ -242,7 +399,7 @@ void ingest_ok(const char *db, const char *fmt, ...)
 	va_end(ap);
 	run_memdb(&r, db, "ingest -q %s", args);
 	if (r.status)
-		fail_msg("ingest %s failed: %s", args, r.err);
+		run_expect(0, &r, __FILE__, __LINE__, "ingest %s failed", args);
 	run_free(&r);
 	free(args);
 }
@@ -254,7 +411,7 @@ char *db_text(const char *db, const char *sql)
 
 	run(&r, "'%s' sql -d '%s' -f csv \"%s\" | tail -n +2", env("MEMDB"),
 	    db, sql);
-	assert_int_equal(r.status, 0);
+	assert_run_ok(&r);
 	s = strdup(r.out);
 	run_free(&r);
 	return s;
@@ -266,8 +423,7 @@ char *report_csv(const char *db, const char *name)
 	char *out;
 
 	run_memdb(&r, db, "report %s --format csv", name);
-	if (r.status)
-		fail_msg("report %s: %s", name, r.err);
+	assert_run_ok_msg(&r, "report %s", name);
 	out = r.out;
 	r.out = NULL;
 	run_free(&r);

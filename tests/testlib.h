@@ -14,8 +14,10 @@
 
 struct run {
 	int status;   /* exit status, or 128 + signal */
+	int wstatus;  /* the shell's wait status (waitpid), for messages */
 	char *out;    /* stdout, NUL-terminated */
 	char *err;    /* stderr */
+	char *cmd;    /* the command line run */
 };
 
 /* printf into a malloc'ed string (fails the test on ENOMEM). */
@@ -27,14 +29,47 @@ char *vstrf(const char *fmt, va_list ap)
 char *restrf(char *old, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Run a shell command line (printf-style); output captured in @r. */
+/*
+ * Run a shell command line (printf-style) with sh -c; output captured in
+ * @r.  A command killed by a signal is seen by the shell, which exits
+ * 128 + the signal; the shell's own death (kill $$) is a signal.
+ */
 int run(struct run *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void run_free(struct run *r);
 
-/* memdb with database @db: run(r, "$MEMDB ARGS -d DB"). */
+/* memdb with database @db: run(r, "exec $MEMDB ARGS -d DB"), so that
+ * memdb killed by a signal is seen as such. */
 int run_memdb(struct run *r, const char *db, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/*
+ * How @r ended, for a failure message: "exit status N" or "killed by
+ * signal N (SIGNAME)" (an exit 129-192 also names the signal a shell
+ * would report so), then "$ " and the command, then its stderr, escaped,
+ * the middle cut when long.  Malloc'ed.
+ */
+char *run_describe(const struct run *r);
+
+/*
+ * Fail the test at @file:@line, saying @fmt (printf-style; NULL: no
+ * more) and run_describe(@r), unless @ok.  Through the macros below.
+ */
+void run_expect(int ok, const struct run *r, const char *file, int line,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* @r exited 0 (a run expected to succeed). */
+#define assert_run_ok(r) \
+	run_expect((r)->status == 0, (r), __FILE__, __LINE__, NULL)
+/* ... with what was run, printf-style. */
+#define assert_run_ok_msg(r, ...) \
+	run_expect((r)->status == 0, (r), __FILE__, __LINE__, __VA_ARGS__)
+/* @r exited @want. */
+#define assert_run_status(r, want) \
+	run_expect((r)->status == (want), (r), __FILE__, __LINE__, \
+		   "expected exit status %d", (want))
+/* Fail, saying @... (printf-style) and how @r ended. */
+#define fail_run(r, ...) run_expect(0, (r), __FILE__, __LINE__, __VA_ARGS__)
 
 /* A database path "@dir/@name" whose file (and WAL) does not exist. */
 char *fresh_db(const char *dir, const char *name);

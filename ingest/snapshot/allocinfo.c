@@ -12,6 +12,13 @@
  * from before it existed, and `sort | tail` excerpts); sizes and calls may
  * be humanized by numfmt ("2.8M"), which marks the tag approximate.
  * Versions 1.x and 2.x are read; another major version is refused.
+ *
+ * The kernel keeps both counters as u64: one that went below zero prints
+ * negative ("%lli") or at or past 2^63 ("%llu", or by another tool).
+ * Either is stored as its 64-bit pattern, two's complement (-1 for
+ * 18446744073709551615), so sums and changes add up as the kernel's
+ * counters do; the second is warned of, since the stored value is not
+ * the printed one.
  */
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +27,23 @@
 #include "../text.h"
 
 #define ALLOCINFO_HEADER "allocinfo - version:"
+
+/*
+ * A counter (bytes or calls): "-N" when @sign, else unsigned up to
+ * 2^64 - 1, kept as its 64-bit pattern (see above).
+ */
+static int parse_counter(struct mdb_str t, int sign, int64_t *v,
+			 int *approx)
+{
+	uint64_t u;
+
+	if (t.len && t.p[0] == '-')
+		return sign ? mdb_parse_human(t, v, approx) : -1;
+	if (mdb_parse_human_u64(t, &u, approx) < 0)
+		return -1;
+	*v = (int64_t)u; /* the same 64 bits */
+	return 0;
+}
 
 /* "file:123" -> file, 123; 0 on success. */
 static int split_file_line(struct mdb_str t, struct mdb_str *file,
@@ -73,10 +97,10 @@ static int parse_line(struct mdb_str s, struct mdb_tag *t,
 	memset(t, 0, sizeof(*t));
 	t->accurate = 1;
 	if (take(&s, &tok, "size", le) ||
-	    mdb_parse_human(tok, &t->bytes, &approx) < 0)
+	    parse_counter(tok, 1, &t->bytes, &approx) < 0)
 		return -1;
 	if (take(&s, &tok, "calls", le) ||
-	    mdb_parse_human(tok, &t->calls, &approx) < 0 || t->calls < 0)
+	    parse_counter(tok, 0, &t->calls, &approx) < 0)
 		return -1;
 	if (take(&s, &tok, "file:line", le) ||
 	    split_file_line(tok, &t->file, &t->src_line) < 0)
@@ -137,6 +161,32 @@ static int cut_line(struct mdb_error *e, const char *name, int64_t no,
 	return bad_line(e, name, no, &le);
 }
 
+/*
+ * Warn of the counters of line @no (@s) printed unsigned at or past 2^63:
+ * a counter that went below zero (more frees accounted to the tag than
+ * allocations), not 2^64 bytes; @t holds them negative.
+ */
+static void warn_underflow(const struct mdb_snap_sink *sink,
+			   const char *name, int64_t no, struct mdb_str s,
+			   const struct mdb_tag *t)
+{
+	static const char *const what[2] = { "bytes", "calls" };
+	const int64_t v[2] = { t->bytes, t->calls };
+	struct mdb_str tok;
+	struct mdb_error w;
+	char shown[32];
+
+	for (int i = 0; i < 2 && mdb_tok_next(&s, &tok); i++) {
+		if (v[i] >= 0 || tok.p[0] == '-' || !sink->warn)
+			continue;
+		mdb_error_set(&w, MDB_E_CORRUPT, name, -1, no, "%s=%s",
+			      what[i], mdb_str_show(tok, shown, sizeof(shown)));
+		mdb_error_msg(&w, "counter underflowed (%s %s): stored as "
+			      "%lld", what[i], shown, (long long)v[i]);
+		sink->warn(sink->ctx, &w);
+	}
+}
+
 static const struct mdb_version_rule version_rule = {
 	ALLOCINFO_HEADER, "allocinfo", 0, 1, 2, "1.x,2.x",
 };
@@ -179,6 +229,8 @@ int mdb_allocinfo_decode(const void *buf, size_t len, const char *name,
 		if (l.cut)
 			return cut_line(e, name, l.no, s);
 		t.line = l.no;
+		if (t.bytes < 0 || t.calls < 0)
+			warn_underflow(sink, name, l.no, s, &t);
 		info->tags++;
 		info->approx += t.approx;
 		info->inaccurate += !t.accurate;

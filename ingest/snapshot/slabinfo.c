@@ -13,6 +13,11 @@
  * precedes the five numbers before ": tunables" is the name.  Sections a
  * debugging kernel appends (": globalstat ...") are skipped.  The header
  * lines are optional; a major version other than 2 is refused.
+ *
+ * The object and slab counts are unsigned long ("%lu"): one that went
+ * below zero (SLUB's active_objs is num_objs less a count of free
+ * objects, taken without a lock) prints at or past 2^63.  It is stored
+ * as its 64-bit pattern (-1 for 18446744073709551615) and warned of.
  */
 #include <string.h>
 
@@ -21,6 +26,17 @@
 
 #define SLABINFO_HEADER "slabinfo - version:"
 #define MAX_TOKENS 64
+
+/* A "%lu" count as its 64-bit pattern (see above). */
+static int parse_count(struct mdb_str t, int64_t *v)
+{
+	uint64_t u;
+
+	if (mdb_parse_u64(t, &u) < 0)
+		return -1;
+	*v = (int64_t)u; /* the same 64 bits */
+	return 0;
+}
 
 /* Parse one row; -1 with *@what and *@got on a malformed one. */
 static int parse_row(struct mdb_str s, struct mdb_zone *z, const char **what,
@@ -53,7 +69,8 @@ static int parse_row(struct mdb_str s, struct mdb_zone *z, const char **what,
 	*what = "number";
 	for (int i = 0; i < 5; i++) {
 		*got = tok[t - 6 + (size_t)i];
-		if (mdb_parse_u63(*got, &z->v[head[i]]) < 0)
+		if ((i < 2 ? parse_count(*got, &z->v[head[i]]) :
+			     mdb_parse_u63(*got, &z->v[head[i]])) < 0)
 			return -1;
 	}
 	for (size_t i = t + 1; i < t + 4; i++) {
@@ -68,7 +85,7 @@ static int parse_row(struct mdb_str s, struct mdb_zone *z, const char **what,
 	*what = "number";
 	for (size_t i = t + 6; i < t + 9; i++) {
 		*got = tok[i];
-		if (mdb_parse_u63(*got, &v) < 0)
+		if (parse_count(*got, &v) < 0)
 			return -1;
 		if (i == t + 6)
 			z->v[MDB_ZC_ACTIVE_SLABS] = v;
@@ -82,7 +99,10 @@ static int parse_row(struct mdb_str s, struct mdb_zone *z, const char **what,
 	}
 	z->v[MDB_ZC_SIZE] = z->v[MDB_ZC_OBJSIZE];
 	z->v[MDB_ZC_USED] = z->v[MDB_ZC_ACTIVE_OBJS];
-	z->v[MDB_ZC_FREE] = z->v[MDB_ZC_NUM_OBJS] - z->v[MDB_ZC_ACTIVE_OBJS];
+	if (__builtin_sub_overflow(z->v[MDB_ZC_NUM_OBJS],
+				   z->v[MDB_ZC_ACTIVE_OBJS],
+				   &z->v[MDB_ZC_FREE]))
+		z->v[MDB_ZC_FREE] = MDB_NA;
 	if (__builtin_mul_overflow(z->v[MDB_ZC_NUM_OBJS], z->v[MDB_ZC_OBJSIZE],
 				   &z->v[MDB_ZC_BYTES]))
 		z->v[MDB_ZC_BYTES] = MDB_NA;
@@ -98,6 +118,39 @@ int mdb_slabinfo_probe(const void *buf, size_t len)
 
 	return r == MDB_PROBE_HEADER ||
 	       (r == MDB_PROBE_ROW && parse_row(row, &z, &what, &got) == 0);
+}
+
+/* Warn of the counts of row @z (line @no) printed at or past 2^63. */
+static void warn_underflow(const struct mdb_snap_sink *sink,
+			   const char *name, int64_t no,
+			   const struct mdb_zone *z)
+{
+	static const enum mdb_zone_col cols[] = {
+		MDB_ZC_ACTIVE_OBJS, MDB_ZC_NUM_OBJS, MDB_ZC_ACTIVE_SLABS,
+		MDB_ZC_NUM_SLABS,
+	};
+	struct mdb_error w;
+
+	for (size_t i = 0; sink->warn && i < sizeof(cols) / sizeof(cols[0]);
+	     i++) {
+		int64_t v = z->v[cols[i]];
+		const char *col = mdb_zone_col_names[cols[i]];
+
+		if (v >= 0)
+			continue;
+		mdb_error_set(&w, MDB_E_CORRUPT, name, -1, no, "%s=%llu", col,
+			      (unsigned long long)v);
+		/* -2^63 is MDB_NA, stored as NULL */
+		if (v == MDB_NA)
+			mdb_error_msg(&w, "counter underflowed (%s %llu): "
+				      "stored as NULL", col,
+				      (unsigned long long)v);
+		else
+			mdb_error_msg(&w, "counter underflowed (%s %llu): "
+				      "stored as %lld", col,
+				      (unsigned long long)v, (long long)v);
+		sink->warn(sink->ctx, &w);
+	}
 }
 
 static const struct mdb_version_rule version_rule = {
@@ -136,6 +189,7 @@ int mdb_slabinfo_decode(const void *buf, size_t len, const char *name,
 		if (l.cut)
 			goto cut;
 		z.line = l.no;
+		warn_underflow(sink, name, l.no, &z);
 		info->zones++;
 		ret = sink->zone(sink->ctx, &z);
 		if (ret < 0)

@@ -13,7 +13,11 @@
 -- kernel; a function of the same name in two modules is two rows.
 --   flags  'inaccurate' when a line said accurate:no (its absolute values
 --          are not exact; changes between snapshots are), 'approx' when
---          its figures were humanized by numfmt (2.8M)
+--          its figures were humanized by numfmt (2.8M), 'underflow' when
+--          a line's bytes or calls went below zero (more frees accounted
+--          to the tag than allocations, or a read racing them: the
+--          kernel prints such a counter negative or past 2^63, memdb
+--          stores it negative) and is added up as such
 -- The total row covers every tag of the selected sources.
 --
 -- Parameters (sqlite3: .param set :src_lo 1, ...):
@@ -32,15 +36,17 @@ g AS (
 	       END AS function,
 	       t.module,
 	       (CASE WHEN count(t.bytes) THEN CAST(total(t.bytes) AS INTEGER) END) AS bytes, (CASE WHEN count(t.calls) THEN CAST(total(t.calls) AS INTEGER) END) AS calls, count(*) AS tags,
-	       max(NOT t.accurate) AS inaccurate, max(t.approx) AS approx
+	       max(NOT t.accurate) AS inaccurate, max(t.approx) AS approx,
+	       max(t.bytes < 0 OR t.calls < 0) AS underflow
 	FROM v_tags t, p
 	WHERE t.source_id BETWEEN :src_lo AND :src_hi
 	GROUP BY 1, 2, 3
 )
 SELECT tag, function, module, bytes, calls, tags,
-       nullif(CASE WHEN inaccurate THEN 'inaccurate' ELSE '' END ||
-              CASE WHEN inaccurate AND approx THEN ',' ELSE '' END ||
-              CASE WHEN approx THEN 'approx' ELSE '' END, '') AS flags
+       nullif(substr(CASE WHEN inaccurate THEN ',inaccurate' ELSE '' END ||
+                     CASE WHEN approx THEN ',approx' ELSE '' END ||
+                     CASE WHEN underflow THEN ',underflow' ELSE '' END, 2),
+              '') AS flags
 FROM g, p
 ORDER BY CASE WHEN p.sort = 'bytes' THEN bytes ELSE calls END DESC,
          CASE WHEN p.sort = 'bytes' THEN calls ELSE bytes END DESC,

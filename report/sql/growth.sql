@@ -22,7 +22,9 @@
 --   bytes   bytes for tags; for zones as in the zones report
 --   flags   'new' (only in :to), 'gone' (only in :from), 'inaccurate'
 --           (accurate:no in either: absolute values are not exact, the
---           delta is), 'approx' (humanized figures in either)
+--           delta is), 'approx' (humanized figures in either),
+--           'underflow' (a tag's bytes or calls below zero in either, as
+--           in the allocinfo report: the delta is that of the counters)
 -- Sorted by bytes_delta (--sort calls or count: count_delta), largest
 -- growth first, ties by name.  The total row covers every row.
 --
@@ -49,13 +51,14 @@ items AS (
 	       END AS function,
 	       t.module, 0 AS instance,
 	       (CASE WHEN count(t.bytes) THEN CAST(total(t.bytes) AS INTEGER) END) AS bytes, (CASE WHEN count(t.calls) THEN CAST(total(t.calls) AS INTEGER) END) AS count,
-	       max(NOT t.accurate) AS inaccurate, max(t.approx) AS approx
+	       max(NOT t.accurate) AS inaccurate, max(t.approx) AS approx,
+	       max(t.bytes < 0 OR t.calls < 0) AS underflow
 	FROM v_tags t, p, both_have b
 	WHERE t.source_id IN (:from, :to) AND b.tags
 	GROUP BY 1, 2, 3, 4, 5
 	UNION ALL
 	SELECT source_id, allocator, name, NULL, NULL, instance, bytes, used,
-	       0, approx
+	       0, approx, 0
 	FROM v_zones, both_have b
 	WHERE source_id IN (:from, :to) AND b.zones
 ),
@@ -75,7 +78,9 @@ d AS (
 	       a.kind IS NULL AS new, b.kind IS NULL AS gone,
 	       coalesce(a.inaccurate, 0) OR coalesce(b.inaccurate, 0)
 	           AS inaccurate,
-	       coalesce(a.approx, 0) OR coalesce(b.approx, 0) AS approx
+	       coalesce(a.approx, 0) OR coalesce(b.approx, 0) AS approx,
+	       coalesce(a.underflow, 0) OR coalesce(b.underflow, 0)
+	           AS underflow
 	FROM k
 	LEFT JOIN a ON a.kind = k.kind AND a.name IS k.name
 	           AND a.function IS k.function AND a.module IS k.module
@@ -90,8 +95,9 @@ SELECT name, function, module, kind, bytes_from, bytes_to,
        nullif(substr(CASE WHEN new THEN ',new' ELSE '' END ||
                      CASE WHEN gone THEN ',gone' ELSE '' END ||
                      CASE WHEN inaccurate THEN ',inaccurate' ELSE '' END ||
-                     CASE WHEN approx THEN ',approx' ELSE '' END, 2), '')
-           AS flags
+                     CASE WHEN approx THEN ',approx' ELSE '' END ||
+                     CASE WHEN underflow THEN ',underflow' ELSE '' END, 2),
+              '') AS flags
 FROM d, p
 ORDER BY CASE WHEN p.sort = 'bytes' THEN bytes_delta ELSE count_delta
          END DESC,
