@@ -418,6 +418,8 @@ static int ingest_one(struct mdb_db *db, const char *path,
 	if (!quiet) {
 		io->warn = show_warning;
 		io->warn_ctx = &prog;
+		lo.warn = show_warning;
+		lo.warn_ctx = &prog;
 	}
 	ret = mdb_input_open(path, io, &in, &e);
 	if (ret < 0)
