@@ -117,6 +117,13 @@ struct mdb_ingest_opts;
 int cli_capture_opt(const char *cmd, int opt, const char *arg,
 		    struct mdb_ingest_opts *io);
 
+/*
+ * The files the capture options name (--kallsyms, --vmlinux) are there:
+ * 0, or MEMDB_EXIT_FAIL after "no such file" naming the first that is
+ * not, before any input is read.
+ */
+int cli_capture_files(const struct mdb_ingest_opts *io);
+
 /* Group digits: 1234567 -> "1,234,567" in @buf. */
 const char *cli_num(char *buf, size_t len, uint64_t v);
 

@@ -379,6 +379,8 @@ int cmd_check(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_usage_error("check", "no PATH to check");
+	if (cli_capture_files(&io))
+		return cli_finish(MEMDB_EXIT_FAIL);
 	if (!co.quiet) {
 		io.warn = show_warning;
 		io.warn_ctx = NULL;

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* memdb ingest: read inputs into the database, one source per path. */
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../analysis/analysis.h"
 #include "../common/file.h"
@@ -300,12 +303,101 @@ static void name_sites(struct mdb_db *db, int64_t id,
 		}
 		return;
 	}
-	if (!quiet && r.sites)
+	/* address 0 is no call site (page events without a caller) */
+	if (!quiet && r.sites > r.zero_sites)
 		printf("  named %s of %s call sites (%s)\n",
 		       cli_num(a, sizeof(a), r.sites - r.unknown),
-		       cli_num(b, sizeof(b), r.sites),
+		       cli_num(b, sizeof(b), r.sites - r.zero_sites),
 		       r.by_quality[3] ? "DWARF" : r.by_quality[2] ?
 		       "ELF symbols" : "kallsyms");
+}
+
+/* ---- the database, made when the first input is ready ----------------- */
+
+/*
+ * A database that is not there yet is made only when the first input is
+ * open (standard input read to its end, a file mapped and hashed): an
+ * ingest killed before that (a pipe that never delivers) leaves no file,
+ * as a rejected first ingest leaves none (mdb_db_close_or_remove()).
+ */
+struct ingest_db {
+	const char *path;
+	struct mdb_db db;
+	int open;
+	int failed;   /* could not be opened: no input is tried after */
+};
+
+/* The database, opened if it is not yet; <0 with @e set when it fails. */
+static int ingest_db_need(struct ingest_db *d, struct mdb_error *e)
+{
+	if (d->open)
+		return 0;
+	if (d->failed || mdb_db_open(&d->db, d->path, 0, e) < 0) {
+		d->failed = 1;
+		return -1;
+	}
+	d->open = 1;
+	return 0;
+}
+
+/*
+ * Killed by a signal (Ctrl-C, SIGTERM, a closed terminal) while writing
+ * the first source into a database it made, an ingest removes the file
+ * and its journal before the signal ends it, as a rejected first ingest
+ * does.  Only while that source's transaction is open and is the file's
+ * first (source id 1): the write lock keeps every other memdb from
+ * having stored anything there, and one waiting for the lock finds the
+ * file gone (mdb_source_begin()).  SIGKILL cannot be caught: killed so,
+ * the database stays, holding no source.
+ */
+static const int kill_signals[] = { SIGINT, SIGTERM, SIGHUP };
+static char *kill_db, *kill_journal;
+static volatile sig_atomic_t kill_armed;
+
+static void on_kill(int sig)
+{
+	if (kill_armed) {
+		unlink(kill_db);
+		unlink(kill_journal);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* The handler, for signals not ignored; once, for database @path. */
+static void kill_setup(const char *path)
+{
+	struct sigaction sa;
+
+	if (kill_db)
+		return;
+	if (asprintf(&kill_journal, "%s-journal", path) < 0 ||
+	    !(kill_db = strdup(path))) {
+		free(kill_journal);
+		kill_journal = NULL;
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_kill;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(kill_signals) / sizeof(*kill_signals);
+	     i++) {
+		struct sigaction old;
+
+		if (sigaction(kill_signals[i], NULL, &old) == 0 &&
+		    old.sa_handler != SIG_IGN)
+			sigaction(kill_signals[i], &sa, NULL);
+	}
+}
+
+/* After a source's begin: is it the first of a database this made? */
+static void kill_arm(struct mdb_db *db, const struct mdb_load_result *res)
+{
+	if (db->created && res->source_id == 1) {
+		kill_setup(db->path);
+		kill_armed = kill_db != NULL;
+	}
 }
 
 /* Decode a snapshot input into the snapshot loader. */
@@ -327,12 +419,15 @@ static int load_snapshot(struct mdb_db *db, const char *path,
 			print_duplicate(path, lo, &res);
 		return 0;
 	}
+	kill_arm(db, &res);
 	ret = mdb_input_decode_snap(in, mdb_snap_load_sink(load), &info, e);
 	if (ret < 0) {
 		mdb_snap_abort(load);
+		kill_armed = 0;
 		return ret;
 	}
 	ret = mdb_snap_commit(load, &info, &res, e);
+	kill_armed = 0;
 	if (ret < 0)
 		return ret;
 	if (!quiet)
@@ -399,10 +494,11 @@ static void show_warning(void *ctx, const struct mdb_error *w)
 	free(text);
 }
 
-static int ingest_one(struct mdb_db *db, const char *path,
+static int ingest_one(struct ingest_db *idb, const char *path,
 		      const struct mdb_ingest_opts *io_in,
 		      const struct mdb_load_opts *lo_in, int quiet)
 {
+	struct mdb_db *db = &idb->db;
 	struct mdb_load_opts lo = *lo_in;
 	struct mdb_ingest_opts iopts = *io_in, *io = &iopts;
 	struct mdb_input *in = NULL;
@@ -427,6 +523,9 @@ static int ingest_one(struct mdb_db *db, const char *path,
 	/* perf.data reads and sorts its records while its hash is taken;
 	 * read round by round, it starts on its events meanwhile */
 	ret = mdb_input_prepare(in, &e);
+	if (ret < 0)
+		goto fail;
+	ret = ingest_db_need(idb, &e);
 	if (ret < 0)
 		goto fail;
 	m = mdb_input_meta_early(in);
@@ -463,12 +562,14 @@ again:
 		ret = 0;
 		goto out;
 	}
+	kill_arm(db, &res);
 	memset(&st, 0, sizeof(st));
 	ret = mdb_input_decode(in, mdb_load_sink(load), &st, &e);
 	if (ret == -MDB_E_ORDER && !tried) {
 		/* emitted round by round, but the rounds broke the time
 		 * order: drop the source's rows, read it in two passes */
 		mdb_load_abort(load);
+		kill_armed = 0;
 		load = NULL;
 		tried = 1;
 		prog.again = 1;
@@ -483,9 +584,11 @@ again:
 	}
 	if (ret < 0) {
 		mdb_load_abort(load);
+		kill_armed = 0;
 		goto fail;
 	}
 	ret = mdb_load_commit(load, &st, &res, &e);
+	kill_armed = 0;
 	if (ret < 0)
 		goto fail;
 	if (!quiet)
@@ -510,24 +613,27 @@ static int ingest_all(const char *dbpath, char **paths, int n,
 		      const struct mdb_ingest_opts *io,
 		      const struct mdb_load_opts *lo, int quiet)
 {
-	struct mdb_db db;
+	struct ingest_db idb = { .path = dbpath };
 	struct mdb_error e;
 	int failed = 0, removed = 0;
 
 	mdb_error_clear(&e);
-	if (mdb_db_open(&db, dbpath, 0, &e) < 0) {
+	/* a database that is there is opened (or refused) before any input
+	 * is read; a new one when the first input is ready */
+	if ((access(dbpath, F_OK) == 0 || errno != ENOENT ?
+	     ingest_db_need(&idb, &e) : mdb_db_can_create(dbpath, &e)) < 0) {
 		cli_error(&e);
 		return cli_finish(MEMDB_EXIT_FAIL);
 	}
-	for (int i = 0; i < n; i++)
-		if (ingest_one(&db, paths[i], io, lo, quiet) < 0)
+	for (int i = 0; i < n && !idb.failed; i++)
+		if (ingest_one(&idb, paths[i], io, lo, quiet) < 0)
 			failed = 1;
 	/* a new database that nothing went into is not left behind */
-	if (mdb_db_close_or_remove(&db, &removed, &e) < 0) {
+	if (idb.open && mdb_db_close_or_remove(&idb.db, &removed, &e) < 0) {
 		cli_error(&e);
 		failed = 1;
 	}
-	if (removed && !quiet)
+	if ((removed || (!idb.open && !idb.failed)) && !quiet)
 		cli_errorf("nothing ingested: '%s' not created", dbpath);
 	return cli_finish(failed ? MEMDB_EXIT_FAIL : MEMDB_EXIT_OK);
 }
@@ -579,6 +685,8 @@ int cmd_ingest(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_usage_error("ingest", "no PATH to ingest");
+	if (cli_capture_files(&io))
+		return cli_finish(MEMDB_EXIT_FAIL);
 
 	return ingest_all(co.db, argv + optind, argc - optind, &io, &lo,
 			  co.quiet);

@@ -13,8 +13,9 @@ static const char usage_head[] =
 "\n"
 "Run one or more SQL statements against the database and print their\n"
 "results.  The database is opened read-only: nothing can change it,\n"
-"and statements that would write files (VACUUM INTO, ATTACH) or load\n"
-"extensions are refused; TEMP tables and views are allowed.\n"
+"and statements that would write files (VACUUM INTO, ATTACH), load\n"
+"extensions or call fts3_tokenizer() are refused; TEMP tables and views\n"
+"are allowed.\n"
 "\n"
 "The stable interface is the set of views (tables may change between\n"
 "schema versions):\n"
@@ -42,17 +43,23 @@ static const struct cli_opt opts[] = {
 };
 
 /* The SQLite error of @db; a statement the read-only connection refused
- * (writes, ATTACH, VACUUM INTO, extensions) says why. */
+ * (writes, ATTACH, VACUUM INTO, extensions, fts3_tokenizer) says why. */
 static void sql_error(struct mdb_db *db, struct mdb_error *e,
 		      const char *what)
 {
-	mdb_error_set(e, MDB_E_DB, NULL, -1, -1, "%s", sqlite3_errmsg(db->h));
-	if ((sqlite3_errcode(db->h) & 0xff) == SQLITE_AUTH) {
+	const char *msg = sqlite3_errmsg(db->h);
+
+	mdb_error_set(e, MDB_E_DB, NULL, -1, -1, "%s", msg);
+	/* a denied function fails the prepare as SQLITE_ERROR, with
+	 * SQLite's "not authorized to use function: NAME" */
+	if ((sqlite3_errcode(db->h) & 0xff) == SQLITE_AUTH ||
+	    !strncmp(msg, "not authorized", 14)) {
 		mdb_error_msg(e, "statement refused: memdb sql only reads "
 				 "the database");
-		mdb_error_hint(e, "no writes, ATTACH, VACUUM INTO, extensions "
-				  "or pragmas that change anything; TEMP "
-				  "tables are allowed");
+		mdb_error_hint(e, "no writes, ATTACH, VACUUM INTO, "
+				  "extensions, fts3_tokenizer() or pragmas "
+				  "that change anything; TEMP tables are "
+				  "allowed");
 	} else {
 		mdb_error_msg(e, "%s", what);
 	}

@@ -4,10 +4,12 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../common/escape.h"
+#include "../common/file.h"
 #include "../common/num.h"
 #include "../ingest/ingest.h"
 #include "cli.h"
@@ -323,4 +325,22 @@ int cli_capture_opt(const char *cmd, int opt, const char *arg,
 		return 0;
 	}
 	return capture_value(cmd, opt, arg, io);
+}
+
+int cli_capture_files(const struct mdb_ingest_opts *io)
+{
+	const char *const files[] = { io->kallsyms, io->vmlinux };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		struct mdb_error e;
+		struct stat st;
+
+		if (!files[i] || stat(files[i], &st) == 0 ||
+		    (errno != ENOENT && errno != ENOTDIR))
+			continue;
+		mdb_path_error(files[i], errno, &e);
+		cli_error(&e);
+		return MEMDB_EXIT_FAIL;
+	}
+	return 0;
 }

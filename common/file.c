@@ -303,6 +303,14 @@ static const char *file_kind(const struct stat *st)
 	return NULL;
 }
 
+int mdb_path_error(const char *path, int err, struct mdb_error *e)
+{
+	if (err == ENOENT || err == ENOTDIR)
+		return mdb_error_fail(e, MDB_E_NOTFOUND, path, -1, -1,
+				      "no such file", NULL);
+	return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s", strerror(err));
+}
+
 int mdb_file_kind_error(const char *path, const struct stat *st,
 			struct mdb_error *e)
 {
@@ -330,14 +338,12 @@ int mdb_open_regular(const char *path, struct stat *st, struct mdb_error *e)
 	int fd;
 
 	if (stat(path, st) < 0)
-		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
-				     strerror(errno));
+		return mdb_path_error(path, errno, e);
 	if (!S_ISREG(st->st_mode))
 		return mdb_file_kind_error(path, st, e);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
-		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
-				     strerror(errno));
+		return mdb_path_error(path, errno, e);
 	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
 		int err = errno;
 

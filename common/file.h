@@ -74,6 +74,13 @@ int mdb_file_check_same(int ret, int fd, const struct stat *before,
  */
 int mdb_open_regular(const char *path, struct stat *st, struct mdb_error *e);
 
+/*
+ * The error for a call on @path that failed with errno @err: a path that
+ * is not there (ENOENT, ENOTDIR) is "no such file", any other failure an
+ * I/O error in the system's words.  Returns the negative MDB_E_* code.
+ */
+int mdb_path_error(const char *path, int err, struct mdb_error *e);
+
 /* The error for @path (of type @st) that is not a regular file. */
 int mdb_file_kind_error(const char *path, const struct stat *st,
 			struct mdb_error *e);

@@ -14,7 +14,10 @@
  * Read-only connections (reports, memdb sql, sources) are locked down:
  * an authorizer and SQLite's defensive settings let them read and use
  * TEMP tables only.  They open a WAL database where nothing can be
- * written (no -shm can be made) as immutable, when no -wal or -shm exists.
+ * written (no -shm can be made, or the directory's mode says none may
+ * be) as immutable, when no -wal or -shm exists.  A database that cannot
+ * be written is refused to writers before SQLite opens it, whatever the
+ * reason (its mode, its directory, the mount), in one message.
  *
  * Waiting: a busy connection retries for up to 10 minutes, and after a
  * second tells the CLI's hook once what it waits for.
@@ -25,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -254,6 +258,75 @@ static int exists(const char *path, const char *suffix)
 	return r;
 }
 
+/*
+ * Why @path (of mode @mode) cannot be written, as "key=value" for a
+ * message, or NULL when it can: access(2) says no (permissions, a
+ * read-only mount, which root gets too), or no write bit is set at all
+ * (root passes access(2) whatever the mode, but a file or directory
+ * made read-only for everyone is meant to stay so).  Malloc'ed.
+ */
+static char *why_readonly(const char *path, mode_t mode, const char *what)
+{
+	int err = access(path, W_OK) < 0 ? errno : 0, n = 0;
+	char *s = NULL;
+
+	if (err == EROFS)
+		n = asprintf(&s, "mount=read-only");
+	else if (err && err != ENOENT)
+		n = asprintf(&s, "%s=not-writable", what);
+	else if (!(mode & 0222))
+		n = asprintf(&s, "%s_mode=%04o", what,
+			     (unsigned)(mode & 07777));
+	return n < 0 ? NULL : s;
+}
+
+/* Why the directory of @path cannot be written (why_readonly()). */
+static char *dir_readonly(const char *path)
+{
+	char *d = strdup(path), *dir = d ? dirname(d) : NULL, *why = NULL;
+	struct stat st;
+
+	if (dir && stat(dir, &st) == 0)
+		why = why_readonly(dir, st.st_mode, "directory");
+	free(d);
+	return why;
+}
+
+/*
+ * A database a write cannot go to (its file, its directory where SQLite
+ * puts the -wal, -shm or journal, or the mount): one message whichever
+ * the reason, and what still works.
+ */
+static int readonly_error(struct mdb_db *db, const struct stat *st,
+			  struct mdb_error *e)
+{
+	char *why = why_readonly(db->path, st->st_mode, "file");
+
+	if (!why)
+		why = dir_readonly(db->path);
+	if (!why)
+		return 0;
+	mdb_error_set(e, MDB_E_DB, db->path, -1, -1, "%s", why);
+	mdb_error_msg(e, "the database is read-only");
+	mdb_error_hint(e, "reports, memdb sql and memdb sources read it; "
+			  "ingest, symbolize and sources --delete cannot "
+			  "write it");
+	free(why);
+	return -MDB_E_DB;
+}
+
+int mdb_db_can_create(const char *path, struct mdb_error *e)
+{
+	char *why = dir_readonly(path);
+
+	if (!why)
+		return 0;
+	mdb_error_set(e, MDB_E_DB, path, -1, -1, "%s", why);
+	mdb_error_msg(e, "cannot create the database");
+	free(why);
+	return -MDB_E_DB;
+}
+
 /* "file:PATH?immutable=1" with PATH percent-encoded where URIs need it */
 static char *immutable_uri(const char *path)
 {
@@ -333,7 +406,7 @@ static int pragma_reads(const char *name, const char *arg)
  * The authorizer of read-only connections: reading anything, and temp
  * objects (the reports' scratch tables); no writes to the database, no
  * ATTACH (VACUUM INTO and ATTACH would create files), no extensions, no
- * pragma that changes anything.
+ * fts3_tokenizer(), no pragma that changes anything.
  */
 static int authorize(void *ctx, int action, const char *a3, const char *a4,
 		     const char *dbname, const char *trigger)
@@ -358,8 +431,11 @@ static int authorize(void *ctx, int action, const char *a3, const char *a4,
 	case SQLITE_DROP_TEMP_VIEW:
 		return SQLITE_OK;
 	case SQLITE_FUNCTION:
-		return a4 && !strcmp(a4, "load_extension") ? SQLITE_DENY :
-							       SQLITE_OK;
+		/* fts3_tokenizer() returns (one argument) and takes (two) a
+		 * pointer into the library: not for SQL from the command line */
+		return a4 && (!strcasecmp(a4, "load_extension") ||
+			      !strcasecmp(a4, "fts3_tokenizer")) ?
+			       SQLITE_DENY : SQLITE_OK;
 	case SQLITE_UPDATE:
 		/* table-valued pragmas (pragma_table_info()) ask for this
 		 * when they set up; the file is open read-only anyway */
@@ -383,6 +459,8 @@ static void lock_down(struct mdb_db *db)
 	sqlite3_db_config(db->h, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
 	sqlite3_db_config(db->h, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0,
 			  NULL);
+	sqlite3_db_config(db->h, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0,
+			  NULL);
 	sqlite3_db_config(db->h, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
 	sqlite3_db_config(db->h, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
 	sqlite3_db_config(db->h, SQLITE_DBCONFIG_ENABLE_VIEW, 1, NULL);
@@ -394,13 +472,24 @@ static void lock_down(struct mdb_db *db)
  * open where the place cannot be written. */
 static int open_readonly(struct mdb_db *db, int oflags, struct mdb_error *e)
 {
-	int v, ret, rc;
+	char *dir_why = dir_readonly(db->path);
+	int v = 0, ret = 0, immutable;
 
 	lock_down(db);
-	ret = mdb_db_user_version(db, &v, e);
-	rc = sqlite3_extended_errcode(db->h);
-	if (ret < 0 && ((rc & 0xff) == SQLITE_READONLY ||
-			(rc & 0xff) == SQLITE_CANTOPEN)) {
+	/* a directory nothing may be written to (root could still make a
+	 * -shm there): immutable at once, when no -wal or -shm is there */
+	immutable = dir_why && !exists(db->path, "-wal") &&
+		    !exists(db->path, "-shm");
+	free(dir_why);
+	if (!immutable) {
+		int rc;
+
+		ret = mdb_db_user_version(db, &v, e);
+		rc = sqlite3_extended_errcode(db->h) & 0xff;
+		immutable = ret < 0 && (rc == SQLITE_READONLY ||
+					rc == SQLITE_CANTOPEN);
+	}
+	if (immutable) {
 		ret = reopen_immutable(db, oflags, e);
 		if (ret < 0)
 			return ret;
@@ -511,8 +600,9 @@ static int from_image(const char *path)
 }
 
 /* The file at @path, before opening: missing (db->created, made from
- * the image when possible), empty (db->fresh), or being created by
- * another memdb (an error). */
+ * the image when possible, unless its directory is read-only), empty
+ * (db->fresh), being created by another memdb (an error), or, to write
+ * it, read-only (an error). */
 static int check_file(struct mdb_db *db, unsigned flags, struct mdb_error *e)
 {
 	struct stat st;
@@ -531,6 +621,9 @@ static int check_file(struct mdb_db *db, unsigned flags, struct mdb_error *e)
 					       db->path);
 			return ret;
 		}
+		ret = mdb_db_can_create(db->path, e);
+		if (ret < 0)
+			return ret;
 		db->fresh = db->created = 1;
 		if (!db->readonly)
 			db->imaged = from_image(db->path);
@@ -547,6 +640,9 @@ static int check_file(struct mdb_db *db, unsigned flags, struct mdb_error *e)
 		db->fresh = rollback_mode(db->path);
 		return being_created(db, e);
 	}
+	ret = readonly_error(db, &st, e);
+	if (ret < 0)
+		return ret;
 	if (st.st_size == 0)
 		db->fresh = 1;
 	else

@@ -48,6 +48,12 @@ int mdb_db_open(struct mdb_db *db, const char *path, unsigned flags,
 		struct mdb_error *e);
 
 /*
+ * Could a database be made at @path, which is not there: 0, or <0 with
+ * @e saying why not (its directory or mount is read-only).
+ */
+int mdb_db_can_create(const char *path, struct mdb_error *e);
+
+/*
  * Waiting for another memdb that holds the database (locked): after about
  * a second, @fn is called once per wait with the database path and
  * whether this connection only reads; waits end after 10 minutes.

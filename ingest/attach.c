@@ -7,13 +7,77 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../common/file.h"
 #include "ingest.h"
 
 static const char *const attach_names[] = { "kallsyms", "modules",
 					    "sections" };
+
+/*
+ * Does @path resolve to a file inside @dir (also resolved)?  1 yes (or
+ * the path is gone meanwhile: as absent), 0 no, with where it leads in
+ * *@target (malloc'ed), -1 out of memory.
+ */
+static int inside(const char *dir, const char *path, char **target)
+{
+	char *rd = realpath(dir, NULL), *rp = realpath(path, NULL);
+	size_t n = rd ? strlen(rd) : 0;
+	int in = 0;
+
+	*target = NULL;
+	if (!rd || !rp) {
+		in = errno == ENOMEM ? -1 : 1; /* gone meanwhile: as absent */
+	} else if (!strncmp(rp, rd, n) && (rp[n] == '/' || n == 1)) {
+		in = 1;
+	} else {
+		*target = rp;
+		rp = NULL;
+	}
+	free(rd);
+	free(rp);
+	return in;
+}
+
+int mdb_capture_file(const char *dir, const char *name, char **path,
+		     struct mdb_error *e)
+{
+	char *p = mdb_path_join(dir, name), *target = NULL;
+	struct stat st;
+	int in;
+
+	*path = NULL;
+	if (!p)
+		return mdb_error_set(e, MDB_E_NOMEM, dir, -1, -1, NULL);
+	if (lstat(p, &st) == 0 && !S_ISLNK(st.st_mode)) {
+		*path = p;
+		return 0;
+	}
+	if (stat(p, &st) < 0) {
+		free(p); /* not there, or a dangling link */
+		return 1;
+	}
+	in = inside(dir, p, &target);
+	if (in > 0) {
+		*path = p;
+		return 0;
+	}
+	if (in < 0) {
+		free(p);
+		return mdb_error_set(e, MDB_E_NOMEM, dir, -1, -1, NULL);
+	}
+	mdb_error_set(e, MDB_E_INVAL, p, -1, -1, "target='%s'", target);
+	mdb_error_msg(e, "a symbolic link out of the capture directory");
+	mdb_error_hint(e, "memdb follows links in a capture directory only "
+			  "to files inside it: copy the file in, or name "
+			  "it (ingest --kallsyms, symbolize --proc-modules)");
+	free(target);
+	free(p);
+	return -MDB_E_INVAL;
+}
 
 int mdb_attach_scan(struct mdb_source_meta *m, const char *dir,
 		    struct mdb_error *e)
@@ -23,10 +87,16 @@ int mdb_attach_scan(struct mdb_source_meta *m, const char *dir,
 	     i++) {
 		struct mdb_attach *a = &m->attach[m->nattach];
 		struct stat st;
-		int n;
+		char *path;
+		int ret, n;
 
-		n = snprintf(a->path, sizeof(a->path), "%s/%s", dir,
-			     attach_names[i]);
+		ret = mdb_capture_file(dir, attach_names[i], &path, e);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			continue;
+		n = snprintf(a->path, sizeof(a->path), "%s", path);
+		free(path);
 		if (n < 0 || (size_t)n >= sizeof(a->path))
 			return mdb_error_set(e, MDB_E_LIMIT, dir, -1, -1,
 					     "max=%zu", sizeof(a->path));

@@ -98,10 +98,21 @@ void mdb_ingest_opts_init(struct mdb_ingest_opts *o);
  * Note the files of capture directory @dir that are kept with its source
  * (whatever the event format): "kallsyms", "modules" (/proc/modules) and
  * "sections" (MODULE SECTION ADDRESS lines), when they are regular files.
- * The loader stores them in the source_file table.
+ * The loader stores them in the source_file table.  A symbolic link among
+ * them is refused when it leads out of @dir (mdb_capture_file()).
  */
 int mdb_attach_scan(struct mdb_source_meta *m, const char *dir,
 		    struct mdb_error *e);
+
+/*
+ * The file @name of capture directory @dir that memdb keeps or reads
+ * with the capture (kallsyms, kernel-release ...): 0 with its path in
+ * *@path (malloc'ed), 1 when there is none (or a dangling link), <0 when
+ * it is a symbolic link that resolves outside @dir: such a link is
+ * refused, so a capture cannot make memdb store a file from elsewhere.
+ */
+int mdb_capture_file(const char *dir, const char *name, char **path,
+		     struct mdb_error *e);
 
 /* The name standard input goes by in messages and the source table. */
 #define MDB_STDIN_NAME "<stdin>"

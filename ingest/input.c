@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "../common/escape.h"
 #include "../common/file.h"
 #include "input.h"
 #include "kallsyms.h"
@@ -61,14 +62,6 @@ static int text_probe(const void *buf, size_t len)
 		if (p[i] < 0x20 && p[i] != '\n' && p[i] != '\t' &&
 		    p[i] != '\r' && p[i] != '\f' && p[i] != '\v')
 			return 0;
-	return 1;
-}
-
-/* The last resort: any other file is read as one kmemtrace relay file. */
-static int any_probe(const void *buf, size_t len)
-{
-	(void)buf;
-	(void)len;
 	return 1;
 }
 
@@ -142,8 +135,8 @@ static const struct mdb_format formats[] = {
 		  "kernel since 2.6.30; a file, or a capture directory holding "
 		  "one (trace, trace_pipe, *.txt, *.trace) and optionally the "
 		  "boot's kallsyms" },
-	/* any other text file: refused here, so the binary trace reader
-	 * below does not misjudge it */
+	/* any other text file: not recognised, so the binary trace readers
+	 * below do not misjudge it */
 	{ .name = NULL, .probe = text_probe },
 	/* the ftrace-era kmemtrace tracer's binary: exact record sizes */
 	{ .name = "kmemtrace-ftrace", .probe = ktf_probe, .decode = ktf_decode,
@@ -157,8 +150,9 @@ static const struct mdb_format formats[] = {
 		  "per-CPU ring-buffer pages (trace_pipe_raw), the page header "
 		  "and the formats of the kmem events, optionally the boot's "
 		  "kallsyms" },
-	/* kmemtrace relay: a capture directory, or any lone binary file */
-	{ .name = "kmemtrace-relay", .probe = any_probe, .decode = kt_decode,
+	/* kmemtrace relay: a capture directory, a lone file whose records
+	 * read as relay records, or one named cpuN (detect_map()) */
+	{ .name = "kmemtrace-relay", .probe = kt_probe, .decode = kt_decode,
 	  .describe = kt_describe, .open = kt_input_open,
 	  .help = "a kmemtrace relay capture: a directory holding one "
 		  "file per CPU (cpu0, cpu1, ... as in debugfs, or cpu0.out, ... "
@@ -361,19 +355,18 @@ static int file_load_ksyms(struct file_input *fi, const char *dir,
 			   struct mdb_error *e)
 {
 	char *path = NULL;
-	struct stat st;
 	int ret;
 
-	if (o->kallsyms)
+	if (o->kallsyms) {
 		path = strdup(o->kallsyms);
-	else if (dir)
-		path = mdb_path_join(dir, "kallsyms");
-	else
-		return 0;
-	if (!path)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
-	if (!o->kallsyms && stat(path, &st) < 0) {
-		free(path);
+		if (!path)
+			return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1,
+					     NULL);
+	} else if (dir) {
+		ret = mdb_capture_file(dir, "kallsyms", &path, e);
+		if (ret)
+			return ret < 0 ? ret : 0;
+	} else {
 		return 0;
 	}
 	ret = kallsyms_load(&fi->ksyms, path, e);
@@ -424,7 +417,9 @@ static int file_prepare(struct mdb_input *in, struct file_input *fi,
 			return ret;
 	}
 	if (dir) {
-		mdb_read_release(dir, &in->meta);
+		ret = mdb_read_release(dir, &in->meta, e);
+		if (ret < 0)
+			return ret;
 		/* kallsyms, modules, sections: kept for memdb symbolize */
 		ret = mdb_attach_scan(&in->meta, dir, e);
 		if (ret < 0)
@@ -527,13 +522,135 @@ const char *mdb_looks_like(const void *buf, size_t len)
 	return NULL;
 }
 
-static int refuse_text(const char *path, struct mdb_error *e)
+#define SHOW_LINE 60  /* bytes of an unrecognised text's line shown */
+#define SHOW_BYTES 16 /* bytes of unrecognised binary shown */
+
+/* Text to show of unrecognised bytes: no NUL and few control bytes in
+ * the first TEXT_PROBE_BYTES (a stray byte does not make text binary). */
+static int looks_text(const uint8_t *p, size_t len)
 {
-	return mdb_error_fail(e, MDB_E_FORMAT, path, -1, 1,
-			      "unrecognised text input",
-			      "memdb reads /proc/allocinfo, /proc/slabinfo, "
-			      "vmstat -z and -m (text or --libxo json); "
-			      "--format NAME names the format");
+	size_t n = len < TEXT_PROBE_BYTES ? len : TEXT_PROBE_BYTES, ctl = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!p[i])
+			return 0;
+		if ((p[i] < 0x20 && !isspace(p[i])) || p[i] == 0x7f)
+			ctl++;
+	}
+	return ctl * 32 <= n;
+}
+
+/*
+ * The first non-blank line of text @p, escaped for a terminal and cut at
+ * SHOW_LINE bytes (never inside an escape or a character), "..." after a
+ * cut.  Malloc'ed; NULL when out of memory.
+ */
+static char *first_line(const uint8_t *p, size_t len)
+{
+	size_t end, n = 0;
+	char *out;
+
+	while (len && isspace(*p)) {
+		p++;
+		len--;
+	}
+	for (end = 0; end < len && p[end] != '\n' && p[end] != '\r'; end++)
+		;
+	out = malloc(SHOW_LINE + 4);
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < end;) {
+		char one[5] = { 0 }, *esc;
+		unsigned cp;
+		int k = mdb_utf8_len(p + i, &cp);
+
+		/* a sequence cut by the end of the line is a lone byte */
+		if (k < 1 || i + (size_t)k > end)
+			k = 1;
+		memcpy(one, p + i, (size_t)k);
+		esc = mdb_escape(one, 0);
+		if (!esc) {
+			free(out);
+			return NULL;
+		}
+		if (n + strlen(esc) > SHOW_LINE) {
+			free(esc);
+			memcpy(out + n, "...", 3);
+			n += 3;
+			break;
+		}
+		memcpy(out + n, esc, strlen(esc));
+		n += strlen(esc);
+		free(esc);
+		i += (size_t)k;
+	}
+	out[n] = '\0';
+	return out;
+}
+
+/* The format names of the table, ", " between them; malloc'ed. */
+static char *format_names(void)
+{
+	size_t n = 1;
+	char *s;
+
+	for (const char *const *f = mdb_input_formats(); *f; f++)
+		n += strlen(*f) + 2;
+	s = malloc(n);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (const char *const *f = mdb_input_formats(); *f; f++) {
+		if (s[0])
+			strcat(s, ", ");
+		strcat(s, *f);
+	}
+	return s;
+}
+
+/*
+ * Input no format claims: say what it looks like (empty, text and its
+ * first line, binary and its first bytes) and which formats memdb reads.
+ * Unmaps @map.
+ */
+static int refuse_unknown(const char *path, struct mdb_map *map,
+			  struct mdb_error *e)
+{
+	const uint8_t *p = map->data;
+	char *names = format_names(), *line = NULL;
+	int ret = -MDB_E_NOMEM;
+
+	if (!names)
+		goto out;
+	if (!map->len) {
+		mdb_error_set(e, MDB_E_FORMAT, path, -1, -1, "empty");
+	} else if (looks_text(p, map->len)) {
+		line = first_line(p, map->len);
+		if (!line)
+			goto out;
+		mdb_error_set(e, MDB_E_FORMAT, path, -1, -1,
+			      "text whose first line is '%s'", line);
+	} else {
+		char hex[SHOW_BYTES * 3 + 1] = "";
+		size_t n = map->len < SHOW_BYTES ? map->len : SHOW_BYTES;
+		int at = 0;
+
+		for (size_t i = 0; i < n; i++)
+			at += sprintf(hex + at, "%s%02x", i ? " " : "", p[i]);
+		mdb_error_set(e, MDB_E_FORMAT, path, -1, -1,
+			      "binary whose first bytes are %s", hex);
+	}
+	mdb_error_msg(e, "input not recognised");
+	mdb_error_hint(e, "memdb reads %s: name one with --format NAME (see "
+			  "memdb ingest --help)", names);
+	ret = -MDB_E_FORMAT;
+out:
+	if (ret == -MDB_E_NOMEM)
+		mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
+	free(names);
+	free(line);
+	mdb_unmap(map);
+	return ret;
 }
 
 /* Binary input of a kind memdb knows but does not read (yet). */
@@ -560,8 +677,7 @@ static int open_seekable(const char *path, const struct mdb_format *f,
 
 	if (fd < 0 && (fd = own = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		mdb_unmap(map);
-		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
-				     strerror(errno));
+		return mdb_path_error(path, errno, e);
 	}
 	ret = f->open_file(path, map, fd, o, in, e);
 	if (own >= 0)
@@ -584,10 +700,8 @@ static int open_as(const char *path, const struct mdb_format *f,
 		mdb_unmap(map);
 		return f->open(path, o, in, e);
 	}
-	if (!f->name) {
-		mdb_unmap(map);
-		return refuse_text(path, e);
-	}
+	if (!f->name)
+		return refuse_unknown(path, map, e);
 	return mdb_file_open(path, f, map, NULL, o, in, e);
 }
 
@@ -652,27 +766,37 @@ static int no_format(const char *path, struct mdb_error *e)
 			      "snapshots are single files");
 }
 
-/* The first format of the table that claims the bytes of @map. */
+/*
+ * The first format of the table that claims the bytes of @map.  Bytes no
+ * probe claims are kmemtrace relay only in a file named as a per-CPU
+ * file (cpuN, cpuN.out; the relay format has no magic): it then gets the
+ * relay reader's diagnosis.  Anything else is not recognised.
+ */
 static int detect_map(const char *path, struct mdb_map *map, int fd,
 		      const struct mdb_ingest_opts *o, struct mdb_input **in,
 		      struct mdb_error *e)
 {
+	const struct mdb_format *f = NULL;
 	int ret;
 
-	for (size_t i = 0; i < NFORMATS; i++) {
-		const struct mdb_format *f = &formats[i];
-
-		/* an empty file is nothing but a (lone, empty) relay file */
-		if (!f->probe || (!map->len && f->probe != any_probe) ||
-		    !f->probe(map->data, map->len))
-			continue;
-		if (f->probe == any_probe && mdb_looks_like(map->data, map->len))
-			return refuse_binary(path, map, e);
-		ret = open_as(path, f, map, fd, o, in, e);
-		return ret == 1 ? no_format(path, e) : ret;
+	for (size_t i = 0; i < NFORMATS && !f; i++) {
+		/* no magic: bytes that look like something else are not
+		 * relay records, however they happen to read */
+		if (formats[i].probe == kt_probe &&
+		    mdb_looks_like(map->data, map->len))
+			break;
+		if (formats[i].probe && map->len &&
+		    formats[i].probe(map->data, map->len))
+			f = &formats[i];
 	}
-	mdb_unmap(map);
-	return no_format(path, e);
+	if (!f && mdb_looks_like(map->data, map->len))
+		return refuse_binary(path, map, e);
+	if (!f && strcmp(path, MDB_STDIN_NAME) && kt_is_cpu_file(path))
+		f = mdb_format_find("kmemtrace-relay");
+	if (!f)
+		return refuse_unknown(path, map, e);
+	ret = open_as(path, f, map, fd, o, in, e);
+	return ret == 1 ? no_format(path, e) : ret;
 }
 
 static int detect(const char *path, const struct mdb_ingest_opts *o,
@@ -747,8 +871,7 @@ int mdb_input_open(const char *path, const struct mdb_ingest_opts *o,
 	if (!strcmp(path, "-"))
 		return open_stdin(o, in, e);
 	if (stat(path, &st) < 0)
-		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
-				     strerror(errno));
+		return mdb_path_error(path, errno, e);
 	/* never open(2) a FIFO, socket or device: a FIFO blocks */
 	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 		return mdb_file_kind_error(path, &st, e);
@@ -765,27 +888,32 @@ int mdb_input_open(const char *path, const struct mdb_ingest_opts *o,
 	return ret;
 }
 
-void mdb_read_release(const char *dir, struct mdb_source_meta *m)
+int mdb_read_release(const char *dir, struct mdb_source_meta *m,
+		     struct mdb_error *e)
 {
 	static const char *const names[] = { "kernel-release",
 					     "kernel_release", "osrelease" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		char *path = mdb_path_join(dir, names[i]), *buf = NULL;
+		char *path, *buf = NULL;
 		struct mdb_error ign;
 		size_t n;
+		int ret = mdb_capture_file(dir, names[i], &path, e);
 
-		if (path && mdb_read_small(path, 120, &buf, &n, &ign) == 0) {
+		if (ret < 0)
+			return ret;
+		if (ret == 0 && mdb_read_small(path, 120, &buf, &n, &ign) == 0) {
 			while (n && isspace((unsigned char)buf[n - 1]))
 				buf[--n] = '\0';
 			snprintf(m->kernel_release, sizeof(m->kernel_release),
 				 "%s", buf);
 			free(buf);
 			free(path);
-			return;
+			return 0;
 		}
 		free(path);
 	}
+	return 0;
 }
 
 struct mdb_hasher {

@@ -128,6 +128,10 @@ int mdb_capture_open(const char *dir, const struct mdb_format *only,
 int kt_input_open(const char *path, const struct mdb_ingest_opts *o,
 		  struct mdb_input **in, struct mdb_error *e);
 
+/* Is the last component of @path a relay per-CPU file's name: cpuN or
+ * cpuN.out, alone or after a prefix ending in a separator (host-cpu0)? */
+int kt_is_cpu_file(const char *path);
+
 /*
  * A lone kmemtrace relay per-CPU file, through the one-file opener: its
  * CPU (cpuN name, else --cpu, else 0), its capture's abi_version, its byte
@@ -146,8 +150,10 @@ int perf_input_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
 /* A `perf record --threads` directory is refused: <0, else 0. */
 int perf_threads_dir(const char *dir, struct mdb_error *e);
 
-/* Fill m->kernel_release from a kernel-release file in @dir, if any. */
-void mdb_read_release(const char *dir, struct mdb_source_meta *m);
+/* Fill m->kernel_release from a kernel-release file in @dir, if any;
+ * <0 only for a link out of @dir (mdb_capture_file()). */
+int mdb_read_release(const char *dir, struct mdb_source_meta *m,
+		     struct mdb_error *e);
 
 /*
  * The content hash of a source: XXH3-128 of the format name, then the

@@ -1337,7 +1337,7 @@ static void test_bad_inputs(void **state)
 	args = restrf(args, "--vmlinux '%s'", stripped);
 	refused(db, args, "no symbol table");
 	args = restrf(args, "--vmlinux '%s/nonexistent'", tmp);
-	refused(db, args, "No such file");
+	refused(db, args, "no such file in '");
 	args = restrf(args, "--kallsyms '%s'", ks);
 	refused(db, args, "malformed kallsyms line in");
 	assert_non_null(strstr(args, ks));

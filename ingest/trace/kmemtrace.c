@@ -270,6 +270,19 @@ int kt_detect_order(const struct kt_stream *streams, size_t n,
 	return -MDB_E_FORMAT;
 }
 
+int kt_probe(const void *buf, size_t len)
+{
+	struct kt_stream s;
+	enum mdb_order o;
+	int ret;
+
+	if (!len)
+		return 0;
+	kt_stream_init(&s, NULL, 0, buf, len, MDB_ORDER_UNKNOWN);
+	ret = kt_detect_order(&s, 1, &o, NULL);
+	return ret == 0 || ret == -MDB_E_ENDIAN;
+}
+
 /* ---- merge ---------------------------------------------------------- */
 
 struct kt_head {

@@ -70,6 +70,13 @@ int kt_detect_order(const struct kt_stream *streams, size_t n,
 		    enum mdb_order *order, struct mdb_error *e);
 
 /*
+ * Do the bytes of a lone file read as relay records, in either byte order
+ * (kt_detect_order() finds one order, or both)?  The format has no magic:
+ * this is what claims a lone file not named cpuN.
+ */
+int kt_probe(const void *buf, size_t len);
+
+/*
  * Merge @n streams by seq_num with serial-number arithmetic and hand every
  * event to @sink in global order.  Event seq is the unwrapped 64-bit
  * sequence number.  Fills @st.

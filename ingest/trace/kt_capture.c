@@ -299,7 +299,9 @@ static int kt_open_dir(const char *path, const struct mdb_ingest_opts *o,
 		return ret;
 	if (ret == 0)
 		in->meta.overruns = ov;
-	mdb_read_release(path, &in->meta);
+	ret = mdb_read_release(path, &in->meta, e);
+	if (ret < 0)
+		return ret;
 	return mdb_attach_scan(&in->meta, path, e);
 }
 
@@ -378,8 +380,7 @@ int kt_input_open(const char *path, const struct mdb_ingest_opts *o,
 
 	*out = NULL;
 	if (stat(path, &st) < 0)
-		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
-				     strerror(errno));
+		return mdb_path_error(path, errno, e);
 	in = calloc(1, sizeof(*in));
 	c = calloc(1, sizeof(*c));
 	if (!in || !c) {
@@ -400,6 +401,19 @@ fail:
 	kt_capture_free(c);
 	free(in);
 	return ret;
+}
+
+int kt_is_cpu_file(const char *path)
+{
+	const char *n = kt_basename(path), *p = strstr(n, "cpu");
+
+	/* the last "cpu" that starts the name or follows a separator */
+	for (const char *q = p; q; q = strstr(q + 1, "cpu"))
+		if (q == n || !isalnum((unsigned char)q[-1]))
+			p = q;
+	if (!p || (p != n && isalnum((unsigned char)p[-1])))
+		return 0;
+	return kt_cpu_from_name(p) >= 0;
 }
 
 /* The directory of @path ("." for a bare name); NULL on ENOMEM. */

@@ -618,7 +618,9 @@ static int tfs_open(struct tfs *t, const struct mdb_ingest_opts *o,
 	m->ncpus = t->ncpus;
 	m->whole_capture = 1;
 	m->overruns = tfs_overruns(t);
-	mdb_read_release(t->dir, m);
+	ret = mdb_read_release(t->dir, m, e);
+	if (ret < 0)
+		return ret;
 	return mdb_attach_scan(m, t->dir, e);
 }
 
