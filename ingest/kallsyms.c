@@ -5,6 +5,7 @@
 
 #include "../common/file.h"
 #include "kallsyms.h"
+#include "spool.h"
 
 static int is_text(char t)
 {
@@ -297,7 +298,7 @@ out:
 int kallsyms_load(struct kallsyms *k, const char *path, struct mdb_error *e)
 {
 	struct mdb_map m;
-	int ret = mdb_map_file(path, &m, e);
+	int ret = mdb_map_decompressed(path, &m, e);
 
 	if (ret < 0)
 		return ret;

@@ -357,3 +357,15 @@ int mdb_spool_path(const char *path, struct mdb_map *m,
 	close(fd);
 	return ret;
 }
+
+int mdb_map_decompressed(const char *path, struct mdb_map *m,
+			 struct mdb_error *e)
+{
+	enum mdb_compression comp;
+	int ret = mdb_map_file(path, m, e);
+
+	if (ret < 0 || mdb_compression_of(m->data, m->len) == MDB_COMP_NONE)
+		return ret;
+	mdb_unmap(m);
+	return mdb_spool_path(path, m, &comp, NULL, e);
+}

@@ -37,4 +37,11 @@ int mdb_spool_fd(int fd, const char *name, struct mdb_map *m,
 int mdb_spool_path(const char *path, struct mdb_map *m,
 		   enum mdb_compression *comp, int *keep, struct mdb_error *e);
 
+/*
+ * Map the regular file @path as mdb_map_file() does, decompressed first
+ * when it is compressed (a kallsyms.zst, a System.map.gz).
+ */
+int mdb_map_decompressed(const char *path, struct mdb_map *m,
+			 struct mdb_error *e);
+
 #endif

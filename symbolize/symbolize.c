@@ -14,6 +14,7 @@
 
 #include "../common/file.h"
 #include "../ingest/kallsyms.h"
+#include "../ingest/spool.h"
 #include "dwarf.h"
 #include "elfsyms.h"
 #include "modules.h"
@@ -120,7 +121,7 @@ static int snapshot(struct ctx *c, const char *path, const char *name,
 	if (path) {
 		struct mdb_map m;
 
-		ret = mdb_map_file(path, &m, c->e);
+		ret = mdb_map_decompressed(path, &m, c->e);
 		if (ret < 0)
 			return ret;
 		data = malloc(m.len + 1);

@@ -139,6 +139,30 @@ static void test_unnamed_note(void **state)
 	free(db);
 }
 
+/* A compressed kallsyms or System.map is read as the inputs are: the
+ * dump with its .zst System.map, a symbolize with a gzip'ed kallsyms. */
+static void test_compressed_kallsyms(void **state)
+{
+	const char *fix = env("TESTDATA");
+	char *db = fresh_db(tmp, "zks.db");
+	struct run r;
+
+	(void)state;
+	ingest_ok(db, "--kallsyms '%s/vmcore/nokaslr.kallsyms.zst' "
+		  "'%s/vmcore/nokaslr.kdump'", fix, fix);
+	free(db);
+	db = fresh_db(tmp, "gzks.db");
+	free(out_of("gzip -c '%s/real-perf/kallsyms' > '%s/kallsyms.gz'", fix,
+		    tmp));
+	ingest_ok(db, "--no-symbolize '%s/real-perf/slab.data.zst'", fix);
+	run_memdb(&r, db, "symbolize --kallsyms '%s/kallsyms.gz'", tmp);
+	assert_int_equal(r.status, 0);
+	if (!strstr(r.out, "151 from kallsyms; 0 unknown"))
+		fail_msg("stdout: %s", r.out);
+	run_free(&r);
+	free(db);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -159,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_perf_stacks),
 		cmocka_unit_test(test_tracedat_sites),
 		cmocka_unit_test(test_unnamed_note),
+		cmocka_unit_test(test_compressed_kallsyms),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
