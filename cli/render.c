@@ -25,12 +25,18 @@ int mdb_format_parse(const char *s)
 	return -1;
 }
 
-/* Positions, ids, CPUs and times read better without digit grouping. */
+/*
+ * Positions, ids (task ids too), CPUs, times and years read better
+ * without digit grouping: a column of one of these names, or whose name
+ * ends in '_' and one of them.
+ */
 static int groupable(const char *col)
 {
 	static const char *const plain[] = { "seq", "id", "cpu", "node",
 					     "line", "ts", "source", "pos",
-					     "order", "bucket", "pfn", "at" };
+					     "order", "bucket", "pfn", "at",
+					     "pid", "tid", "tgid", "ppid",
+					     "year", "lineno" };
 
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
 		size_t n = strlen(col), m = strlen(plain[i]);
