@@ -2,6 +2,7 @@
 -- report: zones
 -- help: per memstat zone, malloc type or slab cache, in snapshot order (empty ones last) or by --sort: size, limit, used, free, requests, failures, bytes, unused %
 -- source: zones
+-- drop: allocated total xdomain sleeps allocator object_size slabs limit pos requests
 -- sort: pos|name|size|used|free|requests|fails|bytes|unused_pct
 --
 -- One row per UMA zone, malloc(9) type or slab cache of the selected
