@@ -19,7 +19,7 @@ static const char usage_head[] =
 "usage: memdb report list\n"
 "       memdb report NAME [-d DB] [--source ID|all] [--top N]\n"
 "                         [--format table|csv|json|folded|svg] [--human]\n"
-"                         [--columns A,B,...] [REPORT OPTIONS]\n"
+"                         [--columns A,B,...] [--wide] [REPORT OPTIONS]\n"
 "\n"
 "Run a canned report (an SQL file of report/sql/, built into memdb) over\n"
 "the database.  'memdb report list' names them with a line of help each.\n"
@@ -58,7 +58,8 @@ static const char usage_tail[] =
 "  memdb report allocinfo --by module\n"
 "  memdb report growth --from 3 --to 7 --top 10\n"
 "  memdb report diff --from 1 --to 2 --human\n"
-"  memdb report zones --sort bytes --columns name,used,bytes\n";
+"  memdb report zones --sort bytes --columns name,used,bytes\n"
+"  memdb report callsites --wide\n";
 
 /* OPT_PARAM + the index of a report option */
 enum { OPT_HUMAN = 200, OPT_COLUMNS, OPT_PARAM = 256 };
@@ -80,9 +81,10 @@ static const struct cli_opt base_opts[] = {
 	  "GiB with one decimal (as slabtop, vmstat -h); CSV and JSON keep "
 	  "the exact numbers" },
 	{ "columns", OPT_COLUMNS, "A,B,...", "only these columns, in this "
-	  "order (an unknown name is refused with the report's list); a "
-	  "table as wide as the terminal or $COLUMNS cuts long text with "
-	  "'...', CSV and JSON keep it whole" },
+	  "order, in every format (an unknown name is refused with the "
+	  "report's list); a table shows them all, empty or not, cutting "
+	  "their text to fit the terminal" },
+	CLI_ROW_WIDE,
 	CLI_ROW_HELP,
 	CLI_ROW_END,
 };
@@ -268,27 +270,53 @@ struct emit_ctx {
 	FILE *out;           /* where the report goes */
 	int human;
 	const char *columns;
+	int wide;            /* --wide */
+	const char *by;      /* --by VALUE, NULL when not given */
 };
+
+/* Take the word @w out of the blank-separated @list. */
+static void drop_word(char *list, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (char *p = list; *(p += strspn(p, " ")); p += strcspn(p, " "))
+		if (strcspn(p, " ") == n && !strncmp(p, w, n)) {
+			memmove(p, p + n, strlen(p + n) + 1);
+			return;
+		}
+}
 
 /* Render the report's rows with its title and notes. */
 static int emit(void *ctx, sqlite3_stmt *rows, sqlite3_stmt *total,
 		struct mdb_error *e)
 {
 	const struct emit_ctx *c = ctx;
-	const char *notes[SCOPE_MAX_NOTES + 2], *note;
-	char *head = mdb_report_head(c->r), *title = NULL, *nbuf = NULL;
+	const char *notes[SCOPE_MAX_NOTES + 2], *note, *drop;
+	char *head = mdb_report_head(c->r), *title = NULL, *nbuf = NULL,
+	     *dbuf = NULL;
+	/* the columns the user named are shown, empty or not */
 	struct mdb_report_out out = { .fmt = c->fmt,
 				      .report = c->r->named->name,
 				      .source_json = c->scope->json,
 				      .notes = notes, .human = c->human,
 				      .columns = c->columns,
-				      .width = mdb_render_width(c->out) };
-	size_t len;
-	int nn = 0, ret = -MDB_E_NOMEM;
+				      .skip_empty = !c->wide && !c->columns };
+	size_t len, dlen;
+	int nn = 0, ret = -MDB_E_NOMEM, fit;
 
 	note = mdb_query_annot(c->r->q, "note", &len);
 	if (note && (nbuf = strndup(note, len)))
 		notes[nn++] = nbuf;
+	/* what may be left out to fit: not what the user named, nor the
+	 * column the rows are grouped by (allocinfo --by module) */
+	drop = mdb_query_annot(c->r->q, "drop", &dlen);
+	fit = drop && !c->wide && !c->columns;
+	if (fit)
+		out.drop = dbuf = strndup(drop, dlen);
+	if (dbuf && c->by)
+		drop_word(dbuf, c->by);
+	if (!c->wide)
+		out.width = mdb_render_width(c->out);
 	for (int i = 0; i < c->scope->nnotes; i++)
 		notes[nn++] = c->scope->notes[i];
 	notes[nn] = NULL;
@@ -297,10 +325,11 @@ static int emit(void *ctx, sqlite3_stmt *rows, sqlite3_stmt *total,
 	if (c->fmt != MDB_FMT_TABLE)
 		for (int i = 0; i < c->scope->nnotes; i++)
 			fprintf(stderr, "memdb: %s\n", c->scope->notes[i]);
-	if (title && (!note || nbuf))
+	if (title && (!note || nbuf) && (!fit || dbuf))
 		ret = mdb_render(c->out, &out, rows, total, e);
 	else
 		mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	free(dbuf);
 	free(nbuf);
 	free(title);
 	free(head);
@@ -437,6 +466,9 @@ int cmd_report(int argc, char **argv)
 		case OPT_HUMAN:
 			how.human = 1;
 			break;
+		case CLI_OPT_WIDE:
+			how.wide = 1;
+			break;
 		case OPT_COLUMNS:
 			if (!*optarg || strstr(optarg, ",,") ||
 			    optarg[strlen(optarg) - 1] == ',' || *optarg == ',')
@@ -475,5 +507,6 @@ int cmd_report(int argc, char **argv)
 	if (a.top < 0)
 		a.top = how.fmt == MDB_FMT_TABLE || how.fmt < 0 ? 20 : 0;
 	how.out = stdout;
+	how.by = mdb_report_arg(&a, "by")->text;
 	return run_report(argv[optind], co.db, co.source, &how, &a);
 }

@@ -9,7 +9,7 @@
 #include "render.h"
 
 static const char usage_head[] =
-"usage: memdb sources [-d DB] [--format table|csv|json]\n"
+"usage: memdb sources [-d DB] [--format table|csv|json] [--wide]\n"
 "       memdb sources [-d DB] --delete ID\n"
 "\n"
 "List the sources (ingested inputs) of the database with what is known\n"
@@ -35,6 +35,7 @@ static const struct cli_opt opts[] = {
 	CLI_ROW_DB,
 	{ "format", 'f', "FMT", "table (default), csv or json" },
 	{ "delete", OPT_DELETE, "ID", "delete source ID" },
+	CLI_ROW_WIDE,
 	CLI_ROW_HELP,
 	CLI_ROW_END,
 };
@@ -46,6 +47,12 @@ static const char list_sql[] =
 	"(SELECT count(*) FROM tag t WHERE t.source_id = s.id) AS snapshot_rows, "
 	"coalesce(overruns, 0) + lost_events AS lost "
 	"FROM source s ORDER BY id";
+
+/* What a narrow terminal does without, least important first (the path
+ * is cut with '...' before any of them goes). */
+static const char list_drop[] =
+	"ingested_at byte_order cpus allocations snapshot_rows taken_at "
+	"events label lost format";
 
 int cmd_sources(int argc, char **argv)
 {
@@ -59,11 +66,13 @@ int cmd_sources(int argc, char **argv)
 	sqlite3_stmt *st = NULL;
 	struct mdb_error e;
 	int64_t del = 0;
-	int c, ret, status = MEMDB_EXIT_FAIL;
+	int c, ret, wide = 0, status = MEMDB_EXIT_FAIL;
 
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, opts)) != -1) {
-		if (c != OPT_DELETE) {
+		if (c == CLI_OPT_WIDE) {
+			wide = 1;
+		} else if (c != OPT_DELETE) {
 			ret = cli_common_opt(&co, c, optarg);
 			if (ret >= 0)
 				return ret;
@@ -91,6 +100,11 @@ int cmd_sources(int argc, char **argv)
 		goto fail;
 	}
 	out.fmt = co.fmt;
+	if (!wide) {
+		out.width = mdb_render_width(stdout);
+		out.drop = list_drop;
+		out.skip_empty = 1;
+	}
 	if (mdb_render(stdout, &out, st, NULL, &e) < 0)
 		goto fail;
 	status = MEMDB_EXIT_OK;

@@ -25,6 +25,15 @@ struct cli_opt {
 		     "else memdb.db)" }
 #define CLI_ROW_HELP { "help", 'h', NULL, "show this help" }
 #define CLI_ROW_END { NULL, 0, NULL, NULL }
+/* --wide, of the commands printing tables (cli/render.h) */
+#define CLI_OPT_WIDE 0x2000
+#define CLI_ROW_WIDE { "wide", CLI_OPT_WIDE, NULL, "tables: every column " \
+		       "at full width, empty ones too.  Without it a table " \
+		       "leaves out the columns empty in every row and, to " \
+		       "a terminal (or with $COLUMNS set), fits its width: " \
+		       "long text cut with '...', then its least important " \
+		       "columns left out (a line under the table names " \
+		       "them)" }
 /* How to read a capture (ingest, check): parsed by cli_capture_opt(). */
 #define CLI_ROWS_CAPTURE                                                   \
 	{ "format", CLI_OPT_FORMAT, "NAME", "read PATH as NAME (one of the " \

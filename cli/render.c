@@ -25,12 +25,18 @@ int mdb_format_parse(const char *s)
 	return -1;
 }
 
-/* Positions, ids, CPUs and times read better without digit grouping. */
+/*
+ * Positions, ids (task ids too), CPUs, times and years read better
+ * without digit grouping: a column of one of these names, or whose name
+ * ends in '_' and one of them.
+ */
 static int groupable(const char *col)
 {
 	static const char *const plain[] = { "seq", "id", "cpu", "node",
 					     "line", "ts", "source", "pos",
-					     "order", "bucket", "pfn", "at" };
+					     "order", "bucket", "pfn", "at",
+					     "pid", "tid", "tgid", "ppid",
+					     "year", "lineno" };
 
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
 		size_t n = strlen(col), m = strlen(plain[i]);
@@ -107,10 +113,11 @@ int mdb_render_width(FILE *out)
 		if (!*end && n > 0 && n < 100000)
 			return (int)n;
 	}
-	if (isatty(fileno(out)) && !ioctl(fileno(out), TIOCGWINSZ, &ws) &&
-	    ws.ws_col > 0)
+	if (!isatty(fileno(out)))
+		return 0;
+	if (!ioctl(fileno(out), TIOCGWINSZ, &ws) && ws.ws_col > 0)
 		return ws.ws_col;
-	return 0;
+	return 80; /* a terminal that does not say (a serial console) */
 }
 
 /* ---- column selection ----------------------------------------------- */
@@ -349,16 +356,203 @@ static void json_object(FILE *out, sqlite3_stmt *st, const struct colmap *m,
 	fputc('}', out);
 }
 
+/* ---- display width -------------------------------------------------- */
+
+/*
+ * The terminal columns of code point @cp: 0 for combining marks and
+ * zero-width characters, 2 for East Asian wide and fullwidth forms and
+ * emoji, else 1 (Markus Kuhn's wcwidth ranges, without the locale
+ * wcwidth(3) needs).
+ */
+static size_t cp_width(unsigned cp)
+{
+	static const unsigned zero[][2] = {
+		{ 0x0300, 0x036f }, { 0x0483, 0x0489 }, { 0x0591, 0x05bd },
+		{ 0x0610, 0x061a }, { 0x064b, 0x065f }, { 0x1ab0, 0x1aff },
+		{ 0x1dc0, 0x1dff }, { 0x200b, 0x200f }, { 0x20d0, 0x20ff },
+		{ 0xfe00, 0xfe0f }, { 0xfe20, 0xfe2f }, { 0xfeff, 0xfeff },
+	};
+	static const unsigned wide[][2] = {
+		{ 0x1100, 0x115f }, { 0x2e80, 0x303e }, { 0x3041, 0x4dbf },
+		{ 0x4e00, 0xa4cf }, { 0xac00, 0xd7a3 }, { 0xf900, 0xfaff },
+		{ 0xfe30, 0xfe4f }, { 0xff00, 0xff60 }, { 0xffe0, 0xffe6 },
+		{ 0x1f300, 0x1f64f }, { 0x1f900, 0x1f9ff },
+		{ 0x20000, 0x2fffd }, { 0x30000, 0x3fffd },
+	};
+
+	for (size_t i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)
+		if (cp >= zero[i][0] && cp <= zero[i][1])
+			return 0;
+	for (size_t i = 0; i < sizeof(wide) / sizeof(wide[0]); i++)
+		if (cp >= wide[i][0] && cp <= wide[i][1])
+			return 2;
+	return 1;
+}
+
+/* The character at @p: its bytes (a byte that is not UTF-8 alone), and
+ * its columns in *@w. */
+static size_t char_at(const char *p, size_t *w)
+{
+	unsigned cp;
+	int n = mdb_utf8_len((const unsigned char *)p, &cp);
+
+	*w = n > 0 ? cp_width(cp) : 1;
+	return n > 0 ? (size_t)n : 1;
+}
+
+/* The columns @s takes on a terminal (escaped text: valid UTF-8). */
+static size_t text_width(const char *s)
+{
+	size_t w = 0, cw;
+
+	while (*s) {
+		s += char_at(s, &cw);
+		w += cw;
+	}
+	return w;
+}
+
+/* The bytes of the longest start of @s at most @w columns wide (its
+ * columns in *@got). */
+static size_t head_fit(const char *s, size_t w, size_t *got)
+{
+	size_t at = 0, used = 0, n, cw;
+
+	while (s[at]) {
+		n = char_at(s + at, &cw);
+		if (used + cw > w)
+			break;
+		used += cw;
+		at += n;
+	}
+	*got = used;
+	return at;
+}
+
+/* Where the shortest end of @s at most @w columns wide starts (its
+ * columns in *@got). */
+static size_t tail_fit(const char *s, size_t w, size_t *got)
+{
+	size_t left = text_width(s), at = 0, cw;
+
+	while (s[at] && left > w) {
+		at += char_at(s + at, &cw);
+		left -= cw;
+	}
+	*got = left;
+	return at;
+}
+
+static void pad(FILE *out, size_t n)
+{
+	fprintf(out, "%*s", (int)n, "");
+}
+
+/*
+ * @s in @w columns: whole when it fits, else cut with "..." at its end
+ * or, @mid (paths: the file name is at the end), in its middle; then
+ * blanks up to @w when @fill.
+ */
+static void put_cut(FILE *out, const char *s, size_t w, int fill, int mid)
+{
+	size_t used = text_width(s), head, tail = 0, hw, tw = 0;
+
+	if (used > w && w < 4) { /* no room for "..." */
+		fwrite(s, 1, head_fit(s, w, &used), out);
+	} else if (used > w) {
+		head = head_fit(s, mid ? (w - 3) / 3 : w - 3, &hw);
+		if (mid)
+			tail = tail_fit(s, w - 3 - hw, &tw);
+		fwrite(s, 1, head, out);
+		fputs("...", out);
+		if (mid)
+			fputs(s + tail, out);
+		used = hw + 3 + tw;
+	} else {
+		fputs(s, out);
+	}
+	if (fill && used < w)
+		pad(out, w - used);
+}
+
+/*
+ * One line @s in at most @width columns, broken at blanks: the later
+ * lines indented two more than the first, a word longer than a line cut
+ * in its middle.  @width 0 (or too narrow to wrap): as it is.
+ */
+static void put_wrapped(FILE *out, char *s, size_t width)
+{
+	size_t ind = strspn(s, " "), cont = ind + 2, at = ind, start = ind;
+	char *p = s + ind;
+
+	if (width < 16 || text_width(s) <= width) {
+		fprintf(out, "%s\n", s);
+		return;
+	}
+	if (cont > width / 2)
+		cont = 2;
+	pad(out, ind);
+	while (*p) {
+		size_t n = strcspn(p, " "), w;
+		char end = p[n];
+
+		p[n] = '\0';
+		w = text_width(p);
+		if (at > start && at + 1 + w > width) {
+			fputc('\n', out);
+			pad(out, cont);
+			at = start = cont;
+		} else if (at > start) {
+			fputc(' ', out);
+			at++;
+		}
+		put_cut(out, p, width - at, 0, 1);
+		at += w < width - at ? w : width - at;
+		p[n] = end;
+		p += n + strspn(p + n, " ");
+	}
+	fputc('\n', out);
+}
+
+/* @s (a title: file names, labels) escaped, its own newlines kept, each
+ * line wrapped to @width. */
+static void put_lines(FILE *out, const char *s, size_t width)
+{
+	char *t = mdb_escape(s, MDB_ESC_KEEP_NL);
+
+	if (!t) {
+		fputs("?\n", out);
+		return;
+	}
+	for (char *l = t, *nl; l; l = nl ? nl + 1 : NULL) {
+		nl = strchr(l, '\n');
+		if (nl)
+			*nl = '\0';
+		put_wrapped(out, l, width);
+	}
+	free(t);
+}
+
 /* ---- table ---------------------------------------------------------- */
+
+/* Why a column is not shown. */
+enum { SHOWN, HIDE_EMPTY, HIDE_FIT };
+
+struct tcol {
+	int numeric;   /* right-aligned, never cut */
+	int hidden;    /* SHOWN, HIDE_EMPTY or HIDE_FIT */
+	int mid;       /* a path: cut in the middle */
+	size_t full;   /* columns of its widest cell or header */
+	size_t width;  /* as shown: less than full when cut */
+	size_t filled; /* cells not NULL */
+};
 
 struct table {
 	int ncol;
 	int human;     /* sizes as KiB, MiB, ... */
 	size_t nrows, cap;
 	char **cells;  /* nrows * ncol, NULL = SQL NULL */
-	int *numeric;  /* per column: right-aligned */
-	size_t *width;
-	size_t *cut;   /* per column: cells longer are cut; 0: none */
+	struct tcol *col;
 };
 
 /* A table cell of column @c of @st, named @name; 1 when numeric. */
@@ -394,11 +588,12 @@ static int table_add(struct table *t, sqlite3_stmt *st,
 	for (int c = 0; c < t->ncol; c++) {
 		const char *s;
 		char **cell = &t->cells[t->nrows * (size_t)t->ncol + (size_t)c];
+		struct tcol *k = &t->col[c];
 		size_t w;
 
 		if (table_cell(t, st, m->idx[c], m->names[c], buf, sizeof(buf),
 			       &s))
-			t->numeric[c] = 1;
+			k->numeric = 1;
 		/* a table is for people: names from inputs are escaped */
 		*cell = s ? mdb_escape(s, 0) : strdup("-");
 		if (!*cell) {
@@ -407,9 +602,10 @@ static int table_add(struct table *t, sqlite3_stmt *st,
 					      (size_t)d]);
 			return -1;
 		}
-		w = strlen(*cell);
-		if (w > t->width[c])
-			t->width[c] = w;
+		k->filled += s != NULL;
+		w = text_width(*cell);
+		if (w > k->full)
+			k->full = w;
 	}
 	t->nrows++;
 	return 0;
@@ -419,23 +615,39 @@ static int table_add(struct table *t, sqlite3_stmt *st,
 static size_t table_width(const struct table *t)
 {
 	size_t w = 0;
+	int shown = 0;
 
 	for (int c = 0; c < t->ncol; c++)
-		w += t->width[c] + (c ? 2 : 0);
+		if (!t->col[c].hidden)
+			w += t->col[c].width + (shown++ ? 2 : 0);
 	return w;
 }
 
-/* A text column is not cut narrower than this (or its header). */
+/* The table's columns with nothing in any row, left out; not when that
+ * would be all of them. */
+static void table_skip_empty(struct table *t)
+{
+	int any = 0;
+
+	for (int c = 0; c < t->ncol; c++)
+		any |= t->col[c].filled > 0;
+	for (int c = 0; any && c < t->ncol; c++)
+		if (!t->col[c].filled)
+			t->col[c].hidden = HIDE_EMPTY;
+}
+
+/* A text column is cut down to SOFT_CUT columns (or its header) before
+ * any column is left out, and down to MIN_CUT when none is left to go. */
+#define SOFT_CUT 32
 #define MIN_CUT 20
 
 /*
- * Fit the table in @width columns: narrow the widest text column, one
- * column at a time, down to its header's width (at least MIN_CUT);
- * numbers are never cut.  The cells wider than their column are cut with
- * "...".
+ * Cut the widest text column by one, again and again, down to its
+ * header's width (at least @min), until the table is @width wide;
+ * numbers are never cut.  Returns the width reached.
  */
-static void table_fit(struct table *t, const char *const *names,
-		      size_t width)
+static size_t table_narrow(struct table *t, const char *const *names,
+			   size_t width, size_t min)
 {
 	size_t have = table_width(t);
 
@@ -443,52 +655,97 @@ static void table_fit(struct table *t, const char *const *names,
 		int wide = -1;
 
 		for (int c = 0; c < t->ncol; c++) {
-			size_t min = strlen(names[c]) > MIN_CUT ?
-				     strlen(names[c]) : MIN_CUT;
+			const struct tcol *k = &t->col[c];
+			size_t head = text_width(names[c]);
 
-			if (!t->numeric[c] && t->width[c] > min &&
-			    (wide < 0 || t->width[c] > t->width[wide]))
+			if (!k->hidden && !k->numeric && k->width > min &&
+			    k->width > head &&
+			    (wide < 0 || k->width > t->col[wide].width))
 				wide = c;
 		}
 		if (wide < 0)
 			break;
-		t->width[wide]--;
-		t->cut[wide] = t->width[wide];
+		t->col[wide].width--;
 		have--;
 	}
+	return have;
 }
 
-/* @s cut to @w bytes, its end "..." (not inside a UTF-8 sequence). */
-static void put_cut(FILE *out, const char *s, size_t w, int pad)
+/*
+ * The next column of the list @*next (names separated by blanks) that
+ * is shown, -1 when none is left.  The last text column is kept: it
+ * names the rows (callsites' call_site when no symbol is known).
+ */
+static int next_drop(const struct table *t, const char *const *names,
+		     const char **next)
 {
-	size_t n = strlen(s), keep;
+	const char *p = *next;
+	int text = 0;
 
-	if (!w || n <= w) {
-		fprintf(out, "%-*s", pad ? (int)w : 0, s);
-		return;
+	for (int c = 0; c < t->ncol; c++)
+		text += !t->col[c].hidden && !t->col[c].numeric;
+	while (p && *(p += strspn(p, " "))) {
+		size_t n = strcspn(p, " ");
+
+		for (int c = 0; c < t->ncol; c++)
+			if (!t->col[c].hidden && strlen(names[c]) == n &&
+			    !strncmp(names[c], p, n) &&
+			    (t->col[c].numeric || text > 1)) {
+				*next = p + n;
+				return c;
+			}
+		p += n;
 	}
-	keep = w - 3;
-	while (keep && ((unsigned char)s[keep] & 0xc0) == 0x80)
-		keep--;
-	fprintf(out, "%.*s...%*s", (int)keep, s, pad ? (int)(w - 3 - keep) :
-		0, "");
+	*next = p;
+	return -1;
+}
+
+/*
+ * Fit the table in @width columns: cut its long text (down to SOFT_CUT);
+ * when that is not enough, leave out the next column of @drop and try
+ * again from the whole text; when no column is left to go, cut the text
+ * down to MIN_CUT.  What still does not fit is as wide as it is.
+ */
+static void table_fit(struct table *t, const char *const *names,
+		      size_t width, const char *drop)
+{
+	const char *next = drop;
+
+	for (;;) {
+		int c;
+
+		for (c = 0; c < t->ncol; c++)
+			t->col[c].width = t->col[c].full;
+		if (table_narrow(t, names, width, SOFT_CUT) <= width)
+			return;
+		c = next_drop(t, names, &next);
+		if (c < 0)
+			break;
+		t->col[c].hidden = HIDE_FIT;
+	}
+	table_narrow(t, names, width, MIN_CUT);
 }
 
 static void table_line(FILE *out, const struct table *t, char **cells)
 {
-	for (int c = 0; c < t->ncol; c++) {
-		int last = c == t->ncol - 1;
+	int last = t->ncol - 1, first = 1;
 
-		if (c)
+	while (last > 0 && t->col[last].hidden)
+		last--;
+	for (int c = 0; c <= last; c++) {
+		const struct tcol *k = &t->col[c];
+
+		if (k->hidden)
+			continue;
+		if (!first)
 			fputs("  ", out);
-		if (t->numeric[c])
-			fprintf(out, "%*s", (int)t->width[c], cells[c]);
-		else if (t->cut[c])
-			put_cut(out, cells[c], t->cut[c], !last);
-		else if (last)
+		first = 0;
+		if (k->numeric) {
+			pad(out, k->width - text_width(cells[c]));
 			fputs(cells[c], out);
-		else
-			fprintf(out, "%-*s", (int)t->width[c], cells[c]);
+		} else {
+			put_cut(out, cells[c], k->width, c != last, k->mid);
+		}
 	}
 	fputc('\n', out);
 }
@@ -498,9 +755,17 @@ static void table_free(struct table *t)
 	for (size_t i = 0; i < t->nrows * (size_t)t->ncol; i++)
 		free(t->cells[i]);
 	free(t->cells);
-	free(t->numeric);
-	free(t->width);
-	free(t->cut);
+	free(t->col);
+}
+
+/* Is column @name a path or a file name (cut in its middle)? */
+static int is_path(const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strcmp(name, "path") || !strcmp(name, "file") ||
+	       (n > 5 && (!strcmp(name + n - 5, "_path") ||
+			  !strcmp(name + n - 5, "_file")));
 }
 
 /* ---- driver --------------------------------------------------------- */
@@ -511,15 +776,6 @@ static int step_error(sqlite3_stmt *st, struct mdb_error *e)
 		      sqlite3_errmsg(sqlite3_db_handle(st)));
 	mdb_error_msg(e, "query failed");
 	return -MDB_E_DB;
-}
-
-/* @s (a title: file names, labels) escaped, its own newlines kept. */
-static void put_lines(FILE *out, const char *s)
-{
-	char *t = mdb_escape(s, MDB_ESC_KEEP_NL);
-
-	fprintf(out, "%s\n", t ? t : "?");
-	free(t);
 }
 
 /*
@@ -586,16 +842,40 @@ static void rule_line(FILE *out, size_t n)
 	fputc('\n', out);
 }
 
+/* "left out to fit 100 columns: a, b (--wide shows them)": the columns
+ * table_fit() left out, in the table's order. */
+static void dropped_note(FILE *out, const struct table *t,
+			 const char *const *names, size_t width)
+{
+	char *s = NULL;
+	size_t len;
+	FILE *f;
+	int n = 0;
+
+	for (int c = 0; c < t->ncol; c++)
+		n += t->col[c].hidden == HIDE_FIT;
+	if (!n || !(f = open_memstream(&s, &len)))
+		return;
+	fprintf(f, "left out to fit %zu columns:", width);
+	for (int c = 0, k = 0; c < t->ncol; c++)
+		if (t->col[c].hidden == HIDE_FIT)
+			fprintf(f, "%s %s", k++ ? "," : "", names[c]);
+	fputs(" (--wide shows them)", f);
+	if (fclose(f) == 0)
+		put_wrapped(out, s, width);
+	free(s);
+}
+
 static void table_print(FILE *out, const struct mdb_report_out *o,
 			const struct table *t, const struct colmap *m,
 			size_t ntotal)
 {
-	size_t rule = table_width(t);
+	size_t rule = table_width(t), width = (size_t)o->width;
 
 	if (o->title)
-		put_lines(out, o->title);
+		put_lines(out, o->title, width);
 	for (const char **n = o->notes; n && *n; n++)
-		put_lines(out, *n);
+		put_lines(out, *n, width);
 	if (o->title || (o->notes && *o->notes))
 		fputc('\n', out);
 	table_line(out, t, (char **)m->names);
@@ -610,6 +890,7 @@ static void table_print(FILE *out, const struct mdb_report_out *o,
 	}
 	if (!t->nrows)
 		fputs("(no rows)\n", out);
+	dropped_note(out, t, m->names, width);
 }
 
 static int render_table(FILE *out, const struct mdb_report_out *o,
@@ -624,20 +905,26 @@ static int render_table(FILE *out, const struct mdb_report_out *o,
 	size_t ntotal = 0;
 	int ret;
 
-	t.numeric = calloc((size_t)t.ncol + 1, sizeof(*t.numeric));
-	t.width = calloc((size_t)t.ncol + 1, sizeof(*t.width));
-	t.cut = calloc((size_t)t.ncol + 1, sizeof(*t.cut));
-	if (!t.numeric || !t.width || !t.cut) {
+	t.col = calloc((size_t)t.ncol + 1, sizeof(*t.col));
+	if (!t.col) {
 		ret = mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
 		goto out;
 	}
-	for (int c = 0; c < t.ncol; c++)
-		t.width[c] = strlen(m->names[c]);
+	for (int c = 0; c < t.ncol; c++) {
+		t.col[c].full = text_width(m->names[c]);
+		t.col[c].mid = is_path(m->names[c]);
+	}
 	ret = table_fill(&t, rows, m, total, same ? tm : NULL, &ntotal, e);
 	if (ret < 0)
 		goto out;
+	/* no rows: every column is empty, and the header says what
+	 * there would be */
+	if (o->skip_empty && t.nrows > ntotal)
+		table_skip_empty(&t);
+	for (int c = 0; c < t.ncol; c++)
+		t.col[c].width = t.col[c].full;
 	if (o->width > 0)
-		table_fit(&t, m->names, (size_t)o->width);
+		table_fit(&t, m->names, (size_t)o->width, o->drop);
 	table_print(out, o, &t, m, ntotal);
 	if (total && !same)
 		ret = total_block(out, &t, total, e);

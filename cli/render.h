@@ -34,13 +34,20 @@ struct mdb_report_out {
 			      * MiB, GiB, TiB with one decimal */
 	const char *columns; /* "a,b,c": only these columns, in this order
 			      * (the total row too: by name); NULL: all */
-	int width;           /* table: at most this wide, text columns cut
-			      * with "..."; 0: no limit */
+	int width;           /* table: at most this wide (display columns):
+			      * text columns cut with "...", then columns
+			      * of @drop left out; 0: no limit */
+	const char *drop;    /* table: the columns that may be left out to
+			      * fit @width, space-separated, least
+			      * important first; NULL: none */
+	int skip_empty;      /* table: leave out the columns NULL in every
+			      * row (and the total row) */
 };
 
 /*
- * The width tables to @out get: $COLUMNS when set to a number, else the
- * terminal's when @out is one, else 0 (no limit).
+ * The width tables to @out get: $COLUMNS when set to a number (as ps
+ * reads it: to a file or a pipe too), else the terminal's when @out is
+ * one (80 when it does not say), else 0 (no limit).
  */
 int mdb_render_width(FILE *out);
 

@@ -14,6 +14,8 @@
  *   -- show: x|y            values of --show (diff); the first is the default
  *   -- scope: one source    the report covers a single source
  *   -- note: text           a header line of the report's output
+ *   -- drop: x y ...        columns a table may leave out to fit the
+ *                           terminal, least important first (cli/render.h)
  * This file is the only parser of that header.
  */
 #ifndef MDB_QUERIES_H

@@ -64,8 +64,13 @@ is given (else
 in the current directory).
 .TP
 .B COLUMNS
-the width tables are fitted to, in columns (else the terminal's width
-when standard output is one); long text is cut with '...' to fit.
+the width tables are fitted to, in columns, to a file or a pipe too
+(unset: the terminal's width when standard output is one, 80 when it
+does not say; whole tables to a file or a pipe): long text is cut with
+'...', then a report's least important columns are left out, as a line
+under the table says;
+.B \-\-wide
+shows them all.
 .SH FILES
 .TP
 .I memdb.db

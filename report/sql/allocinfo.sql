@@ -2,6 +2,7 @@
 -- report: allocinfo
 -- help: per allocation tag (file:line, function, module): bytes and calls, by bytes; --by function|file|module adds them up
 -- source: tags
+-- drop: tags module calls function
 -- by: tag|function|file|module
 -- sort: bytes|calls|count
 --

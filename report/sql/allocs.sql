@@ -2,6 +2,7 @@
 -- report: allocs
 -- help: per allocated address, as perf kmem --alloc: hits, bytes, fragmentation, ping-pong, latest call site
 -- source: trace
+-- drop: avg_alloc freed waste live bytes_req pingpong call_site
 -- sort: frag=frag_pct|ptr=ptr < 0,ptr|callsite=addr < 0,addr|bytes=bytes_alloc|hit=hits|pingpong|hits|waste|bytes_alloc|bytes_req|frag_pct|freed|live
 -- sort-default: frag,hit,bytes
 --

@@ -2,6 +2,7 @@
 -- report: callsites --by type
 -- help: per allocation type (kmalloc, kmem_cache) hits, bytes, waste, ping-pong, live
 -- source: trace
+-- drop: avg_alloc freed waste bytes_req live pingpong live_bytes
 -- setup: callsites
 -- sort: bytes=bytes_alloc|hit=hits|pingpong|frag=frag_pct|hits|waste|live=live_bytes|bytes_alloc|bytes_req|frag_pct|freed|live_bytes|avg_alloc
 --

@@ -2,6 +2,7 @@
 -- report: diff
 -- help: change per call site between two traces (--from A --to B): hits, bytes, fragmentation, live bytes, new and gone sites, by growth
 -- source: trace
+-- drop: frag_a frag_b live_bytes_a live_bytes_b hits_a hits_b delta_frag bytes_a bytes_b delta_live_bytes delta_hits
 -- show: changed|all
 --
 -- What changed between trace :from (A, before) and trace :to (B, after):

@@ -2,6 +2,7 @@
 -- report: errors
 -- help: one row per error or anomaly class: count, bytes, first occurrences
 -- source: trace
+-- drop: first_call_site first_cpu examples allocator first_seq bytes error first_symbol
 --
 -- The memory-error classes of kmemtrace-report and the Solaris tools
 -- (bad free, duplicate free, leaks are the leaks report), one row per

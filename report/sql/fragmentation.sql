@@ -2,6 +2,7 @@
 -- report: fragmentation
 -- help: per call site hits, bytes requested and allocated, waste and fragmentation %, by waste
 -- source: trace
+-- drop: bytes_req hits
 -- sort: waste|callsite=addr < 0,addr|bytes=bytes_alloc|hit=hits|frag=frag_pct|hits|bytes_alloc|bytes_req|frag_pct
 --
 -- Slab allocations only (kmalloc and kmem_cache); page allocations have

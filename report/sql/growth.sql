@@ -2,6 +2,7 @@
 -- report: growth
 -- help: change of bytes and counts per tag or zone between two snapshots of a series (default first and last), by growth
 -- source: tags|zones
+-- drop: count_from count_to module kind bytes_from function bytes_to count_delta
 -- by: tag|function|file|module
 -- sort: bytes|calls|count
 --

@@ -2,6 +2,7 @@
 -- report: leaks
 -- help: leak candidates: allocations live at the end (or at --at), per call site
 -- source: trace
+-- drop: youngest_seq oldest_seq avg_bytes youngest_age_s share_pct oldest_age_s
 -- sort: bytes=live_bytes|live|callsite=addr < 0,addr|share_pct|avg_bytes|live_bytes
 -- sort-default: bytes,live
 -- note: a trace cannot tell a leak from a long-lived object: these are candidates

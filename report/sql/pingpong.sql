@@ -2,6 +2,7 @@
 -- report: pingpong
 -- help: allocations freed on another CPU than the allocating one, per call site
 -- source: trace
+-- drop: freed bytes
 -- by: site|cpu
 -- sort: pingpong|callsite=addr < 0,addr|bytes|freed|pingpong_pct
 --

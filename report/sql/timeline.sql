@@ -2,6 +2,7 @@
 -- report: timeline
 -- help: live slab bytes and allocations over the trace, in --buckets N buckets, for plotting
 -- source: trace
+-- drop: from_seq to_seq frees
 -- by: seq|time
 -- scope: one source
 --

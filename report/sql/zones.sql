@@ -2,6 +2,7 @@
 -- report: zones
 -- help: per memstat zone, malloc type or slab cache, in snapshot order (empty ones last) or by --sort: size, limit, used, free, requests, failures, bytes, unused %
 -- source: zones
+-- drop: allocated total xdomain sleeps allocator object_size slabs limit pos requests
 -- sort: pos|name|size|used|free|requests|fails|bytes|unused_pct
 --
 -- One row per UMA zone, malloc(9) type or slab cache of the selected
@@ -16,14 +17,20 @@
 --   bytes       UMA zones: used x size; malloc types: memory in use
 --               (vmstat -m text and json print KiB, rounded up); slab
 --               caches: num_objs x objsize
---   unused_pct  slab caches: 100 x (num_objs - active_objs) / num_objs
+--   unused_pct  slab caches: 100 x free / (used + free), the row's own
+--               figures (/proc/slabinfo's: 100 x (num_objs -
+--               active_objs) / num_objs), 0 for a cache with no object
 --   flags       'approx' when a figure was humanized (12K, 3.4M) or
 --               rounded (vmstat -m KiB); 'incomplete' when a list of a
 --               core dump's cache could not be walked to its end
 -- Slab caches of a kernel core dump (memdb ingest VMCORE): size is the
 -- slot size; used the objects allocated, counted exactly by walking
--- every free list (per-CPU ones included), free = total - used;
--- unused_pct as /proc/slabinfo would print it (per-CPU slabs full).
+-- every free list (per-CPU ones included), free = total - used, and
+-- unused_pct of those: the objects free on the CPUs' slabs count as
+-- unused.  /proc/slabinfo counts every object of a per-CPU slab as
+-- active (a cache with 7 of its 13 objects free on a CPU's slab prints
+-- 13 active, 0% unused); that figure is the row's active_objs in
+-- v_zones (whose unused_pct is /proc/slabinfo's), not a column here.
 -- Their rows also carry object_size (the object's own size, crash's
 -- OBJSIZE), allocated, total (objects in all slabs) and slabs, as crash
 -- `kmem -s` prints them; these columns are NULL for other inputs.
@@ -33,27 +40,34 @@
 -- by that column, largest first, ties (and NULL figures, last) in
 -- snapshot order; empty rows last whatever the key.
 -- The total row sums every zone of the selected sources, not only the
--- rows shown; its unused_pct is that of all slab caches together.
+-- rows shown; its unused_pct is that of all slab caches together (their
+-- free over their used + free).
 --
 -- Parameters (sqlite3: .param set :src_lo 1, ...):
 --   :src_lo, :src_hi   range of source ids to cover
 --   :top               rows to return, -1 for all
 --   :sort              NULL or 'pos', 'name', 'size', 'used', ...
 
-WITH z AS (
+WITH u AS (
+	-- v_zones' unused_pct is not NULL for slab caches alone
+	SELECT *, CASE WHEN unused_pct IS NULL THEN NULL
+	               WHEN used + free > 0 THEN 100.0 * free / (used + free)
+	               ELSE 0.0 END AS unused
+	FROM v_zones
+	WHERE source_id BETWEEN :src_lo AND :src_hi
+), z AS (
 	SELECT *, CASE :sort WHEN 'size' THEN size
 	                     WHEN 'used' THEN used
 	                     WHEN 'free' THEN free
 	                     WHEN 'requests' THEN requests
 	                     WHEN 'fails' THEN fails
 	                     WHEN 'bytes' THEN bytes
-	                     WHEN 'unused_pct' THEN unused_pct END AS sort_key
-	FROM v_zones
-	WHERE source_id BETWEEN :src_lo AND :src_hi
+	                     WHEN 'unused_pct' THEN unused END AS sort_key
+	FROM u
 )
 SELECT name, pos, allocator, size, "limit", used, free, requests, fails,
-       sleeps, xdomain, bytes, unused_pct, object_size, allocated,
-       total, slabs, flags
+       sleeps, xdomain, bytes, unused AS unused_pct, object_size,
+       allocated, total, slabs, flags
 FROM z
 ORDER BY coalesce(used, 0) = 0 AND coalesce(free, 0) = 0
              AND coalesce(bytes, 0) = 0,
@@ -66,10 +80,12 @@ SELECT 'total' AS name, NULL AS pos, NULL AS allocator, NULL AS size,
        (CASE WHEN count(requests) THEN CAST(total(requests) AS INTEGER) END) AS requests, (CASE WHEN count(fails) THEN CAST(total(fails) AS INTEGER) END) AS fails,
        (CASE WHEN count(sleeps) THEN CAST(total(sleeps) AS INTEGER) END) AS sleeps, (CASE WHEN count(xdomain) THEN CAST(total(xdomain) AS INTEGER) END) AS xdomain,
        (CASE WHEN count(bytes) THEN CAST(total(bytes) AS INTEGER) END) AS bytes,
-       CASE WHEN (CASE WHEN count(num_objs) THEN CAST(total(num_objs) AS INTEGER) END) > 0
-                THEN 100.0 * ((CASE WHEN count(num_objs) THEN CAST(total(num_objs) AS INTEGER) END) - (CASE WHEN count(active_objs) THEN CAST(total(active_objs) AS INTEGER) END)) /
-                     (CASE WHEN count(num_objs) THEN CAST(total(num_objs) AS INTEGER) END)
-            WHEN (CASE WHEN count(num_objs) THEN CAST(total(num_objs) AS INTEGER) END) = 0 THEN 0.0 END AS unused_pct,
+       -- the slab caches' (unused_pct not NULL in v_zones), as their rows
+       CASE WHEN count(unused_pct) = 0 THEN NULL
+            WHEN sum(CASE WHEN unused_pct IS NOT NULL THEN used + free END) > 0
+                THEN 100.0 * sum(CASE WHEN unused_pct IS NOT NULL THEN free END) /
+                     sum(CASE WHEN unused_pct IS NOT NULL THEN used + free END)
+            ELSE 0.0 END AS unused_pct,
        NULL AS object_size,
        (CASE WHEN count(allocated) THEN CAST(total(allocated) AS INTEGER) END) AS allocated,
        (CASE WHEN count(total) THEN CAST(total(total) AS INTEGER) END) AS total,
