@@ -35,6 +35,7 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
+sys.dont_write_bytecode = True  # no __pycache__ in tests/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from svg_check import NS, fail, png_pixels  # noqa: E402
 
