@@ -125,6 +125,12 @@ $(BUILD)/gen/fresh_db.inc: $(BUILD)/mkfresh $(BUILD)/gen/fresh.sql
 		mv $@.tmp $@
 $(BUILD)/obj/report/queries.o: $(BUILD)/gen/queries.inc
 
+# The flame graph's script, written into each flame graph (cli/picture.c).
+$(BUILD)/gen/flame_js.inc: cli/flame.js tools/embed.sh
+	@mkdir -p $(@D)
+	sh tools/embed.sh flame_js $< > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/cli/picture.o: $(BUILD)/gen/flame_js.inc
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@

@@ -2,8 +2,10 @@
 /*
  * memdb html: one self-contained HTML page for a database: its sources,
  * the summary, the pictures of cli/picture.c as inline <svg> and the top
- * rows of the reports they draw.  No script, no link, no font: a file any
- * browser opens offline.  Untrusted text is escaped as in the SVG.
+ * rows of the reports they draw.  No link, no font, no script but the
+ * flame graph's own: a file any browser opens offline.  Untrusted text is
+ * escaped as in the SVG; figures are printed as the text tables print
+ * them (digits grouped, 3 decimals).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +22,14 @@ static const char usage_head[] =
 "usage: memdb html [-d DB] [-o FILE]\n"
 "\n"
 "Write one HTML page about the database: its sources, the summary, the\n"
-"pictures (the timeline of live bytes and allocations, the call sites by\n"
-"bytes, the flame graph of allocation stacks, the largest zones and what\n"
-"grew between snapshots; as 'memdb report NAME --format svg' draws\n"
-"them, inline) and the top 20 rows of each of those reports.  Each\n"
-"report covers the latest source of its kind; a report the database has\n"
-"no source for is named with the reason.  The page loads nothing: no\n"
-"script, style sheet, font or image from elsewhere.\n"
+"pictures (the timeline of live bytes and allocations, by time when the\n"
+"trace has timestamps, the call sites by bytes, the flame graph of\n"
+"allocation stacks, the largest zones and what grew between snapshots;\n"
+"as 'memdb report NAME --format svg' draws them, inline) and the top 20\n"
+"rows of each of those reports.  Each report covers the latest source of\n"
+"its kind; a report the database has no source for is named with the\n"
+"reason.  The page loads nothing: no script, style sheet, font or image\n"
+"from elsewhere (the flame graph's own script zooms and searches it).\n"
 "\n";
 
 static const char usage_tail[] =
@@ -47,16 +50,18 @@ static const struct cli_opt opts[] = {
 struct section {
 	const char *name;
 	const char *sort;  /* --sort, or NULL */
+	const char *by;    /* the picture's --by when the source has
+			    * timestamps, or NULL */
 	int picture, table;
 };
 
 static const struct section sections[] = {
-	{ "summary", NULL, 0, 1 },
-	{ "timeline", NULL, 1, 0 },
-	{ "callsites", NULL, 1, 1 },
-	{ "stacks", NULL, 1, 0 },
-	{ "zones", "bytes", 1, 1 },
-	{ "growth", NULL, 1, 1 },
+	{ "summary", NULL, NULL, 0, 1 },
+	{ "timeline", NULL, "time", 1, 0 },
+	{ "callsites", NULL, NULL, 1, 1 },
+	{ "stacks", NULL, NULL, 1, 0 },
+	{ "zones", "bytes", NULL, 1, 1 },
+	{ "growth", NULL, NULL, 1, 1 },
 };
 
 static const char style[] =
@@ -67,6 +72,56 @@ static const char style[] =
 "tr.total{font-weight:bold;background:#f3f3f3}"
 "svg{max-width:100%;height:auto;border:1px solid #ddd}"
 "p.none{color:#777}";
+
+/* Ids, pids, CPUs, positions and years read better without digit
+ * grouping: a column so named, or ending in "_" and the name (the text
+ * tables' rule, cli/render.c). */
+static int plain_number(const char *col)
+{
+	static const char *const plain[] = { "seq", "id", "pid", "tid",
+					     "tgid", "cpu", "cpus", "node",
+					     "line", "ts", "source", "pos",
+					     "order", "bucket", "pfn", "at",
+					     "year" };
+	size_t n = strlen(col);
+
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		size_t m = strlen(plain[i]);
+
+		if (!strcmp(col, plain[i]) || (n > m && col[n - m - 1] == '_' &&
+					       !strcmp(col + n - m, plain[i])))
+			return 1;
+	}
+	return 0;
+}
+
+/* Cell @c of @st: integers grouped, REAL figures with 3 decimals. */
+static void html_cell(FILE *f, sqlite3_stmt *st, int c)
+{
+	char num[48];
+
+	switch (sqlite3_column_type(st, c)) {
+	case SQLITE_INTEGER:
+		if (plain_number(sqlite3_column_name(st, c)))
+			snprintf(num, sizeof(num), "%lld", (long long)
+				 sqlite3_column_int64(st, c));
+		else
+			svg_group(num, sizeof(num),
+				  sqlite3_column_int64(st, c));
+		fprintf(f, "<td>%s</td>", num);
+		break;
+	case SQLITE_FLOAT:
+		fprintf(f, "<td>%.3f</td>", sqlite3_column_double(st, c));
+		break;
+	case SQLITE_TEXT:
+		fputs("<td class=\"t\">", f);
+		svg_escape(f, (const char *)sqlite3_column_text(st, c), -1);
+		fputs("</td>", f);
+		break;
+	default: /* NULL (a blob: no report has one) */
+		fputs("<td></td>", f);
+	}
+}
 
 /* The statement's rows (and @total's) as an HTML table. */
 static int html_table(FILE *f, sqlite3_stmt *rows, sqlite3_stmt *total)
@@ -84,13 +139,8 @@ static int html_table(FILE *f, sqlite3_stmt *rows, sqlite3_stmt *total)
 	     st = st == rows ? total : NULL)
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			fputs(st == rows ? "<tr>" : "<tr class=\"total\">", f);
-			for (int c = 0; c < sqlite3_column_count(st); c++) {
-				fputs(sqlite3_column_type(st, c) == SQLITE_TEXT
-				      ? "<td class=\"t\">" : "<td>", f);
-				svg_escape(f, (const char *)
-					   sqlite3_column_text(st, c), -1);
-				fputs("</td>", f);
-			}
+			for (int c = 0; c < sqlite3_column_count(st); c++)
+				html_cell(f, st, c);
 			fputs("</tr>\n", f);
 		}
 	fputs("</table>\n", f);
@@ -102,12 +152,13 @@ struct html_ctx {
 	const struct mdb_report *r;
 	const struct cli_scope *scope;
 	int picture;
+	int started;  /* emit() was called: the page has some of it */
 };
 
 static int emit(void *ctx, sqlite3_stmt *rows, sqlite3_stmt *total,
 		struct mdb_error *e)
 {
-	const struct html_ctx *c = ctx;
+	struct html_ctx *c = ctx;
 	char *head = mdb_report_head(c->r), *title = NULL;
 	size_t len;
 	FILE *t = open_memstream(&title, &len);
@@ -121,6 +172,7 @@ static int emit(void *ctx, sqlite3_stmt *rows, sqlite3_stmt *total,
 	}
 	fprintf(t, "memdb report %s: %s", head, c->scope->title);
 	fclose(t);
+	c->started = 1;
 	if (c->picture) {
 		ret = mdb_picture(c->f, c->r->named->name, title, rows, e);
 	} else {
@@ -156,53 +208,80 @@ static int scope(struct mdb_db *db, struct mdb_report *r,
 	return ret;
 }
 
-/* The report's arguments for section @sec: its --sort and --top. */
-static int section_args(const struct section *sec, int picture,
+/* The report's arguments for section @sec: its --sort, --top and, when
+ * @by, the picture's --by. */
+static int section_args(const struct section *sec, int picture, int by,
 			struct mdb_report_args *a, struct mdb_error *e)
 {
 	size_t n;
 	const struct mdb_rparam *p = mdb_report_params(&n);
+	int ret = 0;
 
 	mdb_report_args_init(a);
 	a->top = picture ? mdb_picture_top(sec->name) : 20;
-	for (size_t i = 0; sec->sort && i < n; i++)
-		if (!strcmp(p[i].opt, "sort"))
-			return mdb_report_arg_parse(a, i, sec->sort, e);
-	return 0;
+	for (size_t i = 0; i < n && ret == 0; i++)
+		if (sec->sort && !strcmp(p[i].opt, "sort"))
+			ret = mdb_report_arg_parse(a, i, sec->sort, e);
+		else if (by && !strcmp(p[i].opt, "by"))
+			ret = mdb_report_arg_parse(a, i, sec->by, e);
+	return ret;
 }
 
-/* One picture or table of @sec; what stopped it, in the page. */
-static int section_part(FILE *f, struct mdb_db *db, const struct section *sec,
-			int picture)
+/* One try at a picture or table of @sec (with the picture's --by when
+ * @by); @c->started when some of it is in the page. */
+static int section_try(struct html_ctx *c, struct mdb_db *db,
+		       const struct section *sec, int by,
+		       struct mdb_error *e)
 {
 	struct cli_scope s = { 0 };
-	struct html_ctx c = { .f = f, .scope = &s, .picture = picture };
 	struct mdb_report r = { 0 };
 	struct mdb_report_args a;
-	struct mdb_error e;
 	int ret;
 
-	mdb_error_clear(&e);
-	ret = section_args(sec, picture, &a, &e);
+	mdb_error_clear(e);
+	c->scope = &s;
+	c->r = &r;
+	ret = section_args(sec, c->picture, by, &a, e);
 	if (ret == 0)
-		ret = mdb_report_plan(&r, sec->name, &a, &e);
-	c.r = &r;
+		ret = mdb_report_plan(&r, sec->name, &a, e);
 	if (ret == 0)
-		ret = scope(db, &r, &s, &e);
+		ret = scope(db, &r, &s, e);
 	if (ret == 0)
-		ret = mdb_report_run(db, &r, emit, &c, &e);
-	if (ret < 0 && ret != -MDB_E_NOMEM && ret != -MDB_E_IO) {
-		fputs("<p class=\"none\">not shown: ", f);
-		svg_escape(f, e.msg[0] ? e.msg : mdb_strerror(ret), -1);
-		if (e.detail[0]) {
-			fputs(": ", f);
-			svg_escape(f, e.detail, -1);
-		}
-		fputs("</p>\n", f);
-		ret = 0;
-	}
+		ret = mdb_report_run(db, &r, emit, c, e);
 	mdb_report_release(&r);
 	cli_scope_release(&s);
+	return ret;
+}
+
+/*
+ * One picture or table of @sec; what stopped it, in the page, unless
+ * that is @shown (the picture's reason, said once for both; @len bytes,
+ * the reason written there).
+ */
+static int section_part(FILE *f, struct mdb_db *db, const struct section *sec,
+			int picture, char *shown, size_t len)
+{
+	struct html_ctx c = { .f = f, .picture = picture };
+	struct mdb_error e;
+	char why[sizeof(e.msg) + sizeof(e.detail) + 2];
+	int by = picture && sec->by, ret;
+
+	ret = section_try(&c, db, sec, by, &e);
+	/* a source without timestamps: the picture by the default --by */
+	if (ret < 0 && by && !c.started && ret != -MDB_E_NOMEM &&
+	    ret != -MDB_E_IO)
+		ret = section_try(&c, db, sec, 0, &e);
+	if (ret < 0 && ret != -MDB_E_NOMEM && ret != -MDB_E_IO) {
+		snprintf(why, sizeof(why), "%s%s%s", e.msg[0] ? e.msg :
+			 mdb_strerror(ret), e.detail[0] ? ": " : "", e.detail);
+		if (strcmp(why, shown)) {
+			fputs("<p class=\"none\">not shown: ", f);
+			svg_escape(f, why, -1);
+			fputs("</p>\n", f);
+			snprintf(shown, len, "%s", why);
+		}
+		ret = 0;
+	}
 	return ret;
 }
 
@@ -239,12 +318,16 @@ static int write_page(FILE *f, struct mdb_db *db, const char *dbpath)
 	ret = sources_table(f, db);
 	for (size_t i = 0; ret == 0 &&
 	     i < sizeof(sections) / sizeof(sections[0]); i++) {
+		char shown[600] = "";
+
 		fprintf(f, "<h2 id=\"%s\">%s</h2>\n", sections[i].name,
 			sections[i].name);
 		if (sections[i].picture)
-			ret = section_part(f, db, &sections[i], 1);
+			ret = section_part(f, db, &sections[i], 1, shown,
+					   sizeof(shown));
 		if (ret == 0 && sections[i].table)
-			ret = section_part(f, db, &sections[i], 0);
+			ret = section_part(f, db, &sections[i], 0, shown,
+					   sizeof(shown));
 	}
 	fputs("</body>\n</html>\n", f);
 	return ret;

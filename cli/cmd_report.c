@@ -76,7 +76,8 @@ static const struct cli_opt base_opts[] = {
 	  "(its default: 'a;b;c BYTES' lines, the input of flame-graph "
 	  "tools); timeline, callsites, zones, growth: svg (a picture: "
 	  "bars of the top rows, live bytes and allocations over time); "
-	  "stacks: svg, a flame graph by bytes" },
+	  "stacks: svg, a flame graph by bytes (click a frame to zoom, "
+	  "search frames in its box)" },
 	{ "human", OPT_HUMAN, NULL, "tables: sizes in bytes as B, KiB, MiB, "
 	  "GiB with one decimal (as slabtop, vmstat -h); CSV and JSON keep "
 	  "the exact numbers" },

@@ -6,6 +6,8 @@
 #include "picture.h"
 #include "svg.h"
 
+#include "flame_js.inc" /* cli/flame.js as flame_js[] */
+
 #define WIDTH 1200
 
 /* The report's rows as text, row-major. */
@@ -136,7 +138,7 @@ static void bar_row(FILE *f, const struct grid *g, int r, int vc,
 	}
 	svg_text(f, lx - 6, y + 14, "end", 12, row_label(g, r), 56);
 	svg_rect(f, lx, y + 2, w, 16, v < 0 ? "#4a7fb5" : "#d9612b", tip);
-	snprintf(num, sizeof(num), "%lld", v);
+	svg_group(num, sizeof(num), v);
 	svg_text(f, lx + w + 6, y + 14, "start", 12, num, -1);
 	free(tip);
 }
@@ -166,32 +168,239 @@ static int draw_bars(FILE *f, const struct grid *g, const char *value,
 
 /* ---- timeline -------------------------------------------------------- */
 
-/* A panel of column @vc over the buckets at @top: a line, or bars. */
-static void panel(FILE *f, const struct grid *g, int vc, double top,
-		  int bars)
+#define TL_X0 110.0
+#define TL_PW (WIDTH - 140.0)
+#define TL_PH 300.0
+
+/* A round step (1, 2, 2.5 or 5 times a power of ten) cutting @span into
+ * about @n; for counts (@whole) a whole number, never 2.5. */
+static double nice_step(double span, int n, int whole)
 {
-	const double x0 = 110, pw = WIDTH - 140, ph = 300;
+	double raw = span > 0 ? span / n : 1, p = 1, m;
+
+	while (p * 10 <= raw)
+		p *= 10;
+	while (p > raw)
+		p /= 10;
+	m = raw / p;
+	if (m <= 1)
+		m = 1;
+	else if (m <= 2)
+		m = 2;
+	else if (m <= 2.5 && !(whole && p < 10))
+		m = 2.5;
+	else if (m <= 5)
+		m = 5;
+	else
+		m = 10;
+	return whole && m * p < 1 ? 1 : m * p;
+}
+
+/* Decimals a multiple of @step needs (0.25: 2). */
+static int step_decimals(double step)
+{
+	int d = 0;
+
+	for (double v = step; d < 9; d++, v *= 10) {
+		double r = (double)(long long)(v + 0.5) - v;
+
+		if (r < 1e-6 * v && r > -1e-6 * v)
+			break;
+	}
+	return d;
+}
+
+/*
+ * Where the buckets go and what the x axis says.  Buckets of equal time
+ * (--by time, or events spread evenly in time) each take their own
+ * column, empty ones too, under a time axis; else (--by seq, the
+ * default) each row takes the next column, under an axis of events with
+ * each bucket's from_seq..to_seq spread over its column.
+ */
+struct layout {
+	int *col, ncol;    /* row r's column, out of ncol */
+	double *lo, *hi;   /* row r's span on the axis */
+	double amin, amax; /* the axis's span; equal: no axis */
+	int time;          /* a time axis, linear */
+	const char *name;
+};
+
+/* Row r's span: columns @from..@to, less the first @from (time) or less
+ * one (@seq: the events before from_seq); 0 when a row lacks either. */
+static int layout_spans(struct layout *l, const struct grid *g,
+			const char *from, const char *to, int seq)
+{
+	int fc = grid_col(g, from), tc = grid_col(g, to);
+	double t0;
+
+	if (fc < 0 || tc < 0 || g->nrow == 0)
+		return 0;
+	for (int r = 0; r < g->nrow; r++)
+		if (!*cell(g, r, fc) || !*cell(g, r, tc))
+			return 0;
+	t0 = seq ? 1 : strtod(cell(g, 0, fc), NULL);
+	for (int r = 0; r < g->nrow; r++) {
+		l->lo[r] = strtod(cell(g, r, fc), NULL) - t0;
+		l->hi[r] = strtod(cell(g, r, tc), NULL) - t0 + seq;
+	}
+	return l->hi[g->nrow - 1] > l->lo[0];
+}
+
+/* Is each row's end in the time span of its bucket, bucket c of B
+ * covering [c T/B, (c+1) T/B) since the first event (B: the last bucket
+ * plus one, as --by time makes them)?  The times have 6 decimals. */
+static int layout_even(const struct layout *l, const struct grid *g,
+		       int bc)
+{
+	long long b = bc < 0 ? 0 : cell_ll(g, g->nrow - 1, bc) + 1;
+	double t = l->hi[g->nrow - 1], d = 1e-6 * (double)b / t;
+
+	if (b < 1 || b > 100000)
+		return 0;
+	for (int r = 0; r < g->nrow; r++) {
+		double v = l->hi[r] * (double)b / t;
+		long long c = cell_ll(g, r, bc);
+		long long lo = v - d < 0 ? 0 : (long long)(v - d);
+		long long hi = (long long)(v + d);
+
+		if (lo > b - 1)
+			lo = b - 1;
+		if (hi > b - 1)
+			hi = b - 1;
+		if (c < lo || c > hi || (r && c <= cell_ll(g, r - 1, bc)))
+			return 0;
+	}
+	return 1;
+}
+
+static int layout_read(struct layout *l, const struct grid *g)
+{
+	int bc = grid_col(g, "bucket");
+
+	l->col = calloc((size_t)g->nrow + 1, sizeof(*l->col));
+	l->lo = calloc((size_t)g->nrow + 1, sizeof(*l->lo));
+	l->hi = calloc((size_t)g->nrow + 1, sizeof(*l->hi));
+	if (!l->col || !l->lo || !l->hi)
+		return -1;
+	l->ncol = g->nrow;
+	for (int r = 0; r < g->nrow; r++)
+		l->col[r] = r;
+	if (layout_spans(l, g, "from_s", "to_s", 0) &&
+	    layout_even(l, g, bc)) {
+		l->time = 1;
+		l->name = "time since the first event (s)";
+		l->ncol = (int)cell_ll(g, g->nrow - 1, bc) + 1;
+		for (int r = 0; r < g->nrow; r++)
+			l->col[r] = (int)cell_ll(g, r, bc);
+		l->amax = l->hi[g->nrow - 1];
+	} else if (layout_spans(l, g, "from_seq", "to_seq", 1)) {
+		l->name = "events since the start of the trace";
+		l->amin = l->lo[0];
+		l->amax = l->hi[g->nrow - 1];
+	}
+	return 0;
+}
+
+static void layout_free(struct layout *l)
+{
+	free(l->col);
+	free(l->lo);
+	free(l->hi);
+}
+
+/* Where value @v of the axis is: in proportion on a time axis; else in
+ * the column of the bucket that holds it, in proportion there, on the
+ * border of two buckets when between them. */
+static double layout_x(const struct layout *l, int n, double v)
+{
+	const double bw = TL_PW / l->ncol;
+
+	if (l->time)
+		return TL_X0 + TL_PW * v / l->amax;
+	for (int r = 0; r < n; r++) {
+		if (v < l->lo[r])
+			return TL_X0 + bw * r;
+		if (v <= l->hi[r])
+			return TL_X0 + bw * (r + (l->hi[r] > l->lo[r] ?
+				(v - l->lo[r]) / (l->hi[r] - l->lo[r]) : 0.5));
+	}
+	return TL_X0 + TL_PW;
+}
+
+/* Ticks at round values under the panels at @top1 and @top2, labels
+ * under the second; a tick too close to the last one is left out. */
+static void layout_axis(FILE *f, const struct layout *l, int n, double top1,
+			double top2)
+{
+	double step = nice_step(l->amax - l->amin, 8, !l->time), last = -1e9;
+	int dec = l->time ? step_decimals(step) : 0;
+	char num[48];
+
+	fputs("<g class=\"x-axis\">\n", f);
+	for (long long i = (long long)(l->amin / step + 1 - 1e-9);
+	     (double)i * step <= l->amax + (l->amax - l->amin) * 1e-9; i++) {
+		double v = (double)i * step, px = layout_x(l, n, v);
+
+		if (px - last < 48)
+			continue;
+		last = px;
+		svg_line(f, px, top1 + TL_PH, px, top1 + TL_PH + 4, "#333333");
+		svg_line(f, px, top2 + TL_PH, px, top2 + TL_PH + 4, "#333333");
+		if (l->time)
+			snprintf(num, sizeof(num), "%.*f", dec, v);
+		else
+			svg_group(num, sizeof(num), (long long)(v + 0.5));
+		svg_text(f, px, top2 + TL_PH + 18, "middle", 11, num, -1);
+	}
+	fputs("</g>\n", f);
+	svg_text(f, TL_X0 + TL_PW / 2, top2 + TL_PH + 40, "middle", 12,
+		 l->name, -1);
+}
+
+/* A panel of column @vc, called @name, at @top: the value at each
+ * bucket's end as a line, or each bucket's as a bar.  The y axis runs
+ * from 0 up to a round value, with a tick at each round step. */
+static void panel(FILE *f, const struct grid *g, const struct layout *l,
+		  int vc, const char *name, double top, int bars)
+{
+	const double x0 = TL_X0, pw = TL_PW, ph = TL_PH, bw = pw / l->ncol;
 	double *xs = calloc((size_t)g->nrow + 1, sizeof(*xs));
 	double *ys = calloc((size_t)g->nrow + 1, sizeof(*ys));
-	long long maxv = 1;
+	long long maxv = 0, k;
+	double step, ymax;
 	char num[32];
 
 	for (int r = 0; r < g->nrow; r++)
 		if (cell_ll(g, r, vc) > maxv)
 			maxv = cell_ll(g, r, vc);
-	svg_text(f, x0, top - 8, "start", 13, g->name[vc], -1);
-	snprintf(num, sizeof(num), "%lld", maxv);
-	svg_text(f, x0 - 6, top + 10, "end", 11, num, -1);
-	svg_text(f, x0 - 6, top + ph, "end", 11, "0", -1);
+	step = nice_step((double)maxv, 5, 1);
+	k = (long long)((double)maxv / step);
+	if ((double)k * step < (double)maxv || k == 0)
+		k++;
+	ymax = (double)k * step;
+	svg_text(f, x0, top - 10, "start", 13, name, -1);
+	fputs("<g class=\"y-axis\">\n", f);
+	for (long long i = 0; i <= k; i++) {
+		double y = top + ph - ph * (double)i / (double)k;
+
+		if (i)
+			svg_line(f, x0, y, x0 + pw, y, "#eeeeee");
+		svg_line(f, x0 - 4, y, x0, y, "#333333");
+		svg_group(num, sizeof(num),
+			  (long long)((double)i * step + 0.5));
+		svg_text(f, x0 - 7, y + 4, "end", 11, num, -1);
+	}
+	fputs("</g>\n", f);
 	svg_line(f, x0, top, x0, top + ph, "#333333");
 	svg_line(f, x0, top + ph, x0 + pw, top + ph, "#333333");
 	for (int r = 0; xs && ys && r < g->nrow; r++) {
-		double bw = pw / g->nrow, v = (double)cell_ll(g, r, vc);
+		double v = (double)cell_ll(g, r, vc);
 
-		xs[r] = x0 + bw * (r + 0.5);
-		ys[r] = top + ph - ph * v / (double)maxv;
+		xs[r] = l->amax > l->amin ? layout_x(l, g->nrow, l->hi[r]) :
+			x0 + bw * (l->col[r] + 0.5);
+		ys[r] = top + ph - ph * v / ymax;
 		if (bars)
-			svg_rect(f, x0 + bw * r + 1, ys[r], bw - 2,
+			svg_rect(f, x0 + bw * l->col[r] + 1, ys[r], bw - 2,
 				 top + ph - ys[r], "#d9612b", NULL);
 	}
 	if (!bars && xs && ys)
@@ -201,9 +410,10 @@ static void panel(FILE *f, const struct grid *g, int vc, double top,
 }
 
 /* Invisible columns over both panels, each a tooltip of its bucket. */
-static void bucket_tips(FILE *f, const struct grid *g, double top, double h)
+static void bucket_tips(FILE *f, const struct grid *g,
+			const struct layout *l, double top, double h)
 {
-	const double x0 = 110, pw = WIDTH - 140;
+	const double bw = TL_PW / l->ncol;
 
 	for (int r = 0; r < g->nrow; r++) {
 		char *tip = NULL;
@@ -216,8 +426,8 @@ static void bucket_tips(FILE *f, const struct grid *g, double top, double h)
 			fprintf(t, "%s%s=%s", c ? " " : "", g->name[c],
 				cell(g, r, c));
 		fclose(t);
-		svg_rect(f, x0 + pw / g->nrow * r, top, pw / g->nrow, h,
-			 "transparent", tip);
+		svg_rect(f, TL_X0 + bw * l->col[r], top, bw, h, "transparent",
+			 tip);
 		free(tip);
 	}
 }
@@ -226,23 +436,24 @@ static int draw_timeline(FILE *f, const struct grid *g, const char *title,
 			 struct mdb_error *e)
 {
 	int lb = need_col(g, "live_bytes", e), al;
-	const char *x = grid_col(g, "to_s") >= 0 ? "to_s" : "to_seq";
-	int xc = grid_col(g, x);
+	struct layout l = { 0 };
 
 	if (lb < 0 || (al = need_col(g, "allocs", e)) < 0)
 		return -MDB_E_INVAL;
-	svg_begin(f, WIDTH, 820, title);
-	svg_text(f, 10, 22, "start", 15, title, 150);
-	panel(f, g, lb, 70, 0);
-	panel(f, g, al, 430, 1);
-	if (g->nrow && xc >= 0) {
-		svg_text(f, 110, 750, "start", 11, cell(g, 0, xc), -1);
-		svg_text(f, WIDTH - 30, 750, "end", 11,
-			 cell(g, g->nrow - 1, xc), -1);
+	if (layout_read(&l, g)) {
+		layout_free(&l);
+		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
 	}
-	svg_text(f, WIDTH / 2, 770, "middle", 12, x, -1);
-	bucket_tips(f, g, 70, 660);
+	svg_begin(f, WIDTH, 830, title);
+	svg_text(f, 10, 22, "start", 15, title, 150);
+	panel(f, g, &l, lb, "live bytes at the end of each bucket "
+	      "(live_bytes)", 70, 0);
+	panel(f, g, &l, al, "allocations in each bucket (allocs)", 430, 1);
+	if (l.amax > l.amin)
+		layout_axis(f, &l, g->nrow, 70, 430);
+	bucket_tips(f, g, &l, 70, 660);
 	svg_end(f);
+	layout_free(&l);
 	return 0;
 }
 
@@ -260,6 +471,7 @@ struct flame {
 	int n, maxdepth;
 	long long total;
 	double h;     /* the picture's height */
+	int boxes;    /* drawn so far: the next box's id is "f<boxes>" */
 };
 
 static int fstack_cmp(const void *a, const void *b)
@@ -296,7 +508,8 @@ static int fstack_split(struct fstack *s, char *text, long long bytes)
 	return 0;
 }
 
-/* The frame @name at @depth over @x..@x+@bytes, with a tooltip. */
+/* The frame @name at @depth over @x..@x+@bytes, with a tooltip; its
+ * offset, bytes and depth as attributes for the script (flame_script). */
 static void flame_box(struct flame *fl, const char *name, int depth,
 		      long long x, long long bytes)
 {
@@ -304,6 +517,7 @@ static void flame_box(struct flame *fl, const char *name, int depth,
 	double px = 10 + fw * (double)x / (double)fl->total;
 	double w = fw * (double)bytes / (double)fl->total;
 	double y = fl->h - 30 - 17.0 * (depth + 1);
+	long room = (long)((w - 6) / 6.5);
 	char colour[32], *tip = NULL;
 	size_t len;
 	FILE *t = open_memstream(&tip, &len);
@@ -314,11 +528,14 @@ static void flame_box(struct flame *fl, const char *name, int depth,
 		fclose(t);
 	}
 	svg_colour(colour, sizeof(colour), name);
-	fputs("<g>", fl->f);
+	fprintf(fl->f, "<g class=\"f\" id=\"f%d\" data-x=\"%lld\" "
+		"data-b=\"%lld\" data-d=\"%d\">", fl->boxes++, x, bytes,
+		depth);
 	svg_rect(fl->f, px, y, w - 0.5, 16, colour, tip);
-	if ((w - 6) / 6.5 >= 4) /* room for "a..." at least */
-		svg_text(fl->f, px + 3, y + 12, "start", 11, name,
-			 (long)((w - 6) / 6.5));
+	/* a label when there is room for "a..." at least; an empty one
+	 * else, for the script to fill when zoomed */
+	svg_text(fl->f, px + 3, y + 12, "start", 11, room >= 4 ? name : "",
+		 room >= 4 ? room : -1);
 	fputs("</g>\n", fl->f);
 	free(tip);
 }
@@ -350,11 +567,35 @@ static void flame_level(struct flame *fl, int lo, int hi, int depth,
 	}
 }
 
+/* The controls flame_js shows (hidden until it runs: a picture shown
+ * without scripts has no dead box), then the script itself. */
+static void flame_script(const struct flame *fl)
+{
+	fprintf(fl->f, "<text class=\"fg-reset\" x=\"%d\" y=\"46\" "
+		"text-anchor=\"end\" font-size=\"12\" fill=\"#1a5fb4\" "
+		"text-decoration=\"underline\" display=\"none\">reset zoom"
+		"</text>\n", WIDTH - 270);
+	fprintf(fl->f, "<foreignObject class=\"fg-search\" x=\"%d\" "
+		"y=\"30\" width=\"250\" height=\"24\" display=\"none\">"
+		"<input xmlns=\"http://www.w3.org/1999/xhtml\" type=\"search\" "
+		"placeholder=\"search frames: regex or text\" "
+		"style=\"width:100%%;box-sizing:border-box;font-size:12px\"/>"
+		"</foreignObject>\n", WIDTH - 260);
+	fprintf(fl->f, "<text class=\"fg-match\" x=\"%d\" y=\"%.0f\" "
+		"text-anchor=\"end\" font-size=\"12\"></text>\n", WIDTH - 10,
+		fl->h - 10);
+	fprintf(fl->f, "<text class=\"fg-info\" x=\"10\" y=\"%.0f\" "
+		"font-size=\"12\" fill=\"#555555\"></text>\n", fl->h - 10);
+	/* flame_js never holds "]]>" (tests/test_html_page.c checks) */
+	fprintf(fl->f, "<script><![CDATA[\n%s(%lld, 10, %d);\n]]></script>\n",
+		flame_js, fl->total, WIDTH - 20);
+}
+
 static int draw_flame(FILE *f, const struct grid *g, const char *title,
 		      struct mdb_error *e)
 {
 	struct flame fl = { .f = f };
-	char head[96];
+	char head[96], num[32];
 	int ret = 0;
 
 	fl.s = calloc((size_t)g->nrow + 1, sizeof(*fl.s));
@@ -373,14 +614,17 @@ static int draw_flame(FILE *f, const struct grid *g, const char *title,
 	if (ret)
 		ret = mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
 	qsort(fl.s, (size_t)fl.n, sizeof(*fl.s), fstack_cmp);
-	fl.h = 80 + 17.0 * fl.maxdepth;
+	/* 70 above the frames (title, figures, search box), 30 below */
+	fl.h = 100 + 17.0 * fl.maxdepth;
 	svg_begin(f, WIDTH, (int)fl.h, title);
 	svg_text(f, 10, 22, "start", 15, title, 150);
-	snprintf(head, sizeof(head), "bytes=%lld in %d stacks", fl.total,
-		 fl.n);
-	svg_text(f, 10, 42, "start", 12, head, -1);
-	if (fl.total > 0 && !ret)
+	svg_group(num, sizeof(num), fl.total);
+	snprintf(head, sizeof(head), "%s bytes in %d stacks", num, fl.n);
+	svg_text(f, 10, 46, "start", 12, head, -1);
+	if (fl.total > 0 && !ret) {
 		flame_level(&fl, 0, fl.n, 0, 0);
+		flame_script(&fl);
+	}
 	svg_end(f);
 	for (int i = 0; i < fl.n; i++)
 		free(fl.s[i].frame);

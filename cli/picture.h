@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Pictures of reports as SVG (--format svg, memdb html): timeline (live
- * bytes and allocations per bucket, two panels), callsites, zones and
- * growth (horizontal bars of the top rows), stacks (a flame graph weighted
- * by bytes, root at the bottom).  Every mark has a <title> tooltip naming
- * its figures exactly as the CSV prints them ("bytes_alloc=4096").
+ * bytes and allocations per bucket, two panels with round ticks on both
+ * axes, x in time or in events), callsites, zones and growth (horizontal
+ * bars of the top rows, labelled with their figures grouped), stacks (a
+ * flame graph weighted by bytes, root at the bottom, with cli/flame.js to
+ * zoom and search).  Every mark has a <title> tooltip naming its figures
+ * exactly as the CSV prints them ("bytes_alloc=4096").
  */
 #ifndef MDB_PICTURE_H
 #define MDB_PICTURE_H

@@ -106,6 +106,22 @@ void svg_polyline(FILE *f, const double *xs, const double *ys, int n,
 	fprintf(f, "\" stroke=\"%s\"/>\n", stroke);
 }
 
+void svg_group(char *buf, size_t len, long long v)
+{
+	char digits[32];
+	int n = snprintf(digits, sizeof(digits), "%lld", v), o = 0;
+	int neg = v < 0;
+
+	for (int i = 0; i < n && (size_t)o + 2 < len; i++) {
+		buf[o++] = digits[i];
+		/* a comma after each digit that has a multiple of 3 after it */
+		if (i >= neg && i < n - 1 && (n - 1 - i) % 3 == 0)
+			buf[o++] = ',';
+	}
+	if (len) /* o < len: the loop leaves room for the NUL */
+		buf[o] = '\0';
+}
+
 void svg_colour(char *buf, size_t len, const char *name)
 {
 	unsigned h = 2166136261u;

@@ -3,8 +3,9 @@
  * A small SVG writer: a document, rectangles, lines, polylines and text,
  * with every piece of text XML-escaped (untrusted names are written as
  * character data or attribute values that cannot end early; bytes that are
- * not UTF-8 and control characters XML forbids become '?').  No scripts,
- * fonts or links: a file any browser shows offline.
+ * not UTF-8 and control characters XML forbids become '?').  No fonts or
+ * links: a file any browser shows offline (the flame graph of
+ * cli/picture.c adds its own script).
  */
 #ifndef MDB_SVG_H
 #define MDB_SVG_H
@@ -34,6 +35,10 @@ void svg_line(FILE *f, double x1, double y1, double x2, double y2,
 /* A polyline through the @n points (@xs[i], @ys[i]). */
 void svg_polyline(FILE *f, const double *xs, const double *ys, int n,
 		  const char *stroke);
+
+/* @v with its thousands grouped ("-1,234,567"), as tables print figures,
+ * into @buf. */
+void svg_group(char *buf, size_t len, long long v);
 
 /* A deterministic warm colour for @name ("rgb(r,g,b)") into @buf. */
 void svg_colour(char *buf, size_t len, const char *name);

@@ -4,9 +4,13 @@
 
   svg_check.py xml FILE                 FILE parses as XML (SVG or the page)
   svg_check.py bars SVG CSV COLUMN      each bar's tooltip and label equal
-                                        CSV's COLUMN, row by row
+                                        CSV's COLUMN, row by row (labels
+                                        with their thousands grouped)
   svg_check.py timeline SVG CSV         bucket tooltips equal the CSV rows;
-                                        axis maxima equal the columns' max
+                                        each y axis's top tick the first
+                                        round step at or over the column's
+                                        max (tests/page_check.py axes
+                                        checks the rest of the axes)
   svg_check.py flame SVG FOLDED         total and root frames' bytes equal
                                         the folded lines' sums; boxes nest
   svg_check.py text SVG STRING          STRING is some text node, unescaped
@@ -15,6 +19,7 @@
 Prints what differs and exits 1 on a mismatch.
 """
 import csv
+import re
 import struct
 import sys
 import xml.etree.ElementTree as ET
@@ -58,8 +63,9 @@ def check_bars(path, csvp, col):
            if t.rsplit("=", 1)[0].endswith(": " + col)]
     if got != want:
         fail("bars %s: tooltips %s, CSV %s" % (col, got, want))
-    labels = [int(t.text) for t in root.iter(NS + "text")
-              if t.text and t.text.lstrip("-").isdigit()]
+    labels = [int(t.text.replace(",", "")) for t in root.iter(NS + "text")
+              if t.text and re.fullmatch(r"-?[0-9]{1,3}(,[0-9]{3})*",
+                                         t.text)]
     if labels != want:
         fail("bars %s: labels %s, CSV %s" % (col, labels, want))
     print("bars: %d rows of %s agree" % (len(want), col))
@@ -75,13 +81,16 @@ def check_timeline(path, csvp):
     for g, r in zip(got, rows):
         if g != r:
             fail("timeline: tooltip %s, CSV %s" % (g, r))
-    texts = [t.text for t in root.iter(NS + "text")]
-    for col in ("live_bytes", "allocs"):
-        m = str(max([int(r[col]) for r in rows] + [1]))
-        i = texts.index(col)
-        if texts[i + 1] != m:
-            fail("timeline: %s axis says %s, CSV max %s" %
-                 (col, texts[i + 1], m))
+    axes = [g for g in root.iter(NS + "g") if g.get("class") == "y-axis"]
+    if len(axes) != 2:
+        fail("timeline: %d y axes" % len(axes))
+    for col, g in zip(("live_bytes", "allocs"), axes):
+        m = max(int(r[col]) for r in rows)
+        ticks = [int(t.text.replace(",", "")) for t in g.iter(NS + "text")]
+        step = ticks[1] - ticks[0]
+        if not ticks[-1] >= m > ticks[-1] - step and not (m == 0 and
+                                                          ticks[-1] == 1):
+            fail("timeline: %s axis %s, CSV max %d" % (col, ticks, m))
     print("timeline: %d buckets agree" % len(rows))
 
 
@@ -100,8 +109,8 @@ def check_flame(path, folded):
         r = s.split(";")[0]
         roots[r] = roots.get(r, 0) + int(w)
     head = [t.text for t in root.iter(NS + "text")
-            if t.text and t.text.startswith("bytes=")]
-    if head != ["bytes=%d in %d stacks" % (total, len(lines))]:
+            if t.text and t.text.endswith(" stacks")]
+    if head != ["%s bytes in %d stacks" % (format(total, ","), len(lines))]:
         fail("flame: header %s, folded total %d in %d" %
              (head, total, len(lines)))
     boxes = [box(r, t) for r, t in tips(root)]
