@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "opts.h"
 #include "picture.h"
+#include "render.h"
 #include "scope.h"
 #include "svg.h"
 
@@ -73,28 +74,6 @@ static const char style[] =
 "svg{max-width:100%;height:auto;border:1px solid #ddd}"
 "p.none{color:#777}";
 
-/* Ids, pids, CPUs, positions and years read better without digit
- * grouping: a column so named, or ending in "_" and the name (the text
- * tables' rule, cli/render.c). */
-static int plain_number(const char *col)
-{
-	static const char *const plain[] = { "seq", "id", "pid", "tid",
-					     "tgid", "cpu", "cpus", "node",
-					     "line", "ts", "source", "pos",
-					     "order", "bucket", "pfn", "at",
-					     "year" };
-	size_t n = strlen(col);
-
-	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
-		size_t m = strlen(plain[i]);
-
-		if (!strcmp(col, plain[i]) || (n > m && col[n - m - 1] == '_' &&
-					       !strcmp(col + n - m, plain[i])))
-			return 1;
-	}
-	return 0;
-}
-
 /* Cell @c of @st: integers grouped, REAL figures with 3 decimals. */
 static void html_cell(FILE *f, sqlite3_stmt *st, int c)
 {
@@ -102,7 +81,7 @@ static void html_cell(FILE *f, sqlite3_stmt *st, int c)
 
 	switch (sqlite3_column_type(st, c)) {
 	case SQLITE_INTEGER:
-		if (plain_number(sqlite3_column_name(st, c)))
+		if (!mdb_render_groupable(sqlite3_column_name(st, c)))
 			snprintf(num, sizeof(num), "%lld", (long long)
 				 sqlite3_column_int64(st, c));
 		else

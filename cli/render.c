@@ -30,13 +30,13 @@ int mdb_format_parse(const char *s)
  * without digit grouping: a column of one of these names, or whose name
  * ends in '_' and one of them.
  */
-static int groupable(const char *col)
+int mdb_render_groupable(const char *col)
 {
-	static const char *const plain[] = { "seq", "id", "cpu", "node",
-					     "line", "ts", "source", "pos",
-					     "order", "bucket", "pfn", "at",
-					     "pid", "tid", "tgid", "ppid",
-					     "year", "lineno" };
+	static const char *const plain[] = { "seq", "id", "cpu", "cpus",
+					     "node", "line", "ts", "source",
+					     "pos", "order", "bucket", "pfn",
+					     "at", "pid", "tid", "tgid",
+					     "ppid", "year", "lineno" };
 
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
 		size_t n = strlen(col), m = strlen(plain[i]);
@@ -216,7 +216,7 @@ static int cell_text(sqlite3_stmt *st, int c, enum mdb_format fmt,
 	switch (sqlite3_column_type(st, c)) {
 	case SQLITE_INTEGER:
 		if (fmt == MDB_FMT_TABLE &&
-		    groupable(sqlite3_column_name(st, c)))
+		    mdb_render_groupable(sqlite3_column_name(st, c)))
 			fmt_grouped(buf, len, sqlite3_column_int64(st, c));
 		else
 			snprintf(buf, len, "%lld",

@@ -66,4 +66,10 @@ void mdb_render_human(char *buf, size_t len, long long v);
 int mdb_render(FILE *out, const struct mdb_report_out *o, sqlite3_stmt *rows,
 	       sqlite3_stmt *total, struct mdb_error *e);
 
+/*
+ * Is an integer column named @col a quantity, grouped by thousands on a
+ * terminal (bytes, hits), or an id, position, CPU, pid or year, never?
+ */
+int mdb_render_groupable(const char *col);
+
 #endif
