@@ -210,7 +210,8 @@ static const struct {
 } kinds[] = {
 	{ SCOPE_TRACE, "trace", "a trace" },
 	{ SCOPE_TAGS, "tags", "an allocation-tag snapshot (allocinfo)" },
-	{ SCOPE_ZONES, "zones", "a zone snapshot (slabinfo, vmstat, memstat)" },
+	{ SCOPE_ZONES, "zones", "a zone snapshot (slabinfo, vmstat, memstat, "
+				"a core dump's slab caches)" },
 };
 
 unsigned cli_scope_kinds(const char *list)

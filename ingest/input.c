@@ -608,6 +608,15 @@ static char *format_names(void)
 	return s;
 }
 
+/* A kallsyms or System.map line: "ffffffff81000000 T _stext". */
+static int looks_kallsyms(const char *line)
+{
+	size_t n = strspn(line, "0123456789abcdefABCDEF");
+
+	return (n == 8 || n == 16) && line[n] == ' ' && line[n + 1] &&
+	       strchr("aAbBdDrRtTvVwW", line[n + 1]) && line[n + 2] == ' ';
+}
+
 /*
  * Input no format claims: say what it looks like (empty, text and its
  * first line, binary and its first bytes) and which formats memdb reads.
@@ -641,8 +650,13 @@ static int refuse_unknown(const char *path, struct mdb_map *map,
 			      "binary whose first bytes are %s", hex);
 	}
 	mdb_error_msg(e, "input not recognised");
-	mdb_error_hint(e, "memdb reads %s: name one with --format NAME (see "
-			  "memdb ingest --help)", names);
+	if (line && looks_kallsyms(line))
+		mdb_error_hint(e, "this is a kallsyms or System.map: give it "
+				  "as --kallsyms FILE with the trace or core "
+				  "dump of that boot");
+	else
+		mdb_error_hint(e, "memdb reads %s: name one with --format NAME "
+				  "(see memdb ingest --help)", names);
 	ret = -MDB_E_FORMAT;
 out:
 	if (ret == -MDB_E_NOMEM)

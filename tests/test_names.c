@@ -163,6 +163,23 @@ static void test_compressed_kallsyms(void **state)
 	free(db);
 }
 
+/* A kallsyms given as the input: refused with the option it is for. */
+static void test_kallsyms_as_input(void **state)
+{
+	char *db = fresh_db(tmp, "ksin.db");
+	struct run r;
+
+	(void)state;
+	run_memdb(&r, db, "ingest '%s/real-perf/kallsyms'", env("TESTDATA"));
+	assert_int_equal(r.status, 1);
+	if (!strstr(r.err, "input not recognised") ||
+	    !strstr(r.err, "this is a kallsyms or System.map: give it as "
+			   "--kallsyms FILE"))
+		fail_msg("stderr: %s", r.err);
+	run_free(&r);
+	free(db);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -184,6 +201,7 @@ int main(void)
 		cmocka_unit_test(test_tracedat_sites),
 		cmocka_unit_test(test_unnamed_note),
 		cmocka_unit_test(test_compressed_kallsyms),
+		cmocka_unit_test(test_kallsyms_as_input),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
