@@ -245,7 +245,7 @@ stress: all
 
 # Installed uncompressed (man-db reads it as it is); uninstall removes
 # exactly what install put there, and the directories of memdb's own.
-DOCS := README.md docs/formats.md docs/design.md
+DOCS := README.md docs/usage.md docs/formats.md docs/design.md
 install: $(MEMDB) $(MANPAGE) $(COMPLETION)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/memdb/queries \
 		$(DESTDIR)$(PREFIX)/share/doc/memdb \

@@ -25,7 +25,7 @@ static const char usage_head[] =
 "  v_bad_frees    frees that ended nothing: null, unknown, duplicate\n"
 "  v_callsites    per call site aggregates\n"
 "  v_sites        call sites with their symbols\n"
-"See the README's reference section for every column.\n"
+"docs/usage.md (Database) describes every column.\n"
 "\n";
 
 static const char usage_tail[] =

@@ -438,16 +438,16 @@ static void test_sql_fts3_tokenizer(void **state)
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.out, "hex('a')\n61\n");
 	run_free(&r);
-	/* the README's memdb sql section lists what sql refuses */
-	readme = path_in(env("TESTS_DIR"), "../README.md");
+	/* the usage reference's memdb sql section lists what sql refuses */
+	readme = path_in(env("TESTS_DIR"), "../docs/usage.md");
 	sec = slurp(readme, NULL);
 	assert_non_null(sec);
-	end = strstr(sec, "### memdb sql");
+	end = strstr(sec, "## memdb sql");
 	assert_non_null(end);
-	end = strstr(end + 1, "\n### ");
+	end = strstr(end + 1, "\n## ");
 	assert_non_null(end);
 	*end = '\0';
-	assert_has(strstr(sec, "### memdb sql"), "fts3_tokenizer");
+	assert_has(strstr(sec, "## memdb sql"), "fts3_tokenizer");
 	free(sec);
 	free(readme);
 	free(db);

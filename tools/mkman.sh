@@ -67,7 +67,7 @@ in the current directory).
 the width tables are fitted to, in columns, to a file or a pipe too
 (unset: the terminal's width when standard output is one, 80 when it
 does not say; whole tables to a file or a pipe): long text is cut with
-'...', then a report's least important columns are left out, as a line
+"...", then a report's least important columns are left out, as a line
 under the table says;
 .B \-\-wide
 shows them all.
@@ -81,7 +81,7 @@ and
 files while in use.
 .TP
 .I /usr/share/doc/memdb/
-the README (with the reference of the database's views) and the
+docs/usage.md (with the reference of the database's views) and the
 format reference and design notes of the source's docs/ directory,
 under the installation's prefix.
 .SH EXIT STATUS

@@ -889,8 +889,8 @@ static int walk_file(struct tdat *t)
  * carries, as libtracecmd gave them to the tep handle (it stops at the
  * first line that is not "<pid> <comm>"), looked up as `trace-cmd
  * report` does (tep_data_comm_from_pid): pid 0 is "<idle>"; a pid the
- * lines do not name, or name "<...>", stays unnamed (README, Tasks and
- * stacks).
+ * lines do not name, or name "<...>", stays unnamed (docs/usage.md,
+ * Tasks and stacks).
  */
 static void tdat_comm(struct tdat *t, struct mdb_event *ev)
 {

@@ -414,7 +414,7 @@ static int read_cmdlines(struct tfs *t, struct mdb_error *e)
  * The name of the event's task, as the kernel's trace text gives it:
  * "<idle>" for pid 0 (which saved_cmdlines never lists), the name
  * saved_cmdlines has for the pid, none when it has no name or "<...>"
- * (README, Tasks and stacks).
+ * (docs/usage.md, Tasks and stacks).
  */
 static void tfs_comm(struct tfs *t, struct mdb_event *ev)
 {
