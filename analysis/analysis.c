@@ -135,6 +135,14 @@ static int on_bad_free(void *ctx, const struct mdb_free *f)
 	if (mdb_stats_bad_free(a->stats, f) < 0)
 		return -MDB_E_NOMEM;
 	a->bad_rows++;
+	if (f->perf_counted) {
+		a->perf_frees++;
+		/* sums stop at INT64_MAX, as every figure's */
+		a->perf_bytes = f->perf_bytes > (uint64_t)INT64_MAX -
+			a->perf_bytes ? (uint64_t)INT64_MAX :
+			a->perf_bytes + f->perf_bytes;
+		a->perf_pingpong += f->perf_pingpong;
+	}
 	return a->out.bad_free ? a->out.bad_free(a->out.ctx, f) : 0;
 }
 

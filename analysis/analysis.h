@@ -60,6 +60,10 @@ struct mdb_analysis {
 	uint64_t allocs[3], frees[3]; /* events by enum mdb_alloc_type */
 	uint64_t rows, bad_rows;    /* lifetimes and anomalous frees */
 	uint64_t live_end;          /* lifetimes still live at the end */
+	/* the slab frees perf kmem counts beyond memdb's (pair.h:
+	 * perf_counted): how many, the bytes it adds to freed, and its
+	 * extra ping-pongs */
+	uint64_t perf_frees, perf_bytes, perf_pingpong;
 };
 
 /*

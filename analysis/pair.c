@@ -10,7 +10,7 @@
 #include "../ingest/event.h"
 #include "pair.h"
 
-/* Map values: a pool index, or FREED | seq of the last free. */
+/* Map values: a pool index, or FREED | index of the freed record. */
 #define FREED (UINT64_C(1) << 63)
 
 void mdb_pair_init(struct mdb_pair *p, const struct mdb_pair_ops *ops)
@@ -32,6 +32,9 @@ void mdb_pair_release(struct mdb_pair *p)
 	u64map_release(&p->page_skip);
 	free(p->pool);
 	free(p->free_idx);
+	free(p->freed);
+	free(p->freed_idx);
+	free(p->low);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -122,10 +125,44 @@ static inline int nothing_skipped(struct mdb_pair *p, uint8_t type,
 	return v && *v == p->skipped;
 }
 
-/* Seq values are positions (>= 0) stored in 63 bits. */
-static inline uint64_t freed_val(int64_t seq)
+/* A record for a freed address; its map value, FREED | index, in *@val. */
+static int freed_get(struct mdb_pair *p, int64_t seq, uint64_t bytes,
+		     uint64_t *val)
 {
-	return FREED | ((uint64_t)seq & ~FREED);
+	size_t i;
+
+	if (p->nfreed_idx) {
+		i = p->freed_idx[--p->nfreed_idx];
+	} else {
+		if (p->freed_len == p->freed_cap) {
+			size_t ncap = p->freed_cap ? p->freed_cap * 2 : 1024;
+			struct mdb_pair_freed *nr;
+			uint32_t *ni;
+
+			if (ncap > UINT32_MAX)
+				return -MDB_E_NOMEM;
+			nr = realloc(p->freed, ncap * sizeof(*nr));
+			if (!nr)
+				return -MDB_E_NOMEM;
+			p->freed = nr;
+			ni = realloc(p->freed_idx, ncap * sizeof(*ni));
+			if (!ni)
+				return -MDB_E_NOMEM;
+			p->freed_idx = ni;
+			p->freed_cap = ncap;
+		}
+		i = p->freed_len++;
+	}
+	p->freed[i].seq = seq;
+	p->freed[i].bytes = bytes;
+	*val = FREED | i;
+	return 0;
+}
+
+/* The address of map value @val is allocated again: its record goes. */
+static inline void freed_put(struct mdb_pair *p, uint64_t val)
+{
+	p->freed_idx[p->nfreed_idx++] = (uint32_t)(val & ~FREED);
 }
 
 static int pool_get(struct mdb_pair *p, uint32_t *idx)
@@ -177,14 +214,23 @@ int mdb_pair_alloc(struct mdb_pair *p, const struct mdb_lifetime *in)
 
 	if (lt.ptr < MDB_MIN_ADDR) {
 		/* NULL: a failure; ZERO_SIZE_PTR: kmalloc(0).  Counted as
-		 * hits and bytes, never live. */
+		 * hits and bytes, never live; perf kmem keeps the pointer */
 		lt.state = lt.ptr ? MDB_ST_ZERO : MDB_ST_FAILED;
+		if (lt.type != MDB_TYPE_PAGE) {
+			if (!p->low &&
+			    !(p->low = calloc(MDB_MIN_ADDR, sizeof(*p->low))))
+				return -MDB_E_NOMEM;
+			p->low[lt.ptr] = (struct mdb_pair_low){
+				lt.bytes_alloc, lt.cpu, 1 };
+		}
 		return p->ops.lifetime(p->ops.ctx, &lt);
 	}
 
 	v = u64map_put(key_space(p, lt.type), lt.ptr, FREED, &added);
 	if (!v)
 		return -MDB_E_NOMEM;
+	if (!added && (*v & FREED))
+		freed_put(p, *v);
 	if (!added && !(*v & FREED)) {
 		/* the address is live: its FREE was never traced (bulk and
 		 * RCU frees); the old lifetime ends here */
@@ -218,19 +264,36 @@ int mdb_pair_alloc(struct mdb_pair *p, const struct mdb_lifetime *in)
 static int free_not_live(struct mdb_pair *p, struct mdb_free *f,
 			 uint64_t *v)
 {
+	int slab = f->type != MDB_TYPE_PAGE;
+
 	if (f->ptr < MDB_MIN_ADDR) {
+		struct mdb_pair_low *l = p->low ? &p->low[f->ptr] : NULL;
+
 		f->class = MDB_FREE_NULL;
+		if (slab && l && l->seen) {
+			/* perf's tree holds the failed or zero-size ALLOC */
+			f->perf_counted = 1;
+			f->perf_bytes = l->bytes;
+			f->perf_pingpong = f->cpu != l->cpu;
+			l->cpu = -1;
+		}
 	} else if (!v) {
 		f->class = MDB_FREE_UNKNOWN;
 	} else {
+		struct mdb_pair_freed *r = &p->freed[*v & ~FREED];
+
 		/* freed, not allocated again since: proof of a double free
 		 * only when no allocation path escapes the trace and no
 		 * event between the two frees is missing */
 		f->class = p->all_traced &&
 			   nothing_skipped(p, f->type, f->ptr) ?
 			   MDB_FREE_DUPLICATE : MDB_FREE_DUPLICATE_SUSPECT;
-		f->prev_seq = (int64_t)(*v & ~FREED);
-		*v = freed_val(f->seq);
+		f->prev_seq = r->seq;
+		r->seq = f->seq;
+		/* perf: the pointer's ALLOC again, its CPU reset to -1 by
+		 * the first free, so always a ping-pong */
+		f->perf_counted = f->perf_pingpong = (uint8_t)slab;
+		f->perf_bytes = slab ? r->bytes : 0;
 		if (mark_skipped(p, f->type, f->ptr) < 0)
 			return -MDB_E_NOMEM;
 	}
@@ -241,20 +304,25 @@ int mdb_pair_free(struct mdb_pair *p, const struct mdb_free *in)
 {
 	struct mdb_free f = *in;
 	struct mdb_lifetime *lt;
-	uint64_t *v = NULL;
+	uint64_t *v = NULL, val;
 
 	note_pos(p, f.seq);
 	f.prev_seq = MDB_NO_SEQ;
+	f.perf_counted = f.perf_pingpong = 0;
+	f.perf_bytes = 0;
 	if (f.ptr >= MDB_MIN_ADDR)
 		v = u64map_get(key_space(p, f.type), f.ptr);
 	if (!v || (*v & FREED))
 		return free_not_live(p, &f, v);
 	if (mark_skipped(p, f.type, f.ptr) < 0)
 		return -MDB_E_NOMEM;
-	/* @v stays valid: mark_skipped() inserts into another map */
+	/* @v stays valid: mark_skipped() inserts into another map, and
+	 * freed_get() into none */
 	lt = &p->pool[*v];
+	if (freed_get(p, f.seq, lt->bytes_alloc, &val) < 0)
+		return -MDB_E_NOMEM;
 	pool_put(p, (uint32_t)*v);
-	*v = freed_val(f.seq);
+	*v = val;
 	lt->state = MDB_ST_FREED;
 	lt->end_seq = f.seq;
 	lt->end_ts = f.ts;

@@ -5,9 +5,10 @@
  * anomalous frees.  Pure C, no SQLite: the results go to callbacks, so the
  * rules are tested with in-memory events.
  *
- * Memory: live allocations, plus one map slot per distinct address whose
- * traced allocation was freed (to tell duplicate frees from unknown ones;
- * two when every allocation path is traced).
+ * Memory: live allocations, plus one map slot and a 16-byte record per
+ * distinct address whose traced allocation was freed (to tell duplicate
+ * frees from unknown ones, and what perf kmem counts for them; another
+ * slot when every allocation path is traced).
  *
  * A second FREE of a freed allocation is proof of a double free only when
  * the kernel traces every allocation path; see mdb_pair_all_traced().
@@ -79,6 +80,14 @@ struct mdb_free {
 	int32_t pid;          /* MDB_NO_PID when unknown */
 	uint32_t comm_id;     /* 0: none */
 	uint64_t bytes;       /* page frees: bytes freed; 0 unknown */
+	/*
+	 * Output, slab frees: perf kmem pairs this free with the pointer's
+	 * latest ALLOC although it ends nothing here (perf_counted, see
+	 * mdb_pair_free()); it counts that ALLOC's bytes_alloc as freed
+	 * again (perf_bytes) and a ping-pong when perf_pingpong.
+	 */
+	uint8_t perf_counted, perf_pingpong;
+	uint64_t perf_bytes;
 };
 
 struct mdb_pair_ops {
@@ -89,10 +98,27 @@ struct mdb_pair_ops {
 	int (*bad_free)(void *ctx, const struct mdb_free *f);
 };
 
+/* A freed address: its last free and the bytes of its last allocation. */
+struct mdb_pair_freed {
+	int64_t seq;
+	uint64_t bytes;
+};
+
+/* A slab ALLOC of a pointer below MDB_MIN_ADDR, as perf kmem keeps it. */
+struct mdb_pair_low {
+	uint64_t bytes;
+	int32_t cpu;             /* -1 once a FREE of the pointer came */
+	uint8_t seen;
+};
+
 struct mdb_pair {
 	struct mdb_pair_ops ops;
-	struct u64map slab;      /* ptr -> pool index, or FREED | free seq */
+	struct u64map slab;      /* ptr -> pool index, or FREED | freed index */
 	struct u64map page;      /* the same for page events (pfn << 12) */
+	struct mdb_pair_freed *freed; /* the freed addresses' records */
+	uint32_t *freed_idx;     /* stack of unused records */
+	size_t freed_len, freed_cap, nfreed_idx;
+	struct mdb_pair_low *low; /* [MDB_MIN_ADDR], made at the first one */
 	struct mdb_lifetime *pool;
 	uint32_t *free_idx;      /* stack of unused pool slots */
 	size_t pool_len, pool_cap, nfree;
@@ -134,7 +160,16 @@ void mdb_pair_ahead(struct mdb_pair *p, uint8_t type, uint64_t ptr);
 
 int mdb_pair_alloc(struct mdb_pair *p, const struct mdb_lifetime *lt);
 
-/* Feed a FREE. */
+/*
+ * Feed a FREE.  Besides memdb's classes, the bad frees say what perf kmem
+ * stat makes of them (builtin-kmem.c keeps every slab ALLOC's pointer in
+ * one tree, whatever became of it, with its latest bytes_alloc and CPU;
+ * a FREE of a pointer in the tree counts that size as freed, and a
+ * ping-pong when its CPU is not the ALLOC's, which each FREE resets to
+ * -1): a duplicate or suspect duplicate free, and a NULL free of the
+ * pointer value of a failed (0) or zero-size (ZERO_SIZE_PTR) ALLOC, are
+ * perf_counted.
+ */
 int mdb_pair_free(struct mdb_pair *p, const struct mdb_free *f);
 
 /* End of trace: hand out the allocations still live, in seq order. */

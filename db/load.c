@@ -325,8 +325,9 @@ static int write_counts(struct mdb_load *l, const struct mdb_decode_stats *d)
 			       "first_ts = ?12, last_ts = ?13, "
 			       "alloc_lo = ?14, alloc_hi = ?15, "
 			       "bad_lo = ?16, bad_hi = ?17, allocations = ?18, "
-			       "bad_frees = ?19, ncpus = coalesce(?20, ncpus) "
-			       "WHERE id = ?1",
+			       "bad_frees = ?19, ncpus = coalesce(?20, ncpus), "
+			       "perf_frees = ?21, perf_freed_bytes = ?22, "
+			       "perf_pingpong = ?23 WHERE id = ?1",
 			       -1, &st, NULL))
 		return mdb_db_error(l->h.db, l->h.e, "cannot write to database");
 	sqlite3_bind_int64(st, 1, l->h.source_id);
@@ -350,6 +351,10 @@ static int write_counts(struct mdb_load *l, const struct mdb_decode_stats *d)
 	bind_u64(st, 19, l->an.bad_rows);
 	/* formats that learn their CPUs only by reading (text) */
 	bind_opt(st, 20, d->ncpus, d->ncpus <= 0);
+	/* what perf kmem counts beyond memdb's frees (db/schema-10.sql) */
+	bind_u64(st, 21, l->an.perf_frees);
+	bind_u64(st, 22, l->an.perf_bytes);
+	bind_u64(st, 23, l->an.perf_pingpong);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		ret = mdb_db_error(l->h.db, l->h.e, "cannot write to database");
 	sqlite3_finalize(st);

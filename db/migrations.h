@@ -20,6 +20,7 @@
 #include "schema7.inc" /* schema7_sql[], from db/schema-7.sql */
 #include "schema8.inc" /* schema8_sql[], from db/schema-8.sql */
 #include "schema9.inc" /* schema9_sql[], from db/schema-9.sql */
+#include "schema10.inc" /* schema10_sql[], from db/schema-10.sql */
 
 /*
  * Version 2: a second free of a freed allocation is a duplicate free (an
@@ -56,6 +57,7 @@ static const char *const mdb_migrations[] = {
 	schema7_sql,
 	schema8_sql,
 	schema9_sql,
+	schema10_sql,
 };
 
 #define MDB_NMIGRATIONS \

@@ -82,12 +82,13 @@ static int insert_source(struct mdb_db *db, const char *path,
 			       "ingested_at, taken_at, label, kernel_release, "
 			       "abi_version, byte_order, word_size, ncpus, "
 			       "hashed_ptrs, data_bytes, overruns, notes, "
-			       "whole_capture) "
+			       "whole_capture, cpu_node) "
 			       "VALUES (?1, ?2, ?3, "
 			       "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), "
 			       "strftime('%Y-%m-%dT%H:%M:%SZ', ?14, "
 			       "'unixepoch'), ?4, ?5, "
-			       "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?15)",
+			       "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?15, "
+			       "?16)",
 			       -1, &st, NULL))
 		return mdb_db_error(db, e, "cannot write to database");
 	real = realpath(path, NULL);
@@ -107,6 +108,7 @@ static int insert_source(struct mdb_db *db, const char *path,
 	bind_text_or_null(st, 13, m->notes);
 	bind_opt(st, 14, opts->taken_at, !opts->has_taken_at);
 	sqlite3_bind_int(st, 15, m->whole_capture);
+	bind_text_or_null(st, 16, m->cpu_node);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		sqlite3_finalize(st);
 		return mdb_db_error(db, e, "cannot write to database");

@@ -62,6 +62,8 @@ struct mdb_attach {
 	size_t len;
 };
 
+#define MDB_CPU_NODE_MAX 4096 /* bytes of mdb_source_meta.cpu_node */
+
 /* What is known of a source's origin; stored in the source table. */
 struct mdb_source_meta {
 	const char *format;     /* "kmemtrace-relay", ... */
@@ -86,6 +88,10 @@ struct mdb_source_meta {
 	/* what mdb_decode_stats.unknown counts, for messages; NULL =
 	 * "records with unknown event or type ids" */
 	const char *unknown_what;
+	/* the traced machine's CPU-to-node map when the capture records
+	 * it (perf.data): a JSON array of [first CPU, last CPU, node]
+	 * ranges; "" none (source.cpu_node, db/schema-10.sql) */
+	char cpu_node[MDB_CPU_NODE_MAX];
 };
 
 struct mdb_input;

@@ -13,7 +13,11 @@
 /^Net total bytes allocated:/ { print "net_bytes_allocated," $5 }
 /^Total bytes wasted/ { print "bytes_wasted," $NF }
 /^Internal fragmentation:/ { v = $3; sub(/%/, "", v); print "fragmentation_pct," v }
-/^Cross CPU allocations:/ { split($4, a, "/"); print "allocations," a[2] }
+/^Cross CPU allocations:/ {
+	split($4, a, "/")
+	print "cross_cpu_allocations," a[1]
+	print "allocations," a[2]
+}
 /^Processed .* samples and lost/ { print "samples_with_lost," $2 }
 
 # --page: "Total allocation requests     :   2891   [   13900 KB ]"

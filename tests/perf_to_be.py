@@ -9,17 +9,24 @@ perf_event.h.  The tracepoint payloads are swapped field by field as the
 event formats of the file's own tracing data describe them (parsed here
 from their text, not by libtraceevent).
 
-Kept: the attributes and their ids, the tracing data (HEADER_TRACING_DATA)
-and the samples, lost, lost-samples, comm and fork records, in file
-order (comm and fork with their trailing sample_id fields, when the
-attributes have sample_id_all).  Dropped: every other record (mmap, id
-index ...) and feature, which memdb does not read; the trailing
-sample_id of lost records is dropped too.  The attribute flag bits are reversed, as the ABI lays out bit-fields
-on a big-endian machine.
+Kept: the attributes and their ids, the tracing data (HEADER_TRACING_DATA),
+the NUMA topology (HEADER_NUMA_TOPOLOGY: u32 nr, then per node u32 node,
+u64 mem_total, u64 mem_free and its CPU list as a perf string, u32
+length and that many NUL-padded bytes; tools/perf/util/header.c
+write_numa_topology) and the samples, lost, lost-samples, comm and fork
+records, in file order (comm and fork with their trailing sample_id
+fields, when the attributes have sample_id_all).  Dropped: every other
+record (mmap, id index ...) and feature, which memdb does not read; the
+trailing sample_id of lost records is dropped too.  The attribute flag
+bits are reversed, as the ABI lays out bit-fields on a big-endian
+machine.
 
-usage: perf_to_be.py IN OUT [--little] [--samples N]
+usage: perf_to_be.py IN OUT [--little] [--samples N] [--numa MAP]
   --little     write little-endian instead (the same subset of records)
   --samples N  keep only the first N samples (small fuzz seeds)
+  --numa MAP   write this NUMA topology instead of the file's: nodes as
+               NODE:CPULIST separated by spaces ("0:0 1:1-3"; "" none)
+  --numa-nr N  ... saying it has N nodes, whatever MAP holds (corrupt)
 """
 import re
 import struct
@@ -219,10 +226,51 @@ def swap_task(b, p, size, sid_st):
     return body
 
 
+FEAT_TRACING_DATA, FEAT_NUMA_TOPOLOGY = 1, 14
+
+
+def perf_string(text):
+    """A perf string: u32 length, then the text NUL-padded to 64."""
+    raw = text.encode() + b"\0"
+    raw += bytes(-len(raw) % 64)
+    return be("I", len(raw)) + raw
+
+
+def swap_numa(b):
+    """The NUMA topology section to the output's byte order."""
+    (nr,) = u("I", b, 0)
+    out, p = be("I", nr), 4
+    for _ in range(nr):
+        node, total, free, n = u("IQQI", b, p)
+        p += struct.calcsize("<IQQI")
+        text = b[p:p + n].split(b"\0")[0].decode()
+        out += be("IQQ", node, total, free) + perf_string(text)
+        p += n
+    return out
+
+
+def make_numa(spec, nr=None):
+    """A NUMA topology section of NODE:CPULIST words."""
+    nodes = [w.split(":") for w in spec.split()]
+    out = be("I", len(nodes) if nr is None else nr)
+    for node, cpus in nodes:
+        out += be("IQQ", int(node), 1 << 30, 1 << 29) + perf_string(cpus)
+    return out
+
+
 def main():
     global OUT
     args = sys.argv[1:]
     keep = None
+    numa = nr = None
+    if "--numa-nr" in args:
+        i = args.index("--numa-nr")
+        nr = int(args[i + 1])
+        del args[i:i + 2]
+    if "--numa" in args:
+        i = args.index("--numa")
+        numa = args[i + 1]
+        del args[i:i + 2]
     if "--little" in args:
         OUT = "<"
         args.remove("--little")
@@ -239,6 +287,14 @@ def main():
     toff, tsize = u("QQ", b, doff + dsize)
     tracing, fmts = swap_tracing(b[toff:toff + tsize])
     formats = parse_formats(fmts)
+    # the NUMA topology: its section is after those of the lower bits
+    numa_sec = None
+    if numa is not None:
+        numa_sec = make_numa(numa, nr) if numa.strip() else None
+    elif feats[0] >> FEAT_NUMA_TOPOLOGY & 1:
+        k = bin(feats[0] & ((1 << FEAT_NUMA_TOPOLOGY) - 1)).count("1")
+        noff, nsize = u("QQ", b, doff + dsize + 16 * k)
+        numa_sec = swap_numa(b[noff:noff + nsize])
 
     attrs, ids_of, st_of_id = [], [], {}
     for i in range(asize // attr_size):
@@ -286,15 +342,20 @@ def main():
         out += a + be("QQ", io, isz)
     new_doff = len(out)
     out += data
+    sections = [tracing] + ([numa_sec] if numa_sec is not None else [])
     feat_tab = len(out)
-    out += bytes(16)
-    tr_off = len(out)
-    out += tracing
-    out[feat_tab:feat_tab + 16] = be("QQ", tr_off, len(tracing))
+    out += bytes(16 * len(sections))
+    for i, sec in enumerate(sections):
+        out[feat_tab + 16 * i:feat_tab + 16 * (i + 1)] = \
+            be("QQ", len(out), len(sec))
+        out += sec
+    bits = 1 << FEAT_TRACING_DATA
+    if numa_sec is not None:
+        bits |= 1 << FEAT_NUMA_TOPOLOGY
     out[0:104] = ((b"2ELIFREP" if OUT == ">" else b"PERFILE2") + be("QQ", 104, attr_size) +
                   be("QQ", new_aoff, len(attrs) * attr_size) +
                   be("QQ", new_doff, len(data)) + be("QQ", 0, 0) +
-                  be("QQQQ", 2, 0, 0, 0))
+                  be("QQQQ", bits, 0, 0, 0))
     open(args[1], "wb").write(out)
 
 

@@ -392,7 +392,7 @@ static void test_sql_cannot_write(void **state)
 	run_free(&r);
 	assert_int_equal(access(out, F_OK), -1);
 	assert_int_equal(access(att, F_OK), -1);
-	assert_int_equal(db_int(db, "PRAGMA user_version"), 9);
+	assert_int_equal(db_int(db, "PRAGMA user_version"), 10);
 	{
 		char *after = db_counts(db);
 
@@ -405,7 +405,7 @@ static void test_sql_cannot_write(void **state)
 		      " > 0 AS cols FROM pragma_table_info('source'); PRAGMA "
 		      "user_version\"");
 	assert_run_ok(&r);
-	assert_string_equal(r.out, "n\n8\ncols\n1\nuser_version\n9\n");
+	assert_string_equal(r.out, "n\n8\ncols\n1\nuser_version\n10\n");
 	run_free(&r);
 	free(before);
 	free(out);

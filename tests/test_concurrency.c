@@ -210,7 +210,7 @@ static void test_two_ingests(void **state)
 	assert_int_equal(db_int(db, "SELECT count(*) FROM source"), 2);
 	assert_int_equal(db_int(db, "SELECT sum(allocations) = (SELECT "
 				    "count(*) FROM alloc) FROM source"), 1);
-	assert_int_equal(db_int(db, "PRAGMA user_version"), 9);
+	assert_int_equal(db_int(db, "PRAGMA user_version"), 10);
 	run(&r, "sqlite3 '%s' 'PRAGMA integrity_check'", db);
 	assert_string_equal(r.out, "ok\n");
 	run_free(&r);

@@ -310,8 +310,8 @@ static void test_migration(void **state)
 	run_free(&r);
 	ingest_ok(db, "'%s'", text);
 	/* back to schema 1: version 2's classes, version 3's tasks and
-	 * stacks (db/schema-3.sql), version 4's dump tables and versions
-	 * 5 to 8's slicing index removed */
+	 * stacks (db/schema-3.sql), version 4's dump tables, versions
+	 * 5 to 8's slicing index and version 10's source columns removed */
 	run(&r, "sqlite3 '%s' \"DELETE FROM free_class WHERE id = 4; "
 		"DROP TABLE slice_meta; DROP TABLE slice_block; "
 		"DROP TABLE slice_bucket; DROP TABLE slice_key; "
@@ -336,6 +336,10 @@ static void test_migration(void **state)
 		"ALTER TABLE bad_free DROP COLUMN pid; "
 		"ALTER TABLE bad_free DROP COLUMN comm_id; "
 		"ALTER TABLE bad_free DROP COLUMN bytes; "
+		"ALTER TABLE source DROP COLUMN cpu_node; "
+		"ALTER TABLE source DROP COLUMN perf_frees; "
+		"ALTER TABLE source DROP COLUMN perf_freed_bytes; "
+		"ALTER TABLE source DROP COLUMN perf_pingpong; "
 		"PRAGMA user_version = 1\"", db);
 	assert_run_ok(&r);
 	run_free(&r);
@@ -349,7 +353,7 @@ static void test_migration(void **state)
 	assert_run_ok(&r);
 	assert_non_null(strstr(r.out, "\nduplicate_free_suspect,slab,0,5,"));
 	run_free(&r);
-	assert_int_equal(db_int(db, "PRAGMA user_version"), 9);
+	assert_int_equal(db_int(db, "PRAGMA user_version"), 10);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM stack"), 0);
 	/* the source from before the slicing index is read from its rows */
 	assert_int_equal(db_int(db, "SELECT count(*) FROM slice_meta"), 0);

@@ -27,6 +27,12 @@ static char *tmp, *kt_db, *slab_db, *hand_db, *text_db, *page_db, *text;
 static char *gen_db, *old_db, *gen, *v5_db, *v6_db, *cg_db, *cg_old_db;
 static char *big_db, *big7_db, *cg_big_db;
 
+/* db/schema-10.sql's additions undone */
+#define UNDO_10 "ALTER TABLE source DROP COLUMN cpu_node; " \
+	"ALTER TABLE source DROP COLUMN perf_frees; " \
+	"ALTER TABLE source DROP COLUMN perf_freed_bytes; " \
+	"ALTER TABLE source DROP COLUMN perf_pingpong; "
+
 /* db/schema-8.sql's additions undone */
 #define UNDO_8 "DROP TABLE slice_col; " \
 	"ALTER TABLE slice_meta DROP COLUMN col_lo; " \
@@ -109,12 +115,12 @@ static int setup_all(void **state)
 	 * level 7 tables undone), then a source added as a large one */
 	v5_db = path_in(tmp, "v5.db");
 	v6_db = path_in(tmp, "v6.db");
-	free(out_of("cp '%s' '%s' && sqlite3 '%s' '" UNDO_8 UNDO_7
+	free(out_of("cp '%s' '%s' && sqlite3 '%s' '" UNDO_10 UNDO_8 UNDO_7
 		    "UPDATE slice_meta SET level = 6; "
 		    "PRAGMA user_version = 6'", big_db, v6_db, v6_db));
 	ingest_ok(v6_db, "'%s'", gen);
 	ingest_big(v6_db, text);
-	free(out_of("cp '%s' '%s' && sqlite3 '%s' '" UNDO_8 UNDO_7
+	free(out_of("cp '%s' '%s' && sqlite3 '%s' '" UNDO_10 UNDO_8 UNDO_7
 		    "DROP TABLE slice_pp; "
 		    "DROP TABLE slice_stack; DROP TABLE slice_bucket_comm; "
 		    "ALTER TABLE slice_meta DROP COLUMN level; "
@@ -130,7 +136,7 @@ static int setup_all(void **state)
 	/* the large source by schema 7: the level 7 tables, no packed
 	 * columns; migrated by an ingest that finds it present */
 	big7_db = path_in(tmp, "big7.db");
-	free(out_of("cp '%s' '%s' && sqlite3 '%s' '" UNDO_8
+	free(out_of("cp '%s' '%s' && sqlite3 '%s' '" UNDO_10 UNDO_8
 		    "PRAGMA user_version = 7'", big_db, big7_db, big7_db));
 	ingest_ok(big7_db, "'%s'", gen);
 	/* perf record -g: slab allocations with stacks, 4 ms buckets */
@@ -694,7 +700,7 @@ static void test_slice_index_big(void **state)
 static void test_slice_index_big7(void **state)
 {
 	(void)state;
-	assert_int_equal(db_int(big7_db, "PRAGMA user_version"), 9);
+	assert_int_equal(db_int(big7_db, "PRAGMA user_version"), 10);
 	assert_int_equal(db_int(big7_db, "SELECT count(*) FROM slice_meta "
 				"WHERE level = 7 AND col_lo IS NULL"), 1);
 	check_windows(big7_db, 1);
@@ -883,7 +889,7 @@ static void test_slice_schema5(void **state)
 	};
 
 	(void)state;
-	assert_int_equal(db_int(v5_db, "PRAGMA user_version"), 9);
+	assert_int_equal(db_int(v5_db, "PRAGMA user_version"), 10);
 	assert_int_equal(db_int(v5_db, "SELECT count(*) FROM slice_meta "
 				"WHERE level IS NULL AND bucket_lo > 0"), 1);
 	assert_int_equal(db_int(v5_db, "SELECT count(*) FROM slice_pp"), 0);
@@ -902,7 +908,7 @@ static void test_slice_schema6(void **state)
 	const size_t no = sizeof(same_opts) / sizeof(same_opts[0]);
 
 	(void)state;
-	assert_int_equal(db_int(v6_db, "PRAGMA user_version"), 9);
+	assert_int_equal(db_int(v6_db, "PRAGMA user_version"), 10);
 	assert_int_equal(db_int(v6_db, "SELECT group_concat(level, '') FROM "
 				"(SELECT level FROM slice_meta ORDER BY "
 				"source_id)"), 67);

@@ -26,6 +26,15 @@ sections between '@@MEMDB-VMCORE BEGIN FILE' and '@@MEMDB-VMCORE END FILE').
         the LRU ones (nr_zone_*_anon, *_file): the guest's LRU lists
         move after it read zoneinfo (pagevecs drained, pages aged)
         without any allocation, so those may differ by a few pages
+    vmcore_check.py events NAME.proc GLOBAL.csv
+        GLOBAL.csv: name,value of the global counters; the event counters
+        of /proc/vmstat (from pgpgin on, but 'nr_unstable 0', a constant
+        line the kernel adds) must be the dump's rows, equal but pgfault
+        and pgalloc_*: after the cat of /proc/vmstat the guest's shell
+        went on reading four /proc files with builtins until the dump,
+        and on both boots took one page fault that allocated one page
+        (pgfault and pgalloc_dma32 +1, nothing else moved): those may be
+        ahead in the dump by at most 1, never behind (events only grow)
     vmcore_check.py crashf KMEM-F.txt BUDDY.csv
         KMEM-F.txt: what crash's 'kmem -f' printed (per zone, one AREA
         row per order and migratetype list: BLOCKS, PAGES); per node,
@@ -195,6 +204,33 @@ def zoneinfo(proc, rows):
 	return bad
 
 
+def events(proc, rows):
+	got = {}
+	for r in csv.reader(open(rows)):
+		if r and r[0] != "name":
+			got[r[0]] = int(r[1])
+	want, on = {}, False
+	for line in section(proc, "/proc/vmstat"):
+		f = line.split()
+		on = on or f[0] == "pgpgin"
+		if on and f[0] != "nr_unstable":
+			want[f[0]] = int(f[1])
+	bad = 0
+	for name, v in want.items():
+		d = got[name] - v if name in got else None
+		slack = 1 if name == "pgfault" or \
+			name.startswith("pgalloc_") else 0
+		if d is None or d < 0 or d > slack:
+			print("vmstat %s: /proc/vmstat %d, dump %s" %
+			      (name, v, got.get(name)))
+			bad += 1
+	if len(want) < 50:
+		print("vmstat: only %d event counters in /proc/vmstat" %
+		      len(want))
+		bad += 1
+	return bad
+
+
 def crashf(kmem, rows):
 	got, want = {}, {}
 	for r in csv.reader(open(rows)):
@@ -231,7 +267,7 @@ def crashf(kmem, rows):
 
 def main():
 	modes = {"slab": slab, "buddy": buddy, "crash": crash, "drgn": drgn,
-		 "zoneinfo": zoneinfo, "crashf": crashf}
+		 "zoneinfo": zoneinfo, "crashf": crashf, "events": events}
 	if len(sys.argv) != 4 or sys.argv[1] not in modes:
 		sys.exit(__doc__)
 	sys.exit(1 if modes[sys.argv[1]](sys.argv[2], sys.argv[3]) else 0)

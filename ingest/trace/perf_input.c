@@ -37,6 +37,19 @@ int perf_input_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
 	m->unknown_what = "samples of other events";
 	snprintf(m->kernel_release, sizeof(m->kernel_release), "%s",
 		 pi.release);
+	_Static_assert(sizeof(pi.cpu_node) <= sizeof(m->cpu_node),
+		       "the CPU-node map fits the source's");
+	memcpy(m->cpu_node, pi.cpu_node, sizeof(pi.cpu_node));
+	if (pi.numa_bad[0] && o->warn) {
+		struct mdb_error w;
+
+		mdb_error_clear(&w);
+		mdb_error_set(&w, MDB_E_CORRUPT, o->name, (int64_t)pi.numa_off,
+			      -1, NULL);
+		mdb_error_msg(&w, "NUMA topology not read (%s): cross-CPU "
+			      "allocations unknown", pi.numa_bad);
+		o->warn(o->warn_ctx, &w);
+	}
 	return 0;
 }
 

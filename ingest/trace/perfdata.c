@@ -88,7 +88,13 @@ enum {
 #define R_LOST (1ull << 4)
 
 enum { FEAT_TRACING_DATA = 1, FEAT_OSRELEASE = 4, FEAT_NRCPUS = 7,
-       FEAT_DIR_FORMAT = 24, FEAT_MAX = 256 };
+       FEAT_NUMA_TOPOLOGY = 14, FEAT_DIR_FORMAT = 24, FEAT_MAX = 256 };
+
+#define REC_HEADER_FEATURE 80 /* a pipe's feature section as a record */
+#define NUMA_NODES_MAX 4096   /* the kernel's MAX_NUMNODES is 1024 */
+#define NUMA_RANGES_MAX 1024
+#define NUMA_CPU_MAX (1u << 20)
+#define NUMA_NAME_ALIGN 64    /* perf pads its strings to this */
 
 #define PERF_TYPE_TRACEPOINT 2
 
@@ -1785,6 +1791,162 @@ int perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 
 /* ---- describe ---------------------------------------------------------- */
 
+struct numa_range {
+	uint32_t lo, hi, node;
+};
+
+static int range_cmp(const void *pa, const void *pb)
+{
+	const struct numa_range *a = pa, *b = pb;
+
+	return (a->lo > b->lo) - (a->lo < b->lo);
+}
+
+/* A CPU list ("0-3,8-11", what sysfs prints; "" a node without CPUs)
+ * of @node into @r; NULL, or why not. */
+static const char *numa_cpus(const uint8_t *p, size_t n, uint32_t node,
+			     struct numa_range *r, size_t *nr)
+{
+	size_t i = 0;
+
+	while (i < n && p[i]) {
+		uint64_t v[2] = { 0, 0 };
+
+		for (int k = 0; k < 2; k++) {
+			size_t start = i;
+
+			while (i < n && p[i] >= '0' && p[i] <= '9' &&
+			       v[k] < NUMA_CPU_MAX)
+				v[k] = v[k] * 10 + (uint64_t)(p[i++] - '0');
+			if (i == start || v[k] >= NUMA_CPU_MAX)
+				return "a CPU list that is not numbers";
+			if (k == 1 || i >= n || p[i] != '-') {
+				if (k == 0)
+					v[1] = v[0];
+				break;
+			}
+			i++;
+		}
+		if (v[1] < v[0])
+			return "a CPU range that runs backwards";
+		if (*nr == NUMA_RANGES_MAX)
+			return "too many CPU ranges";
+		r[(*nr)++] = (struct numa_range){ (uint32_t)v[0],
+						  (uint32_t)v[1], node };
+		if (i < n && p[i] == ',')
+			i++;
+		else if (i < n && p[i])
+			return "a CPU list that is not numbers";
+	}
+	return NULL;
+}
+
+/*
+ * HEADER_NUMA_TOPOLOGY at @c (tools/perf/util/header.c
+ * write_numa_topology): u32 nr, then per node u32 node, u64 mem_total,
+ * u64 mem_free and its CPU list as a perf string (u32 length, that many
+ * bytes, NUL-padded), in the file's byte order.  Into info->cpu_node,
+ * else info->numa_bad says why.
+ */
+static void numa_topology(struct pd *d, struct mdb_cursor *c,
+			  struct perf_info *info)
+{
+	struct numa_range *r = malloc(NUMA_RANGES_MAX * sizeof(*r));
+	const char *why = NULL;
+	size_t nr = 0, len = 0;
+	uint32_t n;
+
+	info->numa_off = mdb_cursor_off(c);
+	if (!r) {
+		why = "out of memory";
+		goto out;
+	}
+	if (mdb_cursor_u32(c, d->order, &n) || n > NUMA_NODES_MAX) {
+		why = "a node count that is cut short or not possible";
+		goto out;
+	}
+	for (uint32_t i = 0; i < n && !why; i++) {
+		uint32_t node, slen;
+		uint64_t mem;
+		const uint8_t *p;
+
+		info->numa_off = mdb_cursor_off(c);
+		if (mdb_cursor_u32(c, d->order, &node) ||
+		    mdb_cursor_u64(c, d->order, &mem) ||
+		    mdb_cursor_u64(c, d->order, &mem) ||
+		    mdb_cursor_u32(c, d->order, &slen) ||
+		    mdb_cursor_bytes(c, slen, &p))
+			why = "a node cut short";
+		else if (node >= NUMA_NODES_MAX)
+			why = "a node number that is not possible";
+		else
+			why = numa_cpus(p, slen, node, r, &nr);
+	}
+	if (why)
+		goto out;
+	/* a CPU in two nodes is no map */
+	qsort(r, nr, sizeof(*r), range_cmp);
+	for (size_t i = 1; i < nr && !why; i++)
+		if (r[i].lo <= r[i - 1].hi)
+			why = "a CPU in two nodes";
+	for (size_t i = 0; i <= nr && !why; i++) {
+		int k = i == nr ?
+			snprintf(info->cpu_node + len, sizeof(info->cpu_node) -
+				 len, "]") :
+			snprintf(info->cpu_node + len, sizeof(info->cpu_node) -
+				 len, "%s[%u,%u,%u]", i ? "," : "[", r[i].lo,
+				 r[i].hi, r[i].node);
+
+		if (k < 0 || (size_t)k >= sizeof(info->cpu_node) - len)
+			why = "too many CPU ranges";
+		else
+			len += (size_t)k;
+	}
+out:
+	if (why) {
+		info->cpu_node[0] = '\0';
+		snprintf(info->numa_bad, sizeof(info->numa_bad), "%s", why);
+	}
+	free(r);
+}
+
+/* A pipe: the HEADER_FEATURE record of the topology, among the records
+ * perf writes before the events (attributes, features, tracing data). */
+static void describe_pipe_numa(struct pd *d, struct perf_info *info)
+{
+	struct mdb_cursor c;
+
+	mdb_cursor_window(&c, &d->all, PIPE_HDR_SIZE,
+			  mdb_cursor_left(&d->all) - PIPE_HDR_SIZE);
+	for (int k = 0; k < 4096 && mdb_cursor_left(&c) >= REC_HDR; k++) {
+		struct mdb_cursor body;
+		uint32_t type, n32;
+		uint16_t misc, size;
+		uint64_t feat;
+
+		if (mdb_cursor_u32(&c, d->order, &type) ||
+		    mdb_cursor_u16(&c, d->order, &misc) ||
+		    mdb_cursor_u16(&c, d->order, &size) || size < REC_HDR ||
+		    mdb_cursor_window(&body, &c, mdb_cursor_off(&c),
+				      size - REC_HDR))
+			return; /* the decoder says what is wrong */
+		mdb_cursor_skip(&c, size - REC_HDR);
+		if (type == REC_SAMPLE || type == REC_FINISHED_ROUND ||
+		    type == REC_COMPRESSED)
+			return;
+		if (type == REC_TRACING_DATA &&
+		    (mdb_cursor_u32(&body, d->order, &n32) ||
+		     mdb_cursor_skip(&c, n32)))
+			return;
+		if (type == REC_HEADER_FEATURE &&
+		    !mdb_cursor_u64(&body, d->order, &feat) &&
+		    feat == FEAT_NUMA_TOPOLOGY) {
+			numa_topology(d, &body, info);
+			return;
+		}
+	}
+}
+
 static void describe_release(struct pd *d, const struct pd_hdr *h,
 			     struct perf_info *info)
 {
@@ -1811,6 +1973,10 @@ static void describe_release(struct pd *d, const struct pd_hdr *h,
 		if (!mdb_cursor_u32(&c, d->order, &avail) && avail < 1u << 20)
 			info->ncpus = (int)avail;
 	}
+	if (pd_feature(d, h, FEAT_NUMA_TOPOLOGY, &s) == 0) {
+		mdb_cursor_window(&c, &d->all, s.off, s.size);
+		numa_topology(d, &c, info);
+	}
 }
 
 int perf_describe(const void *buf, size_t len, const char *name,
@@ -1832,6 +1998,7 @@ int perf_describe(const void *buf, size_t len, const char *name,
 	info->pipe = d.pipe;
 	if (d.pipe) {
 		info->data_bytes = len - PIPE_HDR_SIZE;
+		describe_pipe_numa(&d, info);
 		return 0;
 	}
 	info->data_bytes = h.data.size;

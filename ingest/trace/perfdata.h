@@ -25,6 +25,7 @@
 #include "../decode.h"
 
 #define PERF_FORMAT "perf-data"
+#define PERF_CPU_NODE_MAX 4096 /* bytes of perf_info.cpu_node */
 
 /* What the header and the feature sections say beyond the events. */
 struct perf_info {
@@ -34,6 +35,12 @@ struct perf_info {
 	char release[128];     /* HEADER_OSRELEASE; "" unknown */
 	uint64_t data_bytes;   /* bytes of the data section */
 	int dir_format;        /* HEADER_DIR_FORMAT: a `--threads` header */
+	/* HEADER_NUMA_TOPOLOGY (a pipe's HEADER_FEATURE record): the
+	 * traced machine's CPU-to-node map, a JSON array of [first CPU,
+	 * last CPU, node] ranges in the file's node order; "" none */
+	char cpu_node[PERF_CPU_NODE_MAX];
+	char numa_bad[160];    /* why the topology there was not read; "" */
+	uint64_t numa_off;     /* ... and where */
 };
 
 /* Does @buf start like a perf.data file or pipe stream?  1 yes, 0 no. */

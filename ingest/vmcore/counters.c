@@ -2,9 +2,10 @@
 /*
  * The counters of a dumped kernel: the global vm_stat arrays (what
  * /proc/vmstat prints, named by the kernel's own vmstat_text[]; the
- * per-CPU deltas not yet folded in are not added), each populated zone's
- * and each node's vm_stat (/proc/zoneinfo's), and the kernel's clock
- * (dump time, uptime).
+ * per-CPU deltas not yet folded in are not added), the event counters
+ * (per-CPU vm_event_states summed, as all_vm_events() does), each
+ * populated zone's and each node's vm_stat (/proc/zoneinfo's), and the
+ * kernel's clock (dump time, uptime).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #define NAME_MAX_LEN 64
 #define MAX_ITEMS 4096
+#define MAX_EVENTS 1024 /* 6.1 has 140 event items, 6.18 under 200 */
 
 struct cnt {
 	const struct vm_ctx *c;
@@ -66,15 +68,83 @@ static int emit_array(const struct cnt *k, const struct where *w,
 	return 0;
 }
 
+static const struct where global = { "global", -1, NULL };
+
 static int emit_global(const struct cnt *k, const char *sym, int64_t first,
 		       int64_t n)
 {
-	static const struct where global = { "global", -1, NULL };
 	uint64_t arr;
 
 	if (k->c->sym(k->c->sym_ctx, sym, &arr))
 		return 0;
 	return emit_array(k, &global, sym, arr, first, n);
+}
+
+/*
+ * The event counters (enum vm_event_item, CONFIG_VM_EVENT_COUNTERS):
+ * vm_event_states is a per-CPU struct vm_event_state { unsigned long
+ * event[NR_VM_EVENT_ITEMS]; }, summed over the CPUs < nr_cpu_ids (a CPU
+ * going offline folds its events into a live one's and zeroes its own,
+ * so this is all_vm_events()'s sum over the online CPUs).  Their names
+ * follow the writeback items in vmstat_text[], at @first; the first item
+ * is PGPGIN, checked by name so that another layout is not misnamed.
+ */
+static int emit_events(const struct cnt *k, int64_t first)
+{
+	const struct vm_ctx *c = k->c;
+	int64_t n = enum_or(c, "NR_VM_EVENT_ITEMS", -1);
+	uint64_t pcpu, name_ptr, sum[MAX_EVENTS] = { 0 }, one[MAX_EVENTS];
+	struct vm_member ev;
+	char *name = NULL;
+	int ret = 0, named;
+
+	if (n <= 0 || n > MAX_EVENTS || enum_or(c, "PGPGIN", -1) != 0 ||
+	    c->sym(c->sym_ctx, "vm_event_states", &pcpu) ||
+	    c->types->member(c->types->priv, "struct vm_event_state", "event",
+			     &ev) || ev.nelem != (uint64_t)n ||
+	    ev.elem_size != 8 || ev.bit_off)
+		return 0;
+	named = !vm_read_u64(c, k->text + 8ull * (uint64_t)first, &name_ptr) &&
+		!vm_read_str(c, name_ptr, NAME_MAX_LEN, &name) &&
+		!strcmp(name, "pgpgin");
+	free(name);
+	if (!named) {
+		vm_warn(c, k->text, "vmstat_text[%lld] is not pgpgin: event "
+			"counters not read", (long long)first);
+		return 0;
+	}
+	for (uint32_t cpu = 0; cpu < c->ncpus; cpu++) {
+		uint64_t a = vm_percpu(c, pcpu, cpu);
+
+		if (c->read(c->read_ctx, a, one, (size_t)n * sizeof(*one))) {
+			vm_warn(c, a, "vm_event_states of CPU %u not in the "
+				"dump: event counters not read", cpu);
+			return 0;
+		}
+		/* unsigned long, wrapping as the kernel's sum does */
+		for (int64_t i = 0; i < n; i++)
+			sum[i] += one[i];
+	}
+	/* /proc/vmstat prints these two in KB, counted in sectors */
+	sum[0] /= 2;
+	if (n > 1 && enum_or(c, "PGPGOUT", -1) == 1)
+		sum[1] /= 2;
+	for (int64_t i = 0; i < n; i++) {
+		if (vm_read_u64(c, k->text + 8ull * (uint64_t)(first + i),
+				&name_ptr) ||
+		    vm_read_str(c, name_ptr, NAME_MAX_LEN, &name)) {
+			vm_warn(c, k->text, "vmstat_text[%lld] not in the dump",
+				(long long)(first + i));
+			break;
+		}
+		ret = k->fn(k->ctx, global.scope, global.node, global.zone,
+			    name, (int64_t)sum[i]);
+		free(name);
+		name = NULL;
+		if (ret < 0)
+			break;
+	}
+	return ret;
 }
 
 /* Each populated zone's vm_stat, then the node's. */
@@ -173,7 +243,10 @@ int vm_counters_walk(const struct vm_ctx *c,
 	struct cnt k = { .c = c, .fn = fn, .ctx = ctx };
 	int64_t nz = enum_or(c, "NR_VM_ZONE_STAT_ITEMS", -1),
 		nu = enum_or(c, "NR_VM_NUMA_EVENT_ITEMS", 0),
-		nn = enum_or(c, "NR_VM_NODE_STAT_ITEMS", -1);
+		nn = enum_or(c, "NR_VM_NODE_STAT_ITEMS", -1),
+		/* nr_dirty_threshold, nr_dirty_background_threshold: computed
+		 * when /proc/vmstat is read, held nowhere */
+		nw = enum_or(c, "NR_VM_WRITEBACK_STAT_ITEMS", 2);
 	int ret;
 
 	if ((ret = emit_clock(&k)))
@@ -182,7 +255,8 @@ int vm_counters_walk(const struct vm_ctx *c,
 		return 0;
 	if ((ret = emit_global(&k, "vm_zone_stat", 0, nz)) ||
 	    (ret = emit_global(&k, "vm_numa_event", nz, nu)) ||
-	    (ret = emit_global(&k, "vm_node_stat", nz + nu, nn)))
+	    (ret = emit_global(&k, "vm_node_stat", nz + nu, nn)) ||
+	    (ret = emit_events(&k, nz + nu + nn + nw)))
 		return ret;
 	return emit_nodes(&k, nz, nz + nu, nn);
 }

@@ -211,7 +211,9 @@ static int dump_sym(void *ctx, const char *name, uint64_t *addr)
 
 	if (raw_sym(d, name, &a))
 		return -1;
-	*addr = a + d->delta;
+	/* KASLR moves the image; per-CPU symbols (vm_event_states) are
+	 * offsets into each CPU's area, the same in every boot */
+	*addr = vm_arch_image_addr(a) ? a + d->delta : a;
 	return 0;
 }
 
