@@ -37,6 +37,44 @@ void mdb_unmap(struct mdb_map *m);
 int mdb_map_check(int ret, struct mdb_error *e);
 
 /*
+ * A library that maps an input itself (libtracecmd maps trace.dat's CPU
+ * data) makes mappings the watch does not know.  While the calling thread
+ * is between mdb_map_guard() and mdb_map_unguard(), a SIGBUS it takes for
+ * a mapped page gone from its file (BUS_ADRERR) does not kill: the page
+ * reads as zeros.  mdb_map_guard_hit() and mdb_map_unguard() return 1
+ * when that happened (the file shrank: what was read must not be kept),
+ * else 0.
+ */
+void mdb_map_guard(void);
+int mdb_map_guard_hit(void);
+int mdb_map_unguard(void);
+
+/* The refusal of @path that shrank while read, cut at @off (-1: not
+ * known): -MDB_E_IO, the words mdb_map_check() uses. */
+int mdb_file_shrank(struct mdb_error *e, const char *path, int64_t off);
+
+/* What tells a file is as it was: device, inode, size, modification. */
+struct mdb_stamp {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtim;
+};
+
+/* The stamp of the file open as @fd; -MDB_E_IO with @e naming @path. */
+int mdb_stamp_fd(int fd, const char *path, struct mdb_stamp *s,
+		 struct mdb_error *e);
+
+/*
+ * 0 when the file open as @fd still has stamp @was; else -MDB_E_IO with
+ * @e saying that @path shrank (as mdb_map_check() says it) or changed
+ * while memdb read it.  For inputs read through read(2), where nothing
+ * faults: call after reading, before keeping anything.
+ */
+int mdb_stamp_check(int fd, const struct mdb_stamp *was, const char *path,
+		    struct mdb_error *e);
+
+/*
  * open(2) @path for reading when it is a regular file (checked before
  * opening and on the descriptor, opened O_NONBLOCK: a FIFO never blocks),
  * with *@st filled; returns the descriptor or a negative MDB_E_* with @e
