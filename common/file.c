@@ -47,6 +47,8 @@ static uintptr_t watch_page;
 static atomic_int watch_faults;
 static char *fault_path;   /* a faulted mapping already unmapped */
 static uintptr_t fault_off;
+/* this thread is guarded (mdb_map_guard()), and it faulted meanwhile */
+static _Thread_local volatile sig_atomic_t guard_on, guard_hit;
 
 /* Zero pages over [@addr's page, @end) of a watched mapping. */
 static int watch_patch(uintptr_t addr, uintptr_t end)
@@ -75,10 +77,8 @@ static struct watch_slot *watch_find(uintptr_t addr)
 	return NULL;
 }
 
-static atomic_int lib_guards;      /* open library guards */
-static atomic_uint lib_faults;     /* faults answered for them */
-
-/* One zero page, writable (a library may map its file private, writable). */
+/* One zero page of a guarded library's mapping, writable: the library
+ * may have mapped its file private and writable. */
 static int lib_patch(uintptr_t addr)
 {
 	return mmap((void *)(addr & ~(watch_page - 1)), watch_page,
@@ -97,9 +97,11 @@ static void watch_handler(int sig, siginfo_t *si, void *uc)
 		atomic_fetch_add(&watch_faults, 1);
 		return;
 	}
-	if (!s && si->si_code == BUS_ADRERR && atomic_load(&lib_guards) > 0 &&
+	/* a page of a guarded library's own mapping past its file's end:
+	 * that page alone, the rest of the mapping being unknown here */
+	if (!s && guard_on && si->si_code == BUS_ADRERR &&
 	    lib_patch(addr) == 0) {
-		atomic_fetch_add(&lib_faults, 1);
+		guard_hit = 1;
 		return;
 	}
 	/* not ours: what was there before decides */
@@ -219,6 +221,31 @@ static char *watch_take_fault(uintptr_t *off)
 	return path;
 }
 
+/*
+ * The refusal of @path, which @what ("shrank", "changed") while read: cut
+ * short at @off (-1: not known); its sizes @now and @was when known.
+ */
+static int file_moved(struct mdb_error *e, const char *path,
+		      const char *what, int64_t off,
+		      const struct mdb_stamp *now, const struct mdb_stamp *was)
+{
+	if (now)
+		mdb_error_set(e, MDB_E_IO, path, off, -1, "size=%lld was=%lld",
+			      (long long)now->size, (long long)was->size);
+	else
+		mdb_error_set(e, MDB_E_IO, path, off, -1, NULL);
+	mdb_error_msg(e, "the file %s while memdb read it", what);
+	mdb_error_hint(e, "another program truncated or rewrote it: ingest "
+			  "a copy nothing writes to; the database is "
+			  "unchanged");
+	return -MDB_E_IO;
+}
+
+int mdb_file_shrank(struct mdb_error *e, const char *path, int64_t off)
+{
+	return file_moved(e, path, "shrank", off, NULL, NULL);
+}
+
 int mdb_map_check(int ret, struct mdb_error *e)
 {
 	uintptr_t off = 0;
@@ -232,61 +259,66 @@ int mdb_map_check(int ret, struct mdb_error *e)
 	free(fault_path);
 	fault_path = NULL;
 	pthread_mutex_unlock(&watch_mu);
-	mdb_error_set(e, MDB_E_IO, path ? path : "", (int64_t)off, -1, NULL);
-	mdb_error_msg(e, "the file shrank while memdb read it");
-	mdb_error_hint(e, "another program truncated or rewrote it: ingest "
-			  "a copy nothing writes to; the database is "
-			  "unchanged");
+	ret = mdb_file_shrank(e, path ? path : "", (int64_t)off);
 	free(path);
-	return -MDB_E_IO;
+	return ret;
 }
 
-void mdb_lib_guard_begin(struct mdb_lib_guard *g)
+void mdb_map_guard(void)
 {
 	pthread_mutex_lock(&watch_mu);
-	g->open = watch_install() == 0;
+	watch_install();   /* failing, a SIGBUS kills as it did */
 	pthread_mutex_unlock(&watch_mu);
-	g->faults = atomic_load(&lib_faults);
-	if (g->open)
-		atomic_fetch_add(&lib_guards, 1);
+	guard_hit = 0;
+	guard_on = 1;
 }
 
-int mdb_lib_guard_end(struct mdb_lib_guard *g, int ret, const char *path,
-		      struct mdb_error *e)
+int mdb_map_guard_hit(void)
 {
-	if (!g->open)
-		return ret;
-	g->open = 0;
-	atomic_fetch_sub(&lib_guards, 1);
-	if (atomic_load(&lib_faults) == g->faults)
-		return ret;
-	mdb_error_set(e, MDB_E_IO, path, -1, -1, NULL);
-	mdb_error_msg(e, "the file shrank while memdb read it");
-	mdb_error_hint(e, "another program truncated or rewrote it: use a "
-			  "copy nothing writes to; the database is unchanged");
-	return -MDB_E_IO;
+	return guard_hit != 0;
 }
 
-int mdb_file_check_same(int ret, int fd, const struct stat *before,
-			const char *path, struct mdb_error *e)
+int mdb_map_unguard(void)
 {
-	struct stat now;
+	int hit = guard_hit != 0;
 
-	if (fstat(fd, &now) == 0 && now.st_size == before->st_size &&
-	    now.st_ino == before->st_ino && now.st_dev == before->st_dev &&
-	    now.st_mtim.tv_sec == before->st_mtim.tv_sec &&
-	    now.st_mtim.tv_nsec == before->st_mtim.tv_nsec)
+	guard_on = 0;
+	guard_hit = 0;
+	return hit;
+}
+
+int mdb_stamp_fd(int fd, const char *path, struct mdb_stamp *s,
+		 struct mdb_error *e)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "fstat: %s",
+				     strerror(errno));
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	s->size = st.st_size;
+	s->mtim = st.st_mtim;
+	return 0;
+}
+
+int mdb_stamp_check(int fd, const struct mdb_stamp *was, const char *path,
+		    struct mdb_error *e)
+{
+	struct mdb_stamp now;
+	int ret = mdb_stamp_fd(fd, path, &now, e);
+
+	if (ret)
 		return ret;
-	mdb_error_set(e, MDB_E_IO, path,
-		      now.st_size < before->st_size ? (int64_t)now.st_size : -1,
-		      -1, "size_before=%lld size_after=%lld",
-		      (long long)before->st_size, (long long)now.st_size);
-	mdb_error_msg(e, "the file %s while memdb read it",
-		      now.st_size < before->st_size ? "shrank" : "changed");
-	mdb_error_hint(e, "another program truncated or rewrote it: ingest "
-			  "a copy nothing writes to; the database is "
-			  "unchanged");
-	return -MDB_E_IO;
+	if (now.size < was->size)
+		return file_moved(e, path, "shrank", (int64_t)now.size, &now,
+				  was);
+	if (now.dev == was->dev && now.ino == was->ino &&
+	    now.size == was->size && now.mtim.tv_sec == was->mtim.tv_sec &&
+	    now.mtim.tv_nsec == was->mtim.tv_nsec)
+		return 0;
+	/* grown or rewritten: what was read may mix old and new bytes */
+	return file_moved(e, path, "changed", -1, &now, was);
 }
 
 /* What @st is when it is not a regular file, for a message. */

@@ -37,34 +37,42 @@ void mdb_unmap(struct mdb_map *m);
 int mdb_map_check(int ret, struct mdb_error *e);
 
 /*
- * Libraries that map an input themselves (libelf and libdw map a vmlinux
- * or a module) would die the same way when the file shrinks under them.
- * While a guard is open, a SIGBUS for a page of a file mapping that has
- * no file behind it (BUS_ADRERR) outside memdb's own mappings is answered
- * alike: that page reads as zeros, and the fault is counted.
- * mdb_lib_guard_end() returns @ret when no such fault happened since
- * mdb_lib_guard_begin(), else -MDB_E_IO with @e saying @path shrank.
+ * A library that maps an input itself (libtracecmd maps trace.dat's CPU
+ * data) makes mappings the watch does not know.  While the calling thread
+ * is between mdb_map_guard() and mdb_map_unguard(), a SIGBUS it takes for
+ * a mapped page gone from its file (BUS_ADRERR) does not kill: the page
+ * reads as zeros.  mdb_map_guard_hit() and mdb_map_unguard() return 1
+ * when that happened (the file shrank: what was read must not be kept),
+ * else 0.
  */
-struct mdb_lib_guard {
-	unsigned faults; /* the count when the guard was opened */
-	int open;
+void mdb_map_guard(void);
+int mdb_map_guard_hit(void);
+int mdb_map_unguard(void);
+
+/* The refusal of @path that shrank while read, cut at @off (-1: not
+ * known): -MDB_E_IO, the words mdb_map_check() uses. */
+int mdb_file_shrank(struct mdb_error *e, const char *path, int64_t off);
+
+/* What tells a file is as it was: device, inode, size, modification. */
+struct mdb_stamp {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtim;
 };
 
-void mdb_lib_guard_begin(struct mdb_lib_guard *g);
-int mdb_lib_guard_end(struct mdb_lib_guard *g, int ret, const char *path,
-		      struct mdb_error *e);
+/* The stamp of the file open as @fd; -MDB_E_IO with @e naming @path. */
+int mdb_stamp_fd(int fd, const char *path, struct mdb_stamp *s,
+		 struct mdb_error *e);
 
 /*
- * For inputs a library reads with read(2) (libtracecmd, libkdumpfile): a
- * file cut or rewritten meanwhile just ends early there.  Returns @ret
- * when the file behind @fd has the size, modification time and inode of
- * *@before, else -MDB_E_IO with @e saying that the file shrank (or
- * changed) while memdb read it; a caller that gets it must not keep what
- * it read.  Call it after reading, and on the error paths of the reading
- * too: the change is then what the error is.
+ * 0 when the file open as @fd still has stamp @was; else -MDB_E_IO with
+ * @e saying that @path shrank (as mdb_map_check() says it) or changed
+ * while memdb read it.  For inputs read through read(2), where nothing
+ * faults: call after reading, before keeping anything.
  */
-int mdb_file_check_same(int ret, int fd, const struct stat *before,
-			const char *path, struct mdb_error *e);
+int mdb_stamp_check(int fd, const struct mdb_stamp *was, const char *path,
+		    struct mdb_error *e);
 
 /*
  * open(2) @path for reading when it is a regular file (checked before

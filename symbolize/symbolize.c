@@ -1034,7 +1034,6 @@ int mdb_symbolize(struct mdb_db *db, int64_t source_id,
 		  const struct mdb_sym_opts *o, struct mdb_sym_result *r,
 		  struct mdb_error *e)
 {
-	struct mdb_lib_guard g;
 	struct ctx c;
 	int ret, maxq;
 
@@ -1056,7 +1055,7 @@ int mdb_symbolize(struct mdb_db *db, int64_t source_id,
 	if (ret < 0)
 		return ret;
 	/* libdwfl maps the vmlinux and the modules itself */
-	mdb_lib_guard_begin(&g);
+	mdb_map_guard();
 	ret = load_kallsyms(&c);
 	if (ret >= 0)
 		ret = load_modules(&c);
@@ -1081,8 +1080,9 @@ int mdb_symbolize(struct mdb_db *db, int64_t source_id,
 		ret = setup_modules(&c);
 	if (ret >= 0)
 		ret = resolve_all(&c);
-	ret = mdb_lib_guard_end(&g, ret, o->vmlinux ? o->vmlinux :
-				"a kernel module's file", e);
+	if (mdb_map_unguard())
+		ret = mdb_file_shrank(e, o->vmlinux ? o->vmlinux :
+				      "a kernel module's file", -1);
 	if (ret >= 0 && (c.nrows || o->force))
 		ret = write_rows(&c);
 	if (ret >= 0)

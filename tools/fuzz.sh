@@ -5,6 +5,7 @@
 # fuzz/seeds.txt), run each for FUZZ_SECONDS (FUZZ_JOBS at a time,
 # default 2), and print executions and coverage per harness.  Crashes,
 # leaks, timeouts and allocations over 256 MB land in build-fuzz/findings/.
+# -max_len is the largest seed's size (libFuzzer would cut seeds to 1 MB).
 # fuzz/NAME.lsan, when present, holds LeakSanitizer suppressions for
 # harness NAME (leaks inside a Debian library, each explained there).
 set -u
@@ -29,6 +30,28 @@ pack_dir() {
 	done
 }
 
+# The bytes of seed file $1: a fixture kept as .zst decompressed.
+seed_bytes() {
+	if [ "${1%.zst}" != "$1" ]; then
+		zstd -dcq "$1"
+	else
+		cat "$1"
+	fi
+}
+
+# Cut size $1 (bytes, NK, NM or half) of a file of $2 bytes; nothing when
+# the cut would keep the whole file or nothing.
+cut_len() {
+	local n
+	case $1 in
+	half) n=$(($2 / 2)) ;;
+	*K) n=$((${1%K} * 1024)) ;;
+	*M) n=$((${1%M} * 1048576)) ;;
+	*) n=$1 ;;
+	esac
+	[ "$n" -gt 0 ] && [ "$n" -lt "$2" ] && echo "$n"
+}
+
 # the elf harness's seeds: the symbolize test inputs, built here
 if [ -z "$only" ] || [ "$only" = elf ]; then
 	sh testdata/symbolize/build.sh $out/gen-seeds/elf || exit 1
@@ -46,6 +69,11 @@ for src in fuzz/fuzz_*.c; do
 	mkdir -p "$corpus"
 	while read -r h prefix globs; do
 		[ "$h" = "$name" ] || continue
+		# PREFIX:CUTS: each file whole and cut to each size too
+		cuts=
+		case $prefix in
+		*:*) cuts=${prefix#*:}; prefix=${prefix%%:*} ;;
+		esac
 		for f in $globs; do
 			seed=$corpus/seed-$(echo "$prefix$f" | md5sum | cut -c1-12)
 			if [ "$prefix" = dir ]; then
@@ -53,14 +81,20 @@ for src in fuzz/fuzz_*.c; do
 				continue
 			fi
 			[ -f "$f" ] || continue
-			if [ "$prefix" = - ] && [ "${f%.zst}" != "$f" ]; then
-				# a fixture kept compressed: the seed is its bytes
-				zstd -dcq "$f" > "$seed"
-			elif [ "$prefix" = - ]; then
-				cp "$f" "$seed"
-			else
-				{ printf "\\x$prefix"; cat "$f"; } > "$seed"
-			fi
+			size=$(seed_bytes "$f" | wc -c)
+			for c in whole ${cuts//,/ }; do
+				if [ "$c" = whole ]; then
+					n=$size
+				else
+					n=$(cut_len "$c" "$size") || continue
+					seed=$corpus/seed-$(echo "$prefix$f:$c" |
+						md5sum | cut -c1-12)
+				fi
+				{
+					[ "$prefix" = - ] || printf "\\x$prefix"
+					seed_bytes "$f" | head -c "$n"
+				} > "$seed"
+			done
 		done
 	done < <(grep -v '^#' fuzz/seeds.txt)
 	names="$names $name"
@@ -72,7 +106,13 @@ run_one() {
 	if [ -f "fuzz/$name.lsan" ]; then
 		export LSAN_OPTIONS="suppressions=fuzz/$name.lsan"
 	fi
+	# whole files as seeds: no shorter than the largest (16 MB dumps)
+	local max
+	max=$(find "$out/corpus/$name" -type f -printf '%s\n' | sort -n |
+		tail -n 1)
+	[ "${max:-0}" -lt 4096 ] && max=4096
 	"$out/fuzz_$name" -max_total_time="$secs" -print_final_stats=1 \
+		-max_len="$max" \
 		-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=256 \
 		-artifact_prefix="$out/findings/$name-" "$out/corpus/$name" \
 		> "$log" 2>&1

@@ -18,6 +18,15 @@
  * the size they declare.  A file that fails is refused at its offset and
  * never reaches the library.  Debian's libtracecmd decompresses zstd
  * only: other algorithms are refused by name.
+ *
+ * libtracecmd reads the file itself: its metadata and compressed chunks
+ * with read(2), uncompressed CPU data through mmap(2) of the descriptor.
+ * A file that shrinks meanwhile must not be stored as complete: a read
+ * cut short just ends the records, so the file's stamp (size, mtime,
+ * inode) is compared after each stretch of reading; a page of the
+ * library's mappings gone from the file raises SIGBUS, which the guard
+ * around the reading (common/file.h) turns into a page of zeros and a
+ * refusal.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -72,6 +81,9 @@ struct tdat {
 	size_t ksyms_len;
 	char release[128];
 	struct mdb_error *e;
+	int fd;                /* the file libtracecmd reads, for its stamp */
+	struct mdb_stamp stamp; /* as walked: its size then, the rest when
+				 * libtracecmd got it */
 	struct tracecmd_input *h;
 	struct tep_kmem km;
 	int have_km;
@@ -958,17 +970,25 @@ static int tdat_decode(struct mdb_input *in, const struct mdb_sink *sink,
 		       struct mdb_decode_stats *st, struct mdb_error *e)
 {
 	struct tdat *t = in->priv;
-	int ret = 0, c;
+	int ret = 0, c, hit, moved;
 
 	memset(st, 0, sizeof(*st));
 	t->e = e;
+	mdb_map_guard();
 	for (c = 0; c < t->ncpus; c++)
 		t->recs[c] = tracecmd_read_cpu_first(t->h, c);
-	while (ret >= 0 && (c = first_cpu(t)) >= 0) {
+	/* a page gone from the file reads as zeros: stop there */
+	while (ret >= 0 && !mdb_map_guard_hit() && (c = first_cpu(t)) >= 0) {
 		ret = tdat_emit(t, t->recs[c], sink, st);
 		tracecmd_free_record(t->recs[c]);
 		t->recs[c] = tracecmd_read_data(t->h, c);
 	}
+	hit = mdb_map_unguard();
+	/* a read cut short ended the records as if the data ended there;
+	 * that, not what was made of the rest, is the error */
+	moved = mdb_stamp_check(t->fd, &t->stamp, t->path, e);
+	if (moved || hit)
+		return moved ? moved : mdb_file_shrank(e, t->path, -1);
 	if (ret < 0)
 		return ret;
 	if (!st->events) {
@@ -992,6 +1012,8 @@ static void tdat_free(struct tdat *t)
 		tep_kmem_release(&t->km);
 	if (t->h)
 		tracecmd_close(t->h);
+	if (t->fd >= 0)
+		close(t->fd);
 	mdb_unmap(&t->map);
 	free(t->ksyms);
 	free(t->path);
@@ -1013,7 +1035,7 @@ static const struct mdb_input_ops tdat_ops = {
 
 static int open_library(struct tdat *t, int fd, uint64_t page_size)
 {
-	int dfd = dup(fd);
+	int dfd = dup(fd), ret, err, hit;
 
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	if (dfd < 0 || lseek(dfd, 0, SEEK_SET) < 0) {
@@ -1022,26 +1044,49 @@ static int open_library(struct tdat *t, int fd, uint64_t page_size)
 		return mdb_error_set(t->e, MDB_E_IO, t->path, -1, -1,
 				     "not a seekable file");
 	}
+	/* the file as walked: its size then, the rest as it is now (a
+	 * different size is a file changed since it was mapped) */
+	t->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	ret = t->fd < 0 ? mdb_error_set(t->e, MDB_E_IO, t->path, -1, -1,
+					"dup: %s", strerror(errno)) :
+			  mdb_stamp_fd(t->fd, t->path, &t->stamp, t->e);
+	if (!ret) {
+		t->stamp.size = (off_t)t->map.len;
+		ret = mdb_stamp_check(t->fd, &t->stamp, t->path, t->e);
+	}
+	if (ret) {
+		close(dfd);
+		return ret;
+	}
 	/* the file's structure was checked before (walk_file()): a
 	 * refusal for want of memory (ENOMEM, the library's allocations)
 	 * says so, not that the file is bad */
 	errno = 0;
+	mdb_map_guard();
 	t->h = tracecmd_open_fd(dfd, TRACECMD_FL_LOAD_NO_PLUGINS |
 					    TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	err = errno;
+	hit = mdb_map_unguard();
+	/* it read the metadata and the first page of each CPU: as walked? */
+	ret = mdb_stamp_check(t->fd, &t->stamp, t->path, t->e);
+	if (!ret && hit)
+		ret = mdb_file_shrank(t->e, t->path, -1);
 	if (!t->h) {
-		int nomem = errno == ENOMEM;
-
 		/* libtracecmd closes it itself when it fails after taking
 		 * it (tracecmd_close()), not when tracecmd_alloc_fd() does;
 		 * no other thread opens files while an input is opened */
 		if (fcntl(dfd, F_GETFD) != -1)
 			close(dfd);
-		if (nomem)
+		if (ret)
+			return ret;
+		if (err == ENOMEM)
 			return mdb_error_set(t->e, MDB_E_NOMEM, t->path, -1, -1,
 					     "in libtracecmd");
 		return tdat_bad(t, MDB_E_CORRUPT, 0,
 				"libtracecmd cannot read the file");
 	}
+	if (ret)
+		return ret;
 	tep_set_loglevel(TEP_LOG_NONE);
 	if (tep_kmem_init(&t->km, tracecmd_get_tep(t->h), page_size, t->path,
 			  t->e))
@@ -1113,6 +1158,8 @@ int tdat_input_open(const char *path, struct mdb_map *map, int fd,
 	int ret;
 
 	*out = NULL;
+	if (t)
+		t->fd = -1;
 	if (!in || !t || !(t->path = strdup(path))) {
 		mdb_unmap(map);
 		ret = mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);

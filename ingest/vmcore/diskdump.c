@@ -33,14 +33,15 @@ struct dd_layout {
 	size_t sub_split;       /* split: one part of a makedumpfile --split */
 	size_t sub_vmcoreinfo;  /* offset_vmcoreinfo (off_t), then the size */
 	size_t sub_note;
+	size_t sub_erase;       /* offset_eraseinfo, then the size (5+) */
 	size_t sub_max_mapnr;   /* max_mapnr_64, header_version 6+ */
 };
 
 static const struct dd_layout dd_layouts[] = {
 	/* timeval of two 8-byte longs at 408; unsigned longs 8 bytes */
-	{ 8, 428, 12, 32, 48, 96 },
+	{ 8, 428, 12, 32, 48, 64, 96 },
 	/* timeval of two 4-byte longs at 404; off_t 8 bytes, 4-aligned */
-	{ 4, 416, 8, 20, 32, 72 },
+	{ 4, 416, 8, 20, 32, 44, 72 },
 };
 
 struct dd {
@@ -99,58 +100,67 @@ static int dd_need(const struct dd *d, const char *what, uint64_t off,
 }
 
 /*
- * Is the header read with @o and @l consistent: a possible block size
- * and, when @strict, a sub-header for version 2+ and an even, non-zero
- * number of bitmap blocks?
+ * The layout libkdumpfile 0.5 takes, so that the sizes checked here are
+ * the ones it reads: the 4-byte-long layout first, then the 8-byte one,
+ * each little-endian first; the first whose block size is 4 to 256 KiB
+ * and whose bitmap has a bit for each of max_mapnr pages.
  */
-static int dd_fits(const struct dd *d, enum mdb_order o,
-		   const struct dd_layout *l, int strict)
-{
-	uint32_t v = get_u32(d->p + 8, o), bitmaps;
+#define KD_MIN_BLOCK 4096u
+#define KD_MAX_BLOCK (256u << 10)
 
-	if (d->len < l->block_size + 16 || v == 0 || v > 64 ||
-	    !good_block_size(get_u32(d->p + l->block_size, o)))
-		return 0;
-	bitmaps = get_u32(d->p + l->block_size + 8, o);
-	return !strict || ((v < 2 || get_u32(d->p + l->block_size + 4, o)) &&
-			   bitmaps && !(bitmaps % 2));
+static int kd_takes(const struct dd *d, enum mdb_order o,
+		    const struct dd_layout *l)
+{
+	size_t f = l->block_size;
+	uint32_t bs = get_u32(d->p + f, o);
+
+	return bs >= KD_MIN_BLOCK && bs <= KD_MAX_BLOCK &&
+	       8 * (uint64_t)get_u32(d->p + f + 8, o) * bs >=
+	       get_u32(d->p + f + 12, o);
 }
 
-/* Byte order and word size: the ones the header is consistent in. */
 static int dd_layout(struct dd *d)
 {
 	static const enum mdb_order orders[] = { MDB_ORDER_LITTLE,
 						  MDB_ORDER_BIG };
 	const size_t nl = sizeof(dd_layouts) / sizeof(*dd_layouts);
+	uint32_t v, bs;
+	size_t f;
 
-	for (int strict = 1; strict >= 0; strict--)
-		for (size_t i = 0; i < 2; i++)
-			for (size_t j = 0; j < nl; j++) {
-				if (!dd_fits(d, orders[i], &dd_layouts[j],
-					     strict))
-					continue;
-				d->o = orders[i];
-				d->l = &dd_layouts[j];
-				d->version = get_u32(d->p + 8, d->o);
-				return 0;
-			}
 	if (d->len < dd_layouts[0].block_size + 16)
 		return dd_need(d, "the header", 0,
 			       dd_layouts[0].block_size + 16);
+	for (size_t j = nl; j-- > 0;)   /* the table has it last */
+		for (size_t i = 0; i < 2; i++) {
+			if (!kd_takes(d, orders[i], &dd_layouts[j]))
+				continue;
+			d->o = orders[i];
+			d->l = &dd_layouts[j];
+			v = get_u32(d->p + 8, d->o);
+			if (v == 0 || v > 64)
+				return dd_bad(d, 8, "header_version", v,
+					      "not from 1 to 64");
+			d->version = v;
+			if (!good_block_size(get_u32(d->p + d->l->block_size,
+						     d->o)))
+				return dd_bad(d, d->l->block_size,
+					      "block_size",
+					      get_u32(d->p + d->l->block_size,
+						      d->o),
+					      "not a power of two");
+			return 0;
+		}
+	/* nothing libkdumpfile takes: name the field, read as x86-64's */
+	f = dd_layouts[0].block_size;
+	bs = get_le32(d->p + f);
 	if (get_le32(d->p + 8) == 0)
 		return dd_bad(d, 8, "header_version", 0, "not from 1 to 64");
-	for (size_t i = 0; i < 2; i++)
-		for (size_t j = 0; j < nl; j++)
-			if (good_block_size(get_u32(d->p +
-						    dd_layouts[j].block_size,
-						    orders[i])))
-				return dd_bad(d, 8, "header_version",
-					      get_u32(d->p + 8, orders[i]),
-					      "not from 1 to 64");
-	return dd_bad(d, dd_layouts[0].block_size, "block_size",
-		      get_le32(d->p + dd_layouts[0].block_size),
-		      "not a power of two from 512 to 1 MiB in either byte "
-		      "order or word size");
+	if (bs >= KD_MIN_BLOCK && bs <= KD_MAX_BLOCK)
+		return dd_bad(d, f + 8, "bitmap_blocks", get_le32(d->p + f + 8),
+			      "fewer bitmap bits than max_mapnr pages");
+	return dd_bad(d, f, "block_size", bs, "no byte order or word size "
+		      "gives a block of 4 to 256 KiB with a bitmap bit for "
+		      "each page");
 }
 
 /* The sub-header's blocks, and the notes it points to. */
@@ -181,6 +191,13 @@ static int dd_sub_header(struct dd *d)
 			      "size_note)",
 			   get_u64(d->p + sub + l->sub_note, d->o),
 			   dd_word(d, sub + l->sub_note + 8))))
+		return ret;
+	/* an erase info of size 0 is none, wherever it says it is */
+	if (d->version >= 5 && dd_word(d, sub + l->sub_erase + 8) &&
+	    (ret = dd_need(d, "the erase info (the sub-header's "
+			      "offset_eraseinfo, size_eraseinfo)",
+			   get_u64(d->p + sub + l->sub_erase, d->o),
+			   dd_word(d, sub + l->sub_erase + 8))))
 		return ret;
 	if (get_u32(d->p + sub + l->sub_split, d->o))
 		return dd_bad(d, sub + l->sub_split, "split",

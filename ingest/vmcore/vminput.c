@@ -28,8 +28,8 @@ struct vm_input {
 	struct mdb_map map;
 	int fd;
 	int file_fd;         /* the input's own descriptor (fd: maybe a copy) */
-	struct stat file_st; /* and its state when opened */
-	struct mdb_lib_guard guard; /* libelf and libdw map a vmlinux */
+	struct mdb_stamp file_st; /* and its state when opened */
+	int guarded;         /* libelf and libdw map a vmlinux themselves */
 	const char *vmlinux;
 	struct vm_dump d;
 	struct mdb_error *e;
@@ -102,7 +102,8 @@ static void vi_free(struct vm_input *v)
 	if (!v)
 		return;
 	vm_dump_close(&v->d);
-	mdb_lib_guard_end(&v->guard, 0, NULL, NULL);
+	if (v->guarded)
+		mdb_map_unguard();
 	if (v->fd >= 0)
 		close(v->fd);
 	if (v->file_fd >= 0)
@@ -231,14 +232,20 @@ int vm_decode_walks(const struct vm_ctx *c, const struct mdb_snap_sink *sink,
 	return 0;
 }
 
-/* @ret, unless the input changed since it was opened (libkdumpfile reads
- * it with read(2) and sees only a shorter file). */
+/* @ret, unless the dump changed since it was opened (libkdumpfile reads
+ * it with read(2) and sees only a shorter file) or a vmlinux shrank under
+ * libelf's and libdw's own mappings. */
 static int vi_same(struct vm_input *v, int ret, const char *vmlinux,
 		   struct mdb_error *e)
 {
-	ret = mdb_lib_guard_end(&v->guard, ret, vmlinux ? vmlinux : v->path,
-				e);
-	return mdb_file_check_same(ret, v->file_fd, &v->file_st, v->path, e);
+	int hit = v->guarded && mdb_map_unguard();
+
+	v->guarded = 0;
+	if (hit)
+		return mdb_file_shrank(e, vmlinux ? vmlinux : v->path, -1);
+	if (mdb_stamp_check(v->file_fd, &v->file_st, v->path, e) < 0)
+		return -MDB_E_IO;
+	return ret;
 }
 
 static int vi_decode(struct mdb_input *in, const struct mdb_snap_sink *sink,
@@ -342,9 +349,11 @@ static int vi_file(struct vm_input *v, const char *path, int fd,
 	    (ret = vm_diskdump_check(path, v->map.data, v->map.len, e)))
 		return ret;
 	v->file_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	if (v->file_fd < 0 || fstat(v->file_fd, &v->file_st) < 0)
+	if (v->file_fd < 0)
 		return mdb_error_set(e, MDB_E_IO, path, -1, -1, "%s",
 				     strerror(errno));
+	if ((ret = mdb_stamp_fd(v->file_fd, path, &v->file_st, e)))
+		return ret;
 	if (vm_flat_probe(v->map.data, v->map.len)) {
 		if ((ret = vm_flat_reassemble(v->map.data, v->map.len, path,
 					      &v->fd, e)))
@@ -375,7 +384,8 @@ int vm_input_open(const char *path, struct mdb_map *map, int fd,
 	}
 	v->fd = v->file_fd = -1;
 	v->vmlinux = o->vmlinux;
-	mdb_lib_guard_begin(&v->guard);
+	mdb_map_guard();
+	v->guarded = 1;
 	v->map = *map;
 	memset(map, 0, sizeof(*map));
 	v->e = e;
