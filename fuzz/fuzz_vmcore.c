@@ -7,7 +7,8 @@
  *   01  the VMCOREINFO note, then its lookups
  *   02  the kernel's BTF through the type-lookup interface the walks use
  *   03  a whole dump opened through libkdumpfile (ELF, kdump-compressed)
- *       up to its VMCOREINFO, from a memory file
+ *       up to its VMCOREINFO, from a memory file, once the checks ingest
+ *       makes first let it through
  *   04  the alloc_tag walk over a fake kernel memory: a count of tags
  *       and a tail of 0-7 bytes, then the memory at __start_alloc_tags
  *       (tags, strings, per-CPU counters wherever the bytes point), two
@@ -83,6 +84,10 @@ static void whole(const uint8_t *data, size_t size)
 	if (fd < 0 && (fd = memfd_create("fuzz_vmcore", MFD_CLOEXEC)) < 0)
 		return;
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
+		return;
+	/* what ingest checks before libkdumpfile sees the file */
+	if (vm_elf_check("fuzz", data, size, &e) ||
+	    vm_diskdump_check("fuzz", data, size, &e))
 		return;
 	memset(&d, 0, sizeof(d));
 	vm_dump_open(&d, "fuzz", fd, NULL, NULL, &e);

@@ -1239,8 +1239,14 @@ static int pd_walk(struct pd *d, const struct mdb_cursor *buf, uint64_t off,
 			return ret;
 		mdb_cursor_skip(&c, (size_t)extra);
 		d->st->records++;
-		if (d->rounds && !d->in_z && d->o && d->o->progress)
-			*d->o->progress = mdb_cursor_off(&c);
+		/* the share of the data section read, as a share of the
+		 * file (the features after the data are not read here) */
+		if (d->rounds && !d->in_z && d->o && d->o->progress &&
+		    d->data_end > d->data_off)
+			*d->o->progress = (uint64_t)((double)(d->all.end -
+				d->all.start) * (double)(mdb_cursor_off(&c) -
+				d->data_off) / (double)(d->data_end -
+				d->data_off));
 	}
 	return 0;
 }
@@ -1397,7 +1403,7 @@ static int pd_emit(struct pd *d, const struct mdb_sink *sink,
 		int ret;
 
 		pd_prefetch(d, idx, n, i);
-		if (d->o && d->o->progress && !d->rounds && !(i & 4095))
+		if (d->o && d->o->progress && !d->rounds && !(i & 255))
 			*d->o->progress = (uint64_t)((double)(d->all.end -
 				d->all.start) * (double)i / (double)n);
 		if (pd_replay(d, en->ts) < 0)

@@ -73,6 +73,7 @@ struct tdat {
 	int compressed;        /* v7: sections may be zstd-compressed */
 	int ncpus;             /* CPUs of the top buffer's data */
 	int has_data;          /* a flyrecord buffer was seen */
+	uint64_t data_bytes;   /* its CPU data, decompressed: for progress */
 	int zdata;             /* its CPU data is compressed */
 	size_t page_hdr;       /* ring-buffer page header: timestamp, commit */
 	int clock_opt;         /* v6: a trace clock option (its text follows
@@ -399,6 +400,7 @@ static int check_data(struct tdat *t, const struct rd *r, uint64_t off,
 				off, size, t->map.len);
 	if (z || !size)
 		return 0;
+	t->data_bytes += size;
 	if (!t->page_hdr)
 		return tdat_bad(t, MDB_E_CORRUPT, rd_off(r),
 				"CPU data before the header_page format");
@@ -455,6 +457,7 @@ static int check_chunks(struct tdat *t, uint64_t off, uint64_t size)
 		else
 			ret = check_pages(t, out, (size_t)usize, at, 1);
 		r.pos += (size_t)csize;
+		t->data_bytes += usize;
 	}
 	free(out);
 	return ret;
@@ -977,11 +980,18 @@ static int tdat_decode(struct mdb_input *in, const struct mdb_sink *sink,
 	mdb_map_guard();
 	for (c = 0; c < t->ncpus; c++)
 		t->recs[c] = tracecmd_read_cpu_first(t->h, c);
+	/* progress: how far each CPU's records are into its data */
+	in->size = t->data_bytes;
+	in->done = 0;
 	/* a page gone from the file reads as zeros: stop there */
 	while (ret >= 0 && !mdb_map_guard_hit() && (c = first_cpu(t)) >= 0) {
+		unsigned long long at = t->recs[c]->offset;
+
 		ret = tdat_emit(t, t->recs[c], sink, st);
 		tracecmd_free_record(t->recs[c]);
 		t->recs[c] = tracecmd_read_data(t->h, c);
+		if (t->recs[c] && t->recs[c]->offset > at)
+			in->done += t->recs[c]->offset - at;
 	}
 	hit = mdb_map_unguard();
 	/* a read cut short ended the records as if the data ended there;

@@ -480,12 +480,20 @@ static int tfs_decode(struct mdb_input *in, const struct mdb_sink *sink,
 	int ret = 0;
 
 	memset(st, 0, sizeof(*st));
+	/* progress: the pages read of every CPU's file */
+	in->size = in->done = 0;
+	for (int i = 0; i < t->ncpus; i++)
+		in->size += t->cpus[i].map.len;
 	for (int i = 0; i < t->ncpus && ret >= 0; i++)
 		ret = load_page(t, &t->cpus[i], e);
 	while (ret >= 0 && (c = first_cpu(t))) {
+		size_t at = c->page_off;
+
 		ret = tfs_emit(t, c, sink, st, e);
 		if (ret >= 0)
 			ret = cpu_next(t, c, e);
+		if (c->page_off > at)
+			in->done += c->page_off - at;
 	}
 	if (ret < 0)
 		return ret;

@@ -60,6 +60,14 @@ int vm_flat_reassemble(const void *buf, size_t len, const char *name,
 int vm_diskdump_check(const char *path, const void *buf, size_t len,
 		      struct mdb_error *e);
 
+/*
+ * An ELF core in @buf (anything else: 0) whose program headers and
+ * PT_LOAD data lie in the file; else -MDB_E_TRUNCATED naming @path and
+ * the offset (vminput.c).
+ */
+int vm_elf_check(const char *path, const uint8_t *buf, size_t len,
+		 struct mdb_error *e);
+
 /* ---- VMCOREINFO (vmcoreinfo.c) ---------------------------------------- */
 
 struct vm_info {

@@ -59,8 +59,8 @@ int vm_probe(const void *buf, size_t len)
  * segment, end beyond the file.  libkdumpfile would read such pages as
  * missing; memdb refuses the file at the offset where data is missing.
  */
-static int elf_check(const char *path, const uint8_t *p, size_t len,
-		     struct mdb_error *e)
+int vm_elf_check(const char *path, const uint8_t *p, size_t len,
+		 struct mdb_error *e)
 {
 	uint64_t phoff, end;
 	uint16_t phentsize, phnum;
@@ -343,7 +343,7 @@ static int flat_check(const char *path, int fd, struct mdb_error *e)
 static int vi_file(struct vm_input *v, const char *path, int fd,
 		   struct mdb_error *e)
 {
-	int ret = elf_check(path, v->map.data, v->map.len, e);
+	int ret = vm_elf_check(path, v->map.data, v->map.len, e);
 
 	if (ret ||
 	    (ret = vm_diskdump_check(path, v->map.data, v->map.len, e)))
