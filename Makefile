@@ -70,6 +70,7 @@ COMPLETION := $(BUILD)/memdb.bash-completion
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 
 .PHONY: all check test demo bench install uninstall clean deps fixtures \
+	arch-fixtures \
 	stress fuzz check-valgrind
 .DEFAULT_GOAL := all
 
@@ -161,6 +162,16 @@ $(BUILD)/bare_insert: $(BUILD)/obj/bench/bare_insert.o
 fixtures: $(BUILD)/mkfixtures $(BUILD)/mkmemstat
 	$(BUILD)/mkfixtures testdata
 	$(BUILD)/mkmemstat --fixtures testdata
+
+# Real captures of Debian 12's 6.1 kernel on s390x, i386 and arm64, each
+# booted under QEMU TCG (testdata/arch/ARCH/README.md): about 3 minutes
+# and one QEMU at a time each; as root, with the ARCH's packages
+# (dpkg --add-architecture ARCH; apt-get update).  Not run by make check.
+ARCH_FIXTURES ?= s390x i386 arm64
+arch-fixtures:
+	for a in $(ARCH_FIXTURES); do \
+		python3 tests/fixtures/mk-arch.py $$a testdata/arch/$$a || exit 1; \
+	done
 
 # The fuzz harnesses, renamed, replay their regressions in make check.
 FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
