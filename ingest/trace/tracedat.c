@@ -699,6 +699,37 @@ static int walk_v6_data(struct tdat *t, struct rd *r)
 	return t->clock_opt ? rd_blob(t, r, 8, NULL, NULL, "trace clock") : 0;
 }
 
+/*
+ * The printk formats: "ADDRESS : FORMAT" lines.  libtraceevent 1.7
+ * (tep_parse_printk_formats) copies from one byte past the first ':' of
+ * each line, past the end of a line that has no ':' or ends at it: such a
+ * line is refused here, before libtracecmd hands the text on.
+ */
+static int walk_printk(struct tdat *t, struct rd *r)
+{
+	const uint8_t *p, *end;
+	uint64_t at = rd_off(r) + 4;
+	size_t n;
+	int ret = rd_blob(t, r, 4, &p, &n, "printk formats");
+
+	if (ret)
+		return ret;
+	end = memchr(p, '\0', n);   /* the text libtraceevent sees */
+	end = end ? end : p + n;
+	for (const uint8_t *l = p; l < end;) {
+		const uint8_t *nl = memchr(l, '\n', (size_t)(end - l));
+		const uint8_t *e = nl ? nl : end, *colon;
+
+		colon = e > l ? memchr(l, ':', (size_t)(e - l)) : NULL;
+		if (e > l && (!colon || colon + 1 == e))
+			return tdat_bad(t, MDB_E_CORRUPT, at + (uint64_t)(l - p),
+					"printk format line without text after "
+					"its ':'");
+		l = e + 1;
+	}
+	return 0;
+}
+
 static int walk_v6(struct tdat *t, struct rd *r)
 {
 	uint64_t cpus, next;
@@ -711,7 +742,7 @@ static int walk_v6(struct tdat *t, struct rd *r)
 	if (!ret)
 		ret = walk_kallsyms(t, r);
 	if (!ret)
-		ret = rd_blob(t, r, 4, NULL, NULL, "printk formats");
+		ret = walk_printk(t, r);
 	if (!ret)
 		ret = rd_blob(t, r, 8, NULL, NULL, "saved command lines");
 	if (!ret)
@@ -814,7 +845,7 @@ static int walk_section(struct tdat *t, uint64_t off, int id)
 		ret = walk_kallsyms(t, &r);
 		break;
 	case OPT_PRINTK:
-		ret = rd_blob(t, &r, 4, NULL, NULL, "printk formats");
+		ret = walk_printk(t, &r);
 		break;
 	case OPT_CMDLINES:
 		ret = rd_blob(t, &r, 8, NULL, NULL, "saved command lines");
