@@ -90,7 +90,8 @@ static const struct mdb_format formats[] = {
 	/* Linux kernel core dumps: ELF core, KDUMP signature, flattened */
 	{ .name = VM_FORMAT, .probe = vm_probe, .open_file = vm_input_open,
 	  .flags = MDB_FMT_SNAPSHOT,
-	  .help = "a Linux x86-64 kernel core dump: ELF (kdump's "
+	  .help = "a Linux kernel core dump (x86-64, arm64, i386, s390x): "
+		  "ELF (kdump's "
 		  "/proc/vmcore, QEMU dump-guest-memory), kdump-compressed "
 		  "or flattened (makedumpfile); needs --kallsyms (the boot's "
 		  "System.map or /proc/kallsyms); slab caches, buddy free "
@@ -515,8 +516,9 @@ const char *mdb_looks_like(const void *buf, size_t len)
 	if (len >= 18 && !memcmp(p, "\x7f" "ELF", 4))
 		return (p[5] == 2 ? p[17] : p[16]) == 4 && !p[p[5] == 2 ? 16 :
 							       17] ?
-			       "an ELF core file, but not of an x86-64 Linux "
-			       "kernel memdb reads" :
+			       "an ELF core file, but not of a Linux kernel "
+			       "of a machine memdb reads (x86-64, arm64, i386, "
+			       "s390x)" :
 			       "an ELF file (a vmlinux or a module?), not a "
 			       "trace";
 	return NULL;
