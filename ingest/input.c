@@ -97,7 +97,7 @@ static const struct mdb_format formats[] = {
 		  "System.map or /proc/kallsyms); slab caches, buddy free "
 		  "lists, vm_stat counters and 6.10+ alloc tags "
 		  "(/proc/allocinfo), read through libkdumpfile with the "
-		  "kernel's own BTF" },
+		  "kernel's own BTF (or --btf FILE)" },
 	/* binary snapshot streams: a version word, counts that match the
 	 * file's length */
 	{ .name = "memstat-uma", .probe = mdb_memstat_uma_probe,

@@ -183,6 +183,104 @@ static void test_arm64(void **state)
 	free(dump);
 }
 
+/* VMCOREINFO's BUILD-ID (vmcore.vmcoreinfo, as the guest's kernel
+ * wrote it): the source's notes must name it. */
+static void same_build_id(const char *arch, const char *db)
+{
+	char *f = fixture(arch, "vmcore.vmcoreinfo"), *t = slurp(f, NULL);
+	char *id = t ? strstr(t, "BUILD-ID=") : NULL, *notes;
+
+	assert_non_null(id);
+	id += 9;
+	id[strcspn(id, "\n")] = '\0';
+	notes = db_text(db, "SELECT notes FROM source");
+	if (!strstr(notes, id))
+		fail_msg("%s: notes '%s' lack build id %s", arch, notes, id);
+	free(notes);
+	free(t);
+	free(f);
+}
+
+/*
+ * i386 or s390x: no BTF in the kernel; the types from the BTF file made
+ * by pahole from the -dbg package's vmlinux, the symbols from its
+ * System.map.  With $@env, that vmlinux: the DWARF mode gives the same
+ * rows.  Refused: no --btf (the hint names it), a BTF of the other
+ * kernel, --btf with --vmlinux.
+ */
+static void btf_file(const char *arch, const char *other, const char *want,
+		     const char *env_name)
+{
+	char *dump = unpacked(arch, "vmcore-notext.elf");
+	char *map = unpacked(arch, "System.map");
+	char *btf = unpacked(arch, "vmlinux.btf");
+	char *obtf = unpacked(other, "vmlinux.btf");
+	const char *vmlinux = getenv(env_name);
+	char *opt = strf("--kallsyms '%s' --btf '%s'", map, btf), *args;
+	char *db = ingest("btf.db", opt, dump), *a, *b, *dwarf;
+
+	same_as_proc(arch, db, want);
+	same_build_id(arch, db);
+	args = strf("--force --kallsyms '%s' '%s'", map, dump);
+	refused(db, args, "give --vmlinux, or --btf FILE");
+	free(args);
+	args = strf("--force --kallsyms '%s' --btf '%s' '%s'", map, obtf,
+		    dump);
+	refused(db, args, "the BTF is not of the dumped kernel");
+	free(args);
+	args = strf("--force --btf '%s' --vmlinux /bin/sh '%s'", btf, dump);
+	refused(db, args, "--btf and --vmlinux both give");
+	free(args);
+	if (!vmlinux || !*vmlinux) {
+		print_message("%s: DWARF mode skipped: %s does not name the "
+			      "-dbg package's vmlinux\n", arch, env_name);
+		goto out;
+	}
+	free(opt);
+	opt = strf("--vmlinux '%s'", vmlinux);
+	dwarf = ingest("dwarf.db", opt, dump);
+	a = db_text(dwarf, "SELECT format_version FROM source");
+	assert_string_equal(a, "DWARF\n");
+	free(a);
+	a = db_text(db, ROWS_SQL);
+	b = db_text(dwarf, ROWS_SQL);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	a = db_text(db, BUDDY_SQL);
+	b = db_text(dwarf, BUDDY_SQL);
+	assert_string_equal(a, b);
+	print_message("%s: DWARF (%s) gives the rows of the BTF file\n", arch,
+		      vmlinux);
+	free(a);
+	free(b);
+	free(dwarf);
+out:
+	free(db);
+	free(opt);
+	free(obtf);
+	free(btf);
+	free(map);
+	free(dump);
+}
+
+/* i386: 32-bit words, PAE page tables, an ELF64 core of EM_386. */
+static void test_i386(void **state)
+{
+	(void)state;
+	btf_file("i386", "s390x", "vmcore,BTF,little,4,2\n",
+		 "MEMDB_VMLINUX_I386");
+}
+
+/* s390x: big-endian; VMCOREINFO is no note of the dump (libkdumpfile
+ * finds it through the lowcore's os_info). */
+static void test_s390x(void **state)
+{
+	(void)state;
+	btf_file("s390x", "i386", "vmcore,BTF,big,8,2\n",
+		 "MEMDB_VMLINUX_S390X");
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -206,6 +304,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arm64),
+		cmocka_unit_test(test_i386),
+		cmocka_unit_test(test_s390x),
 	};
 
 	return cmocka_run_group_tests_name("core dumps of arm64, i386, s390x",
