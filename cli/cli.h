@@ -95,7 +95,7 @@ int cli_show_progress(void);
  */
 enum {
 	CLI_OPT_ENDIAN = 0x1000, CLI_OPT_ABI, CLI_OPT_CPU, CLI_OPT_KALLSYMS,
-	CLI_OPT_PAGE_SIZE, CLI_OPT_STRICT, CLI_OPT_VMLINUX,
+	CLI_OPT_PAGE_SIZE, CLI_OPT_STRICT, CLI_OPT_VMLINUX, CLI_OPT_BTF,
 	CLI_OPT_FORMAT = 'F',
 };
 
@@ -108,7 +108,8 @@ enum {
 	{ "kallsyms", required_argument, NULL, CLI_OPT_KALLSYMS },          \
 	{ "page-size", required_argument, NULL, CLI_OPT_PAGE_SIZE },        \
 	{ "strict", no_argument, NULL, CLI_OPT_STRICT },                    \
-	{ "vmlinux", required_argument, NULL, CLI_OPT_VMLINUX }
+	{ "vmlinux", required_argument, NULL, CLI_OPT_VMLINUX },            \
+	{ "btf", required_argument, NULL, CLI_OPT_BTF }
 
 /* Is @opt (a getopt value) one of the capture options? */
 int cli_is_capture_opt(int opt);

@@ -18,7 +18,7 @@
 static const char usage_head[] =
 "usage: memdb check [--format NAME] [--endian little|big] [--abi N]\n"
 "                   [--cpu N] [--kallsyms FILE] [--vmlinux FILE]\n"
-"                   [--page-size N] [--strict] [-q] PATH...\n"
+"                   [--btf FILE] [--page-size N] [--strict] [-q] PATH...\n"
 "\n"
 "Validate captures without a database: the record structure, the\n"
 "sequence numbers (gaps, order), lost events, and the error classes of\n"

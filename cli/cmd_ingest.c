@@ -19,8 +19,9 @@
 static const char usage_head[] =
 "usage: memdb ingest [-d DB] [--format NAME] [--time WHEN] [--label NAME]\n"
 "                    [--endian little|big] [--abi N] [--cpu N]\n"
-"                    [--kallsyms FILE] [--vmlinux FILE] [--page-size N]\n"
-"                    [--strict] [--force] [--no-symbolize] [-q] PATH...\n"
+"                    [--kallsyms FILE] [--vmlinux FILE] [--btf FILE]\n"
+"                    [--page-size N] [--strict] [--force] [--no-symbolize]\n"
+"                    [-q] PATH...\n"
 "\n"
 "Read kernel allocation traces, statistics snapshots and kernel core\n"
 "dumps into the memdb database.  Each PATH is one source, written in one\n"

@@ -57,7 +57,11 @@ struct cli_opt {
 	{ "vmlinux", CLI_OPT_VMLINUX, "FILE", "a core dump's kernel with " \
 	  "its DWARF (the -dbg package's vmlinux): types and symbols from " \
 	  "it instead of BTF and --kallsyms; refused unless its build id " \
-	  "is the dump's" }
+	  "is the dump's" },                                               \
+	{ "btf", CLI_OPT_BTF, "FILE", "a core dump's kernel types as a BTF " \
+	  "file, for a kernel whose image has none (pahole "               \
+	  "--btf_encode_detached=FILE of the -dbg package's vmlinux), "    \
+	  "with --kallsyms; refused unless its types are VMCOREINFO's" }
 
 /*
  * getopt_long() over the table @opts (ended by a NULL name): the next

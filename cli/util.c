@@ -250,6 +250,7 @@ int cli_is_capture_opt(int opt)
 	case CLI_OPT_PAGE_SIZE:
 	case CLI_OPT_STRICT:
 	case CLI_OPT_VMLINUX:
+	case CLI_OPT_BTF:
 		return 1;
 	}
 	return 0;
@@ -320,6 +321,9 @@ int cli_capture_opt(const char *cmd, int opt, const char *arg,
 	case CLI_OPT_VMLINUX:
 		io->vmlinux = arg;
 		return 0;
+	case CLI_OPT_BTF:
+		io->btf = arg;
+		return 0;
 	case CLI_OPT_STRICT:
 		io->strict = 1;
 		return 0;
@@ -329,7 +333,7 @@ int cli_capture_opt(const char *cmd, int opt, const char *arg,
 
 int cli_capture_files(const struct mdb_ingest_opts *io)
 {
-	const char *const files[] = { io->kallsyms, io->vmlinux };
+	const char *const files[] = { io->kallsyms, io->vmlinux, io->btf };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		struct mdb_error e;

@@ -90,7 +90,7 @@ static void whole(const uint8_t *data, size_t size)
 	    vm_diskdump_check("fuzz", data, size, &e))
 		return;
 	memset(&d, 0, sizeof(d));
-	vm_dump_open(&d, "fuzz", fd, NULL, NULL, &e);
+	vm_dump_open(&d, "fuzz", fd, NULL, NULL, NULL, &e);
 	vm_dump_close(&d);
 }
 

@@ -4,8 +4,8 @@
  * say which format it holds.
  *   - cpu0, cpu1, ... (or cpuN.out): a kmemtrace relay capture, merged by
  *     kt_capture.c;
- *   - header_page and per_cpu/cpuN/trace_pipe_raw: a copy of tracefs
- *     (trace/tracefs.c);
+ *   - header_page (or events/header_page) and per_cpu/cpuN/trace_pipe_raw:
+ *     a copy of tracefs (trace/tracefs.c);
  *   - one trace text file (trace, trace_pipe, *.txt, *.trace) that a
  *     one-file format of the table recognises: read by the one-file
  *     opener, with the directory's kallsyms, kernel-release and the files

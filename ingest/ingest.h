@@ -25,6 +25,8 @@ struct mdb_ingest_opts {
 	const char *kallsyms; /* kallsyms of the traced boot, for symbolic
 			       * call sites in text; NULL = the capture's */
 	const char *vmlinux;  /* core dumps: the kernel with DWARF; NULL */
+	const char *btf;      /* core dumps: the kernel's BTF as a file;
+			       * NULL: the BTF in the dump */
 	uint64_t page_size;   /* bytes per page of page events; 0 = 4096 */
 	int strict;           /* a malformed text line is an error */
 	int symbolize;        /* memdb ingest names a trace's call sites

@@ -90,13 +90,14 @@ static const struct mdb_format formats[] = {
 	/* Linux kernel core dumps: ELF core, KDUMP signature, flattened */
 	{ .name = VM_FORMAT, .probe = vm_probe, .open_file = vm_input_open,
 	  .flags = MDB_FMT_SNAPSHOT,
-	  .help = "a Linux x86-64 kernel core dump: ELF (kdump's "
+	  .help = "a Linux kernel core dump (x86-64, arm64, i386, s390x): "
+		  "ELF (kdump's "
 		  "/proc/vmcore, QEMU dump-guest-memory), kdump-compressed "
 		  "or flattened (makedumpfile); needs --kallsyms (the boot's "
 		  "System.map or /proc/kallsyms); slab caches, buddy free "
 		  "lists, vm_stat counters and 6.10+ alloc tags "
 		  "(/proc/allocinfo), read through libkdumpfile with the "
-		  "kernel's own BTF" },
+		  "kernel's own BTF (or --btf FILE)" },
 	/* binary snapshot streams: a version word, counts that match the
 	 * file's length */
 	{ .name = "memstat-uma", .probe = mdb_memstat_uma_probe,
@@ -515,8 +516,9 @@ const char *mdb_looks_like(const void *buf, size_t len)
 	if (len >= 18 && !memcmp(p, "\x7f" "ELF", 4))
 		return (p[5] == 2 ? p[17] : p[16]) == 4 && !p[p[5] == 2 ? 16 :
 							       17] ?
-			       "an ELF core file, but not of an x86-64 Linux "
-			       "kernel memdb reads" :
+			       "an ELF core file, but not of a Linux kernel "
+			       "of a machine memdb reads (x86-64, arm64, i386, "
+			       "s390x)" :
 			       "an ELF file (a vmlinux or a module?), not a "
 			       "trace";
 	return NULL;

@@ -709,6 +709,49 @@ static void test_line_shapes(void **state)
 	rec_free(&r);
 }
 
+/*
+ * Empty values: s390x's 6.1 kernel prints every gfp_flags= and
+ * kmem_cache_free's name= empty (docs/formats.md §3.3): read, the flags
+ * unknown, no cache; any other empty value, or gfp_flags missing, is
+ * malformed.
+ */
+static void test_empty_values(void **state)
+{
+	static const char text[] =
+		PFX "kmalloc: call_site=f+0x1/0x8 ptr=0000000000001000 "
+		"bytes_req=8 bytes_alloc=8 gfp_flags= node=-1\n"
+		PFX "mm_page_alloc: page=0000037200000040 pfn=0x1 order=0 "
+		"migratetype=0 gfp_flags=\n"
+		PFX "kmem_cache_free: call_site=f+0x2/0x8 "
+		"ptr=0000000000001000 name=\n"
+		PFX "kmalloc: call_site=f+0x1/0x8 ptr=0000000000002000 "
+		"bytes_req= bytes_alloc=8 gfp_flags= node=-1\n"
+		PFX "kmalloc: call_site=f+0x1/0x8 ptr=0000000000002000 "
+		"bytes_req=8 bytes_alloc=8 node=-1\n"
+		PFX "kfree: call_site= ptr=0000000000002000\n";
+	struct mdb_decode_opts o = { 0 };
+	struct ft_params fp = { .ptr_digits = 16 };
+	struct rec r = { 0 };
+	struct mdb_decode_stats st;
+
+	o.priv = &fp;
+	(void)state;
+	assert_int_equal(decode_text(text, &o, &r, &st), 0);
+	assert_int_equal(st.malformed, 3);
+	assert_int_equal(r.n, 3);
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(r.v[i].ev.seq, (int64_t)i + 1);
+		assert_true(r.v[i].ev.gfp == NOGFP);
+		assert_null(r.v[i].gfp_text);
+		assert_null(r.v[i].cache);
+	}
+	assert_int_equal(r.v[0].ev.bytes_alloc, 8);
+	assert_int_equal(r.v[1].ev.ptr, 0x1000);
+	assert_int_equal(r.v[2].ev.kind, F);
+	assert_int_equal(r.v[2].ev.ptr, 0x1000);
+	rec_free(&r);
+}
+
 /* A symbolic call site the kallsyms knows under another size: resolved,
  * and reported as a kallsyms of another build. */
 static void test_size_mismatch(void **state)
@@ -797,6 +840,7 @@ int main(void)
 		cmocka_unit_test(test_trace_pipe),
 		cmocka_unit_test(test_misc),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_empty_values),
 		cmocka_unit_test(test_page_rules),
 		cmocka_unit_test(test_line_shapes),
 		cmocka_unit_test(test_size_mismatch),

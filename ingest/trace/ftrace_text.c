@@ -813,11 +813,19 @@ static int text_value(struct ft_line *l, int f, struct mdb_str *out)
 	return 0;
 }
 
-/* gfp_flags: "%08x" (2.6.30), 0x hex (libtraceevent), else the names. */
+/*
+ * gfp_flags: "%08x" (2.6.30), 0x hex (libtraceevent), else the names.
+ * Empty ("gfp_flags= node=-1") is the kernel failing to print flags it
+ * holds (Debian's s390x 6.1 prints every one so, and every name= too;
+ * docs/formats.md §3.3): flags unknown, the event read.
+ */
 static int parse_gfp(struct ft_line *l, struct mdb_event *ev)
 {
 	const struct mdb_str *s = &l->v[F_GFP];
 
+	ev->gfp = MDB_NO_GFP;
+	if (!s->len)
+		return 0;
 	if (!parse_hex0x(s->p, s->len, &ev->gfp))
 		return 0;
 	ev->gfp = MDB_NO_GFP;
@@ -951,7 +959,10 @@ static int build_slab(struct ft_dec *d, struct ft_line *l, int64_t line,
 {
 	if (parse_site(d, l, line, ev) || parse_ptr(d, l, F_PTR, &ev->ptr))
 		return -1;
-	if ((l->have & B(F_NAME)) && text_value(l, F_NAME, &ev->cache))
+	/* "name=" empty: as gfp_flags= below, a string the kernel did not
+	 * print; no cache name */
+	if ((l->have & B(F_NAME)) && l->v[F_NAME].len &&
+	    text_value(l, F_NAME, &ev->cache))
 		return -1;
 	if (ev->kind == MDB_EV_FREE)
 		return 0;

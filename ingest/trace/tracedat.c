@@ -1182,7 +1182,21 @@ const char *__lsan_default_suppressions(void)
 	return "leak:tracecmd_parse_trace_clock\nleak:__isoc99_vsscanf\n"
 	       /* the same for libkdumpfile's handle of a refused dump
 		* (ingest/vmcore/dump.c) */
-	       "leak:kdump_new\n";
+	       "leak:kdump_new\n"
+	       /* libkdumpfile 0.5.1 loses its page_io (104 bytes) each
+		* time libaddrxlat fails to read a page it needs while it
+		* sets up (addrxlat_get_page: text pages of the cores of
+		* testdata/arch/, pages makedumpfile filtered); the stack
+		* seen ends in libkdumpfile */
+	       "leak:libkdumpfile.so\n";
+}
+
+/* ... and a run whose leaks were all the libraries' says nothing of them
+ * (a table of the suppressions used, on stderr, which tests compare) */
+const char *__lsan_default_options(void);
+const char *__lsan_default_options(void)
+{
+	return "print_suppressions=0";
 }
 
 int tdat_probe(const void *buf, size_t len)

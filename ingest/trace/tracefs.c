@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * A copy of tracefs: the raw ring-buffer pages of each CPU
- * (per_cpu/cpuN/trace_pipe_raw) with the page layout (header_page) and
- * the formats of the kmem events (events/kmem/EVENT/format), as `memdb
- * record` writes it or `cp` of tracefs gives it (docs/formats.md §6.3).
+ * (per_cpu/cpuN/trace_pipe_raw) with the page layout (header_page, at
+ * the top as `memdb record` writes it, or events/header_page as `cp -r`
+ * of tracefs or of an instance gives it) and the formats of the kmem
+ * events (events/kmem/EVENT/format) (docs/formats.md §6.3).
  *
  * Pages are walked with libtraceevent's kbuffer, events decoded by field
  * name with the capture's own formats (tep_kmem.c).  Each page is checked
@@ -79,12 +80,35 @@ static int header_field(const char *hp, const char *field, long *offset,
 	return 0;
 }
 
+/*
+ * The header_page of copy @dir, malloc'd: memdb record's at the top, else
+ * where tracefs itself keeps it (events/header_page: a `cp -r` of tracefs
+ * or of an instance).  NULL when neither is a regular file.
+ */
+static char *header_page_path(const char *dir)
+{
+	static const char *const where[] = { "header_page",
+					     "events/header_page" };
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		char *p = mdb_path_join(dir, where[i]);
+
+		if (!p || (stat(p, &st) == 0 && S_ISREG(st.st_mode)))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
 static int read_layout(struct tfs *t, struct mdb_error *e)
 {
-	char *path = mdb_path_join(t->dir, "header_page"), *hp = NULL;
+	char *path = header_page_path(t->dir), *hp = NULL;
 	long coff, csize, doff, dsize;
 	int ret;
 
+	if (!path) /* gone since the probe: the read below says so */
+		path = mdb_path_join(t->dir, "header_page");
 	if (!path)
 		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
 	ret = mdb_read_small(path, 4096, &hp, NULL, e);
@@ -634,11 +658,10 @@ static int tfs_open(struct tfs *t, const struct mdb_ingest_opts *o,
 
 int tfs_is_capture(const char *dir)
 {
-	char *hp = mdb_path_join(dir, "header_page");
+	char *hp = header_page_path(dir);
 	char *pc = mdb_path_join(dir, "per_cpu");
 	struct stat st;
-	int yes = hp && pc && stat(hp, &st) == 0 && S_ISREG(st.st_mode) &&
-		  stat(pc, &st) == 0 && S_ISDIR(st.st_mode);
+	int yes = hp && pc && stat(pc, &st) == 0 && S_ISDIR(st.st_mode);
 
 	free(hp);
 	free(pc);

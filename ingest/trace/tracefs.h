@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A copy of tracefs (header_page, events/kmem/EVENT/format,
- * per_cpu/cpuN/trace_pipe_raw), as `memdb record` writes it; see
- * tracefs.c and docs/formats.md §6.3.
+ * A copy of tracefs (header_page or events/header_page,
+ * events/kmem/EVENT/format, per_cpu/cpuN/trace_pipe_raw), as `memdb
+ * record` writes it or `cp -r` of tracefs gives it; see tracefs.c and
+ * docs/formats.md §6.3.
  */
 #ifndef MDB_TRACEFS_H
 #define MDB_TRACEFS_H

@@ -51,10 +51,10 @@ static int layout(const struct vm_ctx *c, struct atl *l)
 
 	l->flags = off_sized(c, t, "ct.flags", 4);
 	l->lineno = off_sized(c, t, "ct.lineno", 4);
-	l->modname = off_sized(c, t, "ct.modname", 8);
-	l->function = off_sized(c, t, "ct.function", 8);
-	l->filename = off_sized(c, t, "ct.filename", 8);
-	l->counters = off_sized(c, t, "counters", 8);
+	l->modname = off_sized(c, t, "ct.modname", vm_word(c));
+	l->function = off_sized(c, t, "ct.function", vm_word(c));
+	l->filename = off_sized(c, t, "ct.filename", vm_word(c));
+	l->counters = off_sized(c, t, "counters", vm_word(c));
 	l->c_bytes = off_sized(c, k, "bytes", 8);
 	l->c_calls = off_sized(c, k, "calls", 8);
 	if (size <= 0 || size > STRIDE_MAX || l->lineno < 0 ||
@@ -63,10 +63,10 @@ static int layout(const struct vm_ctx *c, struct atl *l)
 		return -1;
 	l->stride = (uint64_t)size;
 	/* every field inside the struct (the types say so, if sane) */
-	if ((uint64_t)l->counters + 8 > l->stride ||
-	    (uint64_t)l->filename + 8 > l->stride ||
-	    (uint64_t)l->function + 8 > l->stride ||
-	    (uint64_t)l->modname + 8 > l->stride ||
+	if ((uint64_t)l->counters + vm_word(c) > l->stride ||
+	    (uint64_t)l->filename + vm_word(c) > l->stride ||
+	    (uint64_t)l->function + vm_word(c) > l->stride ||
+	    (uint64_t)l->modname + vm_word(c) > l->stride ||
 	    (uint64_t)l->lineno + 4 > l->stride ||
 	    (l->flags >= 0 && (uint64_t)l->flags + 4 > l->stride))
 		return -1;
@@ -160,23 +160,26 @@ static int read_tag(struct walk *w, uint64_t addr, uint64_t i,
 		skip(w, addr, i, "struct alloc_tag", "not in the dump");
 		return 0;
 	}
-	t->lineno = get_le32(buf + l->lineno);
+	t->lineno = get_u32(buf + l->lineno, w->c->order);
 	t->inaccurate = l->flags >= 0 &&
-			(get_le32(buf + l->flags) & FLAG_INACCURATE);
-	if (tag_str(w->c, get_le64(buf + l->filename), &t->file, &why)) {
+			(get_u32(buf + l->flags, w->c->order) &
+			 FLAG_INACCURATE);
+	if (tag_str(w->c, vm_get_word(w->c, buf + l->filename), &t->file,
+		    &why)) {
 		skip(w, addr, i, "filename", why);
 		return 0;
 	}
-	if (tag_str(w->c, get_le64(buf + l->function), &t->function, &why)) {
+	if (tag_str(w->c, vm_get_word(w->c, buf + l->function), &t->function,
+		    &why)) {
 		skip(w, addr, i, "function", why);
 		return 0;
 	}
-	mod = get_le64(buf + l->modname);
+	mod = vm_get_word(w->c, buf + l->modname);
 	if (mod && tag_str(w->c, mod, &t->module, &why)) {
 		skip(w, addr, i, "modname", why);
 		return 0;
 	}
-	ret = sum_counters(w, get_le64(buf + l->counters), t);
+	ret = sum_counters(w, vm_get_word(w->c, buf + l->counters), t);
 	if (ret) {
 		skip(w, addr, i, "counters", ret == -1 ? "not in the dump" :
 			"out of range (calls above 2^63)");
@@ -200,7 +203,7 @@ static int modules_loaded(const struct vm_ctx *c)
 	uint64_t head, next;
 
 	if (c->sym(c->sym_ctx, "modules", &head) ||
-	    vm_read_u64(c, head, &next))
+	    vm_read_ptr(c, head, &next))
 		return 1;
 	return next != head;
 }

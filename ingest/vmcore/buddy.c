@@ -72,7 +72,7 @@ static int64_t list_len(const struct buddy *b, uint64_t head, uint64_t bound,
 {
 	uint64_t p, n = 0;
 
-	if (vm_read_u64(b->c, head, &p))
+	if (vm_read_ptr(b->c, head, &p))
 		goto bad;
 	while (p != head) {
 		if (++n > bound) {
@@ -80,7 +80,7 @@ static int64_t list_len(const struct buddy *b, uint64_t head, uint64_t bound,
 				"than nr_free (a loop?)", zone, order);
 			return -1;
 		}
-		if (vm_read_u64(b->c, p, &p))
+		if (vm_read_ptr(b->c, p, &p))
 			goto bad;
 	}
 	return (int64_t)n;
@@ -96,7 +96,7 @@ static int walk_area(const struct buddy *b, int node, const char *zone,
 	uint64_t nr_free;
 	int ret;
 
-	if (vm_read_u64(b->c, area + (uint64_t)b->fa_nr_free, &nr_free))
+	if (vm_read_ptr(b->c, area + (uint64_t)b->fa_nr_free, &nr_free))
 		nr_free = (uint64_t)-1;
 	for (uint64_t mt = 0; mt < b->lists.nelem; mt++) {
 		uint64_t head = area + (uint64_t)b->fa_free_list +
@@ -125,8 +125,8 @@ static int walk_zone(const struct buddy *b, int node, uint64_t zone)
 	char *name = NULL;
 	int ret = 0;
 
-	if (vm_read_u64(b->c, zone + (uint64_t)b->z_present, &present) ||
-	    vm_read_u64(b->c, zone + (uint64_t)b->z_name, &name_ptr) ||
+	if (vm_read_ptr(b->c, zone + (uint64_t)b->z_present, &present) ||
+	    vm_read_ptr(b->c, zone + (uint64_t)b->z_name, &name_ptr) ||
 	    vm_read_str(b->c, name_ptr, NAME_MAX_LEN, &name)) {
 		vm_warn(b->c, zone, "node %d: struct zone not in the dump",
 			node);
@@ -156,8 +156,8 @@ int vm_buddy_walk(const struct vm_ctx *c,
 				      "in the symbols", NULL);
 	for (uint32_t n = 0; n < (numa ? c->nnodes : 1); n++) {
 		pgdat = nd;
-		if (numa && vm_read_u64(c, nd + 8ull * n, &pgdat)) {
-			vm_warn(c, nd + 8ull * n, "node_data[%u] not in the "
+		if (numa && vm_read_ptr(c, nd + vm_word(c) * n, &pgdat)) {
+			vm_warn(c, nd + vm_word(c) * n, "node_data[%u] not in the "
 				"dump", n);
 			continue;
 		}

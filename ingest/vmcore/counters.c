@@ -42,7 +42,7 @@ struct where {
 static int emit_array(const struct cnt *k, const struct where *w,
 		      const char *what, uint64_t arr, int64_t first, int64_t n)
 {
-	uint64_t name_ptr, v;
+	uint64_t name_ptr, v, word = vm_word(k->c);
 	int ret;
 
 	if (n <= 0 || n > MAX_ITEMS)
@@ -50,17 +50,18 @@ static int emit_array(const struct cnt *k, const struct where *w,
 	for (int64_t i = 0; i < n; i++) {
 		char *name = NULL;
 
-		if (vm_read_u64(k->c, k->text + 8ull * (uint64_t)(first + i),
+		if (vm_read_ptr(k->c, k->text + word * (uint64_t)(first + i),
 				&name_ptr) ||
 		    vm_read_str(k->c, name_ptr, NAME_MAX_LEN, &name) ||
-		    vm_read_u64(k->c, arr + 8ull * (uint64_t)i, &v)) {
+		    vm_read_ptr(k->c, arr + word * (uint64_t)i, &v)) {
 			free(name);
 			vm_warn(k->c, arr, "%s[%lld] not in the dump", what,
 				(long long)i);
 			return 0;
 		}
+		/* atomic_long_t: a 32-bit kernel's is signed 32-bit */
 		ret = k->fn(k->ctx, w->scope, w->node, w->zone, name,
-			    (int64_t)v);
+			    word == 4 ? (int32_t)v : (int64_t)v);
 		free(name);
 		if (ret < 0)
 			return ret;
@@ -93,7 +94,8 @@ static int emit_events(const struct cnt *k, int64_t first)
 {
 	const struct vm_ctx *c = k->c;
 	int64_t n = enum_or(c, "NR_VM_EVENT_ITEMS", -1);
-	uint64_t pcpu, name_ptr, sum[MAX_EVENTS] = { 0 }, one[MAX_EVENTS];
+	uint64_t pcpu, name_ptr, sum[MAX_EVENTS] = { 0 }, word = vm_word(c);
+	uint8_t one[MAX_EVENTS * 8];
 	struct vm_member ev;
 	char *name = NULL;
 	int ret = 0, named;
@@ -102,9 +104,9 @@ static int emit_events(const struct cnt *k, int64_t first)
 	    c->sym(c->sym_ctx, "vm_event_states", &pcpu) ||
 	    c->types->member(c->types->priv, "struct vm_event_state", "event",
 			     &ev) || ev.nelem != (uint64_t)n ||
-	    ev.elem_size != 8 || ev.bit_off)
+	    ev.elem_size != word || ev.bit_off)
 		return 0;
-	named = !vm_read_u64(c, k->text + 8ull * (uint64_t)first, &name_ptr) &&
+	named = !vm_read_ptr(c, k->text + word * (uint64_t)first, &name_ptr) &&
 		!vm_read_str(c, name_ptr, NAME_MAX_LEN, &name) &&
 		!strcmp(name, "pgpgin");
 	free(name);
@@ -116,21 +118,24 @@ static int emit_events(const struct cnt *k, int64_t first)
 	for (uint32_t cpu = 0; cpu < c->ncpus; cpu++) {
 		uint64_t a = vm_percpu(c, pcpu, cpu);
 
-		if (c->read(c->read_ctx, a, one, (size_t)n * sizeof(*one))) {
+		if (c->read(c->read_ctx, a, one, (size_t)(n * (int64_t)word))) {
 			vm_warn(c, a, "vm_event_states of CPU %u not in the "
 				"dump: event counters not read", cpu);
 			return 0;
 		}
 		/* unsigned long, wrapping as the kernel's sum does */
 		for (int64_t i = 0; i < n; i++)
-			sum[i] += one[i];
+			sum[i] += vm_get_word(c, one + word * (uint64_t)i);
 	}
+	if (word == 4)
+		for (int64_t i = 0; i < n; i++)
+			sum[i] &= 0xffffffffu;
 	/* /proc/vmstat prints these two in KB, counted in sectors */
 	sum[0] /= 2;
 	if (n > 1 && enum_or(c, "PGPGOUT", -1) == 1)
 		sum[1] /= 2;
 	for (int64_t i = 0; i < n; i++) {
-		if (vm_read_u64(c, k->text + 8ull * (uint64_t)(first + i),
+		if (vm_read_ptr(c, k->text + word * (uint64_t)(first + i),
 				&name_ptr) ||
 		    vm_read_str(c, name_ptr, NAME_MAX_LEN, &name)) {
 			vm_warn(c, k->text, "vmstat_text[%lld] not in the dump",
@@ -170,8 +175,8 @@ static int emit_node(const struct cnt *k, int node, uint64_t pgdat,
 		char *name = NULL;
 		struct where wz = { "zone", node, NULL };
 
-		if (vm_read_u64(c, zone + (uint64_t)zp, &present) || !present ||
-		    vm_read_u64(c, zone + (uint64_t)zn, &np) ||
+		if (vm_read_ptr(c, zone + (uint64_t)zp, &present) || !present ||
+		    vm_read_ptr(c, zone + (uint64_t)zn, &np) ||
 		    vm_read_str(c, np, NAME_MAX_LEN, &name))
 			continue;
 		wz.zone = name;
@@ -196,7 +201,8 @@ static int emit_nodes(const struct cnt *k, int64_t nz, int64_t nn_first,
 		return 0;
 	for (uint32_t n = 0; n < (numa ? c->nnodes : 1); n++) {
 		pgdat = nd;
-		if (numa && (vm_read_u64(c, nd + 8ull * n, &pgdat) || !pgdat))
+		if (numa && (vm_read_ptr(c, nd + vm_word(c) * n, &pgdat) ||
+			     !pgdat))
 			continue;
 		if ((ret = emit_node(k, (int)n, pgdat, nz, nn_first, nn)) < 0)
 			return ret;
@@ -204,19 +210,29 @@ static int emit_nodes(const struct cnt *k, int64_t nz, int64_t nn_first,
 	return 0;
 }
 
+/* Member @member of struct timekeeper at @tk, read as its type's size. */
+static int tk_field(const struct vm_ctx *c, uint64_t tk, const char *member,
+		    uint64_t *v)
+{
+	struct vm_member m;
+
+	if (c->types->member(c->types->priv, "struct timekeeper", member, &m) ||
+	    m.bit_off % 8 || m.bit_size)
+		return -1;
+	return vm_read_sized(c, tk + m.bit_off / 8, m.size, v);
+}
+
 int vm_clock(const struct vm_ctx *c, int64_t *wall, int64_t *uptime)
 {
-	int64_t xt = vm_off(c, "struct timekeeper", "xtime_sec"),
-		kt = vm_off(c, "struct timekeeper", "ktime_sec"),
-		ob = vm_off(c, "struct timekeeper", "offs_boot");
 	uint64_t tk, x, m, b = 0;
 
-	if (c->sym(c->sym_ctx, "shadow_timekeeper", &tk) || xt < 0 || kt < 0 ||
-	    vm_read_u64(c, tk + (uint64_t)xt, &x) ||
-	    vm_read_u64(c, tk + (uint64_t)kt, &m) || x > INT64_MAX ||
+	/* xtime_sec is u64, ktime_sec an unsigned long, offs_boot a ktime_t */
+	if (c->sym(c->sym_ctx, "shadow_timekeeper", &tk) ||
+	    tk_field(c, tk, "xtime_sec", &x) ||
+	    tk_field(c, tk, "ktime_sec", &m) || x > INT64_MAX ||
 	    m > INT64_MAX)
 		return -1;
-	if (ob >= 0 && vm_read_u64(c, tk + (uint64_t)ob, &b))
+	if (tk_field(c, tk, "offs_boot", &b))
 		b = 0;
 	*wall = (int64_t)x;
 	*uptime = (int64_t)(m + b / 1000000000u);

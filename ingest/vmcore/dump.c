@@ -26,6 +26,7 @@
 
 #include <xxhash.h>
 
+#include "../../common/file.h"
 #include "../kallsyms.h"
 #include "vmdump.h"
 
@@ -211,9 +212,9 @@ static int dump_sym(void *ctx, const char *name, uint64_t *addr)
 
 	if (raw_sym(d, name, &a))
 		return -1;
-	/* KASLR moves the image; per-CPU symbols (vm_event_states) are
-	 * offsets into each CPU's area, the same in every boot */
-	*addr = vm_arch_image_addr(a) ? a + d->delta : a;
+	/* KASLR moves the image; per-CPU symbols (vm_event_states) of
+	 * x86-64 are offsets into each CPU's area, the same in every boot */
+	*addr = vm_arch_image_addr(d->c.arch, a) ? a + d->delta : a;
 	return 0;
 }
 
@@ -236,8 +237,10 @@ static int symcheck_one(void *ctx, const char *name, size_t len, uint64_t v)
 
 	if (!n)
 		return -1;
-	/* SYMBOL(mem_section) is the array's address, not the variable's */
-	found = vm_arch_image_addr(v) && !raw_sym(s->d, n, &a);
+	/* SYMBOL(mem_section) is the array's address, not the variable's
+	 * (SPARSEMEM_EXTREME: the pointer's value) */
+	found = strcmp(n, "mem_section") &&
+		vm_arch_image_addr(s->d->c.arch, v) && !raw_sym(s->d, n, &a);
 	free(n);
 	if (!found)
 		return 0;
@@ -333,7 +336,9 @@ static int load_btf(struct vm_dump *d, struct mdb_error *e)
 		return mdb_error_fail(e, MDB_E_FORMAT, d->name, -1, -1,
 				      "no __start_BTF/__stop_BTF in the "
 				      "kallsyms", "a kernel without "
-				      "CONFIG_DEBUG_INFO_BTF: give --vmlinux");
+				      "CONFIG_DEBUG_INFO_BTF: give --vmlinux, "
+				      "or --btf FILE (pahole "
+				      "--btf_encode_detached=FILE vmlinux)");
 	if (stop <= start || stop - start > BTF_MAX)
 		return mdb_error_set(e, MDB_E_CORRUPT, d->name, -1, -1,
 				     "__start_BTF=0x%" PRIx64
@@ -375,30 +380,120 @@ static int kdump_fail(struct vm_dump *d, kdump_status st, const char *what,
 	return -code;
 }
 
+static kdump_status kd_get_number_attr(kdump_ctx_t *ctx, const char *key,
+					kdump_num_t *num)
+{
+	kdump_attr_t attr;
+	kdump_status ret;
+
+	attr.type = KDUMP_NUMBER;
+	ret = kd.get_typed_attr(ctx, key, &attr);
+	if (ret == KDUMP_OK)
+		*num = attr.val.number;
+	return ret;
+}
+
 /*
- * QEMU's kdump-* files leave the machine name of their header empty:
- * libkdumpfile then cannot translate any address, so the architecture
- * memdb reads is set.  A dump of another one is refused.
+ * The dump's architecture, word size and byte order, as libkdumpfile
+ * read them from the file.  QEMU's kdump-* files leave the machine name
+ * of their header empty: libkdumpfile then cannot translate any address,
+ * so x86-64 is set (what QEMU's other targets write there is not told).
+ * An architecture memdb has no reader for (arch.c) is refused.
  */
 static int check_arch(struct vm_dump *d, struct mdb_error *e)
 {
 	const char *arch = NULL;
+	kdump_num_t order, ptr;
 	kdump_status st;
 
 	if (kd_get_string_attr(d->k, KDUMP_ATTR_ARCH_NAME, &arch) ==
 	    KDUMP_OK && arch) {
-		if (!strcmp(arch, VM_ARCH_NAME))
-			return 0;
+		d->c.arch = vm_arch_find(arch);
+		if (!d->c.arch) {
+			mdb_error_set(e, MDB_E_FORMAT, d->name, -1, -1,
+				      "arch=%s", arch);
+			mdb_error_msg(e, "a core dump of an architecture memdb "
+					 "does not read (only %s)",
+				      vm_arch_names());
+			return -MDB_E_FORMAT;
+		}
+	} else {
+		d->c.arch = vm_arch_find("x86_64");
+		errno = 0;
+		st = kd_set_string_attr(d->k, KDUMP_ATTR_ARCH_NAME,
+					vm_arch_name(d->c.arch));
+		if (st != KDUMP_OK)
+			return kdump_fail(d, st, "cannot set the architecture",
+					  e);
+	}
+	if (kd_get_number_attr(d->k, KDUMP_ATTR_BYTE_ORDER, &order) !=
+	    KDUMP_OK ||
+	    kd_get_number_attr(d->k, KDUMP_ATTR_PTR_SIZE, &ptr) != KDUMP_OK ||
+	    (ptr != 4 && ptr != 8)) {
 		mdb_error_set(e, MDB_E_FORMAT, d->name, -1, -1, "arch=%s",
-			      arch);
-		mdb_error_msg(e, "a core dump of an architecture memdb does "
-				 "not read (only %s)", VM_ARCH_NAME);
+			      vm_arch_name(d->c.arch));
+		mdb_error_msg(e, "libkdumpfile tells no byte order or word "
+				 "size of the dump");
 		return -MDB_E_FORMAT;
 	}
+	d->c.order = order == KDUMP_BIG_ENDIAN ? MDB_ORDER_BIG :
+						 MDB_ORDER_LITTLE;
+	d->c.ptr_size = (unsigned)ptr;
+	return 0;
+}
+
+static kdump_status kd_set_typed(kdump_ctx_t *ctx, const char *key,
+				  kdump_attr_type_t type, uint64_t v)
+{
+	kdump_attr_t attr;
+
+	attr.type = type;
+	if (type == KDUMP_NUMBER)
+		attr.val.number = v;
+	else
+		attr.val.address = v;
+	return kd.set_attr(ctx, key, &attr);
+}
+
+/*
+ * libkdumpfile 0.5.1 cannot read an i386 kernel's page tables: it finds
+ * them at swapper_pg_dir's virtual address, which it can translate only
+ * through those very tables ("Infinite read recursion").  Given their
+ * physical address it walks them.  swapper_pg_dir lies in the kernel's
+ * direct map at 0xc0000000, which libkdumpfile's ia32 translation itself
+ * assumes (the 3G/1G split); arch.c checks the kernel's own direct map
+ * against it.  The option is read when the OS type is set: it is set
+ * again after.
+ */
+static int ia32_rootpgt(struct vm_dump *d, struct mdb_error *e)
+{
+	kdump_attr_t nil;
+	kdump_status st;
+	uint64_t pgd;
+
+	if (strcmp(vm_arch_name(d->c.arch), "ia32"))
+		return 0;
+	if (vm_info_symbol(&d->info, "swapper_pg_dir", &pgd) ||
+	    pgd < VM_IA32_PAGE_OFFSET)
+		return mdb_error_fail(e, MDB_E_FORMAT, d->name, -1, -1,
+				      "no SYMBOL(swapper_pg_dir) in the "
+				      "dump's VMCOREINFO above 0xc0000000: "
+				      "its page tables cannot be found",
+				      NULL);
+	nil.type = KDUMP_NIL;
 	errno = 0;
-	st = kd_set_string_attr(d->k, KDUMP_ATTR_ARCH_NAME, VM_ARCH_NAME);
-	return st == KDUMP_OK ? 0 : kdump_fail(d, st, "cannot set the "
-					       "architecture", e);
+	if ((st = kd.set_attr(d->k, KDUMP_ATTR_OSTYPE, &nil)) != KDUMP_OK ||
+	    (st = kd_set_typed(d->k, "addrxlat.default.rootpgt.as",
+			       KDUMP_NUMBER, ADDRXLAT_KPHYSADDR)) !=
+		    KDUMP_OK ||
+	    (st = kd_set_typed(d->k, "addrxlat.default.rootpgt.addr",
+			       KDUMP_ADDRESS, pgd - VM_IA32_PAGE_OFFSET)) !=
+		    KDUMP_OK ||
+	    (st = kd_set_string_attr(d->k, KDUMP_ATTR_OSTYPE, "linux")) !=
+		    KDUMP_OK)
+		return kdump_fail(d, st, "address translation setup failed",
+				  e);
+	return 0;
 }
 
 static int open_kdump(struct vm_dump *d, int fd, struct mdb_error *e)
@@ -447,15 +542,145 @@ static int open_kdump(struct vm_dump *d, int fd, struct mdb_error *e)
 	free(raw);
 	if (ret < 0)
 		return ret;
+	return ia32_rootpgt(d, e);
+}
+
+/*
+ * A BTF file (--btf: `pahole --btf_encode_detached` of the -dbg
+ * package's vmlinux, or the dumped kernel's /sys/kernel/btf/vmlinux) for
+ * a kernel whose image holds none.
+ */
+static int load_btf_file(struct vm_dump *d, const char *path,
+			 struct mdb_error *e)
+{
+	char *raw = NULL;
+	size_t len = 0;
+	int ret = mdb_read_small(path, BTF_MAX, &raw, &len, e);
+
+	if (ret)
+		return ret;
+	ret = vm_types_btf(&d->types, raw, len, path, e);
+	free(raw);
+	return ret;
+}
+
+struct typecheck {
+	struct vm_dump *d;
+	const char *path;
+	struct mdb_error *e;
+	uint64_t checked;
+};
+
+/* @type as the types name it: "struct NAME", else the typedef NAME. */
+static int tc_size(const struct vm_types *t, const char *name, uint64_t *v)
+{
+	char buf[160]; /* "struct " and a key of under 128 bytes */
+
+	snprintf(buf, sizeof(buf), "struct %s", name);
+	return t->size(t->priv, buf, v) && t->size(t->priv, name, v) ? -1 : 0;
+}
+
+static int tc_member(const struct vm_types *t, const char *name,
+		     const char *member, struct vm_member *m)
+{
+	char buf[160]; /* "struct " and a key of under 128 bytes */
+
+	snprintf(buf, sizeof(buf), "struct %s", name);
+	return t->member(t->priv, buf, member, m) &&
+	       t->member(t->priv, name, member, m) ? -1 : 0;
+}
+
+/* One "SIZE(x)=N" or "OFFSET(x.y)=N" line: the types must agree. */
+static int tc_line(struct typecheck *tc, const char *line, size_t n)
+{
+	const struct vm_types *t = &tc->d->types;
+	char key[128], *dot, *end;
+	int is_size = n > 5 && !memcmp(line, "SIZE(", 5);
+	const char *open = line + (is_size ? 5 : 7), *close, *eq;
+	uint64_t want, got;
+	struct vm_member m;
+
+	if (!is_size && !(n > 7 && !memcmp(line, "OFFSET(", 7)))
+		return 0;
+	close = memchr(open, ')', n - (size_t)(open - line));
+	eq = close ? close + 1 : NULL;
+	if (!close || eq >= line + n || *eq != '=' ||
+	    (size_t)(close - open) >= sizeof(key))
+		return 0;
+	memcpy(key, open, (size_t)(close - open));
+	key[close - open] = '\0';
+	want = strtoull(eq + 1, &end, 10);
+	if (end != line + n)
+		return 0;
+	dot = strchr(key, '.');
+	if (is_size) {
+		if (tc_size(t, key, &got))
+			return 0; /* not in these types: nothing to say */
+	} else {
+		if (!dot)
+			return 0;
+		*dot = '\0';
+		if (tc_member(t, key, dot + 1, &m) || m.bit_off % 8)
+			return 0;
+		got = m.bit_off / 8;
+		*dot = '.';
+	}
+	tc->checked++;
+	if (got == want)
+		return 0;
+	mdb_error_set(tc->e, MDB_E_INVAL, tc->path, -1, -1,
+		      "%s(%s) vmcoreinfo=%llu btf=%llu",
+		      is_size ? "SIZE" : "OFFSET", key,
+		      (unsigned long long)want, (unsigned long long)got);
+	mdb_error_msg(tc->e, "the BTF is not of the dumped kernel: its "
+			     "types differ from VMCOREINFO's");
+	mdb_error_hint(tc->e, "make it from the dumped build's vmlinux: "
+			      "pahole --btf_encode_detached=FILE vmlinux");
+	return -MDB_E_INVAL;
+}
+
+/*
+ * A BTF file has no build id: its types must give every SIZE() and
+ * OFFSET() of VMCOREINFO that they describe, and at least one.
+ */
+static int check_btf_file(struct vm_dump *d, const char *path,
+			  struct mdb_error *e)
+{
+	struct typecheck tc = { .d = d, .path = path, .e = e };
+	const char *p = d->info.text;
+	int ret;
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		if ((ret = tc_line(&tc, p, n)))
+			return ret;
+		p = nl ? nl + 1 : NULL;
+	}
+	if (!tc.checked)
+		return mdb_error_fail(e, MDB_E_INVAL, path, -1, -1,
+				      "the BTF describes none of the types "
+				      "VMCOREINFO sizes: not of the dumped "
+				      "kernel", NULL);
 	return 0;
 }
 
-/* Symbols and types: a vmlinux's, else a kallsyms and the dump's BTF. */
+/*
+ * Symbols and types: a vmlinux's, else a kallsyms or System.map and the
+ * dump's BTF, or a BTF file (@btf).
+ */
 static int symbols_and_types(struct vm_dump *d, const char *kallsyms,
-			     const char *vmlinux, struct mdb_error *e)
+			     const char *vmlinux, const char *btf,
+			     struct mdb_error *e)
 {
+	uint64_t a;
 	int ret;
 
+	if (vmlinux && btf)
+		return mdb_error_fail(e, MDB_E_INVAL, btf, -1, -1,
+				      "--btf and --vmlinux both give the "
+				      "kernel's types", "give one of them");
 	if (vmlinux) {
 		if ((ret = vm_vmlinux_symbols(d, vmlinux, e)) ||
 		    (ret = check_symbols(d, vmlinux, e)))
@@ -474,18 +699,36 @@ static int symbols_and_types(struct vm_dump *d, const char *kallsyms,
 	if ((ret = check_symbols(d, kallsyms, e)) ||
 	    (ret = check_banner(d, kallsyms, e)))
 		return ret;
+	if (raw_sym(d, "slab_caches", &a)) {
+		/* /proc/kallsyms without CONFIG_KALLSYMS_ALL: functions only
+		 * (Debian's arm64, i386 and s390x kernels) */
+		mdb_error_set(e, MDB_E_INVAL, kallsyms, -1, -1,
+			      "symbol=slab_caches");
+		mdb_error_msg(e, "the kallsyms or System.map names none of "
+				 "the kernel's variables (a /proc/kallsyms "
+				 "of a kernel without CONFIG_KALLSYMS_ALL "
+				 "lists its functions only)");
+		mdb_error_hint(e, "give the System.map of the dumped build "
+				  "(Debian: usr/lib/debug/boot/System.map-"
+				  "RELEASE in its -dbg package)");
+		return -MDB_E_INVAL;
+	}
+	if (btf)
+		return (ret = load_btf_file(d, btf, e)) ? ret :
+		       check_btf_file(d, btf, e);
 	return load_btf(d, e);
 }
 
 int vm_dump_open(struct vm_dump *d, const char *name, int fd,
-		 const char *kallsyms, const char *vmlinux,
+		 const char *kallsyms, const char *vmlinux, const char *btf,
 		 struct mdb_error *e)
 {
 	int ret;
 
 	d->name = name;
+	d->c.info = &d->info;
 	if ((ret = open_kdump(d, fd, e)) ||
-	    (ret = symbols_and_types(d, kallsyms, vmlinux, e)))
+	    (ret = symbols_and_types(d, kallsyms, vmlinux, btf, e)))
 		return ret;
 	d->c.read = dump_read;
 	d->c.read_ctx = d;

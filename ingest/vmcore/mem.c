@@ -31,13 +31,23 @@ void vm_warn(const struct vm_ctx *c, uint64_t addr, const char *fmt, ...)
 	c->warn(c->warn_ctx, &w);
 }
 
+uint64_t vm_word(const struct vm_ctx *c)
+{
+	return c->ptr_size == 4 ? 4 : 8;
+}
+
+uint64_t vm_get_word(const struct vm_ctx *c, const uint8_t *p)
+{
+	return vm_word(c) == 4 ? get_u32(p, c->order) : get_u64(p, c->order);
+}
+
 int vm_read_u64(const struct vm_ctx *c, uint64_t addr, uint64_t *v)
 {
 	uint8_t b[8];
 
 	if (c->read(c->read_ctx, addr, b, 8))
 		return -1;
-	*v = get_le64(b);
+	*v = get_u64(b, c->order);
 	return 0;
 }
 
@@ -47,8 +57,27 @@ int vm_read_u32(const struct vm_ctx *c, uint64_t addr, uint32_t *v)
 
 	if (c->read(c->read_ctx, addr, b, 4))
 		return -1;
-	*v = get_le32(b);
+	*v = get_u32(b, c->order);
 	return 0;
+}
+
+int vm_read_sized(const struct vm_ctx *c, uint64_t addr, uint64_t size,
+		  uint64_t *v)
+{
+	uint8_t b[8];
+
+	if ((size != 1 && size != 2 && size != 4 && size != 8) ||
+	    c->read(c->read_ctx, addr, b, (size_t)size))
+		return -1;
+	*v = size == 8 ? get_u64(b, c->order) :
+	     size == 4 ? get_u32(b, c->order) :
+	     size == 2 ? get_u16(b, c->order) : b[0];
+	return 0;
+}
+
+int vm_read_ptr(const struct vm_ctx *c, uint64_t addr, uint64_t *v)
+{
+	return vm_read_sized(c, addr, vm_word(c), v);
 }
 
 int vm_read_str(const struct vm_ctx *c, uint64_t addr, size_t max,

@@ -105,28 +105,27 @@ static int layout(struct slub *s, struct mdb_error *e)
 	return 0;
 }
 
-/* A field of @m at @base: bitfields extracted, plain integers as sized. */
+/*
+ * A field of @m at @base: plain integers as sized, bitfields extracted
+ * from the 8 bytes holding them.  The types count a bitfield's bits from
+ * the start of the struct in memory order: from the lowest bit of a
+ * little-endian word, from the highest of a big-endian one.
+ */
 static int read_field(const struct vm_ctx *c, uint64_t base,
 		      const struct vm_member *m, uint64_t *v)
 {
 	uint64_t word;
 	unsigned sh;
 
-	if (!m->bit_size) {
-		uint32_t v32;
-
-		if (m->size == 8)
-			return vm_read_u64(c, base + m->bit_off / 8, v);
-		if (vm_read_u32(c, base + m->bit_off / 8, &v32))
-			return -1;
-		*v = m->size == 2 ? (v32 & 0xffff) : v32;
-		return 0;
-	}
+	if (!m->bit_size)
+		return vm_read_sized(c, base + m->bit_off / 8, m->size, v);
 	if (vm_read_u64(c, base + m->bit_off / 64 * 8, &word))
 		return -1;
 	sh = (unsigned)(m->bit_off % 64);
 	if (sh + m->bit_size > 64)
 		return -1;
+	if (c->order == MDB_ORDER_BIG)
+		sh = 64 - sh - m->bit_size;
 	*v = (word >> sh) & ((1ull << m->bit_size) - 1);
 	return 0;
 }
@@ -160,13 +159,18 @@ static int64_t walk_freelist(const struct slub *s, struct kcache *kc,
 				"loops", kc->k.name, (unsigned long long)slab);
 			return -1;
 		}
-		if (vm_read_u64(c, p + kc->offset, &next)) {
+		if (vm_read_ptr(c, p + kc->offset, &next)) {
 			vm_warn(c, p + kc->offset, "cache %s: free pointer "
 				"not in the dump", kc->k.name);
 			return -1;
 		}
+		/* freelist_ptr(): ptr ^ s->random ^ swab(ptr_addr), swab of
+		 * an unsigned long */
 		if (kc->hardened)
-			next ^= kc->random ^ __builtin_bswap64(p + kc->offset);
+			next ^= kc->random ^
+				(vm_word(c) == 4 ?
+				 __builtin_bswap32((uint32_t)(p + kc->offset)) :
+				 __builtin_bswap64(p + kc->offset));
 		p = next;
 	}
 	return n;
@@ -179,7 +183,7 @@ static int slab_counts(const struct slub *s, struct kcache *kc,
 {
 	if (read_field(s->c, slab, &s->sl_objects, objects) ||
 	    read_field(s->c, slab, &s->sl_inuse, inuse) ||
-	    vm_read_u64(s->c, slab + (uint64_t)s->sl_freelist, freelist)) {
+	    vm_read_ptr(s->c, slab + (uint64_t)s->sl_freelist, freelist)) {
 		vm_warn(s->c, slab, "cache %s: slab not in the dump",
 			kc->k.name);
 		return -1;
@@ -207,8 +211,8 @@ static void walk_node(const struct slub *s, struct kcache *kc, uint64_t node,
 	const struct vm_ctx *c = s->c;
 	uint64_t head = node + (uint64_t)s->n_partial, p, nr, bound, steps = 0;
 
-	if (vm_read_u64(c, node + (uint64_t)s->n_nr_partial, &nr) ||
-	    vm_read_u64(c, head, &p)) {
+	if (vm_read_ptr(c, node + (uint64_t)s->n_nr_partial, &nr) ||
+	    vm_read_ptr(c, head, &p)) {
 		vm_warn(c, node, "cache %s: kmem_cache_node not in the dump",
 			kc->k.name);
 		kc->k.incomplete = 1;
@@ -233,7 +237,7 @@ static void walk_node(const struct slub *s, struct kcache *kc, uint64_t node,
 		}
 		*xfree += n;
 		*sfree += (int64_t)objects - (int64_t)inuse;
-		if (vm_read_u64(c, p, &p)) {
+		if (vm_read_ptr(c, p, &p)) {
 			vm_warn(c, p, "cache %s: partial list not in the dump",
 				kc->k.name);
 			kc->k.incomplete = 1;
@@ -254,13 +258,13 @@ static int walk_nodes(const struct slub *s, struct kcache *kc,
 	for (uint32_t i = 0; i < nn; i++) {
 		uint64_t node, slabs, total;
 
-		if (vm_read_u64(c, kc->addr + (uint64_t)s->kc_node + 8ull * i,
-				&node))
+		if (vm_read_ptr(c, kc->addr + (uint64_t)s->kc_node +
+					vm_word(c) * i, &node))
 			return -1;
 		if (!node)
 			continue;
-		if (vm_read_u64(c, node + (uint64_t)s->n_nr_slabs, &slabs) ||
-		    vm_read_u64(c, node + (uint64_t)s->n_total, &total)) {
+		if (vm_read_ptr(c, node + (uint64_t)s->n_nr_slabs, &slabs) ||
+		    vm_read_ptr(c, node + (uint64_t)s->n_total, &total)) {
 			vm_warn(c, node, "cache %s: kmem_cache_node not in "
 				"the dump", kc->k.name);
 			kc->k.incomplete = 1;
@@ -281,10 +285,10 @@ static int64_t walk_cpu(const struct slub *s, struct kcache *kc,
 	uint64_t slab, fl, part = 0, inuse, objects, sfl, steps = 0;
 	int64_t n = 0, m;
 
-	if (vm_read_u64(c, cpu + (uint64_t)s->cpu_slab, &slab) ||
-	    vm_read_u64(c, cpu + (uint64_t)s->cpu_freelist, &fl) ||
+	if (vm_read_ptr(c, cpu + (uint64_t)s->cpu_slab, &slab) ||
+	    vm_read_ptr(c, cpu + (uint64_t)s->cpu_freelist, &fl) ||
 	    (s->cpu_partial >= 0 &&
-	     vm_read_u64(c, cpu + (uint64_t)s->cpu_partial, &part))) {
+	     vm_read_ptr(c, cpu + (uint64_t)s->cpu_partial, &part))) {
 		vm_warn(c, cpu, "cache %s: kmem_cache_cpu not in the dump",
 			kc->k.name);
 		return -1;
@@ -308,7 +312,7 @@ static int64_t walk_cpu(const struct slub *s, struct kcache *kc,
 		if ((m = slab_free(s, kc, part, &inuse)) < 0)
 			return -1;
 		n += m;
-		if (vm_read_u64(c, part + (uint64_t)s->sl_next, &part))
+		if (vm_read_ptr(c, part + (uint64_t)s->sl_next, &part))
 			return -1;
 	}
 	return n;
@@ -320,7 +324,7 @@ static int cache_head(const struct slub *s, struct kcache *kc)
 	uint64_t name, oo = 0, v;
 	uint32_t u;
 
-	if (vm_read_u64(c, kc->addr + (uint64_t)s->kc_name, &name) ||
+	if (vm_read_ptr(c, kc->addr + (uint64_t)s->kc_name, &name) ||
 	    vm_read_str(c, name, NAME_MAX_LEN, &kc->k.name))
 		return -1;
 	if (vm_read_u32(c, kc->addr + (uint64_t)s->kc_size, &u))
@@ -345,7 +349,7 @@ static int cache_head(const struct slub *s, struct kcache *kc)
 	    !vm_read_u32(c, kc->addr + (uint64_t)s->kc_red_left, &u))
 		kc->red_left = u;
 	if (s->kc_random >= 0) {
-		if (vm_read_u64(c, kc->addr + (uint64_t)s->kc_random, &v))
+		if (vm_read_ptr(c, kc->addr + (uint64_t)s->kc_random, &v))
 			return -1;
 		kc->random = v;
 		kc->hardened = 1;
@@ -361,7 +365,7 @@ static int walk_cache(const struct slub *s, struct kcache *kc)
 
 	if (walk_nodes(s, kc, &sfree, &xfree) < 0)
 		return -1;
-	if (vm_read_u64(c, kc->addr + (uint64_t)s->kc_cpu_slab, &cpus))
+	if (vm_read_ptr(c, kc->addr + (uint64_t)s->kc_cpu_slab, &cpus))
 		return -1;
 	for (uint32_t i = 0; cpus && i < c->ncpus; i++) {
 		int64_t n = walk_cpu(s, kc, vm_percpu(c, cpus, i));
@@ -387,7 +391,7 @@ int vm_slub_walk(const struct vm_ctx *c,
 	if ((ret = layout(&s, e)))
 		return ret;
 	if (c->sym(c->sym_ctx, "slab_caches", &head) ||
-	    vm_read_u64(c, head, &p))
+	    vm_read_ptr(c, head, &p))
 		return mdb_error_fail(e, MDB_E_FORMAT, c->name, -1, -1,
 				      "cannot read slab_caches", NULL);
 	while (p != head) {
@@ -411,7 +415,7 @@ int vm_slub_walk(const struct vm_ctx *c,
 		free(kc.k.name);
 		if (ret < 0)
 			return ret;
-		if (vm_read_u64(c, kc.addr + (uint64_t)s.kc_list, &p)) {
+		if (vm_read_ptr(c, kc.addr + (uint64_t)s.kc_list, &p)) {
 			vm_warn(c, kc.addr, "slab_caches: list not in the "
 				"dump");
 			return 1;

@@ -9,7 +9,8 @@
  *  - ktypes.c: the one type-lookup interface (struct sizes, member
  *    offsets through anonymous members, enum values), BTF backend
  *  - dump.c: libkdumpfile: opening, reading kernel virtual addresses
- *  - arch.c: what depends on the architecture (x86-64 today)
+ *  - arch.c: what depends on the architecture (x86-64, arm64, i386,
+ *    s390x: the direct map, the struct page array, the kernel image)
  *  - slub.c, buddy.c: the walks
  *  - alloctag.c: the alloc_tag counters (/proc/allocinfo)
  *  - input.c: the format row's opener and the rows it hands on
@@ -23,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../common/bytes.h"
 #include "../../common/error.h"
 #include "../snapshot.h"
 
@@ -132,6 +134,7 @@ void vm_types_release(struct vm_types *t);
 /* ---- the dump (dump.c) ------------------------------------------------ */
 
 struct vm_dump;
+struct vm_arch;
 
 /* Read @len bytes at kernel virtual address @addr: 0, or -1 (see err). */
 typedef int (*vm_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
@@ -149,10 +152,14 @@ struct vm_ctx {
 	void (*warn)(void *ctx, const struct mdb_error *w);
 	void *warn_ctx;
 	const char *name;        /* the dump, for messages */
-	/* the architecture (arch.c) */
+	/* the architecture (arch.c); NULL: x86-64 (the tests' fake kernels) */
+	const struct vm_arch *arch;
+	const struct vm_info *info; /* VMCOREINFO: the architecture's keys */
+	unsigned ptr_size;       /* the dumped kernel's long and pointer; 0: 8 */
+	enum mdb_order order;    /* its byte order; unknown: little-endian */
 	uint64_t page_size;
-	uint64_t page_offset;    /* direct map base (page_offset_base) */
-	uint64_t vmemmap;        /* struct page array base (vmemmap_base) */
+	uint64_t page_offset;    /* direct map: the address of physical 0 */
+	uint64_t vmemmap;        /* the struct page of pfn 0 */
 	uint64_t page_struct;    /* sizeof(struct page) */
 	uint32_t ncpus;          /* nr_cpu_ids */
 	uint64_t *cpu_offset;    /* __per_cpu_offset[ncpus] (owned) */
@@ -164,9 +171,20 @@ struct vm_ctx {
 void vm_warn(const struct vm_ctx *c, uint64_t addr, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Typed reads; 0 or -1 (unreadable: not in the dump, filtered). */
+/*
+ * Typed reads in the dump's byte order; 0 or -1 (unreadable: not in the
+ * dump, filtered).  vm_read_ptr reads a pointer or an unsigned long (the
+ * kernel's word: 4 bytes on i386), vm_read_sized 1, 2, 4 or 8 bytes.
+ */
 int vm_read_u64(const struct vm_ctx *c, uint64_t addr, uint64_t *v);
 int vm_read_u32(const struct vm_ctx *c, uint64_t addr, uint32_t *v);
+int vm_read_ptr(const struct vm_ctx *c, uint64_t addr, uint64_t *v);
+int vm_read_sized(const struct vm_ctx *c, uint64_t addr, uint64_t size,
+		  uint64_t *v);
+/* The kernel's word size in bytes (4 or 8). */
+uint64_t vm_word(const struct vm_ctx *c);
+/* A word (vm_word bytes) at @p, read from the dump, in its byte order. */
+uint64_t vm_get_word(const struct vm_ctx *c, const uint8_t *p);
 /* A NUL-terminated string of at most @max bytes, malloc'd. */
 int vm_read_str(const struct vm_ctx *c, uint64_t addr, size_t max,
 		char **out);
@@ -176,16 +194,29 @@ int64_t vm_size(const struct vm_ctx *c, const char *type);
 
 /* ---- the architecture (arch.c) ---------------------------------------- */
 
-/* libkdumpfile's name of the architecture read */
-#define VM_ARCH_NAME "x86_64"
+/* i386's direct map: where libkdumpfile 0.5.1's ia32 translation puts it
+ * (dump.c gives it the page tables' physical address by it) */
+#define VM_IA32_PAGE_OFFSET 0xc0000000ull
 
-/* Fill c->page_offset, vmemmap, page_struct, ncpus, cpu_offset, nnodes. */
+/*
+ * The architecture of libkdumpfile's name @name ("x86_64", "aarch64",
+ * "ia32", "s390x"), NULL when memdb does not read it; its name back.
+ */
+const struct vm_arch *vm_arch_find(const char *name);
+const char *vm_arch_name(const struct vm_arch *a);
+/* The names memdb reads, for messages: "x86_64, aarch64, ..." */
+const char *vm_arch_names(void);
+
+/*
+ * Fill c->page_offset, vmemmap, page_struct, ncpus, cpu_offset, nnodes
+ * (c->arch, c->info and the symbols set).
+ */
 int vm_arch_init(struct vm_ctx *c, struct mdb_error *e);
 void vm_arch_release(struct vm_ctx *c);
 /* Address of the memory a struct page (or slab, folio) describes. */
 int vm_page_addr(const struct vm_ctx *c, uint64_t page, uint64_t *addr);
-/* Is @addr in the kernel image (where symbols of a System.map live)? */
-int vm_arch_image_addr(uint64_t addr);
+/* Is @addr in the kernel image of @a (where symbols move with KASLR)? */
+int vm_arch_image_addr(const struct vm_arch *a, uint64_t addr);
 /* Per-CPU pointer @ptr of CPU @cpu. */
 uint64_t vm_percpu(const struct vm_ctx *c, uint64_t ptr, uint32_t cpu);
 

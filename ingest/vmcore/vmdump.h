@@ -35,11 +35,12 @@ struct vm_dump {
 
 /*
  * Open the dump on descriptor @fd (kept open by the caller while @d is
- * used), with the symbols of @kallsyms.  On error @d must still be
- * closed with vm_dump_close().
+ * used), with the symbols of @kallsyms and the types of the dump's BTF,
+ * or of the BTF file @btf; or both from @vmlinux.  On error @d must
+ * still be closed with vm_dump_close().
  */
 int vm_dump_open(struct vm_dump *d, const char *name, int fd,
-		 const char *kallsyms, const char *vmlinux,
+		 const char *kallsyms, const char *vmlinux, const char *btf,
 		 struct mdb_error *e);
 
 /*

@@ -49,9 +49,38 @@ int vm_probe(const void *buf, size_t len)
 		return 1;
 	if (vm_flat_probe(buf, len))
 		return 1;
-	/* ELF64 little-endian ET_CORE for x86-64 (EM_X86_64 = 62) */
-	return len >= ELF_HDR && !memcmp(p, "\x7f" "ELF", 4) && p[4] == 2 &&
-	       p[5] == 1 && p[16] == 4 && !p[17] && p[18] == 62 && !p[19];
+	return vm_elf_machine(p, len) != NULL;
+}
+
+/*
+ * An ELF core (ELF32 or ELF64, either byte order, ET_CORE) of a machine
+ * arch.c reads: its libkdumpfile name, else NULL.  QEMU writes ELF64
+ * for i386 guests too (their memory map reaches 4 GiB).
+ */
+const char *vm_elf_machine(const uint8_t *p, size_t len)
+{
+	static const struct {
+		uint16_t machine;
+		const char *name;
+	} m[] = {
+		{ 62, "x86_64" },  /* EM_X86_64 */
+		{ 183, "aarch64" }, /* EM_AARCH64 */
+		{ 3, "ia32" },     /* EM_386 */
+		{ 22, "s390x" },   /* EM_S390 (ELF64; ELF32 is 31-bit s390) */
+	};
+	enum mdb_order o;
+
+	if (len < ELF_HDR || memcmp(p, "\x7f" "ELF", 4) ||
+	    (p[4] != 1 && p[4] != 2) || (p[5] != 1 && p[5] != 2))
+		return NULL;
+	o = p[5] == 2 ? MDB_ORDER_BIG : MDB_ORDER_LITTLE;
+	if (get_u16(p + 16, o) != 4 /* ET_CORE */)
+		return NULL;
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (get_u16(p + 18, o) == m[i].machine &&
+		    (m[i].machine != 22 || p[4] == 2))
+			return m[i].name;
+	return NULL;
 }
 
 /*
@@ -64,13 +93,18 @@ int vm_elf_check(const char *path, const uint8_t *p, size_t len,
 {
 	uint64_t phoff, end;
 	uint16_t phentsize, phnum;
+	enum mdb_order o;
+	int is64;
 
 	if (len < ELF_HDR || memcmp(p, "\x7f" "ELF", 4))
 		return 0;
-	phoff = get_le64(p + 32);
-	phentsize = get_le16(p + 54);
-	phnum = get_le16(p + 56);
-	if (phentsize < 56 || phoff > len ||
+	/* ELF64 or ELF32 in its own byte order (e_ident) */
+	o = p[5] == 2 ? MDB_ORDER_BIG : MDB_ORDER_LITTLE;
+	is64 = p[4] != 1;
+	phoff = is64 ? get_u64(p + 32, o) : get_u32(p + 28, o);
+	phentsize = get_u16(p + (is64 ? 54 : 42), o);
+	phnum = get_u16(p + (is64 ? 56 : 44), o);
+	if (phentsize < (is64 ? 56 : 32) || phoff > len ||
 	    (uint64_t)phentsize * phnum > len - phoff) {
 		mdb_error_set(e, MDB_E_TRUNCATED, path, (int64_t)phoff, -1,
 			      "program_headers=%u have=%zu", phnum, len);
@@ -80,9 +114,11 @@ int vm_elf_check(const char *path, const uint8_t *p, size_t len,
 	}
 	for (uint16_t i = 0; i < phnum; i++) {
 		const uint8_t *ph = p + phoff + (uint64_t)i * phentsize;
-		uint64_t off = get_le64(ph + 8), filesz = get_le64(ph + 32);
+		uint64_t off = is64 ? get_u64(ph + 8, o) : get_u32(ph + 4, o),
+			 filesz = is64 ? get_u64(ph + 32, o) :
+					 get_u32(ph + 16, o);
 
-		if (get_le32(ph) != 1 /* PT_LOAD */)
+		if (get_u32(ph, o) != 1 /* PT_LOAD */)
 			continue;
 		if (__builtin_add_overflow(off, filesz, &end) || end > len) {
 			mdb_error_set(e, MDB_E_TRUNCATED, path,
@@ -296,8 +332,8 @@ static void vi_meta(struct vm_input *v, struct mdb_source_meta *m)
 	m->snapshot = 1;
 	m->abi_version = -1;
 	m->overruns = -1;
-	m->order = MDB_ORDER_LITTLE;
-	m->word_size = 8;
+	m->order = v->d.c.order;
+	m->word_size = (int)vm_word(&v->d.c);
 	m->ncpus = (int)v->d.c.ncpus;
 	m->data_bytes = v->map.len;
 	/* kdump's CRASHTIME, else the kernel's clock (QEMU dumps) */
@@ -392,7 +428,7 @@ int vm_input_open(const char *path, struct mdb_map *map, int fd,
 	ret = vi_file(v, path, fd, e);
 	if (!ret)
 		ret = vm_dump_open(&v->d, v->path, v->fd, o->kallsyms,
-				   o->vmlinux, e);
+				   o->vmlinux, o->btf, e);
 	if (ret && v->file_fd >= 0)
 		ret = vi_same(v, ret, o->vmlinux, e);
 	if (ret) {

@@ -3,6 +3,8 @@
 #ifndef MDB_VMINPUT_H
 #define MDB_VMINPUT_H
 
+#include <stdint.h>
+
 #include "../input.h"
 
 #define VM_FORMAT "vmcore"
@@ -10,6 +12,8 @@
 struct vm_ctx;
 
 int vm_probe(const void *buf, size_t len);
+/* An ELF core of a machine memdb reads: libkdumpfile's name; else NULL. */
+const char *vm_elf_machine(const uint8_t *p, size_t len);
 
 /*
  * The rows of the dump @c reads into @sink, counted in @info: a zone row
