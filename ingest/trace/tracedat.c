@@ -858,7 +858,7 @@ static int walk_section(struct tdat *t, uint64_t off, int id)
 static int walk_v7(struct tdat *t, struct rd *r)
 {
 	const char *alg, *ver;
-	uint64_t next;
+	uint64_t next, after = 0;
 	int ret = rd_str(t, r, &alg, "compression name");
 
 	if (!ret)
@@ -883,9 +883,20 @@ static int walk_v7(struct tdat *t, struct rd *r)
 					"options sections loop");
 		ret = open_section(t, next, OPT_DONE, &s, &own);
 		if (!ret)
+			after = next + 16 + get_u64(t->map.data + next + 8,
+						    t->order);
+		if (!ret)
 			ret = walk_options(t, &s, &next);
 		free(own);
 	}
+	/*
+	 * trace-cmd writes the strings section (the sections' names) after
+	 * the last options section, and libtracecmd reads it whole, at the
+	 * size it says: a size past the file's end is refused here.
+	 */
+	if (!ret && after + 2 <= t->map.len &&
+	    get_u16(t->map.data + after, t->order) == OPT_STRINGS)
+		ret = walk_section(t, after, OPT_STRINGS);
 	return ret;
 }
 
