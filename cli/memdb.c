@@ -12,6 +12,8 @@ static const struct memdb_cmd commands[] = {
 	{ "ingest", cmd_ingest,
 	  "read traces, snapshots and core dumps into the database" },
 	{ "sources", cmd_sources, "list or delete ingested sources" },
+	{ "merge", cmd_merge,
+	  "gather the sources of several databases into one" },
 	{ "symbolize", cmd_symbolize,
 	  "resolve call sites to function, file:line, inlines" },
 	{ "report", cmd_report, "run a canned report (memdb report list)" },
