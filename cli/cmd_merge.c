@@ -15,9 +15,10 @@ static const char usage_head[] =
 "frees, call sites, symbols and figures, a snapshot's tags and zones, a\n"
 "core dump's caches and counters.  Each source keeps its label, path,\n"
 "times and notes, so the reports of OUT read the hosts of a fleet side\n"
-"by side; it gets a new id in OUT.  A source whose content OUT already\n"
-"holds (the same content hash: the same input ingested on two machines,\n"
-"or merged before) is skipped and named, so merging again adds nothing.\n"
+"by side (memdb report --label GLOB, --by label); it gets a new id in\n"
+"OUT.  A source whose content OUT already holds (the same content hash:\n"
+"the same input ingested on two machines, or merged before) is skipped\n"
+"and named, so merging again adds nothing.\n"
 "\n"
 "Each IN is merged in one transaction: an IN that cannot be read leaves\n"
 "OUT as it was, and the other INs are still merged.  An IN written by an\n"
@@ -38,7 +39,9 @@ static const char usage_tail[] =
 "\n"
 "Examples:\n"
 "  memdb merge incident.db web1.db web2.db web3.db\n"
-"  memdb merge -q fleet.db hosts/*.db\n";
+"  memdb merge -q fleet.db hosts/*.db\n"
+"  memdb report allocinfo -d incident.db --by label\n"
+"  memdb report growth -d incident.db --label 'web*'\n";
 
 static const struct cli_opt opts[] = {
 	{ "quiet", 'q', NULL, "print nothing but errors" },

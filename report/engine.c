@@ -291,7 +291,16 @@ int mdb_report_plan(struct mdb_report *r, const char *name,
 				return ret;
 			continue;
 		}
-		if (v->text && !uses(r, p[i].where ? "@where" : p[i].param))
+		if (v->text && p[i].kind == MDB_RP_INT && p[i].alt &&
+		    uses(r, v->time ? p[i].param : p[i].alt) &&
+		    !uses(r, v->time ? p[i].alt : p[i].param))
+			return usage(e, "report '%s' takes --%s %s, not '%s'",
+				     name, p[i].opt, v->time ? "ID|LABEL" :
+				     "DATE (2026-11-22, 2026-11-22T10:00Z, "
+				     "@UNIXSECONDS)", v->text);
+		if (v->text && !uses(r, p[i].where ? "@where" :
+				     (v->time && p[i].alt) ? p[i].alt :
+				     p[i].param))
 			return usage(e, "report '%s' takes no --%s", name,
 				     p[i].opt);
 		if (v->text && (p[i].kind == MDB_RP_DURATION ||
@@ -459,6 +468,7 @@ static void bind_all(sqlite3_stmt *st, const struct mdb_report *r)
 	bind_int(st, ":sel", r->selected);
 	bind_int(st, ":tsel", r->windowed);
 	bind_int(st, ":fsel", r->filtered);
+	bind_int(st, ":fleet", r->args.fleet);
 	for (size_t i = 0; i < n; i++) {
 		int k = sqlite3_bind_parameter_index(st, p[i].param);
 		char given[40];
@@ -477,6 +487,13 @@ static void bind_all(sqlite3_stmt *st, const struct mdb_report *r)
 						  SQLITE_TRANSIENT);
 			break;
 		case MDB_RP_INT:
+			/* a date binds the alt parameter, the other stays
+			 * at its default */
+			if (p[i].alt && a[i].time && a[i].text)
+				bind_int(st, p[i].alt, a[i].v);
+			bind_int(st, p[i].param, p[i].alt && a[i].time ?
+				 p[i].def : a[i].v);
+			break;
 		case MDB_RP_FILE:
 			bind_int(st, p[i].param, a[i].v);
 			break;

@@ -68,7 +68,10 @@ struct mdb_rparam {
 	enum mdb_rparam_kind kind;
 	const char *param;     /* SQL parameter bound; outside MDB_RP_CHOICE a
 				* report takes the option when its SQL uses it */
-	const char *alt;       /* MDB_RP_POINT: the parameter a time binds */
+	const char *alt;       /* MDB_RP_POINT: the parameter a time binds;
+				* MDB_RP_INT: a date (Unix seconds) binds
+				* it instead, the option taken by a report
+				* using either */
 	int64_t lo, hi, def;   /* MDB_RP_INT */
 	int variants;          /* MDB_RP_CHOICE: report NAME@value, when there
 				* is one, is what runs for the value */
@@ -107,7 +110,8 @@ struct mdb_rarg {
 	int64_t v;        /* parsed value (MDB_RP_INT: def when not given;
 			   * MDB_RP_WINDOW: the start) */
 	int64_t v2;       /* MDB_RP_WINDOW: the end */
-	int time;         /* MDB_RP_POINT: given as a time */
+	int time;         /* MDB_RP_POINT: given as a time; MDB_RP_INT
+			   * with .alt: given as a date */
 	int label;        /* .labels: given as a label (text), v is 0 */
 };
 
@@ -115,6 +119,10 @@ struct mdb_report_args {
 	struct mdb_rarg a[MDB_RP_MAX]; /* as mdb_report_params() */
 	int64_t src_lo, src_hi;        /* sources covered: :src_lo, :src_hi */
 	int64_t top;                   /* rows, 0 for all: :top */
+	int fleet;                     /* :fleet, 1 when the report covers
+					* each label's latest source (--label
+					* without --source) instead of the
+					* range */
 };
 
 /* No option given: defaults everywhere. */
