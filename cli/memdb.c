@@ -14,6 +14,8 @@ static const struct memdb_cmd commands[] = {
 	{ "sources", cmd_sources, "list or delete ingested sources" },
 	{ "merge", cmd_merge,
 	  "gather the sources of several databases into one" },
+	{ "export", cmd_export,
+	  "send the sources to ClickHouse, for a fleet's reports" },
 	{ "symbolize", cmd_symbolize,
 	  "resolve call sites to function, file:line, inlines" },
 	{ "report", cmd_report, "run a canned report (memdb report list)" },

@@ -601,12 +601,34 @@ static void json_str(char *buf, size_t len, const char *s)
 	buf[o] = '\0';
 }
 
+void cli_scope_fleet_title(struct cli_scope *s, const char *glob, int pairs,
+			   int64_t labels, int64_t n, const char *lo,
+			   const char *hi, const char *where)
+{
+	char g[200], n1[32], n2[32], *u = where ? cli_safe(where) : NULL;
+
+	snprintf(g, sizeof(g), "%s", glob ? glob : "*");
+	snprintf(s->title, sizeof(s->title), "%s%s%s%s of %s label%s "
+		 "matching '%s' (%s source%s), taken %s to %s",
+		 u ? "ClickHouse " : "", u ? u : "", u ? ": " : "",
+		 pairs ? "the first and the last snapshot of each series" :
+		 s->kinds == SCOPE_TRACE ? "the latest trace" :
+		 "the latest snapshot", cli_num(n1, sizeof(n1),
+		 (uint64_t)labels), labels == 1 ? "" : "s", g,
+		 cli_num(n2, sizeof(n2), (uint64_t)n), n == 1 ? "" : "s",
+		 lo[0] ? lo : "?", hi[0] ? hi : "?");
+	free(u);
+	json_str(g, sizeof(g), glob ? glob : "*");
+	snprintf(s->json, sizeof(s->json), "{\"label\": %s, \"sources\": "
+		 "%lld}", g, (long long)n);
+}
+
 int cli_scope_fleet(struct mdb_db *db, struct cli_scope *s,
 		    const char *glob, int pairs, struct mdb_error *e)
 {
 	sqlite3_stmt *st;
 	int64_t n = 0, labels = 0;
-	char lo[40] = "", hi[40] = "", want[200], g[200], n1[32], n2[32];
+	char lo[40] = "", hi[40] = "", want[200];
 	int rc, k;
 
 	if (sqlite3_prepare_v2(db->h, "SELECT count(*), count(DISTINCT "
@@ -634,18 +656,7 @@ int cli_scope_fleet(struct mdb_db *db, struct cli_scope *s,
 			       "labels and when they were taken");
 		return -MDB_E_EMPTY;
 	}
-	snprintf(g, sizeof(g), "%s", glob ? glob : "*");
-	snprintf(s->title, sizeof(s->title), "%s of %s label%s matching "
-		 "'%s' (%s source%s), taken %s to %s",
-		 pairs ? "the first and the last snapshot of each series" :
-		 s->kinds == SCOPE_TRACE ? "the latest trace" :
-		 "the latest snapshot", cli_num(n1, sizeof(n1),
-		 (uint64_t)labels), labels == 1 ? "" : "s", g,
-		 cli_num(n2, sizeof(n2), (uint64_t)n), n == 1 ? "" : "s",
-		 lo[0] ? lo : "?", hi[0] ? hi : "?");
-	json_str(g, sizeof(g), glob ? glob : "*");
-	snprintf(s->json, sizeof(s->json), "{\"label\": %s, \"sources\": "
-		 "%lld}", g, (long long)n);
+	cli_scope_fleet_title(s, glob, pairs, labels, n, lo, hi, NULL);
 	/* the sources' warnings, as many as the notes hold */
 	if (sqlite3_prepare_v2(db->h, "SELECT source_id FROM temp.rsrc "
 			       "ORDER BY source_id", -1, &st, NULL))

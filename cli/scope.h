@@ -82,6 +82,15 @@ int cli_scope_label(struct mdb_db *db, const char *label, unsigned mask,
 int cli_scope_fleet(struct mdb_db *db, struct cli_scope *s,
 		    const char *glob, int pairs, struct mdb_error *e);
 
+/*
+ * The title and JSON source of a fleet of @labels labels and @sources
+ * sources taken from @lo to @hi (ISO 8601, "" unknown); @where: the
+ * ClickHouse server when the fleet is there.
+ */
+void cli_scope_fleet_title(struct cli_scope *s, const char *glob, int pairs,
+			   int64_t labels, int64_t sources, const char *lo,
+			   const char *hi, const char *where);
+
 void cli_scope_release(struct cli_scope *s);
 
 #endif

@@ -22,8 +22,8 @@
 #include "testlib.h"
 
 static const char *const cmds[] = { "ingest", "sources", "merge",
-				    "symbolize", "report", "sql", "check",
-				    "record" };
+				    "export", "symbolize", "report", "sql",
+				    "check", "record" };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
