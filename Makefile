@@ -23,7 +23,7 @@ PKG_CONFIG ?= pkg-config
 # libkdumpfile is not linked: memdb loads it when it first opens a core
 # dump (ingest/vmcore/dump.c), by the soname of the one built against.
 PKGS := sqlite3 libelf libdw libxxhash jansson libzstd zlib liblzma \
-	libtraceevent libtracecmd libbpf
+	libtraceevent libtracecmd libbpf libcurl
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) libkdumpfile 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -pthread -ldl
 KDUMP_SONAME := $(shell objdump -p "$$($(PKG_CONFIG) --variable=libdir \
@@ -52,6 +52,8 @@ CLI_SRCS := $(wildcard cli/*.c)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TESTLIB  := $(BUILD)/obj/tests/testlib.o
 QUERIES := $(sort $(wildcard report/sql/*.sql))
+# the fleet forms of reports, for ClickHouse (report/fleet.c)
+FLEET_QUERIES := $(sort $(wildcard report/sql/fleet/*.sql))
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -124,7 +126,11 @@ $(BUILD)/mkfresh: tools/mkfresh.c db/db.h
 $(BUILD)/gen/fresh_db.inc: $(BUILD)/mkfresh $(BUILD)/gen/fresh.sql
 	$(BUILD)/mkfresh $(BUILD)/gen/fresh.sql $@.db > $@.tmp && \
 		mv $@.tmp $@
-$(BUILD)/obj/report/queries.o: $(BUILD)/gen/queries.inc
+$(BUILD)/obj/report/queries.o: $(BUILD)/gen/queries.inc $(BUILD)/gen/fleet.inc
+
+$(BUILD)/gen/fleet.inc: $(FLEET_QUERIES) tools/embed.sh
+	@mkdir -p $(@D)
+	sh tools/embed.sh --queries $(FLEET_QUERIES) > $@.tmp && mv $@.tmp $@
 
 # The flame graph's script, written into each flame graph (cli/picture.c).
 $(BUILD)/gen/flame_js.inc: cli/flame.js tools/embed.sh
@@ -259,11 +265,13 @@ stress: all
 DOCS := README.md docs/usage.md docs/formats.md docs/design.md
 install: $(MEMDB) $(MANPAGE) $(COMPLETION)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/memdb/queries \
+		$(DESTDIR)$(PREFIX)/share/memdb/queries/fleet \
 		$(DESTDIR)$(PREFIX)/share/doc/memdb \
 		$(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 $(MEMDB) $(DESTDIR)$(PREFIX)/bin/memdb
 	install -m 644 $(QUERIES) $(DESTDIR)$(PREFIX)/share/memdb/queries/
+	install -m 644 $(FLEET_QUERIES) $(DESTDIR)$(PREFIX)/share/memdb/queries/fleet/
 	install -m 644 $(DOCS) $(DESTDIR)$(PREFIX)/share/doc/memdb/
 	install -m 644 $(MANPAGE) $(DESTDIR)$(PREFIX)/share/man/man1/memdb.1
 	install -m 644 $(COMPLETION) \
@@ -274,8 +282,10 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/share/man/man1/memdb.1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/memdb \
 		$(addprefix $(DESTDIR)$(PREFIX)/share/memdb/queries/,$(notdir $(QUERIES))) \
+		$(addprefix $(DESTDIR)$(PREFIX)/share/memdb/queries/fleet/,$(notdir $(FLEET_QUERIES))) \
 		$(addprefix $(DESTDIR)$(PREFIX)/share/doc/memdb/,$(notdir $(DOCS)))
-	-rmdir $(DESTDIR)$(PREFIX)/share/memdb/queries \
+	-rmdir $(DESTDIR)$(PREFIX)/share/memdb/queries/fleet \
+		$(DESTDIR)$(PREFIX)/share/memdb/queries \
 		$(DESTDIR)$(PREFIX)/share/memdb $(DESTDIR)$(PREFIX)/share/doc/memdb \
 		2>/dev/null
 

@@ -35,6 +35,8 @@ int cmd_check(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_html(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /*
  * Messages name files and quote inputs: everything below escapes what a

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../db/clickhouse.h"
 #include "../db/db.h"
 #include "../report/report.h"
 #include "cli.h"
@@ -37,6 +38,12 @@ static const char usage_head[] =
 "the selected source.  'diff' compares two traces the same way, per call\n"
 "site: --from A --to B.  'buddy' lists the page allocator's free blocks\n"
 "of a kernel core dump (ingest VMCORE), whose slab caches 'zones' shows.\n"
+"\n"
+"The hosts of a fleet (sources ingested with --label HOST, gathered by\n"
+"memdb merge): --label GLOB takes the latest source of each label\n"
+"matching GLOB (growth: the first and the last of each series) and adds\n"
+"up allocinfo, growth, zones and callsites over them; --by label shows\n"
+"one row per label; --from and --to DATE bound when they were taken.\n"
 "\n";
 
 static const char usage_tail[] =
@@ -59,10 +66,13 @@ static const char usage_tail[] =
 "  memdb report growth --from 3 --to 7 --top 10\n"
 "  memdb report diff --from 1 --to 2 --human\n"
 "  memdb report zones --sort bytes --columns name,used,bytes\n"
+"  memdb report allocinfo --label 'web*' --top 10\n"
+"  memdb report growth --by label --from 2026-11-22 --to 2026-11-23\n"
+"  memdb report callsites --by label --site kmalloc_reserve\n"
 "  memdb report callsites --wide\n";
 
 /* OPT_PARAM + the index of a report option */
-enum { OPT_HUMAN = 200, OPT_COLUMNS, OPT_PARAM = 256 };
+enum { OPT_HUMAN = 200, OPT_COLUMNS, OPT_CLICKHOUSE, OPT_PARAM = 256 };
 
 static const struct cli_opt base_opts[] = {
 	CLI_ROW_DB,
@@ -86,6 +96,10 @@ static const struct cli_opt base_opts[] = {
 	  "report's list); a table shows them all, empty or not, cutting "
 	  "their text to fit the terminal" },
 	CLI_ROW_WIDE,
+	{ "clickhouse", OPT_CLICKHOUSE, "URL", "the fleet form of the report "
+	  "(allocinfo, growth, zones, callsites, outliers) on the ClickHouse "
+	  "server URL that memdb export fills (http://HOST:8123/): each "
+	  "label's latest source, as --label GLOB takes them here" },
 	CLI_ROW_HELP,
 	CLI_ROW_END,
 };
@@ -114,27 +128,35 @@ static size_t base_len(const struct mdb_query *q)
 	return strcspn(q->name, "@");
 }
 
+/* Does @q use @param, or @alt when not NULL? */
+static int uses_either(const struct mdb_query *q, const char *param,
+		       const char *alt)
+{
+	return mdb_query_uses(q, param) || (alt && mdb_query_uses(q, alt));
+}
+
 /* Has a report before @q (in the table @all) the same base name? */
 static int seen_base(const struct mdb_query *all, const struct mdb_query *q,
-		     const char *param)
+		     const char *param, const char *alt)
 {
 	for (const struct mdb_query *o = all; o < q; o++)
 		if (base_len(o) == base_len(q) &&
 		    !strncmp(o->name, q->name, base_len(q)) &&
-		    mdb_query_uses(o, param))
+		    uses_either(o, param, alt))
 			return 1;
 	return 0;
 }
 
-/* "leaks, timeline: " for the reports whose SQL uses @param. */
-static void print_users(FILE *f, const char *param)
+/* "leaks, timeline: " for the reports whose SQL uses @param (or
+ * @alt). */
+static void print_users(FILE *f, const char *param, const char *alt)
 {
 	size_t n, k = 0;
 	const struct mdb_query *q = mdb_query_all(&n);
 
 	for (size_t i = 0; i < n; i++)
-		if (mdb_query_uses(&q[i], param) &&
-		    !seen_base(q, &q[i], param))
+		if (uses_either(&q[i], param, alt) &&
+		    !seen_base(q, &q[i], param, alt))
 			fprintf(f, "%s%.*s", k++ ? ", " : "", (int)base_len(&q[i]),
 				q[i].name);
 	fputs(k ? ": " : "", f);
@@ -196,7 +218,8 @@ static char *param_help(const struct mdb_rparam *p)
 		fprintf(f, "%s; the first listed is the default:", p->help);
 		print_choices(f, p->opt);
 	} else {
-		print_users(f, p->where ? "@where" : p->param);
+		print_users(f, p->where ? "@where" : p->param,
+			    p->kind == MDB_RP_INT ? p->alt : NULL);
 		fputs(p->help, f);
 	}
 	fclose(f);
@@ -266,7 +289,10 @@ static char *make_title(const char *head, const char *t)
 
 struct emit_ctx {
 	const struct mdb_report *r;
-	const struct cli_scope *scope;
+	struct cli_scope *scope;
+	struct mdb_db *db;   /* a fleet's title: its set-up's temp.rsrc */
+	const struct mdb_fleet_scope *fs; /* or, on ClickHouse, its scope */
+	const char *ch_url;
 	int fmt;
 	FILE *out;           /* where the report goes */
 	int human;
@@ -305,6 +331,25 @@ static int emit(void *ctx, sqlite3_stmt *rows, sqlite3_stmt *total,
 	size_t len, dlen;
 	int nn = 0, ret = -MDB_E_NOMEM, fit;
 
+	/* a fleet: the sources its set-up picked (ClickHouse: counted by
+	 * its last statement) */
+	if (c->fs) {
+		/* growth's SQLite form compares two sources */
+		const struct mdb_query *sq = mdb_query_find(c->r->named->name);
+
+		cli_scope_fleet_title(c->scope, mdb_report_arg(
+			(struct mdb_report_args *)&c->r->args, "label")->text,
+			sq && mdb_query_uses(sq, ":from"), c->fs->labels,
+			c->fs->sources, c->fs->first, c->fs->last, c->ch_url);
+	} else if (c->r->args.fleet &&
+	    (ret = cli_scope_fleet(c->db, c->scope,
+				   mdb_report_arg((struct mdb_report_args *)
+						  &c->r->args, "label")->text,
+				   mdb_report_uses(c->r, ":from"), e)) < 0) {
+		free(head);
+		return ret;
+	}
+	ret = -MDB_E_NOMEM;
 	note = mdb_query_annot(c->r->q, "note", &len);
 	if (note && (nbuf = strndup(note, len)))
 		notes[nn++] = nbuf;
@@ -348,11 +393,44 @@ static int resolve_sources(struct mdb_db *db, const char *source,
 {
 	struct mdb_rarg *from = mdb_report_arg(&r->args, "from");
 	struct mdb_rarg *to = mdb_report_arg(&r->args, "to");
+	struct mdb_rarg *label = mdb_report_arg(&r->args, "label");
+	struct mdb_rarg *by = mdb_report_arg(&r->args, "by");
 	size_t len;
 	/* the kinds of source the report reads: a value up to its line's end */
 	const char *kinds = mdb_query_annot(r->q, "source", &len);
 	unsigned mask = cli_scope_kinds(kinds);
-	int ret = 0;
+	int ret = 0, pairs = mdb_report_uses(r, ":from");
+	/* "-- scope: fleet": the report has no other form */
+	const char *sc = mdb_query_annot(r->q, "scope", &len);
+	int fleet_only = sc && len == 5 && !strncmp(sc, "fleet", 5);
+	int ids = (from->text && !from->time) || (to->text && !to->time);
+	int dates = (from->text && from->time) || (to->text && to->time);
+
+	/* a fleet: each label's latest source (growth: the first and the
+	 * last of each series), picked by the report's own set-up */
+	r->args.fleet = mdb_report_uses(r, ":fleet") && !source && !ids &&
+			(label->text || fleet_only ||
+			 (by->text && !strcmp(by->text, "label")));
+	if (dates && !r->args.fleet)
+		return cli_usage_error("report", "--from DATE and --to DATE "
+				       "bound the sources of a fleet: give "
+				       "--label GLOB or --by label, without "
+				       "--source%s", pairs ? " or source ids" :
+				       "");
+	if (label->text && pairs && !r->args.fleet)
+		return cli_usage_error("report", "--label compares the series "
+				       "of each label matching it: give DATEs "
+				       "to --from and --to, not --source or "
+				       "source ids");
+	if (r->args.fleet) {
+		memset(scope, 0, sizeof(*scope));
+		scope->kinds = mask;
+		r->args.src_lo = 0;
+		r->args.src_hi = INT64_MAX;
+		ret = mdb_report_check(db, r, e);
+		return ret == -MDB_E_INVAL ? cli_usage_error("report", "%s",
+							     e->msg) : ret;
+	}
 
 	/* --from and --to given as labels: their latest source */
 	if (from->label)
@@ -379,6 +457,67 @@ static int resolve_sources(struct mdb_db *db, const char *source,
 	return ret;
 }
 
+/* The fleet form of report @name on ClickHouse (--clickhouse URL). */
+static int run_fleet(const char *name, const char *source,
+		     struct emit_ctx *ctx, const struct mdb_report_args *a)
+{
+	struct cli_scope scope = { 0 };
+	struct mdb_fleet_scope fs;
+	struct mdb_report_args fa = *a;
+	struct mdb_report r;
+	struct mdb_ch ch = { 0 };
+	struct mdb_rarg *from = mdb_report_arg(&fa, "from");
+	struct mdb_rarg *to = mdb_report_arg(&fa, "to");
+	struct mdb_error e;
+	int ret;
+
+	if (source)
+		return cli_usage_error("report", "--clickhouse reports on "
+				       "each label's latest source: --label "
+				       "GLOB picks the labels, not --source");
+	if ((from->text && !from->time) || (to->text && !to->time))
+		return cli_usage_error("report", "--clickhouse takes DATEs "
+				       "to --from and --to (2026-11-22, "
+				       "2026-11-22T10:00Z, @UNIXSECONDS)");
+	fa.fleet = 1;
+	mdb_error_clear(&e);
+	ret = mdb_report_plan_fleet(&r, name, &fa, &e);
+	if (ret == -MDB_E_INVAL) {
+		mdb_report_release(&r);
+		return cli_usage_error("report", "%s", e.msg);
+	}
+	if (ret == 0 && ctx->fmt != MDB_FMT_TABLE && ctx->fmt != MDB_FMT_CSV &&
+	    ctx->fmt != MDB_FMT_JSON && ctx->fmt >= 0) {
+		mdb_report_release(&r);
+		return cli_usage_error("report", "--clickhouse reports are "
+				       "tables, CSV or JSON");
+	}
+	if (ctx->fmt < 0)
+		ctx->fmt = MDB_FMT_TABLE;
+	scope.kinds = cli_scope_kinds(mdb_query_annot(r.q, "source",
+						      &(size_t){ 0 }));
+	ctx->r = &r;
+	ctx->scope = &scope;
+	ctx->fs = &fs;
+	if (ret == 0)
+		ret = mdb_ch_open(&ch, ctx->ch_url, &e);
+	if (ret == 0)
+		ctx->ch_url = ch.shown; /* no password in titles */
+	if (ret == 0)
+		ret = mdb_report_run_fleet(&ch, &r, emit, ctx, &fs, &e);
+	if (ret == -MDB_E_EMPTY)
+		cli_scope_fleet_title(&scope, mdb_report_arg(&fa,
+				      "label")->text, 0, 0, 0, "", "",
+				      ctx->ch_url);
+	if (ret < 0)
+		cli_error(&e);
+	mdb_report_release(&r);
+	mdb_ch_close(&ch);
+	cli_scope_release(&scope);
+	return cli_finish(ret == -MDB_E_INVAL ? MEMDB_EXIT_USAGE :
+			  ret < 0 ? MEMDB_EXIT_FAIL : MEMDB_EXIT_OK);
+}
+
 /* Run report @name with @a; prints, returns an exit status. */
 static int run_report(const char *name, const char *dbpath,
 		      const char *source, struct emit_ctx *how,
@@ -393,7 +532,10 @@ static int run_report(const char *name, const char *dbpath,
 
 	ctx.r = &r;
 	ctx.scope = &scope;
+	ctx.db = &db;
 	mdb_error_clear(&e);
+	if (how->ch_url)
+		return run_fleet(name, source, &ctx, a);
 	ret = mdb_report_plan(&r, name, a, &e);
 	if (ret == -MDB_E_INVAL) {
 		mdb_report_release(&r);
@@ -469,6 +611,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case CLI_OPT_WIDE:
 			how.wide = 1;
+			break;
+		case OPT_CLICKHOUSE:
+			how.ch_url = optarg;
 			break;
 		case OPT_COLUMNS:
 			if (!*optarg || strstr(optarg, ",,") ||

@@ -578,3 +578,98 @@ int cli_scope_series(struct mdb_db *db, struct cli_scope *s, int64_t from,
 		 s->to);
 	return 0;
 }
+
+/* @s as a JSON string into @buf (at most @len bytes, cut short). */
+static void json_str(char *buf, size_t len, const char *s)
+{
+	size_t o = 0;
+
+	if (len < 3)
+		return;
+	buf[o++] = '"';
+	for (; *s && o + 8 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			o += (size_t)snprintf(buf + o, len - o, "\\%c", c);
+		else if (c < 0x20)
+			o += (size_t)snprintf(buf + o, len - o, "\\u%04x", c);
+		else
+			buf[o++] = (char)c;
+	}
+	buf[o++] = '"';
+	buf[o] = '\0';
+}
+
+void cli_scope_fleet_title(struct cli_scope *s, const char *glob, int pairs,
+			   int64_t labels, int64_t n, const char *lo,
+			   const char *hi, const char *where)
+{
+	char g[200], n1[32], n2[32], *u = where ? cli_safe(where) : NULL;
+
+	snprintf(g, sizeof(g), "%s", glob ? glob : "*");
+	snprintf(s->title, sizeof(s->title), "%s%s%s%s of %s label%s "
+		 "matching '%s' (%s source%s), taken %s to %s",
+		 u ? "ClickHouse " : "", u ? u : "", u ? ": " : "",
+		 pairs ? "the first and the last snapshot of each series" :
+		 s->kinds == SCOPE_TRACE ? "the latest trace" :
+		 "the latest snapshot", cli_num(n1, sizeof(n1),
+		 (uint64_t)labels), labels == 1 ? "" : "s", g,
+		 cli_num(n2, sizeof(n2), (uint64_t)n), n == 1 ? "" : "s",
+		 lo[0] ? lo : "?", hi[0] ? hi : "?");
+	free(u);
+	json_str(g, sizeof(g), glob ? glob : "*");
+	snprintf(s->json, sizeof(s->json), "{\"label\": %s, \"sources\": "
+		 "%lld}", g, (long long)n);
+}
+
+int cli_scope_fleet(struct mdb_db *db, struct cli_scope *s,
+		    const char *glob, int pairs, struct mdb_error *e)
+{
+	sqlite3_stmt *st;
+	int64_t n = 0, labels = 0;
+	char lo[40] = "", hi[40] = "", want[200];
+	int rc, k;
+
+	if (sqlite3_prepare_v2(db->h, "SELECT count(*), count(DISTINCT "
+			       "r.label), min(s.taken_at), max(s.taken_at) "
+			       "FROM temp.rsrc r JOIN source s ON s.id = "
+			       "r.source_id", -1, &st, NULL))
+		return mdb_db_error(db, e, "cannot read sources");
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		n = sqlite3_column_int64(st, 0);
+		labels = sqlite3_column_int64(st, 1);
+		snprintf(lo, sizeof(lo), "%s", col_text(st, 2));
+		snprintf(hi, sizeof(hi), "%s", col_text(st, 3));
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return mdb_db_error(db, e, "cannot read sources");
+	if (!n) {
+		kinds_what(s->kinds, want, sizeof(want), " or ");
+		mdb_error_set(e, MDB_E_EMPTY, db->path, -1, -1, "label='%s'",
+			      glob ? glob : "*");
+		mdb_error_msg(e, "no label matching '%s' has %s%s", glob ?
+			      glob : "*", pairs ? "two snapshots of a series, "
+			      "" : "", want);
+		mdb_error_hint(e, "'memdb sources' lists the sources, their "
+			       "labels and when they were taken");
+		return -MDB_E_EMPTY;
+	}
+	cli_scope_fleet_title(s, glob, pairs, labels, n, lo, hi, NULL);
+	/* the sources' warnings, as many as the notes hold */
+	if (sqlite3_prepare_v2(db->h, "SELECT source_id FROM temp.rsrc "
+			       "ORDER BY source_id", -1, &st, NULL))
+		return mdb_db_error(db, e, "cannot read sources");
+	while (s->nnotes < SCOPE_MAX_NOTES &&
+	       (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+
+		if (describe(db, s, id, id, NULL, 0, &k, e) < 0) {
+			sqlite3_finalize(st);
+			return -MDB_E_DB;
+		}
+	}
+	sqlite3_finalize(st);
+	return 0;
+}

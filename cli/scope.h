@@ -36,7 +36,7 @@ struct cli_scope {
 	unsigned kinds;            /* SCOPE_* the report reads */
 	int64_t lo, hi;            /* source id range: bind :src_lo, :src_hi */
 	int64_t from, to;          /* cli_scope_series(): bind :from, :to */
-	char json[80];             /* value for the JSON "source" field */
+	char json[320];            /* value for the JSON "source" field */
 	char title[2048];          /* "source 3: kmemtrace-relay '/x' ..." */
 	char *notes[SCOPE_MAX_NOTES + 1]; /* warnings, NULL-terminated */
 	int nnotes;
@@ -72,6 +72,24 @@ int cli_scope_series(struct mdb_db *db, struct cli_scope *s, int64_t from,
  */
 int cli_scope_label(struct mdb_db *db, const char *label, unsigned mask,
 		    const char *what, int64_t *id, struct mdb_error *e);
+
+/*
+ * A fleet (the report's set-up picked each label's latest source, or
+ * with @pairs the first and last of each series, into temp.rsrc):
+ * title, JSON source and the sources' warnings from those sources;
+ * MDB_E_EMPTY naming @glob (NULL: any label) when there are none.
+ */
+int cli_scope_fleet(struct mdb_db *db, struct cli_scope *s,
+		    const char *glob, int pairs, struct mdb_error *e);
+
+/*
+ * The title and JSON source of a fleet of @labels labels and @sources
+ * sources taken from @lo to @hi (ISO 8601, "" unknown); @where: the
+ * ClickHouse server when the fleet is there.
+ */
+void cli_scope_fleet_title(struct cli_scope *s, const char *glob, int pairs,
+			   int64_t labels, int64_t sources, const char *lo,
+			   const char *hi, const char *where);
 
 void cli_scope_release(struct cli_scope *s);
 

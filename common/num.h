@@ -11,4 +11,12 @@
  */
 int mdb_parse_int(const char *s, int64_t *v);
 
+/*
+ * Parse a time: Unix seconds ("1732270000", "@1732270000") or ISO 8601
+ * ("2026-11-22", "2026-11-22T10:15", "2026-11-22 10:15:30Z",
+ * "2026-11-22T10:15:30+02:00"; no zone means UTC) into Unix seconds,
+ * 1970 to 9999.  0 on success, -1 else.
+ */
+int mdb_parse_time(const char *s, int64_t *t);
+
 #endif

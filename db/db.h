@@ -99,6 +99,20 @@ int mdb_db_source_exists(struct mdb_db *db, int64_t id, struct mdb_error *e);
 int mdb_db_delete_rows(struct mdb_db *db, int64_t id, struct mdb_error *e);
 
 /*
+ * The tables holding a source's rows besides source itself, the one list
+ * delete and merge go by: a table's rows of source ID are those whose
+ * source_id is ID or, for a table with an @owner, the rowids from @lo to
+ * @hi of the owner's row of ID ("source": its id; "slice_meta": its
+ * source_id), the source's rows being one contiguous range there.
+ */
+struct mdb_source_table {
+	const char *name;
+	const char *owner, *lo, *hi; /* NULL: rows by source_id */
+};
+
+const struct mdb_source_table *mdb_source_tables(size_t *n);
+
+/*
  * The capture file @name ("kallsyms", "modules", "sections") kept with
  * source @id: 1 with *@data (malloc'ed, NUL-terminated) and *@len, 0 when
  * the source has none, <0 on error.
@@ -108,6 +122,41 @@ int mdb_db_source_file(struct mdb_db *db, int64_t id, const char *name,
 
 /* Delete source @id and every row of it, in one transaction. */
 int mdb_db_delete_source(struct mdb_db *db, int64_t id, struct mdb_error *e);
+
+/* ---- merging databases ----------------------------------------------- */
+
+/* A source of a merged database: copied, or skipped as already there. */
+struct mdb_merge_source {
+	int64_t in_id;     /* its id in the input */
+	int64_t out_id;    /* its id in the output: the new one, or, when
+			    * skipped, the source already holding its data */
+	int skipped;       /* its content hash was in the output already */
+	char *format, *label, *path; /* the input's (label may be NULL) */
+	char *out_label;   /* skipped: the label of the one there */
+	int64_t rows;      /* rows copied besides the source's own */
+};
+
+struct mdb_merge_result {
+	struct mdb_merge_source *sources; /* in the input's order */
+	size_t n, cap;
+	int64_t merged, skipped, rows;
+	int migrated_from; /* the input's schema version when it was older
+			    * and a migrated copy was read, else 0 */
+};
+
+/*
+ * Copy every source of the database at @in_path into @out (opened to
+ * write) with all its rows, in one transaction: new source ids, rows of
+ * the tables read by rowid range moved to new ranges, labels and
+ * everything else kept; a source whose content hash @out holds already
+ * is skipped.  An input of an older schema is read from a migrated copy
+ * (the file itself is not changed), one of a newer schema refused.  On
+ * error @out is as it was.  mdb_merge_result_release() @res after.
+ */
+int mdb_db_merge(struct mdb_db *out, const char *in_path,
+		 struct mdb_merge_result *res, struct mdb_error *e);
+
+void mdb_merge_result_release(struct mdb_merge_result *r);
 
 /* ---- loading one source ---------------------------------------------- */
 

@@ -56,7 +56,7 @@ static int choose(struct mdb_report *r, size_t i, struct mdb_error *e)
 			return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1,
 					     NULL);
 		snprintf(vname, n, "%s@%s", r->named->name, r->value[i]);
-		v = mdb_query_find(vname);
+		v = r->fleet ? mdb_fleet_find(vname) : mdb_query_find(vname);
 		free(vname);
 		if (v)
 			r->q = v;
@@ -264,8 +264,9 @@ static int expand_sql(struct mdb_report *r, struct mdb_error *e)
 	return r->sql ? 0 : mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
 }
 
-int mdb_report_plan(struct mdb_report *r, const char *name,
-		    const struct mdb_report_args *a, struct mdb_error *e)
+static int plan(struct mdb_report *r, const char *name,
+		const struct mdb_report_args *a, int fleet,
+		struct mdb_error *e)
 {
 	size_t n;
 	const struct mdb_rparam *p = mdb_report_params(&n);
@@ -273,10 +274,15 @@ int mdb_report_plan(struct mdb_report *r, const char *name,
 	memset(r, 0, sizeof(*r));
 	r->args = *a;
 	r->timed = -1;
+	r->fleet = fleet;
 	if (strchr(name, '@'))
 		return usage(e, "no report called '%s' (variants are chosen "
 			     "with --by)", name);
-	r->named = r->q = mdb_query_find(name);
+	r->named = r->q = fleet ? mdb_fleet_find(name) : mdb_query_find(name);
+	if (!r->q && fleet && mdb_query_find(name))
+		return usage(e, "report '%s' has no fleet form (--clickhouse: "
+			     "allocinfo, growth, zones, callsites, outliers)",
+			     name);
 	if (!r->q)
 		return usage(e, "no report called '%s' ('memdb report list' "
 			     "names them)", name);
@@ -291,7 +297,16 @@ int mdb_report_plan(struct mdb_report *r, const char *name,
 				return ret;
 			continue;
 		}
-		if (v->text && !uses(r, p[i].where ? "@where" : p[i].param))
+		if (v->text && p[i].kind == MDB_RP_INT && p[i].alt &&
+		    uses(r, v->time ? p[i].param : p[i].alt) &&
+		    !uses(r, v->time ? p[i].alt : p[i].param))
+			return usage(e, "report '%s' takes --%s %s, not '%s'",
+				     name, p[i].opt, v->time ? "ID|LABEL" :
+				     "DATE (2026-11-22, 2026-11-22T10:00Z, "
+				     "@UNIXSECONDS)", v->text);
+		if (v->text && !uses(r, p[i].where ? "@where" :
+				     (v->time && p[i].alt) ? p[i].alt :
+				     p[i].param))
 			return usage(e, "report '%s' takes no --%s", name,
 				     p[i].opt);
 		if (v->text && (p[i].kind == MDB_RP_DURATION ||
@@ -300,6 +315,18 @@ int mdb_report_plan(struct mdb_report *r, const char *name,
 			r->timed = (int)i;
 	}
 	return expand_sql(r, e);
+}
+
+int mdb_report_plan(struct mdb_report *r, const char *name,
+		    const struct mdb_report_args *a, struct mdb_error *e)
+{
+	return plan(r, name, a, 0, e);
+}
+
+int mdb_report_plan_fleet(struct mdb_report *r, const char *name,
+			  const struct mdb_report_args *a, struct mdb_error *e)
+{
+	return plan(r, name, a, 1, e);
 }
 
 int mdb_report_uses(const struct mdb_report *r, const char *param)
@@ -438,62 +465,95 @@ char *mdb_report_head(const struct mdb_report *r)
 	return head;
 }
 
-static void bind_int(sqlite3_stmt *st, const char *name, int64_t v)
+/* *@iv = @v, and the kind of value that is. */
+static int int_value(int64_t *iv, int64_t v)
 {
-	int i = sqlite3_bind_parameter_index(st, name);
+	*iv = v;
+	return MDB_PV_INT;
+}
 
-	if (i > 0)
-		sqlite3_bind_int64(st, i, v);
+int mdb_report_param(const struct mdb_report *r, const char *name,
+		     int64_t *iv, const char **text)
+{
+	size_t n;
+	const struct mdb_rparam *p = mdb_report_params(&n);
+	const struct mdb_rarg *a = r->args.a;
+	static const char given[] = ":given_";
+
+	if (!strcmp(name, ":src_lo"))
+		return int_value(iv, r->args.src_lo);
+	if (!strcmp(name, ":src_hi"))
+		return int_value(iv, r->args.src_hi);
+	if (!strcmp(name, ":top"))
+		return int_value(iv, r->args.top ? r->args.top : -1);
+	if (!strcmp(name, ":sel"))
+		return int_value(iv, r->selected);
+	if (!strcmp(name, ":tsel"))
+		return int_value(iv, r->windowed);
+	if (!strcmp(name, ":fsel"))
+		return int_value(iv, r->filtered);
+	if (!strcmp(name, ":fleet"))
+		return int_value(iv, r->args.fleet);
+	for (size_t i = 0; i < n; i++) {
+		int is_param = !strcmp(name, p[i].param);
+		int is_alt = p[i].alt && !strcmp(name, p[i].alt);
+
+		/* :given_OPT: 1 when the option with a .where is given */
+		if (p[i].where && !strncmp(name, given, sizeof(given) - 1) &&
+		    !strcmp(name + sizeof(given) - 1, p[i].opt))
+			return int_value(iv, a[i].text != NULL);
+		if (!is_param && !is_alt)
+			continue;
+		switch (p[i].kind) {
+		case MDB_RP_CHOICE:
+		case MDB_RP_SORT:
+			*text = r->value[i] ? r->value[i] : "";
+			return MDB_PV_TEXT;
+		case MDB_RP_INT:
+			/* a date is the alt parameter's value, the other
+			 * stays at its default */
+			if (is_alt)
+				return a[i].time && a[i].text ?
+				       int_value(iv, a[i].v) : MDB_PV_NULL;
+			return int_value(iv, p[i].alt && a[i].time ?
+					 p[i].def : a[i].v);
+		case MDB_RP_FILE:
+			return int_value(iv, a[i].v);
+		case MDB_RP_DURATION:
+		case MDB_RP_POINT:
+			return a[i].text && is_alt == !!a[i].time ?
+			       int_value(iv, a[i].v) : MDB_PV_NULL;
+		case MDB_RP_WINDOW:
+			return int_value(iv, is_param ? a[i].v : a[i].v2);
+		case MDB_RP_TEXT:
+			if (!a[i].text)
+				return MDB_PV_NULL;
+			*text = a[i].text;
+			return MDB_PV_TEXT;
+		}
+	}
+	return MDB_PV_UNKNOWN;
 }
 
 /* Every value of @r to the parameters of @st that use it. */
 static void bind_all(sqlite3_stmt *st, const struct mdb_report *r)
 {
-	size_t n;
-	const struct mdb_rparam *p = mdb_report_params(&n);
-	const struct mdb_rarg *a = r->args.a;
+	int n = sqlite3_bind_parameter_count(st);
 
-	bind_int(st, ":src_lo", r->args.src_lo);
-	bind_int(st, ":src_hi", r->args.src_hi);
-	bind_int(st, ":top", r->args.top ? r->args.top : -1);
-	bind_int(st, ":sel", r->selected);
-	bind_int(st, ":tsel", r->windowed);
-	bind_int(st, ":fsel", r->filtered);
-	for (size_t i = 0; i < n; i++) {
-		int k = sqlite3_bind_parameter_index(st, p[i].param);
-		char given[40];
+	for (int k = 1; k <= n; k++) {
+		const char *name = sqlite3_bind_parameter_name(st, k), *text;
+		int64_t v;
 
-		/* :given_OPT: 1 when the option with a .where is given */
-		snprintf(given, sizeof(given), ":given_%s", p[i].opt);
-		if (p[i].where)
-			bind_int(st, given, a[i].text != NULL);
-
-		switch (p[i].kind) {
-		case MDB_RP_CHOICE:
-		case MDB_RP_SORT:
-			if (k > 0)
-				sqlite3_bind_text(st, k, r->value[i] ?
-						  r->value[i] : "", -1,
-						  SQLITE_TRANSIENT);
+		if (!name)
+			continue;
+		switch (mdb_report_param(r, name, &v, &text)) {
+		case MDB_PV_INT:
+			sqlite3_bind_int64(st, k, v);
 			break;
-		case MDB_RP_INT:
-		case MDB_RP_FILE:
-			bind_int(st, p[i].param, a[i].v);
+		case MDB_PV_TEXT:
+			sqlite3_bind_text(st, k, text, -1, SQLITE_TRANSIENT);
 			break;
-		case MDB_RP_DURATION:
-		case MDB_RP_POINT:
-			if (a[i].text)
-				bind_int(st, a[i].time ? p[i].alt : p[i].param,
-					 a[i].v);
-			break;
-		case MDB_RP_WINDOW:
-			bind_int(st, p[i].param, a[i].v);
-			bind_int(st, p[i].alt, a[i].v2);
-			break;
-		case MDB_RP_TEXT:
-			if (k > 0 && a[i].text)
-				sqlite3_bind_text(st, k, a[i].text, -1,
-						  SQLITE_TRANSIENT);
+		default: /* NULL */
 			break;
 		}
 	}

@@ -93,18 +93,30 @@ static const struct mdb_rparam params[] = {
 		   "node INTEGER NOT NULL)",
 	  .help = "the traced machine's CPU-to-node map, lines 'CPU NODE', "
 		  "for cross-node allocations" },
-	{ .opt = "from", .arg = "ID|LABEL", .kind = MDB_RP_INT,
-	  .param = ":from", .lo = 1, .hi = INT64_MAX, .labels = 1,
-	  .takes = "a source id or label",
+	{ .opt = "from", .arg = "ID|LABEL|DATE", .kind = MDB_RP_INT,
+	  .param = ":from", .alt = ":from_time", .lo = 1, .hi = INT64_MAX,
+	  .labels = 1, .takes = "a source id, label or date",
 	  .help = "the earlier snapshot, or trace A of a diff: a source id, "
 		  "or a label (its latest source of the report's kind) "
 		  "(default: the first of the series of the selected "
-		  "source: same --label and format, by the time taken)" },
-	{ .opt = "to", .arg = "ID|LABEL", .kind = MDB_RP_INT,
-	  .param = ":to", .lo = 1, .hi = INT64_MAX, .labels = 1,
-	  .takes = "a source id or label",
+		  "source: same --label and format, by the time taken); "
+		  "with --label GLOB (or --by label), a DATE (2026-11-22, "
+		  "2026-11-22T10:00Z, @UNIXSECONDS): only sources taken then "
+		  "or later" },
+	{ .opt = "to", .arg = "ID|LABEL|DATE", .kind = MDB_RP_INT,
+	  .param = ":to", .alt = ":to_time", .lo = 1, .hi = INT64_MAX,
+	  .labels = 1, .takes = "a source id, label or date",
 	  .help = "the later snapshot, or trace B of a diff (default: the "
-		  "last of the series)" },
+		  "last of the series); with --label GLOB (or --by label), "
+		  "a DATE: only sources taken then or earlier" },
+	{ .opt = "label", .arg = "GLOB", .kind = MDB_RP_TEXT,
+	  .param = ":label", .title = " --label %v",
+	  .help = "the hosts of a fleet: of each label matching GLOB (as "
+		  "the shell matches names: *, ?, [a-z]) the latest source "
+		  "of the report's kind (growth: the first and the last "
+		  "snapshot of each series), within --from and --to DATEs, "
+		  "figures added up over them; with --source, only its "
+		  "sources of those labels" },
 };
 
 #define NPARAMS (sizeof(params) / sizeof(params[0]))
@@ -226,6 +238,13 @@ int mdb_report_arg_parse(struct mdb_report_args *a, size_t i, const char *s,
 
 	switch (p->kind) {
 	case MDB_RP_INT:
+		/* a date (2026-11-22..., @SECONDS) for the alt parameter */
+		r->time = p->alt && (*s == '@' || (strlen(s) >= 5 &&
+			  isdigit((unsigned char)s[0]) && s[4] == '-'));
+		if (r->time) {
+			bad = mdb_parse_time(s, &v);
+			break;
+		}
 		bad = mdb_parse_int(s, &v) || v < p->lo || v > p->hi;
 		/* not a number: a label, when the option takes one */
 		r->label = p->labels && *s && !isdigit((unsigned char)*s) &&

@@ -10,6 +10,25 @@ static const struct mdb_query queries[] = {
 #include "queries.inc" /* the .sql files as strings, by tools/embed.sh */
 };
 
+/* report/sql/fleet/: the fleet forms, for ClickHouse */
+static const struct mdb_query fleet[] = {
+#include "fleet.inc"
+};
+
+const struct mdb_query *mdb_fleet_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(fleet) / sizeof(fleet[0]); i++)
+		if (!strcmp(fleet[i].name, name))
+			return &fleet[i];
+	return NULL;
+}
+
+const struct mdb_query *mdb_fleet_all(size_t *n)
+{
+	*n = sizeof(fleet) / sizeof(fleet[0]);
+	return fleet;
+}
+
 const struct mdb_query *mdb_query_find(const char *name)
 {
 	for (size_t i = 0; i < sizeof(queries) / sizeof(queries[0]); i++)

@@ -35,6 +35,14 @@ const struct mdb_query *mdb_query_find(const char *name);
 const struct mdb_query *mdb_query_all(size_t *n);
 
 /*
+ * The fleet form of report @name (report/sql/fleet/NAME.sql: the same
+ * report over ClickHouse's tables, report/fleet.c), or NULL; all of
+ * them, sorted by name.
+ */
+const struct mdb_query *mdb_fleet_find(const char *name);
+const struct mdb_query *mdb_fleet_all(size_t *n);
+
+/*
  * The value of annotation "-- @key:" in @q's leading comment block, leading
  * blanks skipped: a pointer into @q->sql of *@len bytes (up to the end of
  * the line, not terminated), or NULL when the header has no such line.

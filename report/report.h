@@ -68,7 +68,10 @@ struct mdb_rparam {
 	enum mdb_rparam_kind kind;
 	const char *param;     /* SQL parameter bound; outside MDB_RP_CHOICE a
 				* report takes the option when its SQL uses it */
-	const char *alt;       /* MDB_RP_POINT: the parameter a time binds */
+	const char *alt;       /* MDB_RP_POINT: the parameter a time binds;
+				* MDB_RP_INT: a date (Unix seconds) binds
+				* it instead, the option taken by a report
+				* using either */
 	int64_t lo, hi, def;   /* MDB_RP_INT */
 	int variants;          /* MDB_RP_CHOICE: report NAME@value, when there
 				* is one, is what runs for the value */
@@ -107,7 +110,8 @@ struct mdb_rarg {
 	int64_t v;        /* parsed value (MDB_RP_INT: def when not given;
 			   * MDB_RP_WINDOW: the start) */
 	int64_t v2;       /* MDB_RP_WINDOW: the end */
-	int time;         /* MDB_RP_POINT: given as a time */
+	int time;         /* MDB_RP_POINT: given as a time; MDB_RP_INT
+			   * with .alt: given as a date */
 	int label;        /* .labels: given as a label (text), v is 0 */
 };
 
@@ -115,6 +119,10 @@ struct mdb_report_args {
 	struct mdb_rarg a[MDB_RP_MAX]; /* as mdb_report_params() */
 	int64_t src_lo, src_hi;        /* sources covered: :src_lo, :src_hi */
 	int64_t top;                   /* rows, 0 for all: :top */
+	int fleet;                     /* :fleet, 1 when the report covers
+					* each label's latest source (--label
+					* without --source) instead of the
+					* range */
 };
 
 /* No option given: defaults everywhere. */
@@ -149,6 +157,7 @@ struct mdb_report {
 					* of the options given but the
 					* window's */
 	int timed;                     /* option needing timestamps, or -1 */
+	int fleet;                     /* the fleet form (ClickHouse) */
 };
 
 /*
@@ -159,6 +168,15 @@ struct mdb_report {
  */
 int mdb_report_plan(struct mdb_report *r, const char *name,
 		    const struct mdb_report_args *a, struct mdb_error *e);
+
+/*
+ * mdb_report_plan() of the fleet form of report @name (its SQL over the
+ * ClickHouse tables, report/sql/fleet/), which mdb_report_run_fleet()
+ * runs.
+ */
+int mdb_report_plan_fleet(struct mdb_report *r, const char *name,
+			  const struct mdb_report_args *a,
+			  struct mdb_error *e);
 
 /* Does what runs use the SQL parameter @param? */
 int mdb_report_uses(const struct mdb_report *r, const char *param);
@@ -198,6 +216,36 @@ typedef int (*mdb_report_emit_fn)(void *ctx, sqlite3_stmt *rows,
  */
 int mdb_report_run(struct mdb_db *db, const struct mdb_report *r,
 		   mdb_report_emit_fn emit, void *ctx, struct mdb_error *e);
+
+struct mdb_ch;
+
+/* Who a fleet report read: its last statement's one row. */
+struct mdb_fleet_scope {
+	int64_t labels, sources;
+	char first[32], last[32]; /* taken_at of the oldest and newest */
+};
+
+/*
+ * Run the fleet form @r on ClickHouse @ch: each statement (the rows, the
+ * total, then the scope: labels, sources, first and last taken_at) with
+ * the option values as literals, its results loaded into an in-memory
+ * SQLite table, whose statements @emit receives as from
+ * mdb_report_run(); the scope into @scope.  An empty fleet is
+ * MDB_E_EMPTY.
+ */
+int mdb_report_run_fleet(struct mdb_ch *ch, const struct mdb_report *r,
+			 mdb_report_emit_fn emit, void *ctx,
+			 struct mdb_fleet_scope *scope, struct mdb_error *e);
+
+/*
+ * The value of the SQL parameter @name (":top") for @r, as the engine
+ * binds it: MDB_PV_INT (*@iv), MDB_PV_TEXT (*@text, valid while @r is),
+ * MDB_PV_NULL, or MDB_PV_UNKNOWN for a name no option or built-in has.
+ */
+enum { MDB_PV_UNKNOWN = -1, MDB_PV_NULL, MDB_PV_INT, MDB_PV_TEXT };
+
+int mdb_report_param(const struct mdb_report *r, const char *name,
+		     int64_t *iv, const char **text);
 
 void mdb_report_release(struct mdb_report *r);
 

@@ -460,6 +460,8 @@ static char *report_args(const struct mdb_query *q, int zsrc)
 		src = strf("--from %d --to %d", SRC_SLAB, SRC_PAGE);
 	else if (!strcmp(q->name, "growth"))
 		src = strf("--from %d --to %d", SRC_T0, SRC_T1);
+	else if (!strcmp(q->name, "outliers"))
+		src = strf("--source %d", SRC_T1);
 	else if (!strncmp(kind, "tags", len))
 		src = strf("--source %d", SRC_T1);
 	else if (!strncmp(kind, "zones", len))

@@ -231,7 +231,8 @@ static void test_completion(void **state)
 	/* options, option values and what follows an option's argument
 	 * (hand-written from the help texts): words, then the candidates */
 	static const char *const want_of[][2] = {
-		{ "memdb report callsites --by ", "cache comm pid site type " },
+		{ "memdb report callsites --by ",
+		  "cache comm label pid site type " },
 		{ "memdb report -n 5 --source 2 fragmentation --s",
 		  "--show --site --sort --source " },
 		{ "memdb report zones --format ", "csv folded json svg table " },

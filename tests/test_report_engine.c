@@ -156,8 +156,8 @@ static void test_option_values(void **state)
 	assert_string_equal(e.msg, "--min-age takes a duration such as 5s or "
 				   "250ms, not '5q'");
 	assert_int_equal(give(&a, "from", "0", &e), -MDB_E_INVAL);
-	assert_string_equal(e.msg, "--from takes a source id or label, "
-				   "not '0'");
+	assert_string_equal(e.msg, "--from takes a source id, label or "
+				   "date, not '0'");
 	/* not a number: a label, for cli/ to look up */
 	assert_int_equal(give(&a, "to", "before", &e), 0);
 	assert_true(mdb_report_arg(&a, "to")->label);
@@ -314,7 +314,7 @@ static void test_plan_refusals(void **state)
 	assert_int_equal(plan(&r, "allocinfo", "by", "line", &e),
 			 -MDB_E_INVAL);
 	assert_string_equal(e.msg, "report 'allocinfo' takes --by "
-				   "tag|function|file|module, not 'line'");
+				   "tag|function|file|module|label, not 'line'");
 	mdb_report_release(&r);
 	assert_int_equal(plan(&r, "fragmentation", "from", "1", &e),
 			 -MDB_E_INVAL);

@@ -595,7 +595,8 @@ static void test_report_options(void **state)
 	ingest_fixture(db, "", "succeed/snapshots/allocinfo-v1.txt");
 	run_memdb(&r, db, "report zones --by file");
 	assert_run_status(&r, 2);
-	assert_string_equal(r.err, "memdb: report 'zones' takes no --by\n"
+	assert_string_equal(r.err, "memdb: report 'zones' takes --by "
+				   "zone|label, not 'file'\n"
 				   "memdb: see 'memdb report --help'\n");
 	run_free(&r);
 	run_memdb(&r, db, "report fragmentation --from 1");
@@ -603,8 +604,8 @@ static void test_report_options(void **state)
 	run_free(&r);
 	run_memdb(&r, db, "report allocinfo --by line");
 	assert_run_status(&r, 2);
-	assert_non_null(strstr(r.err, "takes --by tag|function|file|module, "
-				      "not 'line'"));
+	assert_non_null(strstr(r.err, "takes --by tag|function|file|module|"
+				      "label, not 'line'"));
 	run_free(&r);
 	run_memdb(&r, db, "report allocinfo --sort size");
 	assert_run_status(&r, 2);
@@ -614,8 +615,8 @@ static void test_report_options(void **state)
 	run_free(&r);
 	run_memdb(&r, db, "report growth --to -3");
 	assert_run_status(&r, 2);
-	assert_non_null(strstr(r.err, "--to takes a source id or label, "
-				      "not '-3'"));
+	assert_non_null(strstr(r.err, "--to takes a source id, label or "
+				      "date, not '-3'"));
 	run_free(&r);
 	/* not a number: a label, which no source has */
 	run_memdb(&r, db, "report growth --to x");

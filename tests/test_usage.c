@@ -21,8 +21,9 @@
 #include "../report/report.h"
 #include "testlib.h"
 
-static const char *const cmds[] = { "ingest", "sources", "symbolize",
-				    "report", "sql", "check", "record" };
+static const char *const cmds[] = { "ingest", "sources", "merge",
+				    "export", "symbolize", "report", "sql",
+				    "check", "record" };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 

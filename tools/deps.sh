@@ -11,8 +11,8 @@ set -eu
 pkgs="gcc make pkg-config libsqlite3-dev libelf-dev libdw-dev libxxhash-dev
 libcmocka-dev libjansson-dev libzstd-dev zlib1g-dev liblzma-dev
 libtraceevent-dev libtracecmd-dev libtracefs-dev libkdumpfile-dev
-libbpf-dev sqlite3 zstd
-elfutils gawk gzip python3
+libbpf-dev libcurl4-openssl-dev sqlite3 zstd
+elfutils gawk gzip python3 clickhouse-server curl
 xz-utils binutils llvm chromium groff-base man-db bsdutils bash"
 if [ "${1:-}" = fuzz ]; then
 	pkgs="$pkgs clang libclang-rt-dev"

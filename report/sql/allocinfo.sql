@@ -3,7 +3,7 @@
 -- help: per allocation tag (file:line, function, module): bytes and calls, by bytes; --by function|file|module adds them up
 -- source: tags
 -- drop: tags module calls function
--- by: tag|function|file|module
+-- by: tag|function|file|module|label
 -- sort: bytes|calls|count
 --
 -- /proc/allocinfo of the selected snapshot: one row per allocation tag,
@@ -20,12 +20,44 @@
 --          kernel prints such a counter negative or past 2^63, memdb
 --          stores it negative) and is added up as such
 -- The total row covers every tag of the selected sources.
+-- A fleet (--label GLOB, or --by label, without --source): the latest
+-- snapshot of each label matching GLOB, figures added up over them
+-- (--by label: one row per label, allocinfo@label.sql).
 --
 -- Parameters (sqlite3: .param set :src_lo 1, ...):
 --   :src_lo, :src_hi   range of source ids to cover
 --   :top               rows to return, -1 for all
 --   :by                NULL or 'tag', 'function', 'file', 'module'
 --   :sort              NULL or 'bytes', 'calls' ('count' = 'calls')
+--   :label             NULL, or only sources whose label matches (GLOB)
+--   :fleet             1: each label's latest snapshot instead of the
+--                      range, :from_time, :to_time (Unix seconds, NULL
+--                      for no bound) the times it may be taken in
+
+-- The sources covered, into temp.rsrc: those of :src_lo to :src_hi
+-- (--source) whose label matches --label GLOB, when given; or, for a
+-- fleet, of each label matching GLOB (default *) its latest snapshot
+-- with tags, by taken_at (ties: the larger content hash), among those
+-- taken from :from_time to :to_time.  report/sql/fleet/allocinfo.sql
+-- picks the same ones.
+DROP TABLE IF EXISTS temp.rsrc;
+CREATE TEMP TABLE rsrc AS
+SELECT id AS source_id, label FROM source
+WHERE NOT coalesce(:fleet, 0) AND id BETWEEN :src_lo AND :src_hi
+  AND (:label IS NULL OR label GLOB :label)
+UNION ALL
+SELECT id, label FROM (
+	SELECT s.id, s.label,
+	       row_number() OVER (PARTITION BY s.label
+	                          ORDER BY s.taken_at DESC, s.hash DESC) AS k
+	FROM source s
+	WHERE :fleet AND s.label GLOB coalesce(:label, '*')
+	  AND EXISTS (SELECT 1 FROM tag t WHERE t.source_id = s.id)
+	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) >=
+	               :from_time, :from_time IS NULL)
+	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) <=
+	               :to_time, :to_time IS NULL)
+) WHERE k = 1;
 
 WITH p AS (
 	SELECT coalesce(:by, 'tag') AS by, coalesce(:sort, 'bytes') AS sort
@@ -39,8 +71,7 @@ g AS (
 	       (CASE WHEN count(t.bytes) THEN CAST(total(t.bytes) AS INTEGER) END) AS bytes, (CASE WHEN count(t.calls) THEN CAST(total(t.calls) AS INTEGER) END) AS calls, count(*) AS tags,
 	       max(NOT t.accurate) AS inaccurate, max(t.approx) AS approx,
 	       max(t.bytes < 0 OR t.calls < 0) AS underflow
-	FROM v_tags t, p
-	WHERE t.source_id BETWEEN :src_lo AND :src_hi
+	FROM temp.rsrc r CROSS JOIN v_tags t ON t.source_id = r.source_id, p
 	GROUP BY 1, 2, 3
 )
 SELECT tag, function, module, bytes, calls, tags,
@@ -57,5 +88,4 @@ LIMIT :top;
 SELECT 'total' AS tag, NULL AS function, NULL AS module,
        coalesce((CASE WHEN count(bytes) THEN CAST(total(bytes) AS INTEGER) END), 0) AS bytes, coalesce((CASE WHEN count(calls) THEN CAST(total(calls) AS INTEGER) END), 0) AS calls,
        count(*) AS tags, NULL AS flags
-FROM v_tags
-WHERE source_id BETWEEN :src_lo AND :src_hi;
+FROM temp.rsrc r CROSS JOIN v_tags t ON t.source_id = r.source_id;

@@ -3,7 +3,7 @@
 -- help: per call site hits, bytes, average, waste, fragmentation, ping-pong, live at end
 -- source: trace
 -- drop: avg_alloc freed waste bytes_req live pingpong live_bytes
--- by: site|cache|type|comm|pid
+-- by: site|cache|type|comm|pid|label
 -- sort: bytes=bytes_alloc|callsite=addr < 0,addr|hit=hits|pingpong|frag=frag_pct|hits|waste|live=live_bytes|bytes_alloc|bytes_req|frag_pct|freed|live_bytes|avg_alloc
 --
 -- Slab allocations (kmalloc and kmem_cache), one row per call site, the
@@ -39,6 +39,37 @@
 -- temp.slab_rows (k1, k2: the group's key; addr, ord: its tie order) and
 -- their total into temp.slab_total; the variants run them first ('--
 -- setup: callsites') and only name their columns.
+--
+-- A fleet (--label GLOB, or --by label, without --source; :fleet): the
+-- latest trace of each label matching GLOB, figures added up over them;
+-- a call site is then one row per symbol over the hosts (each host's
+-- kernel at its own KASLR offset), per address where it has none, its
+-- call_site the address where all agree.  --by label: one row per label
+-- (callsites@label.sql).  :label, :fleet, :from_time and :to_time as in
+-- allocinfo.sql.
+
+-- The sources covered, into temp.rsrc: as in allocinfo.sql, of the
+-- traces (sources with no tags nor zones).  report/sql/fleet/callsites.sql
+-- picks the same ones.
+DROP TABLE IF EXISTS temp.rsrc;
+CREATE TEMP TABLE rsrc AS
+SELECT id AS source_id, label FROM source
+WHERE NOT coalesce(:fleet, 0) AND id BETWEEN :src_lo AND :src_hi
+  AND (:label IS NULL OR label GLOB :label)
+UNION ALL
+SELECT id, label FROM (
+	SELECT s.id, s.label,
+	       row_number() OVER (PARTITION BY s.label
+	                          ORDER BY s.taken_at DESC, s.hash DESC) AS k
+	FROM source s
+	WHERE :fleet AND s.label GLOB coalesce(:label, '*')
+	  AND NOT EXISTS (SELECT 1 FROM tag t WHERE t.source_id = s.id)
+	  AND NOT EXISTS (SELECT 1 FROM zone z WHERE z.source_id = s.id)
+	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) >=
+	               :from_time, :from_time IS NULL)
+	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) <=
+	               :to_time, :to_time IS NULL)
+) WHERE k = 1;
 
 DROP TABLE IF EXISTS temp.slab_rows;
 DROP TABLE IF EXISTS temp.slab_total;
@@ -81,7 +112,8 @@ WITH m AS (
 	                 THEN CASE WHEN m.col_lo IS NULL THEN 'win'
 	                           ELSE 'col' END
 	            WHEN (:given_pid OR :by = 'pid') AND NOT :given_cache
-	                 AND NOT :given_comm AND :by IN ('site', 'type', 'pid')
+	                 AND NOT :given_comm
+	                 AND :by IN ('site', 'type', 'pid', 'label')
 	                 THEN 'pid'
 	            WHEN NOT :given_pid AND :by <> 'pid' THEN 'key'
 	            WHEN m.col_lo IS NOT NULL THEN 'col'
@@ -89,7 +121,7 @@ WITH m AS (
 	       (min(max(:t_lo, 0), m.max_ts + 1) + m.bw - 1) / m.bw
 	           AS b1,
 	       (min(:t_hi, m.max_ts) + 1) / m.bw - 1 AS b2
-	FROM source s LEFT JOIN (
+	FROM temp.rsrc r JOIN source s ON s.id = r.source_id LEFT JOIN (
 		-- slice_bucket_comm's buckets are 2^bcomm_shift of
 		-- slice_bucket's (db/schema-6.sql), slice_bucket_pid's
 		-- 2^bpid_shift (db/schema-7.sql)
@@ -101,10 +133,10 @@ WITH m AS (
 			FROM (SELECT *, coalesce(level >= 7 AND
 			                (:given_pid OR :by = 'pid') AND
 			                NOT :given_cache AND NOT :given_comm
-			                AND :by IN ('site', 'type', 'pid'), 0)
+			                AND :by IN ('site', 'type', 'pid',
+			                            'label'), 0)
 			                AS pw
 			      FROM slice_meta))) m ON m.source_id = s.id
-	WHERE s.id BETWEEN :src_lo AND :src_hi
 ), w AS (
 	SELECT *, coalesce(CASE WHEN pw THEN b1 <= b2 ELSE
 	                   NOT :given_pid AND :by <> 'pid' AND
@@ -146,14 +178,14 @@ WITH f AS (
 	       NULL AS ctype, NULL AS osize, hits, bytes_req, bytes_alloc,
 	       freed, pingpong, live, live_bytes
 	FROM site_stats
-	WHERE :by IN ('site', 'type') AND NOT :sel
-	  AND source_id BETWEEN :src_lo AND :src_hi AND type < 2
+	WHERE :by IN ('site', 'type', 'label') AND NOT :sel
+	  AND source_id IN (SELECT source_id FROM temp.rsrc) AND type < 2
 	UNION ALL
 	SELECT source_id, cache_id, type, obj_size, hits, bytes_req,
 	       bytes_alloc, freed, pingpong, live, live_bytes
 	FROM cache_stats
 	WHERE :by = 'cache' AND NOT :sel
-	  AND source_id BETWEEN :src_lo AND :src_hi AND type < 2
+	  AND source_id IN (SELECT source_id FROM temp.rsrc) AND type < 2
 	UNION ALL
 	SELECT a.source_id, CASE :by WHEN 'site' THEN a.site_id
 	                             WHEN 'type' THEN a.type
@@ -179,7 +211,8 @@ WITH f AS (
 	SELECT s.sid, a.rk, a.k2, a.k3, a.hits, a.bytes_req,
 	       a.bytes_alloc, a.freed, a.pingpong, a.live, a.live_bytes
 	FROM temp.sl_src s
-	CROSS JOIN slab_scan(s.sid, :by, :tsel, :t_lo, :t_hi,
+	CROSS JOIN slab_scan(s.sid, CASE :by WHEN 'label' THEN 'type'
+	                                ELSE :by END, :tsel, :t_lo, :t_hi,
 	                     CASE WHEN :given_pid THEN :pid END, :comm,
 	                     :cache, :site) a
 	WHERE s.mode = 'col'
@@ -292,6 +325,8 @@ WITH f AS (
 	                          WHEN p.osize > 8192 THEN 'kmalloc-large'
 	                          ELSE 'kmalloc-' || p.osize END)
 	                WHEN 'comm' THEN coalesce(n.text, '')
+	                WHEN 'label' THEN (SELECT label FROM source
+	                                   WHERE id = p.sid)
 	                ELSE p.rk END AS k1,
 	       v.symbol AS k2, v.addr, t.id AS ord, p.hits, p.bytes_req,
 	       p.bytes_alloc, p.freed, p.pingpong, p.live, p.live_bytes
@@ -302,12 +337,18 @@ WITH f AS (
 	LEFT JOIN str n ON :by IN ('cache', 'comm') AND n.source_id = p.sid
 	               AND n.id = p.rk
 ), g AS (
-	SELECT k1, k2, addr, ord,
+	-- a fleet's call sites: one row per symbol over the hosts
+	SELECT CASE WHEN NOT coalesce(:fleet, 0) OR min(k1) = max(k1)
+	            THEN min(k1) END AS k1, k2,
+	       CASE WHEN NOT coalesce(:fleet, 0) OR min(addr) = max(addr)
+	            THEN min(addr) END AS addr, min(ord) AS ord,
 	       CAST(total(hits) AS INTEGER) AS hits, CAST(total(bytes_req) AS INTEGER) AS bytes_req,
 	       CAST(total(bytes_alloc) AS INTEGER) AS bytes_alloc, CAST(total(freed) AS INTEGER) AS freed,
 	       CAST(total(pingpong) AS INTEGER) AS pingpong, CAST(total(live) AS INTEGER) AS live,
 	       CAST(total(live_bytes) AS INTEGER) AS live_bytes
-	FROM k GROUP BY k1, k2
+	FROM k
+	GROUP BY CASE WHEN :fleet AND :by = 'site' AND k2 <> '??' THEN NULL
+	              ELSE k1 END, k2
 )
 SELECT k1, k2, addr, ord, hits, bytes_req, bytes_alloc,
        CASE WHEN hits = 0 THEN 0 ELSE bytes_alloc / hits END,

@@ -3,7 +3,7 @@
 -- help: change of bytes and counts per tag or zone between two snapshots of a series (default first and last), by growth
 -- source: tags|zones
 -- drop: count_from count_to module kind bytes_from function bytes_to count_delta
--- by: tag|function|file|module
+-- by: tag|function|file|module|label
 -- sort: bytes|calls|count
 --
 -- What grew between snapshot :from and snapshot :to: the leak-suspect
@@ -28,67 +28,124 @@
 --           in the allocinfo report: the delta is that of the counters)
 -- Sorted by bytes_delta (--sort calls or count: count_delta), largest
 -- growth first, ties by name.  The total row covers every row.
+-- A fleet (--label GLOB, or --by label, without --from and --to ids):
+-- of each series (label and format) of the labels matching GLOB, the
+-- first and the last snapshot taken within --from and --to DATEs (a
+-- series with one snapshot there is left out), compared as above and
+-- added up over the series: bytes_from is the sum of the first
+-- snapshots', new means in none of them.  --by label: one row per
+-- label and kind (name is the label), the hosts side by side.
 --
 -- Parameters (sqlite3: .param set :from 3, ...):
 --   :from, :to   the source ids to compare
 --   :top         rows to return, -1 for all
---   :by          NULL or 'tag', 'function', 'file', 'module' (tags only)
+--   :by          NULL or 'tag', 'function', 'file', 'module' (tags
+--                only), 'label'
 --   :sort        NULL or 'bytes', 'calls', 'count'
+--   :fleet       1: the series of the labels matching :label (NULL:
+--                any) instead of :from and :to, within :from_time and
+--                :to_time (Unix seconds, NULL for no bound)
 
+-- The snapshots compared, into temp.rsrc (source_id, label, series,
+-- role 'from' or 'to'): :from and :to, or for a fleet the first and the
+-- last of each series within the dates, by taken_at (ties: by content
+-- hash), as report/sql/fleet/growth.sql picks them.
+DROP TABLE IF EXISTS temp.rsrc;
+CREATE TEMP TABLE rsrc AS
+SELECT :from AS source_id, (SELECT label FROM source WHERE id = :from)
+           AS label, 0 AS series, 'from' AS role
+WHERE NOT coalesce(:fleet, 0)
+UNION ALL
+SELECT :to, (SELECT label FROM source WHERE id = :to), 0, 'to'
+WHERE NOT coalesce(:fleet, 0)
+UNION ALL
+SELECT id, label, dense_rank() OVER (ORDER BY label, format),
+       CASE WHEN k = 1 THEN 'from' ELSE 'to' END
+FROM (
+	SELECT s.id, s.label, s.format,
+	       row_number() OVER (PARTITION BY s.label, s.format
+	                          ORDER BY s.taken_at, s.hash) AS k,
+	       count(*) OVER (PARTITION BY s.label, s.format) AS n
+	FROM source s
+	WHERE :fleet AND s.label GLOB coalesce(:label, '*')
+	  AND (EXISTS (SELECT 1 FROM tag t WHERE t.source_id = s.id) OR
+	       EXISTS (SELECT 1 FROM zone z WHERE z.source_id = s.id))
+	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) >=
+	               :from_time, :from_time IS NULL)
+	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) <=
+	               :to_time, :to_time IS NULL)
+)
+WHERE n > 1 AND k IN (1, n);
+
+-- One row per item present in either end (temp.growth_rows), summed
+-- over the series; the rows statement orders them, the total adds them.
+DROP TABLE IF EXISTS temp.growth_rows;
+CREATE TEMP TABLE growth_rows AS
 WITH p AS (
-	SELECT coalesce(:by, 'tag') AS by, coalesce(:sort, 'bytes') AS sort
+	SELECT coalesce(:by, 'tag') AS by
 ),
 both_have AS (
-	SELECT EXISTS (SELECT 1 FROM tag WHERE source_id = :from) AND
-	       EXISTS (SELECT 1 FROM tag WHERE source_id = :to) AS tags,
-	       EXISTS (SELECT 1 FROM zone WHERE source_id = :from) AND
-	       EXISTS (SELECT 1 FROM zone WHERE source_id = :to) AS zones
+	-- tags are compared when both ends of a series have tags, zones
+	-- when both have zones
+	SELECT r.series,
+	       min(EXISTS (SELECT 1 FROM tag t WHERE t.source_id = r.source_id))
+	           AS tags,
+	       min(EXISTS (SELECT 1 FROM zone z WHERE z.source_id =
+	                                              r.source_id)) AS zones
+	FROM temp.rsrc r GROUP BY r.series
 ),
 items AS (
-	SELECT t.source_id, 'tag' AS kind,
+	SELECT r.role, 'tag' AS kind,
 	       CASE p.by WHEN 'tag' THEN t.tag WHEN 'file' THEN t.file
-	       END AS name,
+	                 WHEN 'label' THEN r.label END AS name,
 	       CASE WHEN p.by IN ('tag', 'function') THEN t.function
 	       END AS function,
-	       t.module, 0 AS instance,
+	       CASE WHEN p.by <> 'label' THEN t.module END AS module,
+	       0 AS instance,
 	       (CASE WHEN count(t.bytes) THEN CAST(total(t.bytes) AS INTEGER) END) AS bytes, (CASE WHEN count(t.calls) THEN CAST(total(t.calls) AS INTEGER) END) AS count,
 	       max(NOT t.accurate) AS inaccurate, max(t.approx) AS approx,
 	       max(t.bytes < 0 OR t.calls < 0) AS underflow
-	FROM v_tags t, p, both_have b
-	WHERE t.source_id IN (:from, :to) AND b.tags
+	FROM temp.rsrc r JOIN both_have b ON b.series = r.series AND b.tags
+	CROSS JOIN v_tags t ON t.source_id = r.source_id, p
 	GROUP BY 1, 2, 3, 4, 5
 	UNION ALL
-	SELECT source_id, allocator, name, NULL, NULL, instance, bytes, used,
-	       0, approx, 0
-	FROM v_zones, both_have b
-	WHERE source_id IN (:from, :to) AND b.zones
+	SELECT r.role, z.allocator,
+	       CASE WHEN p.by = 'label' THEN r.label ELSE z.name END, NULL,
+	       NULL, CASE WHEN p.by = 'label' THEN 0 ELSE z.instance END,
+	       (CASE WHEN count(z.bytes) THEN CAST(total(z.bytes) AS INTEGER) END), (CASE WHEN count(z.used) THEN CAST(total(z.used) AS INTEGER) END),
+	       0, max(z.approx), 0
+	FROM temp.rsrc r JOIN both_have b ON b.series = r.series AND b.zones
+	CROSS JOIN v_zones z ON z.source_id = r.source_id, p
+	GROUP BY 1, 2, 3, 4, 5, 6
 ),
-a AS (SELECT * FROM items WHERE source_id = :from),
-b AS (SELECT * FROM items WHERE source_id = :to),
+a AS (SELECT * FROM items WHERE role = 'from'),
+b AS (SELECT * FROM items WHERE role = 'to'),
 k AS (
 	SELECT kind, name, function, module, instance FROM a
 	UNION
 	SELECT kind, name, function, module, instance FROM b
-),
-d AS (
-	SELECT k.kind, k.name, k.function, k.module, k.instance,
-	       CASE WHEN a.kind IS NULL THEN 0 ELSE a.bytes END AS bytes_from,
-	       CASE WHEN b.kind IS NULL THEN 0 ELSE b.bytes END AS bytes_to,
-	       CASE WHEN a.kind IS NULL THEN 0 ELSE a.count END AS count_from,
-	       CASE WHEN b.kind IS NULL THEN 0 ELSE b.count END AS count_to,
-	       a.kind IS NULL AS new, b.kind IS NULL AS gone,
-	       coalesce(a.inaccurate, 0) OR coalesce(b.inaccurate, 0)
-	           AS inaccurate,
-	       coalesce(a.approx, 0) OR coalesce(b.approx, 0) AS approx,
-	       coalesce(a.underflow, 0) OR coalesce(b.underflow, 0)
-	           AS underflow
-	FROM k
-	LEFT JOIN a ON a.kind = k.kind AND a.name IS k.name
-	           AND a.function IS k.function AND a.module IS k.module
-	           AND a.instance = k.instance
-	LEFT JOIN b ON b.kind = k.kind AND b.name IS k.name
-	           AND b.function IS k.function AND b.module IS k.module
-	           AND b.instance = k.instance
+)
+SELECT k.kind, k.name, k.function, k.module, k.instance,
+       CASE WHEN a.kind IS NULL THEN 0 ELSE a.bytes END AS bytes_from,
+       CASE WHEN b.kind IS NULL THEN 0 ELSE b.bytes END AS bytes_to,
+       CASE WHEN a.kind IS NULL THEN 0 ELSE a.count END AS count_from,
+       CASE WHEN b.kind IS NULL THEN 0 ELSE b.count END AS count_to,
+       a.kind IS NULL AS new, b.kind IS NULL AS gone,
+       coalesce(a.inaccurate, 0) OR coalesce(b.inaccurate, 0)
+           AS inaccurate,
+       coalesce(a.approx, 0) OR coalesce(b.approx, 0) AS approx,
+       coalesce(a.underflow, 0) OR coalesce(b.underflow, 0)
+           AS underflow
+FROM k
+LEFT JOIN a ON a.kind = k.kind AND a.name IS k.name
+           AND a.function IS k.function AND a.module IS k.module
+           AND a.instance = k.instance
+LEFT JOIN b ON b.kind = k.kind AND b.name IS k.name
+           AND b.function IS k.function AND b.module IS k.module
+           AND b.instance = k.instance;
+
+WITH p AS (
+	SELECT coalesce(:sort, 'bytes') AS sort
 )
 SELECT name, function, module, kind, bytes_from, bytes_to,
        bytes_to - bytes_from AS bytes_delta, count_from, count_to,
@@ -99,7 +156,7 @@ SELECT name, function, module, kind, bytes_from, bytes_to,
                      CASE WHEN approx THEN ',approx' ELSE '' END ||
                      CASE WHEN underflow THEN ',underflow' ELSE '' END, 2),
               '') AS flags
-FROM d, p
+FROM temp.growth_rows, p
 ORDER BY CASE WHEN p.sort = 'bytes' THEN bytes_delta ELSE count_delta
          END DESC,
          CASE WHEN p.sort = 'bytes' THEN count_delta ELSE bytes_delta
@@ -107,32 +164,12 @@ ORDER BY CASE WHEN p.sort = 'bytes' THEN bytes_delta ELSE count_delta
          kind, name, function, module, instance
 LIMIT :top;
 
-WITH both_have AS (
-	SELECT EXISTS (SELECT 1 FROM tag WHERE source_id = :from) AND
-	       EXISTS (SELECT 1 FROM tag WHERE source_id = :to) AS tags,
-	       EXISTS (SELECT 1 FROM zone WHERE source_id = :from) AND
-	       EXISTS (SELECT 1 FROM zone WHERE source_id = :to) AS zones
-),
-items AS (
-	SELECT source_id, bytes, calls AS count FROM v_tags, both_have b
-	WHERE source_id IN (:from, :to) AND b.tags
-	UNION ALL
-	SELECT source_id, bytes, used FROM v_zones, both_have b
-	WHERE source_id IN (:from, :to) AND b.zones
-),
-s AS (
-	SELECT coalesce((CASE WHEN count(CASE WHEN source_id = :from THEN bytes END) THEN CAST(total(CASE WHEN source_id = :from THEN bytes END) AS INTEGER) END), 0)
-	           AS bytes_from,
-	       coalesce((CASE WHEN count(CASE WHEN source_id = :to THEN bytes END) THEN CAST(total(CASE WHEN source_id = :to THEN bytes END) AS INTEGER) END), 0)
-	           AS bytes_to,
-	       coalesce((CASE WHEN count(CASE WHEN source_id = :from THEN count END) THEN CAST(total(CASE WHEN source_id = :from THEN count END) AS INTEGER) END), 0)
-	           AS count_from,
-	       coalesce((CASE WHEN count(CASE WHEN source_id = :to THEN count END) THEN CAST(total(CASE WHEN source_id = :to THEN count END) AS INTEGER) END), 0)
-	           AS count_to
-	FROM items
-)
 SELECT 'total' AS name, NULL AS function, NULL AS module, NULL AS kind,
        bytes_from, bytes_to, bytes_to - bytes_from AS bytes_delta,
        count_from, count_to, count_to - count_from AS count_delta,
        NULL AS flags
-FROM s;
+FROM (SELECT coalesce(CAST(total(bytes_from) AS INTEGER), 0) AS bytes_from,
+             coalesce(CAST(total(bytes_to) AS INTEGER), 0) AS bytes_to,
+             coalesce(CAST(total(count_from) AS INTEGER), 0) AS count_from,
+             coalesce(CAST(total(count_to) AS INTEGER), 0) AS count_to
+      FROM temp.growth_rows);

@@ -4,6 +4,7 @@
 -- source: zones
 -- drop: allocated total xdomain sleeps allocator object_size slabs limit pos requests
 -- sort: pos|name|size|used|free|requests|fails|bytes|unused_pct
+-- by: zone|label
 --
 -- One row per UMA zone, malloc(9) type or slab cache of the selected
 -- snapshot, in the order the input lists them.  Names repeat (FreeBSD
@@ -42,19 +43,79 @@
 -- The total row sums every zone of the selected sources, not only the
 -- rows shown; its unused_pct is that of all slab caches together (their
 -- free over their used + free).
+-- A fleet (--label GLOB, or --by label, without --source): the latest
+-- zone snapshot of each label matching GLOB, one row per allocator,
+-- name and instance, its figures added up over them: size and
+-- object_size where all agree, pos the smallest, unused_pct of the sums
+-- (--by label: one row per label, zones@label.sql).
 --
 -- Parameters (sqlite3: .param set :src_lo 1, ...):
 --   :src_lo, :src_hi   range of source ids to cover
 --   :top               rows to return, -1 for all
 --   :sort              NULL or 'pos', 'name', 'size', 'used', ...
+--   :label             NULL, or only sources whose label matches (GLOB)
+--   :fleet             1: each label's latest snapshot instead of the
+--                      range, taken from :from_time to :to_time (Unix
+--                      seconds, NULL for no bound)
 
-WITH u AS (
+-- The sources covered, into temp.rsrc: as in allocinfo.sql, of the
+-- sources with zones.  report/sql/fleet/zones.sql picks the same ones.
+DROP TABLE IF EXISTS temp.rsrc;
+CREATE TEMP TABLE rsrc AS
+SELECT id AS source_id, label FROM source
+WHERE NOT coalesce(:fleet, 0) AND id BETWEEN :src_lo AND :src_hi
+  AND (:label IS NULL OR label GLOB :label)
+UNION ALL
+SELECT id, label FROM (
+	SELECT s.id, s.label,
+	       row_number() OVER (PARTITION BY s.label
+	                          ORDER BY s.taken_at DESC, s.hash DESC) AS k
+	FROM source s
+	WHERE :fleet AND s.label GLOB coalesce(:label, '*')
+	  AND EXISTS (SELECT 1 FROM zone z WHERE z.source_id = s.id)
+	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) >=
+	               :from_time, :from_time IS NULL)
+	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) <=
+	               :to_time, :to_time IS NULL)
+) WHERE k = 1;
+
+WITH v AS (
+	SELECT v.*
+	FROM temp.rsrc r CROSS JOIN v_zones v ON v.source_id = r.source_id
+), g AS (
+	SELECT source_id, pos, allocator, name, instance, size, "limit", used,
+	       free, requests, fails, sleeps, xdomain, bytes, unused_pct,
+	       object_size, allocated, total, slabs, flags
+	FROM v WHERE NOT coalesce(:fleet, 0)
+	UNION ALL
+	-- a fleet: added up per allocator, name and instance
+	SELECT NULL, min(pos), allocator, name, instance,
+	       CASE WHEN min(size) = max(size) THEN min(size) END,
+	       (CASE WHEN count("limit") THEN CAST(total("limit") AS INTEGER) END),
+	       (CASE WHEN count(used) THEN CAST(total(used) AS INTEGER) END),
+	       (CASE WHEN count(free) THEN CAST(total(free) AS INTEGER) END),
+	       (CASE WHEN count(requests) THEN CAST(total(requests) AS INTEGER) END),
+	       (CASE WHEN count(fails) THEN CAST(total(fails) AS INTEGER) END),
+	       (CASE WHEN count(sleeps) THEN CAST(total(sleeps) AS INTEGER) END),
+	       (CASE WHEN count(xdomain) THEN CAST(total(xdomain) AS INTEGER) END),
+	       (CASE WHEN count(bytes) THEN CAST(total(bytes) AS INTEGER) END),
+	       CASE WHEN count(unused_pct) THEN 0.0 END,
+	       CASE WHEN min(object_size) = max(object_size)
+	            THEN min(object_size) END,
+	       (CASE WHEN count(allocated) THEN CAST(total(allocated) AS INTEGER) END),
+	       (CASE WHEN count(total) THEN CAST(total(total) AS INTEGER) END),
+	       (CASE WHEN count(slabs) THEN CAST(total(slabs) AS INTEGER) END),
+	       nullif(CASE WHEN max(approx) THEN 'approx' ELSE '' END ||
+	              CASE WHEN max(incomplete) THEN 'incomplete' ELSE '' END,
+	              '')
+	FROM v WHERE :fleet
+	GROUP BY allocator, name, instance
+), u AS (
 	-- v_zones' unused_pct is not NULL for slab caches alone
 	SELECT *, CASE WHEN unused_pct IS NULL THEN NULL
 	               WHEN used + free > 0 THEN 100.0 * free / (used + free)
 	               ELSE 0.0 END AS unused
-	FROM v_zones
-	WHERE source_id BETWEEN :src_lo AND :src_hi
+	FROM g
 ), z AS (
 	SELECT *, CASE :sort WHEN 'size' THEN size
 	                     WHEN 'used' THEN used
@@ -72,7 +133,8 @@ FROM z
 ORDER BY coalesce(used, 0) = 0 AND coalesce(free, 0) = 0
              AND coalesce(bytes, 0) = 0,
          CASE WHEN :sort = 'name' THEN name END,
-         sort_key IS NULL, sort_key DESC, source_id, pos
+         sort_key IS NULL, sort_key DESC, source_id, pos, allocator, name,
+         instance
 LIMIT :top;
 
 SELECT 'total' AS name, NULL AS pos, NULL AS allocator, NULL AS size,
@@ -91,5 +153,4 @@ SELECT 'total' AS name, NULL AS pos, NULL AS allocator, NULL AS size,
        (CASE WHEN count(total) THEN CAST(total(total) AS INTEGER) END) AS total,
        (CASE WHEN count(slabs) THEN CAST(total(slabs) AS INTEGER) END) AS slabs,
        NULL AS flags
-FROM v_zones
-WHERE source_id BETWEEN :src_lo AND :src_hi;
+FROM temp.rsrc r CROSS JOIN v_zones v ON v.source_id = r.source_id;

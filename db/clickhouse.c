@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ClickHouse over its HTTP interface (libcurl): statements in the body
+ * of a POST, an INSERT's statement in the URL and its RowBinary rows in
+ * the body.  See clickhouse.h; the export is db/export.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "clickhouse.h"
+
+/* A response body as it arrives. */
+struct body {
+	char *p;
+	size_t n, cap;
+	int nomem;
+};
+
+static size_t on_data(char *data, size_t size, size_t nmemb, void *ctx)
+{
+	struct body *b = ctx;
+	size_t n = size * nmemb;
+
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		char *p;
+
+		while (cap < b->n + n + 1)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->nomem = 1;
+			return 0;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, data, n);
+	b->n += n;
+	b->p[b->n] = '\0';
+	return n;
+}
+
+/* The URL without the value of a password= parameter, for messages. */
+static char *hide_password(const char *url)
+{
+	char *s = strdup(url), *p;
+
+	if (!s)
+		return NULL;
+	for (p = strstr(s, "password="); p; p = strstr(p, "password=")) {
+		char *v = p + 9, *end = v + strcspn(v, "&#");
+
+		if (p == s || p[-1] == '?' || p[-1] == '&') {
+			memmove(v + 3, end, strlen(end) + 1);
+			memcpy(v, "...", 3);
+		}
+		p = v;
+	}
+	return s;
+}
+
+int mdb_ch_open(struct mdb_ch *ch, const char *url, struct mdb_error *e)
+{
+	size_t n = strlen(url);
+
+	memset(ch, 0, sizeof(*ch));
+	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
+		mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1, "url='%s'", url);
+		mdb_error_msg(e, "a ClickHouse URL starts with http:// or "
+			      "https:// (its HTTP interface, port 8123 by "
+			      "default)");
+		return -MDB_E_INVAL;
+	}
+	/* curl_global_init() is not thread-safe: memdb calls it once */
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return mdb_error_set(e, MDB_E_DEPEND, NULL, -1, -1,
+				     "library=libcurl");
+	while (n && (url[n - 1] == '?' || url[n - 1] == '&'))
+		n--;
+	ch->url = strndup(url, n);
+	ch->shown = ch->url ? hide_password(ch->url) : NULL;
+	ch->curl = curl_easy_init();
+	if (!ch->url || !ch->shown || !ch->curl) {
+		mdb_ch_close(ch);
+		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	}
+	return 0;
+}
+
+void mdb_ch_close(struct mdb_ch *ch)
+{
+	if (ch->curl)
+		curl_easy_cleanup(ch->curl);
+	free(ch->url);
+	free(ch->shown);
+	memset(ch, 0, sizeof(*ch));
+}
+
+/* POST @data (@n bytes) to the URL with the parameters @params added. */
+static int post(struct mdb_ch *ch, const char *params, const void *data,
+		size_t n, struct body *b, struct mdb_error *e)
+{
+	CURL *c = ch->curl;
+	char *url, err[CURL_ERROR_SIZE] = "";
+	long code = 0;
+	CURLcode rc;
+
+	if (asprintf(&url, "%s%s%s", ch->url, strchr(ch->url, '?') ? "&" :
+		     "?", params) < 0)
+		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	curl_easy_reset(c);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_POST, 1L);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, data);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)n);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, b);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, err);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	/* no "Expect: 100-continue" round trip before each batch */
+	{
+		struct curl_slist *h = curl_slist_append(NULL, "Expect:");
+
+		curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+		rc = curl_easy_perform(c);
+		curl_slist_free_all(h);
+	}
+	free(url);
+	if (b->nomem)
+		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	if (rc != CURLE_OK) {
+		mdb_error_set(e, MDB_E_IO, NULL, -1, -1, "url=%s", ch->shown);
+		mdb_error_msg(e, "cannot reach ClickHouse: %s", err[0] ? err :
+			      curl_easy_strerror(rc));
+		mdb_error_hint(e, "give the URL of its HTTP interface, "
+			       "http://HOST:8123/ by default");
+		return -MDB_E_IO;
+	}
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	if (code != 200) {
+		const char *t = b->p ? b->p : "";
+
+		mdb_error_set(e, MDB_E_DB, NULL, -1, -1, "url=%s http=%ld",
+			      ch->shown, code);
+		mdb_error_msg(e, "ClickHouse: %.*s", (int)strcspn(t, "\n"), t);
+		return -MDB_E_DB;
+	}
+	return 0;
+}
+
+int mdb_ch_query(struct mdb_ch *ch, const char *sql, char **out,
+		 size_t *len, struct mdb_error *e)
+{
+	struct body b = { 0 };
+	/* errors of a query that fails half-way as a status, not appended
+	 * to rows already sent */
+	int ret = post(ch, "wait_end_of_query=1", sql, strlen(sql), &b, e);
+
+	if (ret == 0 && out) {
+		*out = b.p ? b.p : strdup("");
+		if (len)
+			*len = b.n;
+		return *out ? 0 : mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1,
+						NULL);
+	}
+	free(b.p);
+	return ret;
+}
+
+int mdb_ch_insert(struct mdb_ch *ch, const char *sql, const void *data,
+		  size_t n, struct mdb_error *e)
+{
+	struct body b = { 0 };
+	char *q = curl_easy_escape(ch->curl, sql, 0), *params;
+	int ret;
+
+	if (!q || asprintf(&params, "query=%s&insert_distributed_sync=1",
+			   q) < 0) {
+		curl_free(q);
+		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	}
+	curl_free(q);
+	ret = post(ch, params, data, n, &b, e);
+	free(params);
+	free(b.p);
+	return ret;
+}
+
+char *mdb_ch_quote(const char *s)
+{
+	char *q = malloc(strlen(s) * 2 + 3), *o = q;
+
+	if (!q)
+		return NULL;
+	*o++ = '\'';
+	for (; *s; s++) {
+		if (*s == '\'' || *s == '\\')
+			*o++ = '\\';
+		*o++ = *s;
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return q;
+}

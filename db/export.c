@@ -1,0 +1,685 @@
+// SPDX-License-Identifier: MIT
+/*
+ * memdb export --clickhouse: a database's sources into ClickHouse tables
+ * (clickhouse.h).  Each table is declared once below: its columns with
+ * their ClickHouse types and the SQLite expression that reads each, so
+ * the DDL, the SELECT and the RowBinary encoding cannot drift apart.
+ *
+ * Rows carry the source's export key (sid, a random 64-bit number drawn
+ * per export of a source) and label.  A source's rows go first, its row
+ * of memdb_source after them, in a later INSERT: the fleet reports read
+ * only sources memdb_source holds, so an export cut short (a crash, a
+ * network error) leaves rows nothing reads, and the next export sends
+ * the source again under a new sid.  Sources whose content hash
+ * memdb_source holds are not sent again; two exports racing may both
+ * send one, which the reports read once (the smallest sid of a hash).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "clickhouse.h"
+
+struct ch_col {
+	const char *name, *type, *expr;
+};
+
+/*
+ * A table: its columns, read by "SELECT exprs FROM ...": ?1 is the
+ * source's id in SQLite, ?2 its label ('' for none), ?3 its sid, ?4 the
+ * export's time (Unix seconds).
+ */
+struct ch_table {
+	const char *name;
+	const char *order;      /* ORDER BY: columns never NULL */
+	const char *from;
+	int opt;                /* only with --allocations */
+	const struct ch_col *cols;
+};
+
+#define SID { "sid", "UInt64", "?3" }
+#define LABEL { "label", "String", "?2" }
+#define N64(c) { c, "Nullable(Int64)", c }
+#define I64(c) { c, "Int64", c }
+#define END { NULL, NULL, NULL }
+
+static const struct ch_col source_cols[] = {
+	SID, { "hash", "String", "s.hash" }, LABEL,
+	{ "format", "String", "s.format" },
+	{ "format_version", "Nullable(String)", "s.format_version" },
+	/* what the fleet reports read: 2 tags, 4 zones, else 1 (a trace) */
+	{ "kinds", "UInt8", "coalesce(nullif(CASE WHEN EXISTS (SELECT 1 FROM "
+	  "tag t WHERE t.source_id = s.id) THEN 2 ELSE 0 END | CASE WHEN "
+	  "EXISTS (SELECT 1 FROM zone z WHERE z.source_id = s.id) THEN 4 "
+	  "ELSE 0 END, 0), 1)" },
+	{ "taken_at", "Nullable(DateTime)",
+	  "CAST(strftime('%s', s.taken_at) AS INTEGER)" },
+	/* taken_at for ordering: -1 when unknown (SQLite's NULL, first) */
+	{ "taken_unix", "Int64",
+	  "coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER), -1)" },
+	{ "ingested_at", "DateTime",
+	  "coalesce(CAST(strftime('%s', s.ingested_at) AS INTEGER), 0)" },
+	{ "exported_at", "DateTime", "?4" },
+	{ "db_id", "Int64", "s.id" },
+	{ "path", "String", "s.path" },
+	{ "kernel_release", "Nullable(String)", "s.kernel_release" },
+	{ "byte_order", "Nullable(String)", "s.byte_order" },
+	{ "word_size", "Nullable(Int64)", "s.word_size" },
+	{ "ncpus", "Nullable(Int64)", "s.ncpus" },
+	{ "data_bytes", "Int64", "s.data_bytes" },
+	{ "events", "Int64", "s.events" },
+	{ "allocations", "Int64", "s.allocations" },
+	{ "bad_frees", "Int64", "s.bad_frees" },
+	{ "lost_events", "Int64", "s.lost_events" },
+	{ "overruns", "Nullable(Int64)", "s.overruns" },
+	{ "malformed", "Int64", "s.malformed" },
+	{ "notes", "Nullable(String)", "s.notes" },
+	END,
+};
+
+static const struct ch_col tag_cols[] = {
+	SID, LABEL, I64("pos"), I64("input_line"), I64("bytes"), I64("calls"),
+	{ "file", "String", "file" }, I64("lineno"),
+	{ "function", "String", "function" },
+	{ "module", "Nullable(String)", "module" },
+	{ "extra", "Nullable(String)", "extra" },
+	{ "accurate", "UInt8", "accurate" }, { "approx", "UInt8", "approx" },
+	END,
+};
+
+static const struct ch_col zone_cols[] = {
+	SID, LABEL, I64("pos"), { "allocator", "String", "allocator" },
+	{ "name", "String", "name" }, I64("instance"), N64("input_line"),
+	N64("size"), { "count_limit", "Nullable(Int64)", "\"limit\"" },
+	N64("used"), N64("free"), N64("requests"), N64("frees"), N64("fails"),
+	N64("sleeps"), N64("xdomain"), N64("bytes"),
+	{ "unused_pct", "Nullable(Float64)", "unused_pct" },
+	{ "sizes", "Nullable(String)", "sizes" }, N64("active_objs"),
+	N64("num_objs"), N64("objsize"), N64("objperslab"),
+	N64("pagesperslab"), N64("active_slabs"), N64("num_slabs"),
+	{ "approx", "UInt8", "approx" }, N64("object_size"),
+	N64("allocated"), N64("total"), N64("slabs"), N64("incomplete"),
+	N64("refcount"), END,
+};
+
+static const struct ch_col kcounter_cols[] = {
+	SID, LABEL, I64("pos"), { "scope", "String", "scope" }, N64("node"),
+	{ "zone", "Nullable(String)", "zone" }, { "name", "String", "name" },
+	I64("value"), END,
+};
+
+#define FIGURES I64("hits"), I64("bytes_req"), I64("bytes_alloc"), \
+	I64("failed"), I64("zero_size"), I64("freed"), I64("freed_bytes"), \
+	I64("pingpong"), I64("not_traced"), I64("live"), I64("live_bytes"), \
+	I64("mismatched")
+
+static const struct ch_col site_cols[] = {
+	SID, LABEL, { "site_id", "Int64", "k.site_id" },
+	{ "call_site", "Nullable(String)", "v.call_site" },
+	{ "addr", "Nullable(Int64)", "v.addr" },
+	{ "symbol", "String", "v.symbol" }, { "type", "UInt8", "k.type" },
+	{ "cache", "Nullable(String)", "c.text" }, FIGURES, END,
+};
+
+static const struct ch_col cache_cols[] = {
+	SID, LABEL, { "type", "UInt8", "k.type" },
+	/* as callsites --by cache names it */
+	{ "cache", "String", "coalesce(n.text, CASE WHEN k.type = 1 THEN "
+	  "'cache-' || k.obj_size WHEN k.obj_size > 8192 THEN "
+	  "'kmalloc-large' ELSE 'kmalloc-' || k.obj_size END)" },
+	{ "obj_size", "Int64", "k.obj_size" }, FIGURES, END,
+};
+
+static const struct ch_col alloc_cols[] = {
+	SID, LABEL, { "seq", "Int64", "a.seq" },
+	{ "ts", "Nullable(Int64)", "a.ts" }, { "cpu", "Int64", "a.cpu" },
+	{ "type", "UInt8", "a.type" },
+	{ "call_site", "Nullable(String)", "v.call_site" },
+	{ "symbol", "String", "v.symbol" }, { "ptr", "Int64", "a.ptr" },
+	{ "bytes_req", "Int64", "a.bytes_req" },
+	{ "bytes_alloc", "Int64", "a.bytes_alloc" },
+	{ "gfp", "Nullable(Int64)", "a.gfp" },
+	{ "node", "Nullable(Int64)", "a.node" },
+	{ "cache", "Nullable(String)", "c.text" },
+	{ "state", "UInt8", "a.state" },
+	{ "end_seq", "Nullable(Int64)", "a.end_seq" },
+	{ "end_ts", "Nullable(Int64)", "a.end_ts" },
+	{ "free_cpu", "Nullable(Int64)", "a.free_cpu" },
+	{ "pid", "Nullable(Int64)", "a.pid" },
+	{ "comm", "Nullable(String)", "m.text" }, END,
+};
+
+/* memdb_source first: mdb_export() sends its rows last */
+static const struct ch_table tables[] = {
+	{ "memdb_source", "(label, taken_unix, sid)",
+	  "FROM source s WHERE s.id = ?1", 0, source_cols },
+	{ "memdb_tag", "(sid, pos)",
+	  "FROM tag WHERE source_id = ?1 ORDER BY pos", 0, tag_cols },
+	{ "memdb_zone", "(sid, pos)",
+	  "FROM v_zones WHERE source_id = ?1 ORDER BY pos", 0, zone_cols },
+	{ "memdb_kcounter", "(sid, pos)",
+	  "FROM kcounter WHERE source_id = ?1 ORDER BY pos", 0,
+	  kcounter_cols },
+	{ "memdb_site", "(sid, site_id, type)",
+	  "FROM site_stats k JOIN v_sites v ON v.source_id = k.source_id "
+	  "AND v.site_id = k.site_id LEFT JOIN str c ON c.source_id = "
+	  "k.source_id AND c.id = k.cache_id WHERE k.source_id = ?1", 0,
+	  site_cols },
+	{ "memdb_cache", "(sid, type, cache, obj_size)",
+	  "FROM cache_stats k LEFT JOIN str n ON n.source_id = k.source_id "
+	  "AND n.id = k.cache_id WHERE k.source_id = ?1", 0, cache_cols },
+	{ "memdb_alloc", "(sid, seq)",
+	  "FROM source s CROSS JOIN alloc a ON a.id BETWEEN s.alloc_lo AND "
+	  "s.alloc_hi JOIN v_sites v ON v.source_id = a.source_id AND "
+	  "v.site_id = a.site_id LEFT JOIN str c ON c.source_id = "
+	  "a.source_id AND c.id = a.cache_id LEFT JOIN str m ON "
+	  "m.source_id = a.source_id AND m.id = a.comm_id WHERE s.id = ?1",
+	  1, alloc_cols },
+};
+
+#define NTABLES (sizeof(tables) / sizeof(tables[0]))
+
+_Static_assert(NTABLES <= 8, "raise mdb_export_result.tables");
+
+const char *const *mdb_ch_tables(size_t *n)
+{
+	static const char *names[NTABLES];
+
+	for (size_t i = 0; i < NTABLES; i++)
+		names[i] = tables[i].name;
+	*n = NTABLES;
+	return names;
+}
+
+/* One CREATE TABLE of @t (named @name, engine @engine) to @f. */
+static void create(FILE *f, const struct ch_table *t, const char *name,
+		   const char *engine)
+{
+	fprintf(f, "CREATE TABLE IF NOT EXISTS %s (\n", name);
+	for (const struct ch_col *c = t->cols; c->name; c++)
+		fprintf(f, "\t%s %s%s\n", c->name, c->type, c[1].name ? "," :
+			"");
+	fprintf(f, ") ENGINE = %s;\n", engine);
+}
+
+char *mdb_ch_ddl(const char *cluster)
+{
+	char *text = NULL, *q = cluster ? mdb_ch_quote(cluster) : NULL;
+	size_t len;
+	FILE *f;
+
+	if (cluster && !q)
+		return NULL;
+	f = open_memstream(&text, &len);
+	if (!f) {
+		free(q);
+		return NULL;
+	}
+	for (size_t i = 0; i < NTABLES; i++) {
+		const struct ch_table *t = &tables[i];
+		char *local = NULL, *engine = NULL;
+
+		if (asprintf(&engine, "MergeTree() ORDER BY %s", t->order) < 0)
+			break;
+		if (!cluster) {
+			create(f, t, t->name, engine);
+			free(engine);
+			continue;
+		}
+		if (asprintf(&local, "%s_local", t->name) < 0) {
+			free(engine);
+			break;
+		}
+		create(f, t, local, engine);
+		/* a host's rows on one shard: its label's */
+		fprintf(f, "CREATE TABLE IF NOT EXISTS %s AS %s ENGINE = "
+			"Distributed(%s, currentDatabase(), %s, "
+			"cityHash64(label));\n", t->name, local, q, local);
+		free(local);
+		free(engine);
+	}
+	free(q);
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* ---- RowBinary ------------------------------------------------------- */
+
+struct buf {
+	unsigned char *p;
+	size_t n, cap;
+	int64_t rows;
+};
+
+static int room(struct buf *b, size_t more)
+{
+	unsigned char *p;
+	size_t cap = b->cap ? b->cap : 1 << 16;
+
+	if (b->n + more <= b->cap)
+		return 0;
+	while (cap < b->n + more)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p)
+		return -1;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+/* @n bytes of @v, little-endian */
+static void put_le(struct buf *b, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		b->p[b->n++] = (unsigned char)(v >> (8 * i));
+}
+
+/* Column @i of @st as ClickHouse type @type. */
+static int put(struct buf *b, sqlite3_stmt *st, int i, const char *type)
+{
+	int null = sqlite3_column_type(st, i) == SQLITE_NULL;
+	size_t len;
+
+	if (!strncmp(type, "Nullable(", 9)) {
+		if (room(b, 1))
+			return -1;
+		b->p[b->n++] = (unsigned char)null;
+		if (null)
+			return 0;
+		type += 9;
+	}
+	if (!strncmp(type, "String", 6)) {
+		const void *s = sqlite3_column_blob(st, i);
+		uint64_t v;
+
+		len = (size_t)sqlite3_column_bytes(st, i);
+		if (room(b, len + 10))
+			return -1;
+		for (v = len; v >= 0x80; v >>= 7)
+			b->p[b->n++] = (unsigned char)(v | 0x80);
+		b->p[b->n++] = (unsigned char)v;
+		if (len)
+			memcpy(b->p + b->n, s, len);
+		b->n += len;
+		return 0;
+	}
+	if (room(b, 8))
+		return -1;
+	if (!strncmp(type, "Float64", 7)) {
+		double d = sqlite3_column_double(st, i);
+		uint64_t u;
+
+		memcpy(&u, &d, 8);
+		put_le(b, u, 8);
+	} else {
+		uint64_t v = (uint64_t)sqlite3_column_int64(st, i);
+
+		put_le(b, v, !strncmp(type, "UInt8", 5) ? 1 :
+			     !strncmp(type, "DateTime", 8) ? 4 : 8);
+	}
+	return 0;
+}
+
+/* ---- the export ------------------------------------------------------- */
+
+struct export {
+	struct mdb_db *db;
+	struct mdb_ch *ch;
+	const struct mdb_export_opts *o;
+	struct mdb_export_result *res;
+	struct mdb_error *e;
+	sqlite3_stmt *sel[NTABLES];
+	char *insert[NTABLES];  /* "INSERT INTO t (cols) FORMAT RowBinary" */
+	struct buf buf[NTABLES];
+	int64_t pending;        /* sources whose row waits in buf[0] */
+	size_t batch;
+};
+
+static int nomem(struct export *x)
+{
+	return mdb_error_set(x->e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+}
+
+static int prepare(struct export *x)
+{
+	for (size_t i = 0; i < NTABLES; i++) {
+		const struct ch_table *t = &tables[i];
+		char *sel = NULL, *cols = NULL;
+		size_t l1, l2;
+		FILE *f = open_memstream(&sel, &l1), *g;
+
+		if (!f)
+			return nomem(x);
+		g = open_memstream(&cols, &l2);
+		if (!g) {
+			fclose(f);
+			free(sel);
+			return nomem(x);
+		}
+		fputs("SELECT ", f);
+		for (const struct ch_col *c = t->cols; c->name; c++) {
+			fprintf(f, "%s%s", c == t->cols ? "" : ", ", c->expr);
+			fprintf(g, "%s%s", c == t->cols ? "" : ", ", c->name);
+		}
+		fprintf(f, " %s", t->from);
+		if (fclose(f) | fclose(g) ||
+		    asprintf(&x->insert[i], "INSERT INTO %s (%s) FORMAT "
+			     "RowBinary", t->name, cols) < 0) {
+			free(sel);
+			free(cols);
+			x->insert[i] = NULL;
+			return nomem(x);
+		}
+		free(cols);
+		if (sqlite3_prepare_v2(x->db->h, sel, -1, &x->sel[i], NULL)) {
+			free(sel);
+			return mdb_db_error(x->db, x->e, "cannot read the "
+					    "database to export");
+		}
+		free(sel);
+	}
+	return 0;
+}
+
+/* Send table @i's rows, if any. */
+static int send_table(struct export *x, size_t i)
+{
+	struct buf *b = &x->buf[i];
+	int ret;
+
+	if (!b->n)
+		return 0;
+	ret = mdb_ch_insert(x->ch, x->insert[i], b->p, b->n, x->e);
+	if (ret < 0)
+		return ret;
+	x->res->batches++;
+	if (i)
+		x->res->rows += b->rows;
+	x->res->tables[i] += b->rows;
+	b->n = 0;
+	b->rows = 0;
+	return 0;
+}
+
+/* Every buffered row: the rows first, then the rows of the sources they
+ * complete. */
+static int flush(struct export *x)
+{
+	int ret = 0;
+
+	for (size_t i = 1; i < NTABLES && ret == 0; i++)
+		ret = send_table(x, i);
+	if (ret == 0)
+		ret = send_table(x, 0);
+	if (ret == 0) {
+		x->res->sources += x->pending;
+		x->pending = 0;
+		if (x->o->progress)
+			x->o->progress(x->o->progress_ctx, x->res->sources,
+				       x->res->rows);
+	}
+	return ret;
+}
+
+/* Table @i's rows of source @id into its buffer. */
+static int add_rows(struct export *x, size_t i, int64_t id,
+		    const char *label, uint64_t sid, int64_t now)
+{
+	const struct ch_table *t = &tables[i];
+	sqlite3_stmt *st = x->sel[i];
+	struct buf *b = &x->buf[i];
+	int rc, ret = 0;
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, label, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (int64_t)sid);
+	sqlite3_bind_int64(st, 4, now);
+	while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int k = 0;
+
+		for (const struct ch_col *c = t->cols; c->name; c++, k++)
+			if (put(b, st, k, c->type)) {
+				ret = nomem(x);
+				break;
+			}
+		b->rows++;
+		/* a batch full: send the rows so far (the source's own
+		 * row waits for the last of them) */
+		if (ret == 0 && i && b->n >= x->batch)
+			ret = flush(x);
+	}
+	sqlite3_reset(st);
+	if (ret == 0 && rc != SQLITE_DONE)
+		ret = mdb_db_error(x->db, x->e, "cannot read the database "
+				   "to export");
+	return ret;
+}
+
+static int export_source(struct export *x, int64_t id, const char *label,
+			 int64_t now)
+{
+	uint64_t sid;
+	size_t total = 0;
+	int ret = 0;
+
+	/* the export's own key: random, so two exports never mix rows */
+	if (getrandom(&sid, sizeof(sid), 0) != (ssize_t)sizeof(sid))
+		sid = (uint64_t)now * 0x9e3779b97f4a7c15u ^ (uint64_t)id ^
+		      (uint64_t)clock();
+	for (size_t i = 1; i < NTABLES && ret == 0; i++)
+		if (!tables[i].opt || x->o->allocations)
+			ret = add_rows(x, i, id, label, sid, now);
+	if (ret == 0)
+		ret = add_rows(x, 0, id, label, sid, now);
+	if (ret < 0)
+		return ret;
+	x->pending++;
+	for (size_t i = 0; i < NTABLES; i++)
+		total += x->buf[i].n;
+	return total >= x->batch ? flush(x) : 0;
+}
+
+/* The hashes among @hashes (@n of them) memdb_source holds, as the
+ * response text, one a line. */
+static int present(struct export *x, char **hashes, size_t n, char **out)
+{
+	char *sql = NULL;
+	size_t len;
+	FILE *f = open_memstream(&sql, &len);
+	int ret;
+
+	if (!f)
+		return nomem(x);
+	fputs("SELECT hash FROM memdb_source WHERE hash IN (", f);
+	for (size_t i = 0; i < n; i++) {
+		char *q = mdb_ch_quote(hashes[i]);
+
+		fprintf(f, "%s%s", i ? ", " : "", q ? q : "''");
+		free(q);
+	}
+	fputs(") GROUP BY hash FORMAT TabSeparated", f);
+	if (fclose(f)) {
+		free(sql);
+		return nomem(x);
+	}
+	ret = mdb_ch_query(x->ch, sql, out, NULL, x->e);
+	free(sql);
+	return ret;
+}
+
+/* Create the tables when memdb_source is missing: 1 made, 0 there. */
+static int ensure_tables(struct export *x)
+{
+	char *out = NULL, *ddl, *p;
+	int ret = mdb_ch_query(x->ch, "EXISTS TABLE memdb_source FORMAT "
+			       "TabSeparated", &out, NULL, x->e);
+
+	if (ret < 0)
+		return ret;
+	ret = out[0] == '1';
+	free(out);
+	if (ret)
+		return 0;
+	ddl = mdb_ch_ddl(NULL);
+	if (!ddl)
+		return nomem(x);
+	for (p = ddl; *p && ret >= 0;) {
+		char *end = strstr(p, ";\n");
+
+		*end = '\0';
+		ret = mdb_ch_query(x->ch, p, NULL, NULL, x->e);
+		p = end + 2;
+	}
+	free(ddl);
+	return ret < 0 ? ret : 1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Insert @h into the sorted array *@there of *@n hashes. */
+static int add_there(struct export *x, char ***there, size_t *n,
+		     const char *h)
+{
+	char **t = realloc(*there, (*n + 1) * sizeof(**there)), *c;
+	size_t lo = 0, hi = *n;
+
+	if (t)
+		*there = t;
+	if (!t || !(c = strdup(h)))
+		return nomem(x);
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (strcmp(t[mid], h) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(t + lo + 1, t + lo, (*n - lo) * sizeof(*t));
+	t[lo] = c;
+	(*n)++;
+	return 0;
+}
+
+#define HASHES_PER_QUERY 500
+
+int mdb_export(struct mdb_db *db, struct mdb_ch *ch,
+	       const struct mdb_export_opts *o, struct mdb_export_result *res,
+	       struct mdb_error *e)
+{
+	struct export x = { .db = db, .ch = ch, .o = o, .res = res, .e = e };
+	sqlite3_stmt *list = NULL;
+	char **hash = NULL, **label = NULL, **there = NULL;
+	int64_t *id = NULL, now = (int64_t)time(NULL);
+	size_t n = 0, cap = 0, nthere = 0;
+	int ret, rc;
+
+	memset(res, 0, sizeof(*res));
+	x.batch = o->batch_bytes ? o->batch_bytes : 16u << 20;
+	ret = ensure_tables(&x);
+	if (ret < 0)
+		return ret;
+	res->created = ret;
+	/* one read transaction: the database as of one moment */
+	ret = mdb_db_exec(db, "BEGIN", e);
+	if (ret < 0)
+		return ret;
+	ret = prepare(&x);
+	if (ret == 0 &&
+	    sqlite3_prepare_v2(db->h, "SELECT id, hash, coalesce(label, '') "
+			       "FROM source ORDER BY id", -1, &list, NULL))
+		ret = mdb_db_error(db, e, "cannot read the sources");
+	while (ret == 0 && (rc = sqlite3_step(list)) == SQLITE_ROW) {
+		if (n == cap) {
+			size_t c = cap ? 2 * cap : 256;
+			void *a = realloc(hash, c * sizeof(*hash)),
+			     *b = a ? realloc(label, c * sizeof(*label)) : NULL,
+			     *d = b ? realloc(id, c * sizeof(*id)) : NULL;
+
+			if (a)
+				hash = a;
+			if (b)
+				label = b;
+			if (!d) {
+				ret = nomem(&x);
+				break;
+			}
+			id = d;
+			cap = c;
+		}
+		id[n] = sqlite3_column_int64(list, 0);
+		hash[n] = strdup((const char *)sqlite3_column_text(list, 1));
+		label[n] = strdup((const char *)sqlite3_column_text(list, 2));
+		n++;
+		if (!hash[n - 1] || !label[n - 1])
+			ret = nomem(&x);
+	}
+	if (ret == 0 && rc != SQLITE_DONE)
+		ret = mdb_db_error(db, e, "cannot read the sources");
+	/* the hashes the server holds already, sorted for lookups */
+	for (size_t at = 0; ret == 0 && at < n; at += HASHES_PER_QUERY) {
+		size_t k = n - at < HASHES_PER_QUERY ? n - at :
+			   HASHES_PER_QUERY;
+		char *out = NULL;
+
+		ret = present(&x, hash + at, k, &out);
+		for (char *l = out, *save = NULL; ret == 0 &&
+		     (l = strtok_r(l, "\n", &save)); l = NULL) {
+			char **t = realloc(there, (nthere + 1) *
+					   sizeof(*there));
+
+			if (!t || !(t[nthere] = strdup(l))) {
+				there = t ? t : there;
+				ret = nomem(&x);
+				break;
+			}
+			there = t;
+			nthere++;
+		}
+		free(out);
+	}
+	if (nthere)
+		qsort(there, nthere, sizeof(*there), cmp_str);
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		char **at = nthere ? bsearch(&hash[i], there, nthere,
+					     sizeof(*there), cmp_str) : NULL;
+
+		if (at) {
+			res->skipped++;
+			continue;
+		}
+		ret = export_source(&x, id[i], label[i], now);
+		/* the same content twice in this database: sent once */
+		if (ret == 0)
+			ret = add_there(&x, &there, &nthere, hash[i]);
+	}
+	if (ret == 0)
+		ret = flush(&x);
+	sqlite3_finalize(list);
+	for (size_t i = 0; i < NTABLES; i++) {
+		sqlite3_finalize(x.sel[i]);
+		free(x.insert[i]);
+		free(x.buf[i].p);
+	}
+	mdb_db_exec(db, "ROLLBACK", NULL);
+	for (size_t i = 0; i < n; i++) {
+		free(hash[i]);
+		free(label[i]);
+	}
+	for (size_t i = 0; i < nthere; i++)
+		free(there[i]);
+	free(there);
+	free(hash);
+	free(label);
+	free(id);
+	return ret;
+}

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The fleet forms of the reports (report/sql/fleet/NAME.sql) run on
+ * ClickHouse: each statement sent with the option values written in as
+ * literals (ClickHouse 18.16's HTTP interface has no bound parameters),
+ * the same values the engine binds for the SQLite form
+ * (mdb_report_param()); the TabSeparatedWithNamesAndTypes results loaded
+ * into an in-memory SQLite table, so that cli/ renders them exactly as
+ * it renders the SQLite form's rows.  See report.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../db/clickhouse.h"
+#include "report.h"
+
+#define MAX_STMTS 3 /* rows, total, scope */
+
+static int ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
+}
+
+/* GLOB @g (SQLite's: *, ?, [...] with ^ to negate) as an RE2 regex. */
+static char *glob_re(const char *g)
+{
+	char *re = malloc(strlen(g) * 2 + 8), *o = re;
+
+	if (!re)
+		return NULL;
+	*o++ = '^';
+	for (; *g; g++) {
+		if (*g == '*') {
+			*o++ = '.';
+			*o++ = '*';
+		} else if (*g == '?') {
+			*o++ = '.';
+		} else if (*g == '[' && strchr(g + 1 + (g[1] == '^') +
+					       (g[1 + (g[1] == '^')] == ']'),
+					       ']')) {
+			/* a set, up to its ']' (one right after [ or [^ is
+			 * a member) */
+			const char *end = strchr(g + 1 + (g[1] == '^') +
+						 (g[1 + (g[1] == '^')] == ']'),
+						 ']');
+
+			*o++ = '[';
+			for (g++; g < end; g++) {
+				if (*g == '\\' || (*g == '[' && g[1] == ':'))
+					*o++ = '\\';
+				*o++ = *g;
+			}
+			*o++ = ']';
+		} else {
+			if (strchr(".+()|{}$^\\[]", *g))
+				*o++ = '\\';
+			*o++ = *g;
+		}
+	}
+	*o++ = '$';
+	*o = '\0';
+	return re;
+}
+
+/* The literal parameter @name stands for in @r's fleet form. */
+static char *literal(const struct mdb_report *r, const char *name)
+{
+	const char *text;
+	int64_t v;
+	char *s = NULL;
+
+	if (!strcmp(name, ":top")) {
+		/* LIMIT takes no -1: all is the largest Int64 */
+		v = r->args.top > 0 ? r->args.top : INT64_MAX;
+		return asprintf(&s, "%lld", (long long)v) < 0 ? NULL : s;
+	}
+	if (!strcmp(name, ":label_re")) {
+		struct mdb_rarg *l = mdb_report_arg(
+			(struct mdb_report_args *)&r->args, "label");
+		char *re = glob_re(l && l->text ? l->text : "*");
+
+		s = re ? mdb_ch_quote(re) : NULL;
+		free(re);
+		return s;
+	}
+	switch (mdb_report_param(r, name, &v, &text)) {
+	case MDB_PV_INT:
+		return asprintf(&s, "%lld", (long long)v) < 0 ? NULL : s;
+	case MDB_PV_TEXT:
+		return mdb_ch_quote(text);
+	case MDB_PV_NULL:
+		return strdup("NULL");
+	default:
+		return strdup("");
+	}
+}
+
+/*
+ * Statement @sql (@n bytes) with its parameters as literals, then
+ * @suffix; comments, quoted strings and identifiers are left as they
+ * are.  NULL with @e set for an unknown parameter or no memory.
+ */
+static char *substitute(const struct mdb_report *r, const char *sql,
+			size_t n, const char *suffix, struct mdb_error *e)
+{
+	const char *p = sql, *end = sql + n;
+	char *out = NULL;
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!f)
+		goto nomem;
+	while (p < end) {
+		if (p[0] == '-' && p + 1 < end && p[1] == '-') {
+			size_t k = strcspn(p, "\n");
+
+			fwrite(p, 1, k, f);
+			p += k;
+		} else if (*p == '\'' || *p == '"' || *p == '`') {
+			const char *q = p + 1;
+
+			while (q < end && *q != *p)
+				q += *q == '\\' ? 2 : 1;
+			q = q < end ? q + 1 : end;
+			fwrite(p, 1, (size_t)(q - p), f);
+			p = q;
+		} else if (*p == ':' && p + 1 < end && ident_char(p[1]) &&
+			   (p == sql || !ident_char(p[-1]))) {
+			const char *q = p + 1;
+			char *name, *lit;
+
+			while (q < end && ident_char(*q))
+				q++;
+			name = strndup(p, (size_t)(q - p));
+			lit = name ? literal(r, name) : NULL;
+			if (!lit || !*lit) {
+				if (lit) {
+					mdb_error_set(e, MDB_E_INVAL, NULL, -1,
+						      -1, "report=%s param=%s",
+						      r->q->name, name);
+					mdb_error_msg(e, "the fleet form uses "
+						      "an unknown parameter");
+				}
+				free(lit);
+				free(name);
+				fclose(f);
+				free(out);
+				return lit ? NULL : (mdb_error_set(e,
+					MDB_E_NOMEM, NULL, -1, -1, NULL), NULL);
+			}
+			fputs(lit, f);
+			free(lit);
+			free(name);
+			p = q;
+		} else {
+			fputc(*p++, f);
+		}
+	}
+	fputs(suffix, f);
+	if (fclose(f))
+		goto nomem;
+	return out;
+nomem:
+	free(out);
+	mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	return NULL;
+}
+
+/* The first ';' of @p outside comments and quoted text, or NULL. */
+static const char *semicolon(const char *p)
+{
+	while (*p) {
+		if (p[0] == '-' && p[1] == '-') {
+			p += strcspn(p, "\n");
+		} else if (*p == '\'' || *p == '"' || *p == '`') {
+			const char *q = p + 1;
+
+			while (*q && *q != *p)
+				q += q[0] == '\\' && q[1] ? 2 : 1;
+			p = *q ? q + 1 : q;
+		} else if (*p == ';') {
+			return p;
+		} else {
+			p++;
+		}
+	}
+	return NULL;
+}
+
+/* The next statement from *@at: its start and length; 0 when only
+ * blanks and comments are left. */
+static int next_stmt(const char **at, const char **s, size_t *n)
+{
+	const char *p = *at, *semi = semicolon(p);
+	const char *stop = semi ? semi : p + strlen(p);
+	const char *q = p;
+
+	while (q < stop) {
+		if (q[0] == '-' && q[1] == '-')
+			q += strcspn(q, "\n");
+		else if (*q == ' ' || *q == '\t' || *q == '\n')
+			q++;
+		else
+			break;
+	}
+	if (q >= stop)
+		return 0;
+	*s = p;
+	*n = (size_t)(stop - p);
+	*at = semi ? semi + 1 : stop;
+	return 1;
+}
+
+/* TSV field @f in place: ClickHouse's escapes undone; its length. */
+static size_t unescape(char *f)
+{
+	char *o = f;
+
+	for (char *p = f; *p; p++) {
+		if (*p != '\\' || !p[1]) {
+			*o++ = *p;
+			continue;
+		}
+		switch (*++p) {
+		case 'b': *o++ = '\b'; break;
+		case 'f': *o++ = '\f'; break;
+		case 'r': *o++ = '\r'; break;
+		case 'n': *o++ = '\n'; break;
+		case 't': *o++ = '\t'; break;
+		case '0': *o++ = '\0'; break;
+		default: *o++ = *p; break;
+		}
+	}
+	*o = '\0';
+	return (size_t)(o - f);
+}
+
+/* The fields of line @l (tabs), in place, into @v (at most @max). */
+static int split(char *l, char **v, int max)
+{
+	int n = 0;
+
+	for (char *p = l; n < max;) {
+		v[n++] = p;
+		p = strchr(p, '\t');
+		if (!p)
+			break;
+		*p++ = '\0';
+	}
+	return n;
+}
+
+#define MAX_COLS 64
+
+/*
+ * The TabSeparatedWithNamesAndTypes @body into table @name of @mem:
+ * integers as integers, floats as reals, \N as NULL, the rest as text.
+ */
+static int load(sqlite3 *mem, const char *name, char *body,
+		struct mdb_error *e)
+{
+	char *names[MAX_COLS], *types[MAX_COLS], *v[MAX_COLS], *save = NULL;
+	char *l1 = strtok_r(body, "\n", &save), *l2, *line, *sql = NULL;
+	size_t len;
+	sqlite3_stmt *ins = NULL;
+	FILE *f;
+	int nc, ret = 0;
+
+	l2 = l1 ? strtok_r(NULL, "\n", &save) : NULL;
+	if (!l1 || !l2)
+		goto bad;
+	nc = split(l1, names, MAX_COLS);
+	if (split(l2, types, MAX_COLS) != nc)
+		goto bad;
+	f = open_memstream(&sql, &len);
+	if (!f)
+		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	fprintf(f, "CREATE TABLE %s (", name);
+	for (int i = 0; i < nc; i++) {
+		unescape(names[i]);
+		fputc(i ? ',' : ' ', f);
+		fputc('"', f);
+		for (const char *c = names[i]; *c; c++)
+			fprintf(f, *c == '"' ? "\"\"" : "%c", *c);
+		fputc('"', f);
+	}
+	fprintf(f, "); INSERT INTO %s VALUES (", name);
+	for (int i = 0; i < nc; i++)
+		fputs(i ? ", ?" : "?", f);
+	fputs(")", f);
+	if (fclose(f)) {
+		free(sql);
+		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	}
+	{
+		char *ins_sql = strstr(sql, "; INSERT");
+
+		*ins_sql = '\0';
+		if (sqlite3_exec(mem, sql, NULL, NULL, NULL) ||
+		    sqlite3_prepare_v2(mem, ins_sql + 2, -1, &ins, NULL)) {
+			free(sql);
+			return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1,
+					     "%s", sqlite3_errmsg(mem));
+		}
+	}
+	free(sql);
+	while (ret == 0 && (line = strtok_r(NULL, "\n", &save))) {
+		if (split(line, v, MAX_COLS) != nc) {
+			sqlite3_finalize(ins);
+			goto bad;
+		}
+		for (int i = 0; i < nc; i++) {
+			const char *t = types[i];
+
+			if (!strncmp(t, "Nullable(", 9)) {
+				t += 9;
+				if (!strcmp(v[i], "\\N")) {
+					sqlite3_bind_null(ins, i + 1);
+					continue;
+				}
+			}
+			if (!strncmp(t, "Int", 3) || !strncmp(t, "UInt", 4))
+				sqlite3_bind_int64(ins, i + 1,
+					t[0] == 'U' ?
+					(int64_t)strtoull(v[i], NULL, 10) :
+					strtoll(v[i], NULL, 10));
+			else if (!strncmp(t, "Float", 5))
+				sqlite3_bind_double(ins, i + 1,
+						    strtod(v[i], NULL));
+			else
+				sqlite3_bind_text(ins, i + 1, v[i],
+						  (int)unescape(v[i]),
+						  SQLITE_TRANSIENT);
+		}
+		if (sqlite3_step(ins) != SQLITE_DONE)
+			ret = mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1,
+					    "%s", sqlite3_errmsg(mem));
+		sqlite3_reset(ins);
+	}
+	sqlite3_finalize(ins);
+	return ret;
+bad:
+	mdb_error_set(e, MDB_E_CORRUPT, NULL, -1, -1, "table=%s", name);
+	mdb_error_msg(e, "ClickHouse's answer is not the table asked for");
+	return -MDB_E_CORRUPT;
+}
+
+int mdb_report_run_fleet(struct mdb_ch *ch, const struct mdb_report *r,
+			 mdb_report_emit_fn emit, void *ctx,
+			 struct mdb_fleet_scope *scope, struct mdb_error *e)
+{
+	sqlite3 *mem = NULL;
+	sqlite3_stmt *rows = NULL, *total = NULL, *sc = NULL;
+	const char *at = r->sql, *s;
+	size_t n;
+	int k = 0, ret = 0;
+
+	memset(scope, 0, sizeof(*scope));
+	if (sqlite3_open(":memory:", &mem) != SQLITE_OK) {
+		sqlite3_close(mem);
+		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	}
+	while (ret == 0 && k < MAX_STMTS && next_stmt(&at, &s, &n)) {
+		char *sql = substitute(r, s, n, "\nFORMAT "
+				       "TabSeparatedWithNamesAndTypes", e);
+		char *body = NULL, name[16];
+
+		if (!sql) {
+			ret = -MDB_E_INVAL;
+			break;
+		}
+		ret = mdb_ch_query(ch, sql, &body, NULL, e);
+		free(sql);
+		snprintf(name, sizeof(name), "t%d", k++);
+		if (ret == 0)
+			ret = load(mem, name, body, e);
+		free(body);
+	}
+	if (ret == 0 && k < MAX_STMTS) {
+		mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1, "report=%s",
+			      r->q->name);
+		mdb_error_msg(e, "a fleet form has three statements: rows, "
+			      "total, scope");
+		ret = -MDB_E_INVAL;
+	}
+	if (ret == 0 && sqlite3_prepare_v2(mem, "SELECT * FROM t2", -1, &sc,
+					   NULL) == SQLITE_OK &&
+	    sqlite3_step(sc) == SQLITE_ROW && sqlite3_column_count(sc) >= 4) {
+		scope->labels = sqlite3_column_int64(sc, 0);
+		scope->sources = sqlite3_column_int64(sc, 1);
+		snprintf(scope->first, sizeof(scope->first), "%s",
+			 sqlite3_column_text(sc, 2) ?
+			 (const char *)sqlite3_column_text(sc, 2) : "");
+		snprintf(scope->last, sizeof(scope->last), "%s",
+			 sqlite3_column_text(sc, 3) ?
+			 (const char *)sqlite3_column_text(sc, 3) : "");
+	}
+	sqlite3_finalize(sc);
+	if (ret == 0 && !scope->sources) {
+		mdb_error_set(e, MDB_E_EMPTY, NULL, -1, -1, "report=%s",
+			      r->named->name);
+		mdb_error_msg(e, "no source of the fleet matches");
+		ret = -MDB_E_EMPTY;
+	}
+	if (ret == 0 &&
+	    (sqlite3_prepare_v2(mem, "SELECT * FROM t0 ORDER BY rowid", -1,
+				&rows, NULL) ||
+	     sqlite3_prepare_v2(mem, "SELECT * FROM t1", -1, &total, NULL)))
+		ret = mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	if (ret == 0)
+		ret = emit(ctx, rows, total, e);
+	sqlite3_finalize(rows);
+	sqlite3_finalize(total);
+	sqlite3_close(mem);
+	return ret;
+}

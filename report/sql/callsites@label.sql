@@ -1,0 +1,27 @@
+-- SPDX-License-Identifier: MIT
+-- report: callsites --by label
+-- help: per label (host) hits, bytes, average, waste, fragmentation, ping-pong, live at end
+-- source: trace
+-- drop: avg_alloc freed waste bytes_req live pingpong live_bytes
+-- setup: callsites
+-- sort: bytes=bytes_alloc|hit=hits|pingpong|frag=frag_pct|hits|waste|live=live_bytes|bytes_alloc|bytes_req|frag_pct|freed|live_bytes|avg_alloc
+--
+-- As callsites, one row per label: the hosts of a fleet side by side.
+-- Without --source, each label's latest trace (with --label GLOB, of
+-- the labels matching it; --from and --to DATEs bound the time it was
+-- taken); with --source, every selected trace of the label, added up.
+-- --time and the filters (--cache, --site, --pid, --comm) count the
+-- allocations they select, as in callsites: --site SYMBOL --by label is
+-- one call site on each host.  Ties by label.
+--
+-- Parameters: those of callsites, whose set-up statements select the
+-- sources into temp.rsrc and compute the groups into temp.slab_rows and
+-- their total into temp.slab_total.
+
+SELECT k1 AS label, hits, bytes_req, bytes_alloc, avg_alloc, waste,
+       frag_pct, freed, pingpong, live, live_bytes
+FROM temp.slab_rows
+ORDER BY @sort, label
+LIMIT :top;
+
+SELECT 'total' AS label, * FROM temp.slab_total;

@@ -1,0 +1,107 @@
+-- SPDX-License-Identifier: MIT
+-- report: allocinfo --by label
+-- help: per label (host) of a fleet: bytes and calls of its allocation tags, by bytes
+-- source: tags
+-- drop: tags calls sources taken_at
+-- sort: bytes|calls|count
+--
+-- The fleet form of report/sql/allocinfo@label.sql: one row per label,
+-- its latest allocinfo snapshot's tags added up.
+-- The fleet, as the SQLite form picks it (temp.rsrc there): of each
+-- label matching --label GLOB (none: every label), the latest source
+-- with tags taken within --from and --to, by taken_at, ties by the larger
+-- content hash; a content hash exported twice (two exports racing) is
+-- read once, with its smallest sid.
+-- Parameters, written in as literals by report/fleet.c: those of the
+-- SQLite form, :label_re (the --label GLOB as a regular expression,
+-- '^.*$' when not given), :from_time and :to_time (Unix seconds, NULL
+-- for no bound).  Statements: the rows, the total, the scope (labels,
+-- sources, the first and the last taken_at) that the title gives.
+
+SELECT label, sources, taken_at, bytes, calls, tags, flags
+FROM (
+	SELECT k_label AS label, uniqExact(k_sid) AS sources,
+	       sum(b) AS bytes, sum(c) AS calls, count() AS tags,
+	       nullIf(substring(concat(
+	           if(max(acc = 0), ',inaccurate', ''),
+	           if(max(apx) != 0, ',approx', ''),
+	           if(max(b < 0 OR c < 0), ',underflow', '')), 2), '')
+	           AS flags
+	FROM (
+		SELECT label AS k_label, sid AS k_sid, bytes AS b, calls AS c,
+		       accurate AS acc, approx AS apx
+		FROM memdb_tag
+		WHERE sid GLOBAL IN (
+			SELECT argMax(s_sid, (s_taken, h))
+			FROM (SELECT hash AS h, min(sid) AS s_sid,
+			             argMin(label, sid) AS s_label,
+			             argMin(kinds, sid) AS s_kinds,
+			             argMin(taken_unix, sid) AS s_taken
+			      FROM memdb_source GROUP BY hash)
+			WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
+			  AND bitAnd(s_kinds, 2) != 0
+			  AND s_taken >= ifNull(:from_time, -1)
+			  AND s_taken <= ifNull(:to_time, 9223372036854775807)
+			  AND (s_taken >= 0 OR isNull(:to_time))
+			GROUP BY s_label))
+	GROUP BY k_label)
+ANY LEFT JOIN (
+	SELECT s_label AS label,
+	       if(argMax(s_taken, (s_taken, h)) >= 0,
+	          formatDateTime(toDateTime(argMax(s_taken, (s_taken, h))),
+	                         '%Y-%m-%dT%H:%M:%SZ', 'UTC'), NULL)
+	           AS taken_at
+	FROM (SELECT hash AS h, min(sid) AS s_sid,
+	             argMin(label, sid) AS s_label,
+	             argMin(kinds, sid) AS s_kinds,
+	             argMin(taken_unix, sid) AS s_taken
+	      FROM memdb_source GROUP BY hash)
+	WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
+	  AND bitAnd(s_kinds, 2) != 0
+	  AND s_taken >= ifNull(:from_time, -1)
+	  AND s_taken <= ifNull(:to_time, 9223372036854775807)
+	  AND (s_taken >= 0 OR isNull(:to_time))
+	GROUP BY s_label) USING label
+ORDER BY if(:sort = 'bytes', bytes, calls) DESC,
+         if(:sort = 'bytes', calls, bytes) DESC, label
+LIMIT :top;
+
+SELECT 'total' AS label, uniqExact(k_sid) AS sources, NULL AS taken_at,
+       sum(b) AS bytes, sum(c) AS calls, count() AS tags, NULL AS flags
+FROM (
+	SELECT sid AS k_sid, bytes AS b, calls AS c
+	FROM memdb_tag
+	WHERE sid GLOBAL IN (
+		SELECT argMax(s_sid, (s_taken, h))
+		FROM (SELECT hash AS h, min(sid) AS s_sid,
+		             argMin(label, sid) AS s_label,
+		             argMin(kinds, sid) AS s_kinds,
+		             argMin(taken_unix, sid) AS s_taken
+		      FROM memdb_source GROUP BY hash)
+		WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
+		  AND bitAnd(s_kinds, 2) != 0
+		  AND s_taken >= ifNull(:from_time, -1)
+		  AND s_taken <= ifNull(:to_time, 9223372036854775807)
+		  AND (s_taken >= 0 OR isNull(:to_time))
+		GROUP BY s_label));
+
+SELECT uniqExact(s_label) AS labels, count() AS sources,
+       if(min(t) >= 0, formatDateTime(toDateTime(min(t)),
+                                      '%Y-%m-%dT%H:%M:%SZ', 'UTC'), '')
+           AS first,
+       if(max(t) >= 0, formatDateTime(toDateTime(max(t)),
+                                      '%Y-%m-%dT%H:%M:%SZ', 'UTC'), '')
+           AS last
+FROM (
+	SELECT s_label, argMax(s_taken, (s_taken, h)) AS t
+	FROM (SELECT hash AS h, min(sid) AS s_sid,
+	             argMin(label, sid) AS s_label,
+	             argMin(kinds, sid) AS s_kinds,
+	             argMin(taken_unix, sid) AS s_taken
+	      FROM memdb_source GROUP BY hash)
+	WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
+	  AND bitAnd(s_kinds, 2) != 0
+	  AND s_taken >= ifNull(:from_time, -1)
+	  AND s_taken <= ifNull(:to_time, 9223372036854775807)
+	  AND (s_taken >= 0 OR isNull(:to_time))
+	GROUP BY s_label);

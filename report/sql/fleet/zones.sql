@@ -1,0 +1,139 @@
+-- SPDX-License-Identifier: MIT
+-- report: zones
+-- help: per zone, malloc type or slab cache over the hosts of a fleet: size, used, free, requests, failures, bytes, unused %
+-- source: zones
+-- drop: allocated total xdomain sleeps allocator object_size slabs limit pos requests
+-- sort: pos|name|size|used|free|requests|fails|bytes|unused_pct
+-- by: zone|label
+--
+-- The fleet form of report/sql/zones.sql: each host's latest zone
+-- snapshot (slabinfo, vmstat, memstat, a core dump's slab caches), one
+-- row per allocator, name and instance, its figures added up over the
+-- hosts: size and object_size where all hosts agree, pos the smallest,
+-- unused_pct of the sums; sorted as there (--by label:
+-- zones@label.sql).
+-- The fleet, as the SQLite form picks it (temp.rsrc there): of each
+-- label matching --label GLOB (none: every label), the latest source
+-- with zones taken within --from and --to, by taken_at, ties by the larger
+-- content hash; a content hash exported twice (two exports racing) is
+-- read once, with its smallest sid.
+-- Parameters, written in as literals by report/fleet.c: those of the
+-- SQLite form, :label_re (the --label GLOB as a regular expression,
+-- '^.*$' when not given), :from_time and :to_time (Unix seconds, NULL
+-- for no bound).  Statements: the rows, the total, the scope (labels,
+-- sources, the first and the last taken_at) that the title gives.
+
+SELECT name, pos, allocator, size, "limit", used, free, requests, fails,
+       sleeps, xdomain, bytes, unused_pct, object_size, allocated, total,
+       slabs, flags
+FROM (
+	SELECT k_name AS name, min(z_pos) AS pos, k_alloc AS allocator,
+	       k_inst AS instance,
+	       if(min(z_size) = max(z_size), min(z_size), NULL) AS size,
+	       sum(z_limit) AS "limit", sum(z_used) AS used,
+	       sum(z_free) AS free, sum(z_req) AS requests,
+	       sum(z_fails) AS fails, sum(z_sleeps) AS sleeps,
+	       sum(z_xdomain) AS xdomain, sum(z_bytes) AS bytes,
+	       if(count(z_unused) = 0, NULL,
+	          if(used + free > 0, 100.0 * free / (used + free), 0.0))
+	           AS unused_pct,
+	       if(min(z_osize) = max(z_osize), min(z_osize), NULL)
+	           AS object_size,
+	       sum(z_allocated) AS allocated, sum(z_total) AS total,
+	       sum(z_slabs) AS slabs,
+	       nullIf(concat(if(max(z_approx) != 0, 'approx', ''),
+	                     if(max(z_incomplete) != 0, 'incomplete', '')),
+	              '') AS flags,
+	       multiIf(:sort = 'size', toNullable(toFloat64(size)),
+	               :sort = 'used', toFloat64(used),
+	               :sort = 'free', toFloat64(free),
+	               :sort = 'requests', toFloat64(requests),
+	               :sort = 'fails', toFloat64(fails),
+	               :sort = 'bytes', toFloat64(bytes),
+	               :sort = 'unused_pct', unused_pct, NULL) AS sort_key
+	FROM (
+	SELECT allocator AS k_alloc, name AS k_name, instance AS k_inst,
+	       pos AS z_pos, size AS z_size, count_limit AS z_limit,
+	       used AS z_used, free AS z_free, requests AS z_req,
+	       fails AS z_fails, sleeps AS z_sleeps, xdomain AS z_xdomain,
+	       bytes AS z_bytes, unused_pct AS z_unused,
+	       object_size AS z_osize, allocated AS z_allocated,
+	       total AS z_total, slabs AS z_slabs, approx AS z_approx,
+	       incomplete AS z_incomplete
+		FROM memdb_zone
+		WHERE sid GLOBAL IN (
+			SELECT argMax(s_sid, (s_taken, h))
+			FROM (SELECT hash AS h, min(sid) AS s_sid,
+			             argMin(label, sid) AS s_label,
+			             argMin(kinds, sid) AS s_kinds,
+			             argMin(taken_unix, sid) AS s_taken
+			      FROM memdb_source GROUP BY hash)
+			WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
+			  AND bitAnd(s_kinds, 4) != 0
+			  AND s_taken >= ifNull(:from_time, -1)
+			  AND s_taken <= ifNull(:to_time, 9223372036854775807)
+			  AND (s_taken >= 0 OR isNull(:to_time))
+			GROUP BY s_label))
+	GROUP BY k_alloc, k_name, k_inst)
+ORDER BY ifNull(used, 0) = 0 AND ifNull(free, 0) = 0
+             AND ifNull(bytes, 0) = 0,
+         if(:sort = 'name', name, ''),
+         isNull(sort_key), sort_key DESC, pos, allocator, name, instance
+LIMIT :top;
+
+SELECT 'total' AS name, NULL AS pos, NULL AS allocator, NULL AS size,
+       NULL AS "limit", sum(z_used) AS used, sum(z_free) AS free,
+       sum(z_req) AS requests, sum(z_fails) AS fails,
+       sum(z_sleeps) AS sleeps, sum(z_xdomain) AS xdomain,
+       sum(z_bytes) AS bytes,
+       if(count(z_unused) = 0, NULL,
+          if(sumIf(z_used + z_free, isNotNull(z_unused)) > 0,
+             100.0 * sumIf(z_free, isNotNull(z_unused)) /
+                 sumIf(z_used + z_free, isNotNull(z_unused)), 0.0))
+           AS unused_pct,
+       NULL AS object_size, sum(z_allocated) AS allocated,
+       sum(z_total) AS total, sum(z_slabs) AS slabs, NULL AS flags
+FROM (
+	SELECT allocator AS k_alloc, name AS k_name, instance AS k_inst,
+	       pos AS z_pos, size AS z_size, count_limit AS z_limit,
+	       used AS z_used, free AS z_free, requests AS z_req,
+	       fails AS z_fails, sleeps AS z_sleeps, xdomain AS z_xdomain,
+	       bytes AS z_bytes, unused_pct AS z_unused,
+	       object_size AS z_osize, allocated AS z_allocated,
+	       total AS z_total, slabs AS z_slabs, approx AS z_approx,
+	       incomplete AS z_incomplete
+	FROM memdb_zone
+	WHERE sid GLOBAL IN (
+		SELECT argMax(s_sid, (s_taken, h))
+		FROM (SELECT hash AS h, min(sid) AS s_sid,
+		             argMin(label, sid) AS s_label,
+		             argMin(kinds, sid) AS s_kinds,
+		             argMin(taken_unix, sid) AS s_taken
+		      FROM memdb_source GROUP BY hash)
+		WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
+		  AND bitAnd(s_kinds, 4) != 0
+		  AND s_taken >= ifNull(:from_time, -1)
+		  AND s_taken <= ifNull(:to_time, 9223372036854775807)
+		  AND (s_taken >= 0 OR isNull(:to_time))
+		GROUP BY s_label));
+
+SELECT uniqExact(s_label) AS labels, count() AS sources,
+       if(min(t) >= 0, formatDateTime(toDateTime(min(t)),
+                                      '%Y-%m-%dT%H:%M:%SZ', 'UTC'), '')
+           AS first,
+       if(max(t) >= 0, formatDateTime(toDateTime(max(t)),
+                                      '%Y-%m-%dT%H:%M:%SZ', 'UTC'), '')
+           AS last
+FROM (
+	SELECT s_label, argMax(s_taken, (s_taken, h)) AS t
+	FROM (SELECT hash AS h, min(sid) AS s_sid,
+	             argMin(label, sid) AS s_label,
+	             argMin(kinds, sid) AS s_kinds,
+	             argMin(taken_unix, sid) AS s_taken
+	      FROM memdb_source GROUP BY hash)
+	WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
+	  AND bitAnd(s_kinds, 4) != 0
+	  AND s_taken >= ifNull(:from_time, -1)
+	  AND s_taken <= ifNull(:to_time, 9223372036854775807)
+	  AND (s_taken >= 0 OR isNull(:to_time))
+	GROUP BY s_label);

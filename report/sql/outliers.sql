@@ -1,0 +1,136 @@
+-- SPDX-License-Identifier: MIT
+-- report: outliers
+-- help: the hosts of a fleet where an allocation tag or a zone (slab cache) is above its 99th percentile over the hosts, by excess
+-- source: tags|zones
+-- scope: fleet
+-- drop: fleet_median hosts module function
+--
+-- A question only a fleet has: which hosts hold more of a tag or a zone
+-- than the rest of the fleet.  Of each label matching --label GLOB (all
+-- labels when not given), the latest allocinfo snapshot and the latest
+-- zone snapshot taken within --from and --to (as allocinfo and zones
+-- pick them); each item's bytes on each host: a tag's (file:line,
+-- function, module) lines added up, a zone's (allocator, name)
+-- instances added up; then per item over the hosts that have it:
+--   hosts         how many
+--   fleet_p99     the 99th percentile of their bytes, interpolated: of
+--                 the values sorted v0 <= v1 <= ... (hosts of them), at
+--                 i = 0.99 x (hosts - 1), v[floor i] + (i - floor i) x
+--                 (v[floor i + 1] - v[floor i]) (the last value when
+--                 there is no next); so one host alone is never an
+--                 outlier, and of a few the largest is one when it
+--                 stands out
+--   fleet_median  the same at 0.5
+-- One row per host and item whose bytes are above fleet_p99:
+--   excess        bytes - fleet_p99
+-- By excess, largest first, ties by kind, name, function, module,
+-- label.  The total row: the outlier rows' bytes and distinct hosts.
+-- report/sql/fleet/outliers.sql asks ClickHouse the same.
+--
+-- Parameters: :fleet (1: each label's latest snapshots; else the
+-- sources :src_lo to :src_hi whose label matches :label), :label (a
+-- GLOB, NULL for any), :from_time, :to_time (Unix seconds, NULL for no
+-- bound), :top.
+
+-- The snapshots read, into temp.rsrc (source_id, label, kind 'tags'
+-- or 'zones'), as allocinfo.sql and zones.sql pick them.
+DROP TABLE IF EXISTS temp.rsrc;
+CREATE TEMP TABLE rsrc AS
+SELECT id AS source_id, label, 'tags' AS kind FROM source s
+WHERE NOT coalesce(:fleet, 0) AND id BETWEEN :src_lo AND :src_hi
+  AND (:label IS NULL OR label GLOB :label)
+  AND EXISTS (SELECT 1 FROM tag t WHERE t.source_id = s.id)
+UNION ALL
+SELECT id, label, 'zones' FROM source s
+WHERE NOT coalesce(:fleet, 0) AND id BETWEEN :src_lo AND :src_hi
+  AND (:label IS NULL OR label GLOB :label)
+  AND EXISTS (SELECT 1 FROM zone z WHERE z.source_id = s.id)
+UNION ALL
+SELECT id, label, kind FROM (
+	SELECT s.id, s.label, 'tags' AS kind,
+	       row_number() OVER (PARTITION BY s.label
+	                          ORDER BY s.taken_at DESC, s.hash DESC) AS k
+	FROM source s
+	WHERE :fleet AND s.label GLOB coalesce(:label, '*')
+	  AND EXISTS (SELECT 1 FROM tag t WHERE t.source_id = s.id)
+	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) >=
+	               :from_time, :from_time IS NULL)
+	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) <=
+	               :to_time, :to_time IS NULL)
+) WHERE k = 1
+UNION ALL
+SELECT id, label, kind FROM (
+	SELECT s.id, s.label, 'zones' AS kind,
+	       row_number() OVER (PARTITION BY s.label
+	                          ORDER BY s.taken_at DESC, s.hash DESC) AS k
+	FROM source s
+	WHERE :fleet AND s.label GLOB coalesce(:label, '*')
+	  AND EXISTS (SELECT 1 FROM zone z WHERE z.source_id = s.id)
+	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) >=
+	               :from_time, :from_time IS NULL)
+	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) <=
+	               :to_time, :to_time IS NULL)
+) WHERE k = 1;
+
+-- Each host's bytes of each item.
+DROP TABLE IF EXISTS temp.outlier_vals;
+CREATE TEMP TABLE outlier_vals AS
+SELECT 'tag' AS kind, t.tag AS name, t.function, t.module, r.label,
+       CAST(total(t.bytes) AS INTEGER) AS bytes
+FROM temp.rsrc r CROSS JOIN v_tags t ON t.source_id = r.source_id
+WHERE r.kind = 'tags'
+GROUP BY 1, 2, 3, 4, 5
+UNION ALL
+SELECT z.allocator, z.name, NULL, NULL, r.label,
+       CAST(total(z.bytes) AS INTEGER)
+FROM temp.rsrc r CROSS JOIN v_zones z ON z.source_id = r.source_id
+WHERE r.kind = 'zones' AND z.bytes IS NOT NULL
+GROUP BY 1, 2, 5;
+
+-- Each item's percentiles over the hosts (i: the 0-based rank of a
+-- host's bytes, n: the hosts).
+DROP TABLE IF EXISTS temp.outlier_pct;
+CREATE TEMP TABLE outlier_pct AS
+WITH r AS (
+	SELECT *, row_number() OVER w - 1 AS i,
+	       count(*) OVER (PARTITION BY kind, name, function, module) AS n
+	FROM temp.outlier_vals
+	WINDOW w AS (PARTITION BY kind, name, function, module ORDER BY bytes)
+), l AS (
+	SELECT *, 0.99 * (n - 1) AS i99, CAST(0.99 * (n - 1) AS INTEGER) AS l99,
+	       0.5 * (n - 1) AS i50, CAST(0.5 * (n - 1) AS INTEGER) AS l50
+	FROM r
+), q AS (
+	SELECT kind, name, function, module, max(n) AS n, max(i99) AS i99,
+	       max(l99) AS l99, max(i50) AS i50, max(l50) AS l50,
+	       max(CASE WHEN i = l99 THEN bytes END) AS a99,
+	       max(CASE WHEN i = l99 + 1 THEN bytes END) AS b99,
+	       max(CASE WHEN i = l50 THEN bytes END) AS a50,
+	       max(CASE WHEN i = l50 + 1 THEN bytes END) AS b50
+	FROM l GROUP BY kind, name, function, module
+)
+SELECT kind, name, function, module, n,
+       a99 + (i99 - l99) * (coalesce(b99, a99) - a99) AS p99,
+       a50 + (i50 - l50) * (coalesce(b50, a50) - a50) AS p50
+FROM q;
+
+SELECT v.kind, v.name, v.function, v.module, v.label, v.bytes,
+       p.p99 AS fleet_p99, p.p50 AS fleet_median, p.n AS hosts,
+       v.bytes - p.p99 AS excess
+FROM temp.outlier_vals v
+JOIN temp.outlier_pct p ON p.kind = v.kind AND p.name = v.name
+                       AND p.function IS v.function
+                       AND p.module IS v.module
+WHERE v.bytes > p.p99
+ORDER BY excess DESC, v.kind, v.name, v.function, v.module, v.label
+LIMIT :top;
+
+SELECT 'total' AS kind, NULL AS name, NULL AS function, NULL AS module,
+       NULL AS label, coalesce(CAST(total(v.bytes) AS INTEGER), 0) AS bytes,
+       NULL AS fleet_p99, NULL AS fleet_median,
+       count(DISTINCT v.label) AS hosts, NULL AS excess
+FROM temp.outlier_vals v
+JOIN temp.outlier_pct p ON p.kind = v.kind AND p.name = v.name
+                       AND p.function IS v.function
+                       AND p.module IS v.module
+WHERE v.bytes > p.p99;
