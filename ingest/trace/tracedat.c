@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <trace-cmd/trace-cmd.h>
 #include <zstd.h>
@@ -1085,6 +1086,25 @@ static const struct mdb_input_ops tdat_ops = {
 
 /* ---- opening ---------------------------------------------------------- */
 
+/*
+ * libtracecmd that fails for want of memory does not always leave errno
+ * ENOMEM: a failed mmap of the CPU data (ENOMEM) falls back to read(2),
+ * whose buffers may then fail with errno set again by what follows.  The
+ * file's structure was checked (walk_file()), so a failure while the
+ * address space cannot take a few more megabytes is for want of memory.
+ */
+static int no_room(void)
+{
+	size_t len = 4u << 20;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return 1;
+	munmap(p, len);
+	return 0;
+}
+
 static int open_library(struct tdat *t, int fd, uint64_t page_size)
 {
 	int dfd = dup(fd), ret, err, hit;
@@ -1131,7 +1151,7 @@ static int open_library(struct tdat *t, int fd, uint64_t page_size)
 			close(dfd);
 		if (ret)
 			return ret;
-		if (err == ENOMEM)
+		if (err == ENOMEM || no_room())
 			return mdb_error_set(t->e, MDB_E_NOMEM, t->path, -1, -1,
 					     "in libtracecmd");
 		return tdat_bad(t, MDB_E_CORRUPT, 0,
