@@ -44,7 +44,7 @@ FROM (
 		       freed AS f_freed, pingpong AS f_pp, live AS f_live,
 		       live_bytes AS f_live_bytes
 		FROM memdb_site
-		WHERE type < 2 AND sid GLOBAL IN (
+		WHERE type < 2 AND sid IN (
 			SELECT argMax(s_sid, (s_taken, h))
 			FROM (SELECT hash AS h, min(sid) AS s_sid,
 			             argMin(label, sid) AS s_label,
@@ -75,7 +75,7 @@ FROM (
 		       freed AS f_freed, pingpong AS f_pp, live AS f_live,
 		       live_bytes AS f_live_bytes
 	FROM memdb_site
-	WHERE type < 2 AND sid GLOBAL IN (
+	WHERE type < 2 AND sid IN (
 		SELECT argMax(s_sid, (s_taken, h))
 		FROM (SELECT hash AS h, min(sid) AS s_sid,
 		             argMin(label, sid) AS s_label,

@@ -61,7 +61,7 @@ FROM (
 	       total AS z_total, slabs AS z_slabs, approx AS z_approx,
 	       incomplete AS z_incomplete
 		FROM memdb_zone
-		WHERE sid GLOBAL IN (
+		WHERE sid IN (
 			SELECT argMax(s_sid, (s_taken, h))
 			FROM (SELECT hash AS h, min(sid) AS s_sid,
 			             argMin(label, sid) AS s_label,
@@ -103,7 +103,7 @@ FROM (
 	       total AS z_total, slabs AS z_slabs, approx AS z_approx,
 	       incomplete AS z_incomplete
 	FROM memdb_zone
-	WHERE sid GLOBAL IN (
+	WHERE sid IN (
 		SELECT argMax(s_sid, (s_taken, h))
 		FROM (SELECT hash AS h, min(sid) AS s_sid,
 		             argMin(label, sid) AS s_label,

@@ -42,7 +42,7 @@ FROM (
 		       fails AS z_fails, bytes AS z_bytes,
 		       unused_pct AS z_unused
 		FROM memdb_zone
-		WHERE sid GLOBAL IN (
+		WHERE sid IN (
 			SELECT argMax(s_sid, (s_taken, h))
 			FROM (SELECT hash AS h, min(sid) AS s_sid,
 			             argMin(label, sid) AS s_label,
@@ -90,7 +90,7 @@ FROM (
 	       requests AS z_req, fails AS z_fails, bytes AS z_bytes,
 	       unused_pct AS z_unused
 	FROM memdb_zone
-	WHERE sid GLOBAL IN (
+	WHERE sid IN (
 		SELECT argMax(s_sid, (s_taken, h))
 		FROM (SELECT hash AS h, min(sid) AS s_sid,
 		             argMin(label, sid) AS s_label,
