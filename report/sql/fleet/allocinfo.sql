@@ -16,9 +16,9 @@
 -- ClickHouse groups numbers far faster than strings.
 -- The fleet, as the SQLite form picks it (temp.rsrc there): of each
 -- label matching --label GLOB (none: every label), the latest source
--- with tags taken within --from and --to, by taken_at, ties by the larger
--- content hash; a content hash exported twice (two exports racing) is
--- read once, with its smallest sid.
+-- with tags taken within --from and --to, by taken_at, ties by the
+-- larger content hash; a content hash exported twice (two exports
+-- racing) is read once, with its smallest sid.
 -- Parameters, written in as literals by report/fleet.c: those of the
 -- SQLite form, :label_re (the --label GLOB as a regular expression,
 -- '^.*$' when not given), :from_time and :to_time (Unix seconds, NULL
@@ -88,11 +88,13 @@ FROM (
 		GROUP BY s_label));
 
 SELECT uniqExact(s_label) AS labels, count() AS sources,
-       if(min(t) >= 0, formatDateTime(toDateTime(min(t)),
-                                      '%Y-%m-%dT%H:%M:%SZ', 'UTC'), '')
+       if(min(t) >= 0,
+           concat(replaceOne(toString(
+               toDateTime(greatest(min(t), 0), 'UTC')), ' ', 'T'), 'Z'), '')
            AS first,
-       if(max(t) >= 0, formatDateTime(toDateTime(max(t)),
-                                      '%Y-%m-%dT%H:%M:%SZ', 'UTC'), '')
+       if(max(t) >= 0,
+           concat(replaceOne(toString(
+               toDateTime(greatest(max(t), 0), 'UTC')), ' ', 'T'), 'Z'), '')
            AS last
 FROM (
 	SELECT s_label, argMax(s_taken, (s_taken, h)) AS t

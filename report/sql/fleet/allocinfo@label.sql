@@ -10,9 +10,9 @@
 -- by memdb_source).
 -- The fleet, as the SQLite form picks it (temp.rsrc there): of each
 -- label matching --label GLOB (none: every label), the latest source
--- with tags taken within --from and --to, by taken_at, ties by the larger
--- content hash; a content hash exported twice (two exports racing) is
--- read once, with its smallest sid.
+-- with tags taken within --from and --to, by taken_at, ties by the
+-- larger content hash; a content hash exported twice (two exports
+-- racing) is read once, with its smallest sid.
 -- Parameters, written in as literals by report/fleet.c: those of the
 -- SQLite form, :label_re (the --label GLOB as a regular expression,
 -- '^.*$' when not given), :from_time and :to_time (Unix seconds, NULL
@@ -20,8 +20,9 @@
 -- sources, the first and the last taken_at) that the title gives.
 
 SELECT label, uniqExact(sid) AS sources,
-       if(max(l_taken) >= 0, formatDateTime(toDateTime(max(l_taken)),
-                                            '%Y-%m-%dT%H:%M:%SZ', 'UTC'),
+       if(max(l_taken) >= 0,
+           concat(replaceOne(toString(
+               toDateTime(greatest(max(l_taken), 0), 'UTC')), ' ', 'T'), 'Z'),
           NULL) AS taken_at,
        sum(a_bytes) AS bytes, sum(a_calls) AS calls, sum(a_lines) AS tags,
        nullIf(substring(concat(if(max(a_inacc) != 0, ',inaccurate', ''),
@@ -77,11 +78,13 @@ FROM (
 		GROUP BY s_label));
 
 SELECT uniqExact(s_label) AS labels, count() AS sources,
-       if(min(t) >= 0, formatDateTime(toDateTime(min(t)),
-                                      '%Y-%m-%dT%H:%M:%SZ', 'UTC'), '')
+       if(min(t) >= 0,
+           concat(replaceOne(toString(
+               toDateTime(greatest(min(t), 0), 'UTC')), ' ', 'T'), 'Z'), '')
            AS first,
-       if(max(t) >= 0, formatDateTime(toDateTime(max(t)),
-                                      '%Y-%m-%dT%H:%M:%SZ', 'UTC'), '')
+       if(max(t) >= 0,
+           concat(replaceOne(toString(
+               toDateTime(greatest(max(t), 0), 'UTC')), ' ', 'T'), 'Z'), '')
            AS last
 FROM (
 	SELECT s_label, argMax(s_taken, (s_taken, h)) AS t

@@ -219,7 +219,8 @@ SELECT 'total' AS name, NULL AS function, NULL AS module, NULL AS kind,
        sumIf(t_count, role = 'to') AS count_to,
        count_to - count_from AS count_delta, NULL AS flags
 FROM (
-	SELECT materialize('from') AS role, bytes AS t_bytes, calls AS t_count
+	SELECT materialize('from') AS role, bytes AS t_bytes,
+	       calls AS t_count
 	FROM memdb_tag
 	WHERE sid IN (
 		SELECT f_sid FROM (
@@ -243,7 +244,8 @@ FROM (
 			HAVING count() > 1)
 		WHERE bitAnd(f_kinds, 2) != 0 AND bitAnd(t_kinds, 2) != 0)
 	UNION ALL
-	SELECT materialize('to') AS role, bytes AS t_bytes, calls AS t_count
+	SELECT materialize('to') AS role, bytes AS t_bytes,
+	       calls AS t_count
 	FROM memdb_tag
 	WHERE sid IN (
 		SELECT t_sid FROM (
@@ -267,7 +269,8 @@ FROM (
 			HAVING count() > 1)
 		WHERE bitAnd(f_kinds, 2) != 0 AND bitAnd(t_kinds, 2) != 0)
 	UNION ALL
-	SELECT materialize('from') AS role, ifNull(bytes, 0) AS t_bytes, ifNull(used, 0) AS t_count
+	SELECT materialize('from') AS role, ifNull(bytes, 0) AS t_bytes,
+	       ifNull(used, 0) AS t_count
 	FROM memdb_zone
 	WHERE sid IN (
 		SELECT f_sid FROM (
@@ -291,7 +294,8 @@ FROM (
 			HAVING count() > 1)
 		WHERE bitAnd(f_kinds, 4) != 0 AND bitAnd(t_kinds, 4) != 0)
 	UNION ALL
-	SELECT materialize('to') AS role, ifNull(bytes, 0) AS t_bytes, ifNull(used, 0) AS t_count
+	SELECT materialize('to') AS role, ifNull(bytes, 0) AS t_bytes,
+	       ifNull(used, 0) AS t_count
 	FROM memdb_zone
 	WHERE sid IN (
 		SELECT t_sid FROM (
@@ -316,11 +320,13 @@ FROM (
 		WHERE bitAnd(f_kinds, 4) != 0 AND bitAnd(t_kinds, 4) != 0));
 
 SELECT uniqExact(s_label) AS labels, 2 * count() AS sources,
-       if(min(f_taken) >= 0, formatDateTime(toDateTime(min(f_taken)),
-                                            '%Y-%m-%dT%H:%M:%SZ', 'UTC'),
+       if(min(f_taken) >= 0,
+           concat(replaceOne(toString(
+               toDateTime(greatest(min(f_taken), 0), 'UTC')), ' ', 'T'), 'Z'),
           '') AS first,
-       if(max(t_taken) >= 0, formatDateTime(toDateTime(max(t_taken)),
-                                            '%Y-%m-%dT%H:%M:%SZ', 'UTC'),
+       if(max(t_taken) >= 0,
+           concat(replaceOne(toString(
+               toDateTime(greatest(max(t_taken), 0), 'UTC')), ' ', 'T'), 'Z'),
           '') AS last
 FROM (
 	SELECT argMin(s_sid, (s_taken, h)) AS f_sid,
