@@ -18,6 +18,9 @@
 # hour): 24,000 ingests of 5,000 lines would time the ingest, which
 # bench-allocinfo.sh does.
 #
+# At the default size it needs about 16 GB of disk in WORK_DIR (8 GB of
+# SQLite, 7 GB in ClickHouse before its merges) and 6 minutes.
+#
 #   sh bench/bench-fleet.sh BUILD_DIR WORK_DIR   (run by bench/bench.sh)
 set -eu
 . bench/lib.sh
