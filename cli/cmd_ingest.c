@@ -82,7 +82,7 @@ static const struct cli_opt opts[] = {
 	  "memdb.db); created when missing" },
 	{ "time", 't', "WHEN", "when the data was taken: Unix seconds, or "
 	  "ISO 8601 (2026-11-22T10:15:00Z; no zone means UTC); default: the "
-	  "modification time of PATH" },
+	  "modification time of PATH (of -: the time it is read)" },
 	{ "label", OPT_LABEL, "NAME", "name of the machine, kept with the "
 	  "source" },
 	CLI_ROWS_CAPTURE,

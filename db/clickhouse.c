@@ -157,9 +157,15 @@ int mdb_ch_query(struct mdb_ch *ch, const char *sql, char **out,
 		 size_t *len, struct mdb_error *e)
 {
 	struct body b = { 0 };
-	/* errors of a query that fails half-way as a status, not appended
-	 * to rows already sent */
-	int ret = post(ch, "wait_end_of_query=1", sql, strlen(sql), &b, e);
+	/*
+	 * Errors of a query that fails half-way as a status, not appended
+	 * to rows already sent.  On Distributed tables, "sid IN (SELECT ...
+	 * FROM memdb_source)" runs on each shard over its own sources (a
+	 * host's rows and sources share its shard), as an IN that the
+	 * primary key serves: a GLOBAL IN is not (ten times slower).
+	 */
+	int ret = post(ch, "wait_end_of_query=1&distributed_product_mode=local",
+		       sql, strlen(sql), &b, e);
 
 	if (ret == 0 && out) {
 		*out = b.p ? b.p : strdup("");

@@ -14,12 +14,16 @@
  * memdb_source holds are not sent again; two exports racing may both
  * send one, which the reports read once (the smallest sid of a hash).
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
 
+#include <xxhash.h>
+
+#include "../common/u64map.h"
 #include "clickhouse.h"
 
 struct ch_col {
@@ -34,9 +38,10 @@ struct ch_col {
 struct ch_table {
 	const char *name;
 	const char *order;      /* ORDER BY: columns never NULL */
-	const char *from;
+	const char *from;       /* NULL: filled from another table's rows */
 	int opt;                /* only with --allocations */
 	const struct ch_col *cols;
+	const char *shard;      /* sharding key (default: the label's) */
 };
 
 #define SID { "sid", "UInt64", "?3" }
@@ -79,14 +84,30 @@ static const struct ch_col source_cols[] = {
 	END,
 };
 
+/*
+ * A tag's rows carry its key, a hash of (file, line, function, module),
+ * its names going once to memdb_tagname: the fleet reports add up a
+ * tag's figures over the hosts by a number, not by its strings, which
+ * ClickHouse 18.16 reads and hashes ten times slower (docs/usage.md).
+ * "Key": the tag's key, tag_key(), sent as UInt64; "Skip": read for the
+ * key and memdb_tagname, not sent with the row.
+ */
+
 static const struct ch_col tag_cols[] = {
-	SID, LABEL, I64("pos"), I64("input_line"), I64("bytes"), I64("calls"),
-	{ "file", "String", "file" }, I64("lineno"),
-	{ "function", "String", "function" },
-	{ "module", "Nullable(String)", "module" },
+	SID, LABEL, I64("pos"), I64("input_line"),
+	{ "tag_key", "Key", "NULL" }, I64("bytes"), I64("calls"),
 	{ "extra", "Nullable(String)", "extra" },
 	{ "accurate", "UInt8", "accurate" }, { "approx", "UInt8", "approx" },
+	{ "file", "Skip", "file" }, { "lineno", "Skip", "lineno" },
+	{ "function", "Skip", "function" }, { "module", "Skip", "module" },
 	END,
+};
+
+/* One row per tag key: filled from memdb_tag's rows, not selected. */
+static const struct ch_col tagname_cols[] = {
+	{ "tag_key", "UInt64", NULL }, { "file", "String", NULL },
+	{ "lineno", "Int64", NULL }, { "function", "String", NULL },
+	{ "module", "Nullable(String)", NULL }, END,
 };
 
 static const struct ch_col zone_cols[] = {
@@ -151,32 +172,38 @@ static const struct ch_col alloc_cols[] = {
 	{ "comm", "Nullable(String)", "m.text" }, END,
 };
 
-/* memdb_source first: mdb_export() sends its rows last */
+/* memdb_source first: mdb_export() sends its rows last; memdb_tagname
+ * before memdb_tag, whose rows fill it (TAGNAME, TAG) */
+enum { TAGNAME = 1, TAG = 2 };
+
 static const struct ch_table tables[] = {
 	{ "memdb_source", "(label, taken_unix, sid)",
-	  "FROM source s WHERE s.id = ?1", 0, source_cols },
+	  "FROM source s WHERE s.id = ?1", 0, source_cols, NULL },
+	{ "memdb_tagname", "tag_key", NULL, 0, tagname_cols, "tag_key" },
 	{ "memdb_tag", "(sid, pos)",
-	  "FROM tag WHERE source_id = ?1 ORDER BY pos", 0, tag_cols },
+	  "FROM tag WHERE source_id = ?1 ORDER BY pos", 0, tag_cols, NULL },
 	{ "memdb_zone", "(sid, pos)",
-	  "FROM v_zones WHERE source_id = ?1 ORDER BY pos", 0, zone_cols },
+	  "FROM v_zones WHERE source_id = ?1 ORDER BY pos", 0, zone_cols,
+	  NULL },
 	{ "memdb_kcounter", "(sid, pos)",
 	  "FROM kcounter WHERE source_id = ?1 ORDER BY pos", 0,
-	  kcounter_cols },
+	  kcounter_cols, NULL },
 	{ "memdb_site", "(sid, site_id, type)",
 	  "FROM site_stats k JOIN v_sites v ON v.source_id = k.source_id "
 	  "AND v.site_id = k.site_id LEFT JOIN str c ON c.source_id = "
 	  "k.source_id AND c.id = k.cache_id WHERE k.source_id = ?1", 0,
-	  site_cols },
+	  site_cols, NULL },
 	{ "memdb_cache", "(sid, type, cache, obj_size)",
 	  "FROM cache_stats k LEFT JOIN str n ON n.source_id = k.source_id "
-	  "AND n.id = k.cache_id WHERE k.source_id = ?1", 0, cache_cols },
+	  "AND n.id = k.cache_id WHERE k.source_id = ?1", 0, cache_cols,
+	  NULL },
 	{ "memdb_alloc", "(sid, seq)",
 	  "FROM source s CROSS JOIN alloc a ON a.id BETWEEN s.alloc_lo AND "
 	  "s.alloc_hi JOIN v_sites v ON v.source_id = a.source_id AND "
 	  "v.site_id = a.site_id LEFT JOIN str c ON c.source_id = "
 	  "a.source_id AND c.id = a.cache_id LEFT JOIN str m ON "
 	  "m.source_id = a.source_id AND m.id = a.comm_id WHERE s.id = ?1",
-	  1, alloc_cols },
+	  1, alloc_cols, NULL },
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
@@ -197,11 +224,15 @@ const char *const *mdb_ch_tables(size_t *n)
 static void create(FILE *f, const struct ch_table *t, const char *name,
 		   const char *engine)
 {
+	int n = 0;
+
 	fprintf(f, "CREATE TABLE IF NOT EXISTS %s (\n", name);
 	for (const struct ch_col *c = t->cols; c->name; c++)
-		fprintf(f, "\t%s %s%s\n", c->name, c->type, c[1].name ? "," :
-			"");
-	fprintf(f, ") ENGINE = %s;\n", engine);
+		if (strcmp(c->type, "Skip"))
+			fprintf(f, "%s\t%s %s", n++ ? ",\n" : "", c->name,
+				strcmp(c->type, "Key") ? c->type :
+				"UInt64");
+	fprintf(f, "\n) ENGINE = %s;\n", engine);
 }
 
 char *mdb_ch_ddl(const char *cluster)
@@ -235,8 +266,9 @@ char *mdb_ch_ddl(const char *cluster)
 		create(f, t, local, engine);
 		/* a host's rows on one shard: its label's */
 		fprintf(f, "CREATE TABLE IF NOT EXISTS %s AS %s ENGINE = "
-			"Distributed(%s, currentDatabase(), %s, "
-			"cityHash64(label));\n", t->name, local, q, local);
+			"Distributed(%s, currentDatabase(), %s, %s);\n",
+			t->name, local, q, local,
+			t->shard ? t->shard : "cityHash64(label)");
 		free(local);
 		free(engine);
 	}
@@ -280,11 +312,78 @@ static void put_le(struct buf *b, uint64_t v, int n)
 		b->p[b->n++] = (unsigned char)(v >> (8 * i));
 }
 
-/* Column @i of @st as ClickHouse type @type. */
-static int put(struct buf *b, sqlite3_stmt *st, int i, const char *type)
+/*
+ * A tag's key: XXH3-64 of "FILE\0LINE\0FUNCTION\0", then "\1MODULE" for
+ * a module's, from columns @col (file, lineno, function, module) of @st.
+ * Every memdb computes it so: exports of any version share the names.
+ */
+static uint64_t tag_key(sqlite3_stmt *st, const int *col)
+{
+	char buf[1024], *o = buf;
+	size_t n, room_left = sizeof(buf);
+
+	for (int k = 0; k < 4; k++) {
+		const char *t = (const char *)sqlite3_column_text(st, col[k]);
+
+		if (k == 3 && !t)
+			break;
+		if (k == 3)
+			*o++ = '\1', room_left--;
+		n = (size_t)sqlite3_column_bytes(st, col[k]);
+		/* longer names than a kernel prints: hashed in full */
+		if (n + 2 > room_left) {
+			XXH3_state_t *h = XXH3_createState();
+			uint64_t v = 0;
+
+			if (h) {
+				XXH3_64bits_reset(h);
+				XXH3_64bits_update(h, buf, (size_t)(o - buf));
+				for (int j = k; j < 4; j++) {
+					const char *u = (const char *)
+						sqlite3_column_text(st, col[j]);
+
+					if (j == 3 && !u)
+						break;
+					if (j == 3 && j != k)
+						XXH3_64bits_update(h, "\1", 1);
+					XXH3_64bits_update(h, u ? u : "",
+						(size_t)sqlite3_column_bytes(
+							st, col[j]));
+					if (j < 3)
+						XXH3_64bits_update(h, "", 1);
+				}
+				v = XXH3_64bits_digest(h);
+				XXH3_freeState(h);
+			}
+			return v;
+		}
+		if (n)
+			memcpy(o, t, n);
+		o += n;
+		room_left -= n;
+		if (k < 3) {
+			*o++ = '\0';
+			room_left--;
+		}
+	}
+	return XXH3_64bits(buf, (size_t)(o - buf));
+}
+
+/* Column @i of @st as ClickHouse type @type (Key: @key). */
+static int put(struct buf *b, sqlite3_stmt *st, int i, const char *type,
+	       uint64_t key)
 {
 	int null = sqlite3_column_type(st, i) == SQLITE_NULL;
 	size_t len;
+
+	if (!strcmp(type, "Skip"))
+		return 0;
+	if (!strcmp(type, "Key")) {
+		if (room(b, 8))
+			return -1;
+		put_le(b, key, 8);
+		return 0;
+	}
 
 	if (!strncmp(type, "Nullable(", 9)) {
 		if (room(b, 1))
@@ -339,6 +438,21 @@ struct export {
 	struct buf buf[NTABLES];
 	int64_t pending;        /* sources whose row waits in buf[0] */
 	size_t batch;
+	struct u64map names;    /* tag keys memdb_tagname holds or gets */
+	int name_col[4];        /* in memdb_tag's SELECT: file, lineno,
+				 * function, module */
+	/*
+	 * The sender thread: while it sends a batch (job), this thread
+	 * reads and encodes the next one into buf; flush() hands buf over
+	 * once the previous batch is sent.  It alone uses ch meanwhile.
+	 */
+	pthread_t thread;
+	int started, busy, quit, sent_ret;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct buf job[NTABLES];
+	int64_t job_sources;
+	struct mdb_error sent_e;
 };
 
 static int nomem(struct export *x)
@@ -364,10 +478,18 @@ static int prepare(struct export *x)
 		}
 		fputs("SELECT ", f);
 		for (const struct ch_col *c = t->cols; c->name; c++) {
-			fprintf(f, "%s%s", c == t->cols ? "" : ", ", c->expr);
-			fprintf(g, "%s%s", c == t->cols ? "" : ", ", c->name);
+			int k = (int)(c - t->cols);
+
+			fprintf(f, "%s%s", k ? ", " : "", c->expr ? c->expr :
+				"NULL");
+			if (strcmp(c->type, "Skip"))
+				fprintf(g, "%s%s", k ? ", " : "", c->name);
+			for (int n = 0; i == TAG && n < 4; n++)
+				if (!strcmp(c->type, "Skip") &&
+				    !strcmp(c->name, tagname_cols[n + 1].name))
+					x->name_col[n] = k;
 		}
-		fprintf(f, " %s", t->from);
+		fprintf(f, " %s", t->from ? t->from : "");
 		if (fclose(f) | fclose(g) ||
 		    asprintf(&x->insert[i], "INSERT INTO %s (%s) FORMAT "
 			     "RowBinary", t->name, cols) < 0) {
@@ -377,7 +499,8 @@ static int prepare(struct export *x)
 			return nomem(x);
 		}
 		free(cols);
-		if (sqlite3_prepare_v2(x->db->h, sel, -1, &x->sel[i], NULL)) {
+		if (t->from &&
+		    sqlite3_prepare_v2(x->db->h, sel, -1, &x->sel[i], NULL)) {
 			free(sel);
 			return mdb_db_error(x->db, x->e, "cannot read the "
 					    "database to export");
@@ -388,43 +511,118 @@ static int prepare(struct export *x)
 }
 
 /* Send table @i's rows, if any. */
+/* The sender: table @i's rows of the job, if any (counted under mu). */
 static int send_table(struct export *x, size_t i)
 {
-	struct buf *b = &x->buf[i];
+	struct buf *b = &x->job[i];
 	int ret;
 
 	if (!b->n)
 		return 0;
-	ret = mdb_ch_insert(x->ch, x->insert[i], b->p, b->n, x->e);
+	ret = mdb_ch_insert(x->ch, x->insert[i], b->p, b->n, &x->sent_e);
 	if (ret < 0)
 		return ret;
+	pthread_mutex_lock(&x->mu);
 	x->res->batches++;
 	if (i)
 		x->res->rows += b->rows;
 	x->res->tables[i] += b->rows;
+	pthread_mutex_unlock(&x->mu);
 	b->n = 0;
 	b->rows = 0;
 	return 0;
 }
 
-/* Every buffered row: the rows first, then the rows of the sources they
- * complete. */
+/* The sender thread: each job's rows first, then the rows of the sources
+ * they complete. */
+static void *sender(void *arg)
+{
+	struct export *x = arg;
+
+	pthread_mutex_lock(&x->mu);
+	for (;;) {
+		int ret = 0;
+
+		while (!x->busy && !x->quit)
+			pthread_cond_wait(&x->cv, &x->mu);
+		if (!x->busy)
+			break;
+		pthread_mutex_unlock(&x->mu);
+		for (size_t i = 1; i < NTABLES && ret == 0; i++)
+			ret = send_table(x, i);
+		if (ret == 0)
+			ret = send_table(x, 0);
+		pthread_mutex_lock(&x->mu);
+		if (ret == 0)
+			x->res->sources += x->job_sources;
+		else
+			x->sent_ret = ret;
+		x->busy = 0;
+		pthread_cond_broadcast(&x->cv);
+	}
+	pthread_mutex_unlock(&x->mu);
+	return NULL;
+}
+
+/* Wait until the sender is idle: its error, if it had one. */
+static int wait_sent(struct export *x)
+{
+	int ret;
+
+	pthread_mutex_lock(&x->mu);
+	while (x->busy)
+		pthread_cond_wait(&x->cv, &x->mu);
+	ret = x->sent_ret;
+	if (ret < 0)
+		*x->e = x->sent_e;
+	pthread_mutex_unlock(&x->mu);
+	return ret;
+}
+
+/* Hand every buffered row to the sender, once it has sent the last. */
 static int flush(struct export *x)
 {
-	int ret = 0;
+	int ret = wait_sent(x);
 
-	for (size_t i = 1; i < NTABLES && ret == 0; i++)
-		ret = send_table(x, i);
-	if (ret == 0)
-		ret = send_table(x, 0);
-	if (ret == 0) {
-		x->res->sources += x->pending;
-		x->pending = 0;
-		if (x->o->progress)
-			x->o->progress(x->o->progress_ctx, x->res->sources,
-				       x->res->rows);
+	if (ret < 0)
+		return ret;
+	if (x->o->progress && x->res->batches)
+		x->o->progress(x->o->progress_ctx, x->res->sources,
+			       x->res->rows);
+	for (size_t i = 0; i < NTABLES; i++) {
+		struct buf t = x->job[i];
+
+		x->job[i] = x->buf[i];
+		x->buf[i] = t;
 	}
-	return ret;
+	pthread_mutex_lock(&x->mu);
+	x->job_sources = x->pending;
+	x->pending = 0;
+	x->busy = 1;
+	pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->mu);
+	return 0;
+}
+
+/* The names of the tag of row @st, key @key, into memdb_tagname's
+ * buffer, when the key is new. */
+static int add_name(struct export *x, sqlite3_stmt *st, uint64_t key)
+{
+	struct buf *b = &x->buf[TAGNAME];
+	int added = 0;
+
+	if (!u64map_put(&x->names, key, 1, &added))
+		return nomem(x);
+	if (!added)
+		return 0;
+	if (room(b, 8))
+		return nomem(x);
+	put_le(b, key, 8);
+	for (int n = 0; n < 4; n++)
+		if (put(b, st, x->name_col[n], tagname_cols[n + 1].type, 0))
+			return nomem(x);
+	b->rows++;
+	return 0;
 }
 
 /* Table @i's rows of source @id into its buffer. */
@@ -441,14 +639,17 @@ static int add_rows(struct export *x, size_t i, int64_t id,
 	sqlite3_bind_int64(st, 3, (int64_t)sid);
 	sqlite3_bind_int64(st, 4, now);
 	while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint64_t key = i == TAG ? tag_key(st, x->name_col) : 0;
 		int k = 0;
 
 		for (const struct ch_col *c = t->cols; c->name; c++, k++)
-			if (put(b, st, k, c->type)) {
+			if (put(b, st, k, c->type, key)) {
 				ret = nomem(x);
 				break;
 			}
 		b->rows++;
+		if (ret == 0 && i == TAG)
+			ret = add_name(x, st, key);
 		/* a batch full: send the rows so far (the source's own
 		 * row waits for the last of them) */
 		if (ret == 0 && i && b->n >= x->batch)
@@ -473,7 +674,7 @@ static int export_source(struct export *x, int64_t id, const char *label,
 		sid = (uint64_t)now * 0x9e3779b97f4a7c15u ^ (uint64_t)id ^
 		      (uint64_t)clock();
 	for (size_t i = 1; i < NTABLES && ret == 0; i++)
-		if (!tables[i].opt || x->o->allocations)
+		if (tables[i].from && (!tables[i].opt || x->o->allocations))
 			ret = add_rows(x, i, id, label, sid, now);
 	if (ret == 0)
 		ret = add_rows(x, 0, id, label, sid, now);
@@ -540,6 +741,22 @@ static int ensure_tables(struct export *x)
 	return ret < 0 ? ret : 1;
 }
 
+/* The tag keys memdb_tagname holds: their names are not sent again. */
+static int known_names(struct export *x)
+{
+	char *out = NULL, *save = NULL;
+	int ret = mdb_ch_query(x->ch, "SELECT DISTINCT tag_key FROM "
+			       "memdb_tagname FORMAT TabSeparated", &out,
+			       NULL, x->e);
+
+	for (char *l = out; ret == 0 && (l = strtok_r(l, "\n", &save));
+	     l = NULL)
+		if (!u64map_put(&x->names, strtoull(l, NULL, 10), 1, NULL))
+			ret = nomem(x);
+	free(out);
+	return ret;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -581,18 +798,30 @@ int mdb_export(struct mdb_db *db, struct mdb_ch *ch,
 	char **hash = NULL, **label = NULL, **there = NULL;
 	int64_t *id = NULL, now = (int64_t)time(NULL);
 	size_t n = 0, cap = 0, nthere = 0;
-	int ret, rc;
+	int ret, rc, in_txn = 0;
 
 	memset(res, 0, sizeof(*res));
 	x.batch = o->batch_bytes ? o->batch_bytes : 16u << 20;
+	u64map_init(&x.names);
+	pthread_mutex_init(&x.mu, NULL);
+	pthread_cond_init(&x.cv, NULL);
 	ret = ensure_tables(&x);
 	if (ret < 0)
-		return ret;
+		goto done;
 	res->created = ret;
+	ret = known_names(&x);
+	if (ret < 0)
+		goto done;
+	if (pthread_create(&x.thread, NULL, sender, &x)) {
+		ret = nomem(&x);
+		goto done;
+	}
+	x.started = 1;
 	/* one read transaction: the database as of one moment */
 	ret = mdb_db_exec(db, "BEGIN", e);
 	if (ret < 0)
-		return ret;
+		goto done;
+	in_txn = 1;
 	ret = prepare(&x);
 	if (ret == 0 &&
 	    sqlite3_prepare_v2(db->h, "SELECT id, hash, coalesce(label, '') "
@@ -664,13 +893,35 @@ int mdb_export(struct mdb_db *db, struct mdb_ch *ch,
 	}
 	if (ret == 0)
 		ret = flush(&x);
+	{
+		int sent = wait_sent(&x);
+
+		if (ret == 0)
+			ret = sent;
+	}
+done:
 	sqlite3_finalize(list);
 	for (size_t i = 0; i < NTABLES; i++) {
 		sqlite3_finalize(x.sel[i]);
 		free(x.insert[i]);
 		free(x.buf[i].p);
 	}
-	mdb_db_exec(db, "ROLLBACK", NULL);
+	if (in_txn)
+		mdb_db_exec(db, "ROLLBACK", NULL);
+	if (x.started) {
+		pthread_mutex_lock(&x.mu);
+		while (x.busy)
+			pthread_cond_wait(&x.cv, &x.mu);
+		x.quit = 1;
+		pthread_cond_broadcast(&x.cv);
+		pthread_mutex_unlock(&x.mu);
+		pthread_join(x.thread, NULL);
+	}
+	for (size_t i = 0; i < NTABLES; i++)
+		free(x.job[i].p);
+	pthread_cond_destroy(&x.cv);
+	pthread_mutex_destroy(&x.mu);
+	u64map_release(&x.names);
 	for (size_t i = 0; i < n; i++) {
 		free(hash[i]);
 		free(label[i]);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -884,8 +885,14 @@ int mdb_input_open(const char *path, const struct mdb_ingest_opts *o,
 	int ret;
 
 	*in = NULL;
-	if (!strcmp(path, "-"))
-		return open_stdin(o, in, e);
+	if (!strcmp(path, "-")) {
+		ret = open_stdin(o, in, e);
+		/* a pipe has no time of its own: standard input was taken
+		 * when it was read (a snapshot's series goes by it) */
+		if (ret == 0)
+			(*in)->meta.mtime = (int64_t)time(NULL);
+		return ret;
+	}
 	if (stat(path, &st) < 0)
 		return mdb_path_error(path, errno, e);
 	/* never open(2) a FIFO, socket or device: a FIFO blocks */

@@ -15,8 +15,6 @@
 #include "../db/clickhouse.h"
 #include "report.h"
 
-#define MAX_STMTS 3 /* rows, total, scope */
-
 static int ident_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
@@ -356,13 +354,16 @@ int mdb_report_run_fleet(struct mdb_ch *ch, const struct mdb_report *r,
 	const char *at = r->sql, *s;
 	size_t n;
 	int k = 0, ret = 0;
+	/* "-- total: none": the rows, then the scope (no total row) */
+	const char *tn = mdb_query_annot(r->q, "total", &n);
+	int stmts = tn && n == 4 && !strncmp(tn, "none", 4) ? 2 : 3;
 
 	memset(scope, 0, sizeof(*scope));
 	if (sqlite3_open(":memory:", &mem) != SQLITE_OK) {
 		sqlite3_close(mem);
 		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
 	}
-	while (ret == 0 && k < MAX_STMTS && next_stmt(&at, &s, &n)) {
+	while (ret == 0 && k < stmts && next_stmt(&at, &s, &n)) {
 		char *sql = substitute(r, s, n, "\nFORMAT "
 				       "TabSeparatedWithNamesAndTypes", e);
 		char *body = NULL, name[16];
@@ -378,14 +379,16 @@ int mdb_report_run_fleet(struct mdb_ch *ch, const struct mdb_report *r,
 			ret = load(mem, name, body, e);
 		free(body);
 	}
-	if (ret == 0 && k < MAX_STMTS) {
+	if (ret == 0 && k < stmts) {
 		mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1, "report=%s",
 			      r->q->name);
 		mdb_error_msg(e, "a fleet form has three statements: rows, "
-			      "total, scope");
+			      "total (unless '-- total: none'), scope");
 		ret = -MDB_E_INVAL;
 	}
-	if (ret == 0 && sqlite3_prepare_v2(mem, "SELECT * FROM t2", -1, &sc,
+	if (ret == 0 && sqlite3_prepare_v2(mem, stmts == 3 ?
+					   "SELECT * FROM t2" :
+					   "SELECT * FROM t1", -1, &sc,
 					   NULL) == SQLITE_OK &&
 	    sqlite3_step(sc) == SQLITE_ROW && sqlite3_column_count(sc) >= 4) {
 		scope->labels = sqlite3_column_int64(sc, 0);
@@ -407,7 +410,8 @@ int mdb_report_run_fleet(struct mdb_ch *ch, const struct mdb_report *r,
 	if (ret == 0 &&
 	    (sqlite3_prepare_v2(mem, "SELECT * FROM t0 ORDER BY rowid", -1,
 				&rows, NULL) ||
-	     sqlite3_prepare_v2(mem, "SELECT * FROM t1", -1, &total, NULL)))
+	     (stmts == 3 && sqlite3_prepare_v2(mem, "SELECT * FROM t1", -1,
+					       &total, NULL))))
 		ret = mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
 	if (ret == 0)
 		ret = emit(ctx, rows, total, e);

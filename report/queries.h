@@ -16,6 +16,8 @@
  *   -- note: text           a header line of the report's output
  *   -- drop: x y ...        columns a table may leave out to fit the
  *                           terminal, least important first (cli/render.h)
+ *   -- total: none          a fleet form (report/fleet.c) has no total
+ *                           row statement
  * This file is the only parser of that header.
  */
 #ifndef MDB_QUERIES_H

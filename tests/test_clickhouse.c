@@ -546,8 +546,8 @@ static void test_idempotent(void **state)
 	 * export), and rows of h2 under a sid memdb_source lacks (an
 	 * export cut short) */
 	on_server(0, "INSERT INTO memdb_tag SELECT sid + 1, label, pos, "
-		     "input_line, bytes, calls, file, lineno, function, "
-		     "module, extra, accurate, approx FROM memdb_tag WHERE "
+		     "input_line, tag_key, bytes, calls, extra, accurate, "
+		     "approx FROM memdb_tag WHERE "
 		     "sid = (SELECT argMax(sid, taken_unix) FROM memdb_source "
 		     "WHERE label = 'h1' AND kinds = 2);\n"
 		     "INSERT INTO memdb_source SELECT sid + 1, hash, label, "
@@ -559,9 +559,8 @@ static void test_idempotent(void **state)
 		     "argMax(sid, taken_unix) FROM memdb_source WHERE label = "
 		     "'h1' AND kinds = 2);\n"
 		     "INSERT INTO memdb_tag SELECT 42, 'h2', pos, input_line, "
-		     "bytes * 1000, calls, file, lineno, function, module, "
-		     "extra, accurate, approx FROM memdb_tag WHERE label = "
-		     "'h2';\n");
+		     "tag_key, bytes * 1000, calls, extra, accurate, approx "
+		     "FROM memdb_tag WHERE label = 'h2';\n");
 	assert_int_equal(server_int(0, "SELECT count() FROM memdb_source"),
 			 before + 1);
 	same_report(0, "allocinfo");
@@ -604,7 +603,7 @@ static void test_created_and_allocations(void **state)
 			        "WHERE state = 0"));
 	assert_int_equal(server_int(1, "SELECT count() FROM system.tables "
 				    "WHERE database = 'single' AND engine = "
-				    "'MergeTree'"), 7);
+				    "'MergeTree'"), 8);
 	same_report(1, "allocinfo --by label");
 	same_report(1, "zones");
 	same_report(1, "callsites");

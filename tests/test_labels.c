@@ -279,6 +279,22 @@ static void test_source_and_label(void **state)
 	run_free(&r);
 }
 
+/* Standard input is taken when it is read (cron: "ssh host cat
+ * /proc/allocinfo | memdb ingest --label host -" each hour a series),
+ * not at the pipe's time 0. */
+static void test_stdin_taken_now(void **state)
+{
+	char *db = fresh_db(tmp, "stdin.db");
+
+	(void)state;
+	sh("cat '%s/succeed/snapshots/allocinfo-t0.txt' | '%s' ingest -q "
+	   "-d '%s' --label s -", env("TESTDATA"), env("MEMDB"), db);
+	assert_int_equal(db_int(db, "SELECT abs(strftime('%s', 'now') - "
+				"strftime('%s', taken_at)) < 600 FROM source"),
+			 1);
+	free(db);
+}
+
 static void test_refusals(void **state)
 {
 	struct run r;
@@ -317,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_zones),
 		cmocka_unit_test(test_callsites),
 		cmocka_unit_test(test_source_and_label),
+		cmocka_unit_test(test_stdin_taken_now),
 		cmocka_unit_test(test_refusals),
 	};
 

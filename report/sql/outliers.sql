@@ -24,7 +24,7 @@
 -- One row per host and item whose bytes are above fleet_p99:
 --   excess        bytes - fleet_p99
 -- By excess, largest first, ties by kind, name, function, module,
--- label.  The total row: the outlier rows' bytes and distinct hosts.
+-- label.  No total row: the rows are of different items.
 -- report/sql/fleet/outliers.sql asks ClickHouse the same.
 --
 -- Parameters: :fleet (1: each label's latest snapshots; else the
@@ -124,13 +124,3 @@ JOIN temp.outlier_pct p ON p.kind = v.kind AND p.name = v.name
 WHERE v.bytes > p.p99
 ORDER BY excess DESC, v.kind, v.name, v.function, v.module, v.label
 LIMIT :top;
-
-SELECT 'total' AS kind, NULL AS name, NULL AS function, NULL AS module,
-       NULL AS label, coalesce(CAST(total(v.bytes) AS INTEGER), 0) AS bytes,
-       NULL AS fleet_p99, NULL AS fleet_median,
-       count(DISTINCT v.label) AS hosts, NULL AS excess
-FROM temp.outlier_vals v
-JOIN temp.outlier_pct p ON p.kind = v.kind AND p.name = v.name
-                       AND p.function IS v.function
-                       AND p.module IS v.module
-WHERE v.bytes > p.p99;

@@ -6,62 +6,54 @@
 -- sort: bytes|calls|count
 --
 -- The fleet form of report/sql/allocinfo@label.sql: one row per label,
--- its latest allocinfo snapshot's tags added up.
+-- its latest allocinfo snapshot's tags added up (per sid, then named
+-- by memdb_source).
 -- The fleet, as the SQLite form picks it (temp.rsrc there): of each
 -- label matching --label GLOB (none: every label), the latest source
--- with tags taken within --from and --to, by taken_at, ties by the larger
--- content hash; a content hash exported twice (two exports racing) is
--- read once, with its smallest sid.
+-- with tags taken within --from and --to, by taken_at, ties by the
+-- larger content hash; a content hash exported twice (two exports
+-- racing) is read once, with its smallest sid.
 -- Parameters, written in as literals by report/fleet.c: those of the
 -- SQLite form, :label_re (the --label GLOB as a regular expression,
 -- '^.*$' when not given), :from_time and :to_time (Unix seconds, NULL
 -- for no bound).  Statements: the rows, the total, the scope (labels,
 -- sources, the first and the last taken_at) that the title gives.
 
-SELECT label, sources, taken_at, bytes, calls, tags, flags
+SELECT label, uniqExact(sid) AS sources,
+       if(max(l_taken) >= 0,
+           concat(replaceOne(toString(
+               toDateTime(greatest(max(l_taken), 0), 'UTC')), ' ', 'T'), 'Z'),
+          NULL) AS taken_at,
+       sum(a_bytes) AS bytes, sum(a_calls) AS calls, sum(a_lines) AS tags,
+       nullIf(substring(concat(if(max(a_inacc) != 0, ',inaccurate', ''),
+                               if(max(a_apx) != 0, ',approx', ''),
+                               if(max(a_under) != 0, ',underflow', '')),
+                        2), '') AS flags
 FROM (
-	SELECT k_label AS label, uniqExact(k_sid) AS sources,
-	       sum(b) AS bytes, sum(c) AS calls, count() AS tags,
-	       nullIf(substring(concat(
-	           if(max(acc = 0), ',inaccurate', ''),
-	           if(max(apx) != 0, ',approx', ''),
-	           if(max(b < 0 OR c < 0), ',underflow', '')), 2), '')
-	           AS flags
-	FROM (
-		SELECT label AS k_label, sid AS k_sid, bytes AS b, calls AS c,
-		       accurate AS acc, approx AS apx
-		FROM memdb_tag
-		WHERE sid GLOBAL IN (
-			SELECT argMax(s_sid, (s_taken, h))
-			FROM (SELECT hash AS h, min(sid) AS s_sid,
-			             argMin(label, sid) AS s_label,
-			             argMin(kinds, sid) AS s_kinds,
-			             argMin(taken_unix, sid) AS s_taken
-			      FROM memdb_source GROUP BY hash)
-			WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
-			  AND bitAnd(s_kinds, 2) != 0
-			  AND s_taken >= ifNull(:from_time, -1)
-			  AND s_taken <= ifNull(:to_time, 9223372036854775807)
-			  AND (s_taken >= 0 OR isNull(:to_time))
-			GROUP BY s_label))
-	GROUP BY k_label)
+	SELECT sid, sum(bytes) AS a_bytes, sum(calls) AS a_calls,
+	       count() AS a_lines, max(accurate = 0) AS a_inacc,
+	       max(approx) AS a_apx, max(bytes < 0 OR calls < 0) AS a_under
+	FROM memdb_tag
+	WHERE sid IN (
+		SELECT argMax(s_sid, (s_taken, h))
+		FROM (SELECT hash AS h, min(sid) AS s_sid,
+		             argMin(label, sid) AS s_label,
+		             argMin(kinds, sid) AS s_kinds,
+		             argMin(taken_unix, sid) AS s_taken
+		      FROM memdb_source GROUP BY hash)
+		WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
+		  AND bitAnd(s_kinds, 2) != 0
+		  AND s_taken >= ifNull(:from_time, -1)
+		  AND s_taken <= ifNull(:to_time, 9223372036854775807)
+		  AND (s_taken >= 0 OR isNull(:to_time))
+		GROUP BY s_label)
+	GROUP BY sid)
 ANY LEFT JOIN (
-	SELECT s_label AS label,
-	       if(argMax(s_taken, (s_taken, h)) >= 0,
-	          formatDateTime(toDateTime(argMax(s_taken, (s_taken, h))),
-	                         '%Y-%m-%dT%H:%M:%SZ', 'UTC'), NULL)
-	           AS taken_at
-	FROM (SELECT hash AS h, min(sid) AS s_sid,
-	             argMin(label, sid) AS s_label,
-	             argMin(kinds, sid) AS s_kinds,
-	             argMin(taken_unix, sid) AS s_taken
-	      FROM memdb_source GROUP BY hash)
-	WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
-	  AND bitAnd(s_kinds, 2) != 0
-	  AND s_taken >= ifNull(:from_time, -1)
-	  AND s_taken <= ifNull(:to_time, 9223372036854775807)
-	  AND (s_taken >= 0 OR isNull(:to_time))
-	GROUP BY s_label) USING label
+	SELECT l_sid AS sid, l_label AS label, l_taken
+	FROM (SELECT min(sid) AS l_sid, argMin(label, sid) AS l_label,
+	             argMin(taken_unix, sid) AS l_taken
+	      FROM memdb_source GROUP BY hash)) USING sid
+GROUP BY label
 ORDER BY if(:sort = 'bytes', bytes, calls) DESC,
          if(:sort = 'bytes', calls, bytes) DESC, label
 LIMIT :top;
@@ -71,7 +63,7 @@ SELECT 'total' AS label, uniqExact(k_sid) AS sources, NULL AS taken_at,
 FROM (
 	SELECT sid AS k_sid, bytes AS b, calls AS c
 	FROM memdb_tag
-	WHERE sid GLOBAL IN (
+	WHERE sid IN (
 		SELECT argMax(s_sid, (s_taken, h))
 		FROM (SELECT hash AS h, min(sid) AS s_sid,
 		             argMin(label, sid) AS s_label,
@@ -86,11 +78,13 @@ FROM (
 		GROUP BY s_label));
 
 SELECT uniqExact(s_label) AS labels, count() AS sources,
-       if(min(t) >= 0, formatDateTime(toDateTime(min(t)),
-                                      '%Y-%m-%dT%H:%M:%SZ', 'UTC'), '')
+       if(min(t) >= 0,
+           concat(replaceOne(toString(
+               toDateTime(greatest(min(t), 0), 'UTC')), ' ', 'T'), 'Z'), '')
            AS first,
-       if(max(t) >= 0, formatDateTime(toDateTime(max(t)),
-                                      '%Y-%m-%dT%H:%M:%SZ', 'UTC'), '')
+       if(max(t) >= 0,
+           concat(replaceOne(toString(
+               toDateTime(greatest(max(t), 0), 'UTC')), ' ', 'T'), 'Z'), '')
            AS last
 FROM (
 	SELECT s_label, argMax(s_taken, (s_taken, h)) AS t

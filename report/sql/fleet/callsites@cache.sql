@@ -10,16 +10,17 @@
 -- cache names them) added up per cache name over the hosts.
 -- The fleet, as the SQLite form picks it (temp.rsrc there): of each
 -- label matching --label GLOB (none: every label), the latest source
--- with neither tags nor zones (a trace) taken within --from and --to, by taken_at, ties by the larger
--- content hash; a content hash exported twice (two exports racing) is
--- read once, with its smallest sid.
+-- with neither tags nor zones (a trace) taken within --from and --to,
+-- by taken_at, ties by the larger content hash; a content hash exported
+-- twice (two exports racing) is read once, with its smallest sid.
 -- Parameters, written in as literals by report/fleet.c: those of the
 -- SQLite form, :label_re (the --label GLOB as a regular expression,
 -- '^.*$' when not given), :from_time and :to_time (Unix seconds, NULL
 -- for no bound).  Statements: the rows, the total, the scope (labels,
 -- sources, the first and the last taken_at) that the title gives.
 
-SELECT cache, hits, bytes_req, bytes_alloc, avg_alloc, waste, frag_pct, freed, pingpong, live, live_bytes
+SELECT cache, hits, bytes_req, bytes_alloc, avg_alloc, waste, frag_pct,
+       freed, pingpong, live, live_bytes
 FROM (
 	SELECT k AS cache, min(k_ord) AS ord,
 	       sum(f_hits) AS hits, sum(f_req) AS bytes_req,
@@ -36,7 +37,7 @@ FROM (
 		       freed AS f_freed, pingpong AS f_pp, live AS f_live,
 		       live_bytes AS f_live_bytes
 		FROM memdb_cache
-		WHERE type < 2 AND sid GLOBAL IN (
+		WHERE type < 2 AND sid IN (
 			SELECT argMax(s_sid, (s_taken, h))
 			FROM (SELECT hash AS h, min(sid) AS s_sid,
 			             argMin(label, sid) AS s_label,
@@ -67,7 +68,7 @@ FROM (
 		       freed AS f_freed, pingpong AS f_pp, live AS f_live,
 		       live_bytes AS f_live_bytes
 	FROM memdb_cache
-	WHERE type < 2 AND sid GLOBAL IN (
+	WHERE type < 2 AND sid IN (
 		SELECT argMax(s_sid, (s_taken, h))
 		FROM (SELECT hash AS h, min(sid) AS s_sid,
 		             argMin(label, sid) AS s_label,
@@ -82,11 +83,13 @@ FROM (
 		GROUP BY s_label));
 
 SELECT uniqExact(s_label) AS labels, count() AS sources,
-       if(min(t) >= 0, formatDateTime(toDateTime(min(t)),
-                                      '%Y-%m-%dT%H:%M:%SZ', 'UTC'), '')
+       if(min(t) >= 0,
+           concat(replaceOne(toString(
+               toDateTime(greatest(min(t), 0), 'UTC')), ' ', 'T'), 'Z'), '')
            AS first,
-       if(max(t) >= 0, formatDateTime(toDateTime(max(t)),
-                                      '%Y-%m-%dT%H:%M:%SZ', 'UTC'), '')
+       if(max(t) >= 0,
+           concat(replaceOne(toString(
+               toDateTime(greatest(max(t), 0), 'UTC')), ' ', 'T'), 'Z'), '')
            AS last
 FROM (
 	SELECT s_label, argMax(s_taken, (s_taken, h)) AS t

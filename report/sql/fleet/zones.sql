@@ -14,9 +14,9 @@
 -- zones@label.sql).
 -- The fleet, as the SQLite form picks it (temp.rsrc there): of each
 -- label matching --label GLOB (none: every label), the latest source
--- with zones taken within --from and --to, by taken_at, ties by the larger
--- content hash; a content hash exported twice (two exports racing) is
--- read once, with its smallest sid.
+-- with zones taken within --from and --to, by taken_at, ties by the
+-- larger content hash; a content hash exported twice (two exports
+-- racing) is read once, with its smallest sid.
 -- Parameters, written in as literals by report/fleet.c: those of the
 -- SQLite form, :label_re (the --label GLOB as a regular expression,
 -- '^.*$' when not given), :from_time and :to_time (Unix seconds, NULL
@@ -61,7 +61,7 @@ FROM (
 	       total AS z_total, slabs AS z_slabs, approx AS z_approx,
 	       incomplete AS z_incomplete
 		FROM memdb_zone
-		WHERE sid GLOBAL IN (
+		WHERE sid IN (
 			SELECT argMax(s_sid, (s_taken, h))
 			FROM (SELECT hash AS h, min(sid) AS s_sid,
 			             argMin(label, sid) AS s_label,
@@ -103,7 +103,7 @@ FROM (
 	       total AS z_total, slabs AS z_slabs, approx AS z_approx,
 	       incomplete AS z_incomplete
 	FROM memdb_zone
-	WHERE sid GLOBAL IN (
+	WHERE sid IN (
 		SELECT argMax(s_sid, (s_taken, h))
 		FROM (SELECT hash AS h, min(sid) AS s_sid,
 		             argMin(label, sid) AS s_label,
@@ -118,11 +118,13 @@ FROM (
 		GROUP BY s_label));
 
 SELECT uniqExact(s_label) AS labels, count() AS sources,
-       if(min(t) >= 0, formatDateTime(toDateTime(min(t)),
-                                      '%Y-%m-%dT%H:%M:%SZ', 'UTC'), '')
+       if(min(t) >= 0,
+           concat(replaceOne(toString(
+               toDateTime(greatest(min(t), 0), 'UTC')), ' ', 'T'), 'Z'), '')
            AS first,
-       if(max(t) >= 0, formatDateTime(toDateTime(max(t)),
-                                      '%Y-%m-%dT%H:%M:%SZ', 'UTC'), '')
+       if(max(t) >= 0,
+           concat(replaceOne(toString(
+               toDateTime(greatest(max(t), 0), 'UTC')), ' ', 'T'), 'Z'), '')
            AS last
 FROM (
 	SELECT s_label, argMax(s_taken, (s_taken, h)) AS t
