@@ -724,7 +724,8 @@ static int open_as(const char *path, const struct mdb_format *f,
 
 /*
  * The bytes of regular file @path in @map: mapped as they are, or, when
- * they start with a compression magic, decompressed into a spool whose
+ * they start with a compression magic or the file says it has none (as
+ * /proc's files do), read (and decompressed) into a spool whose
  * descriptor is *@fd (else -1; the caller closes it).
  */
 static int map_input(const char *path, struct mdb_map *map, int *fd,
@@ -734,7 +735,8 @@ static int map_input(const char *path, struct mdb_map *map, int *fd,
 	int ret = mdb_map_file(path, map, e);
 
 	*fd = -1;
-	if (ret < 0 || !mdb_compression_of(map->data, map->len))
+	/* a file of size 0 may be one of /proc's (/proc/slabinfo): read */
+	if (ret < 0 || (map->len && !mdb_compression_of(map->data, map->len)))
 		return ret;
 	mdb_unmap(map);
 	return mdb_spool_path(path, map, &comp, fd, e);
@@ -906,8 +908,11 @@ int mdb_input_open(const char *path, const struct mdb_ingest_opts *o,
 		mdb_input_close(*in);
 		*in = NULL;
 	}
+	/* a file that says it is empty yet held data is /proc's, made as
+	 * it is read: taken now, not when the kernel made its inode */
 	if (ret == 0)
-		(*in)->meta.mtime = (int64_t)st.st_mtime;
+		(*in)->meta.mtime = S_ISREG(st.st_mode) && !st.st_size ?
+				    (int64_t)time(NULL) : (int64_t)st.st_mtime;
 	return ret;
 }
 

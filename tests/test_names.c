@@ -180,6 +180,38 @@ static void test_kallsyms_as_input(void **state)
 	free(db);
 }
 
+/*
+ * /proc's files say they are empty (st_size 0) and are made as they are
+ * read: /proc/slabinfo given as a path ingests its caches (as many as
+ * its lines say, within a cache or two made meanwhile), taken now.
+ */
+static void test_proc_file(void **state)
+{
+	char *db = fresh_db(tmp, "proc.db");
+	int64_t zones, lines, taken;
+	struct run r;
+
+	(void)state;
+	run(&r, "tail -n +3 /proc/slabinfo | wc -l");
+	if (r.status || atoi(r.out) <= 0) {
+		print_message("skipped: /proc/slabinfo is not readable here "
+			      "(root only)\n");
+		run_free(&r);
+		free(db);
+		skip();
+	}
+	lines = atoi(r.out);
+	run_free(&r);
+	ingest_ok(db, "/proc/slabinfo");
+	zones = db_int(db, "SELECT count(*) FROM zone");
+	taken = db_int(db, "SELECT strftime('%s', 'now') - "
+			   "strftime('%s', taken_at) FROM source");
+	if (zones < lines - 2 || zones > lines + 2 || taken < 0 || taken > 120)
+		fail_msg("%lld zones for %lld lines, taken %lld s ago",
+			 (long long)zones, (long long)lines, (long long)taken);
+	free(db);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -202,6 +234,7 @@ int main(void)
 		cmocka_unit_test(test_unnamed_note),
 		cmocka_unit_test(test_compressed_kallsyms),
 		cmocka_unit_test(test_kallsyms_as_input),
+		cmocka_unit_test(test_proc_file),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
