@@ -581,7 +581,7 @@ static int write_image(int fd)
 static int from_image(const char *path)
 {
 	char *dir = strdup(path), *fdpath = NULL;
-	int fd, ok = 0;
+	int fd, ok = 0, there = 0;
 
 	if (!dir)
 		return 0;
@@ -593,10 +593,11 @@ static int from_image(const char *path)
 	    asprintf(&fdpath, "/proc/self/fd/%d", fd) >= 0) {
 		ok = linkat(AT_FDCWD, fdpath, AT_FDCWD, path,
 			    AT_SYMLINK_FOLLOW) == 0;
+		there = !ok && errno == EEXIST;
 		free(fdpath);
 	}
 	close(fd);
-	return ok;
+	return ok ? 1 : there ? -1 : 0;
 }
 
 /* The file at @path, before opening: missing (db->created, made from
@@ -627,7 +628,13 @@ static int check_file(struct mdb_db *db, unsigned flags, struct mdb_error *e)
 		db->fresh = db->created = 1;
 		if (!db->readonly)
 			db->imaged = from_image(db->path);
-		return 0;
+		if (db->imaged >= 0)
+			return 0;
+		/* another memdb made it meanwhile: open it as theirs */
+		db->imaged = db->fresh = db->created = 0;
+		if (stat(db->path, &st) < 0)
+			return mdb_error_set(e, MDB_E_IO, db->path, -1, -1,
+					     "%s", strerror(errno));
 	}
 	if (!S_ISREG(st.st_mode)) {
 		mdb_error_set(e, MDB_E_IO, db->path, -1, -1, "%s",
@@ -704,6 +711,16 @@ int mdb_db_open(struct mdb_db *db, const char *path, unsigned flags,
 	      mdb_db_exec(db, db->fresh ? "PRAGMA page_size = 65536;"
 					  "PRAGMA journal_mode = DELETE" :
 				  "PRAGMA journal_mode = WAL", e) : 0;
+	/*
+	 * A database another memdb is filling as its first source is still
+	 * in rollback mode, and the switch to WAL needs it alone: SQLite says
+	 * "locked" at once, not after its busy handler.  Go on in rollback
+	 * mode (its transactions wait for the lock); its maker switches it
+	 * when it closes.
+	 */
+	if (ret < 0 && !db->fresh &&
+	    (sqlite3_errcode(db->h) & 0xff) == SQLITE_BUSY)
+		ret = 0;
 	if (ret < 0)
 		goto fail;
 	/*
