@@ -50,13 +50,31 @@ int mdb_db_error(struct mdb_db *db, struct mdb_error *e, const char *what)
 	return -MDB_E_DB;
 }
 
+static int busy_wait(void *ctx, int n);
+
 int mdb_db_exec(struct mdb_db *db, const char *sql, struct mdb_error *e)
 {
 	char *msg = NULL;
+	int rc;
 
-	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		mdb_error_set(e, MDB_E_DB, db->path, -1, -1, "%s",
-			      msg ? msg : sqlite3_errmsg(db->h));
+	/*
+	 * Outside a transaction, "locked" said at once (a journal-mode
+	 * switch, a lock SQLite will not wait for while another memdb makes
+	 * the database) is waited out as the busy handler waits.
+	 */
+	for (int n = 0;; n++) {
+		int idle = sqlite3_get_autocommit(db->h);
+
+		rc = sqlite3_exec(db->h, sql, NULL, NULL, &msg);
+		if (rc == SQLITE_OK || !idle || (rc & 0xff) != SQLITE_BUSY ||
+		    !busy_wait(db, n))
+			break;
+		sqlite3_free(msg);
+		msg = NULL;
+	}
+	if (rc != SQLITE_OK) {
+		mdb_error_set(e, MDB_E_DB, db->path, -1, -1, "%s (%.40s)",
+			      msg ? msg : sqlite3_errmsg(db->h), sql);
 		mdb_error_msg(e, "database statement failed");
 		sqlite3_free(msg);
 		return -MDB_E_DB;
