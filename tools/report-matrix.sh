@@ -94,9 +94,9 @@ run() {	# run DB NAME ARGS...: one report run into $out/DB/NAME
 			> "$f.stdout" 2> "$f.stderr" || st=$?
 		echo "exit $st"
 		echo "--- stdout"
-		sed "s|$out/||g" "$f.stdout"
+		sed "s|$out/||g; s|$td/|testdata/|g" "$f.stdout"
 		echo "--- stderr"
-		sed "s|$out/||g" "$f.stderr"
+		sed "s|$out/||g; s|$td/|testdata/|g" "$f.stderr"
 	} > "$f"
 	rm -f "$f.stdout" "$f.stderr"
 }
@@ -164,7 +164,7 @@ FROM alloc GROUP BY state, type" \
 		{
 			echo "memdb sql $q"
 			"$memdb" sql -d "$out/db/$db.db" "$q" 2>&1 |
-				sed "s|$out/||g"
+				sed "s|$out/||g; s|$td/|testdata/|g"
 		} > "$out/$db/sql-$n"
 	done
 done
