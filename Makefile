@@ -65,6 +65,7 @@ TOOLS    := $(BUILD)/ktgen $(BUILD)/mkfixtures $(BUILD)/mkmemstat \
 	    $(BUILD)/bare_insert $(BUILD)/runstat
 
 MEMDB := $(BUILD)/memdb
+EXT := $(BUILD)/memdb.so   # the SQLite extension: see db/ext/memdb.c
 LIBMEMDB := $(BUILD)/libmemdb.a
 # memdb(1) and the bash completion, generated from memdb's --help texts
 MANPAGE := $(BUILD)/memdb.1
@@ -76,7 +77,7 @@ MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 	stress fuzz check-valgrind
 .DEFAULT_GOAL := all
 
-all: $(MEMDB) $(TOOLS) $(MANPAGE) $(COMPLETION)
+all: $(MEMDB) $(EXT) $(TOOLS) $(MANPAGE) $(COMPLETION)
 
 $(MANPAGE): $(MEMDB) tools/mkman.sh tools/help2roff.awk
 	sh tools/mkman.sh $(MEMDB) $$($(MEMDB) --version | cut -d' ' -f2) \
@@ -102,13 +103,16 @@ SCHEMA_INCS := $(BUILD)/gen/schema.inc \
 	$(patsubst db/schema-%.sql,$(BUILD)/gen/schema%.inc,$(wildcard db/schema-*.sql))
 $(BUILD)/obj/db/db.o: $(SCHEMA_INCS) $(BUILD)/gen/fresh.inc \
 	$(BUILD)/gen/fresh_db.inc
-$(BUILD)/obj/tests/test_cli_db.o: $(SCHEMA_INCS)
+$(BUILD)/obj/tests/test_cli_db.o $(TESTLIB): $(SCHEMA_INCS)
 
 # A new database's schema: the migrations' result (db/migrations.h).  A
 # build step: compiled without the sanitizer and fuzzer flags of SAN=.
-$(BUILD)/mkschema: tools/mkschema.c db/migrations.h $(SCHEMA_INCS)
+# Both run the migrations, which need the alloc module (db/allocvt.c).
+VT_SRCS := db/allocvt.c db/packcol.c
+VT_DEPS := $(VT_SRCS) db/allocvt.h db/packcol.h
+$(BUILD)/mkschema: tools/mkschema.c db/migrations.h $(SCHEMA_INCS) $(VT_DEPS)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O1 $(PKG_CFLAGS) -I$(BUILD)/gen \
-		-I. -o $@ $< $(PKG_LIBS)
+		-I. -o $@ $< $(VT_SRCS) $(PKG_LIBS)
 
 $(BUILD)/gen/fresh.sql: $(BUILD)/mkschema
 	$(BUILD)/mkschema > $@.tmp && mv $@.tmp $@
@@ -118,10 +122,18 @@ $(BUILD)/gen/fresh.inc: $(BUILD)/gen/fresh.sql tools/embed.sh
 
 # ... and as the file SQLite makes of it, which a new database starts as
 # (db/db.c, tools/mkfresh.c).
-$(BUILD)/mkfresh: tools/mkfresh.c db/db.h
+$(BUILD)/mkfresh: tools/mkfresh.c db/db.h $(VT_DEPS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O1 $(PKG_CFLAGS) -I. -o $@ $< \
-		$(PKG_LIBS)
+		$(VT_SRCS) $(PKG_LIBS)
+
+# The loadable SQLite extension (db/ext/memdb.c): the alloc module for
+# sqlite3 and Python.  Built without the sanitizer flags of SAN=, so that
+# any SQLite program can load it.
+$(EXT): db/ext/memdb.c $(VT_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -fPIC -shared $(PKG_CFLAGS) \
+		-I. -o $@ $< db/packcol.c -lzstd
 
 $(BUILD)/gen/fresh_db.inc: $(BUILD)/mkfresh $(BUILD)/gen/fresh.sql
 	$(BUILD)/mkfresh $(BUILD)/gen/fresh.sql $@.db > $@.tmp && \
@@ -263,13 +275,15 @@ stress: all
 # Installed uncompressed (man-db reads it as it is); uninstall removes
 # exactly what install put there, and the directories of memdb's own.
 DOCS := README.md docs/usage.md docs/formats.md docs/design.md
-install: $(MEMDB) $(MANPAGE) $(COMPLETION)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/memdb/queries \
+install: $(MEMDB) $(EXT) $(MANPAGE) $(COMPLETION)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/memdb \
+		$(DESTDIR)$(PREFIX)/share/memdb/queries \
 		$(DESTDIR)$(PREFIX)/share/memdb/queries/fleet \
 		$(DESTDIR)$(PREFIX)/share/doc/memdb \
 		$(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 $(MEMDB) $(DESTDIR)$(PREFIX)/bin/memdb
+	install -m 644 $(EXT) $(DESTDIR)$(PREFIX)/lib/memdb/memdb.so
 	install -m 644 $(QUERIES) $(DESTDIR)$(PREFIX)/share/memdb/queries/
 	install -m 644 $(FLEET_QUERIES) $(DESTDIR)$(PREFIX)/share/memdb/queries/fleet/
 	install -m 644 $(DOCS) $(DESTDIR)$(PREFIX)/share/doc/memdb/
@@ -278,13 +292,13 @@ install: $(MEMDB) $(MANPAGE) $(COMPLETION)
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/memdb
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/memdb \
+	rm -f $(DESTDIR)$(PREFIX)/bin/memdb $(DESTDIR)$(PREFIX)/lib/memdb/memdb.so \
 		$(DESTDIR)$(PREFIX)/share/man/man1/memdb.1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/memdb \
 		$(addprefix $(DESTDIR)$(PREFIX)/share/memdb/queries/,$(notdir $(QUERIES))) \
 		$(addprefix $(DESTDIR)$(PREFIX)/share/memdb/queries/fleet/,$(notdir $(FLEET_QUERIES))) \
 		$(addprefix $(DESTDIR)$(PREFIX)/share/doc/memdb/,$(notdir $(DOCS)))
-	-rmdir $(DESTDIR)$(PREFIX)/share/memdb/queries/fleet \
+	-rmdir $(DESTDIR)$(PREFIX)/lib/memdb $(DESTDIR)$(PREFIX)/share/memdb/queries/fleet \
 		$(DESTDIR)$(PREFIX)/share/memdb/queries \
 		$(DESTDIR)$(PREFIX)/share/memdb $(DESTDIR)$(PREFIX)/share/doc/memdb \
 		2>/dev/null

@@ -35,6 +35,7 @@
 
 #include "db.h"
 
+#include "allocvt.h"
 #include "migrations.h"
 #include "fresh.inc" /* fresh_sql[], generated: see migrations.h */
 #include "fresh_db.inc" /* the file SQLite makes of it: tools/mkfresh.c */
@@ -390,6 +391,8 @@ static int reopen_immutable(struct mdb_db *db, int oflags,
 	db->h = NULL;
 	rc = sqlite3_open_v2(uri, &db->h, oflags | SQLITE_OPEN_URI, NULL);
 	free(uri);
+	if (rc == SQLITE_OK)
+		rc = mdb_allocvt_register(db->h);
 	if (rc != SQLITE_OK)
 		return mdb_db_error(db, e, "cannot open database");
 	return 0;
@@ -701,7 +704,8 @@ int mdb_db_open(struct mdb_db *db, const char *path, unsigned flags,
 	oflags = (db->readonly ? SQLITE_OPEN_READONLY :
 		  SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
 		 SQLITE_OPEN_NOMUTEX;
-	if (sqlite3_open_v2(path, &db->h, oflags, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db->h, oflags, NULL) != SQLITE_OK ||
+	    mdb_allocvt_register(db->h) != SQLITE_OK) {
 		ret = mdb_db_error(db, e, "cannot open database");
 		goto fail;
 	}
@@ -722,7 +726,7 @@ int mdb_db_open(struct mdb_db *db, const char *path, unsigned flags,
 	 * A new one gets 64 KB pages, SQLite's largest (its default is
 	 * 4 KB): fewer pages, page writes and B-tree balancing for the same
 	 * rows (16 KB took 8% off a bulk insert, 64 KB another 5-7% off the
-	 * perf.data bench), and a packed block of slice_col (32 KB) fits in
+	 * perf.data bench), and a block of alloc_blk (10 to 40 KB) fits in
 	 * one page; the page size is the file's for good.
 	 */
 	ret = db->fresh || rollback_mode(path) ?
@@ -870,7 +874,7 @@ int mdb_db_source_exists(struct mdb_db *db, int64_t id, struct mdb_error *e)
  * (tests/test_merge.c checks every table with a source_id column is).
  */
 static const struct mdb_source_table source_tables[] = {
-	{ "alloc", "source", "alloc_lo", "alloc_hi" },
+	{ "alloc_blk", "source", "alloc_lo", "alloc_hi" },
 	{ "bad_free", "source", "bad_lo", "bad_hi" },
 	{ "site", NULL, NULL, NULL },
 	{ "str", NULL, NULL, NULL },
@@ -889,7 +893,6 @@ static const struct mdb_source_table source_tables[] = {
 	{ "slice_ptr", NULL, NULL, NULL },
 	{ "slice_bucket_pid", "slice_meta", "bpid_lo", "bpid_hi" },
 	{ "slice_pp_pid", "slice_meta", "ppid_lo", "ppid_hi" },
-	{ "slice_col", "slice_meta", "col_lo", "col_hi" },
 	{ "slice_block", NULL, NULL, NULL },
 	{ "slice_meta", NULL, NULL, NULL },
 	{ "symbol", NULL, NULL, NULL },

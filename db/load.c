@@ -362,14 +362,13 @@ static int write_counts(struct mdb_load *l, const struct mdb_decode_stats *d)
 }
 
 /*
- * slice_col's rowid range into the source's slice_meta row; the packed
- * blocks go when the source has none (not indexed: db/schema-5.sql) or
- * they are not whole (a column could not be packed).
+ * Mark the source's slice_meta row (when it has one: db/schema-5.sql)
+ * as one whose slicing reports read its blocks (db/schema-11.sql).
  */
 static int write_cols(struct mdb_load *l)
 {
 	sqlite3_stmt *st = NULL;
-	int ret = 0, changed, whole = l->ranges.col_whole;
+	int ret = 0, whole = l->ranges.col_whole;
 
 	if (!l->ranges.col_lo)
 		return 0;
@@ -381,19 +380,6 @@ static int write_cols(struct mdb_load *l)
 	sqlite3_bind_int64(st, 1, l->h.source_id);
 	bind_opt(st, 2, l->ranges.col_lo, !whole);
 	bind_opt(st, 3, l->ranges.col_hi, !whole);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		ret = mdb_db_error(l->h.db, l->h.e, "cannot write to database");
-	changed = sqlite3_changes(l->h.db->h);
-	sqlite3_finalize(st);
-	if (ret < 0 || (changed && whole))
-		return ret;
-	if (sqlite3_prepare_v2(l->h.db->h, "DELETE FROM slice_col WHERE "
-			       "rowid BETWEEN ? AND ?", -1, &st, NULL) !=
-	    SQLITE_OK)
-		return mdb_db_error(l->h.db, l->h.e,
-				    "cannot write to database");
-	sqlite3_bind_int64(st, 1, l->ranges.col_lo);
-	sqlite3_bind_int64(st, 2, l->ranges.col_hi);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		ret = mdb_db_error(l->h.db, l->h.e, "cannot write to database");
 	sqlite3_finalize(st);

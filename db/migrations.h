@@ -21,6 +21,7 @@
 #include "schema8.inc" /* schema8_sql[], from db/schema-8.sql */
 #include "schema9.inc" /* schema9_sql[], from db/schema-9.sql */
 #include "schema10.inc" /* schema10_sql[], from db/schema-10.sql */
+#include "schema11.inc" /* schema11_sql[], from db/schema-11.sql */
 
 /*
  * Version 2: a second free of a freed allocation is a duplicate free (an
@@ -58,6 +59,7 @@ static const char *const mdb_migrations[] = {
 	schema8_sql,
 	schema9_sql,
 	schema10_sql,
+	schema11_sql,
 };
 
 #define MDB_NMIGRATIONS \

@@ -2,6 +2,8 @@
 /* Packed columns of alloc rows; see packcol.h for the blob's layout. */
 #include <string.h>
 
+#include <zstd.h>
+
 #include "../ingest/event.h"
 #include "packcol.h"
 
@@ -32,6 +34,14 @@ void mdb_pc_add(struct mdb_pc_block *b, const struct mdb_lifetime *lt)
 	PUT(MDB_PC_TYPE, lt->type, 0);
 	PUT(MDB_PC_STATE, lt->state, 0);
 	PUT(MDB_PC_STACK, lt->stack_id, !lt->stack_id);
+	PUT(MDB_PC_GFP, lt->gfp, lt->gfp == MDB_NO_GFP);
+	PUT(MDB_PC_GFP_ID, lt->gfp_id, !lt->gfp_id);
+	PUT(MDB_PC_NODE, lt->node, 0);
+	PUT(MDB_PC_END_SEQ, lt->end_seq, !ended);
+	PUT(MDB_PC_FREE_SITE, lt->free_site_id, !freed);
+	PUT(MDB_PC_FREE_TYPE, lt->free_type, !freed);
+	PUT(MDB_PC_MIGRATETYPE, lt->migratetype,
+	    lt->migratetype == MDB_NO_MIGRATETYPE);
 #undef PUT
 }
 
@@ -57,13 +67,11 @@ static unsigned width_of(uint64_t max)
 	       max <= 0xffffffffu ? 4 : 8;
 }
 
-size_t mdb_pc_pack(const struct mdb_pc_block *b, uint8_t *out)
+/* The columns of @b (headers, then values) into @out; their length. */
+static size_t pack_body(const struct mdb_pc_block *b, uint8_t *out)
 {
-	size_t n = b->rows, at = MDB_PC_HEAD;
+	size_t n = b->rows, at = 9 * MDB_PC_NCOLS;
 
-	out[0] = MDB_PC_VERSION;
-	out[1] = MDB_PC_NCOLS;
-	put_le(out + 2, n, 2);
 	for (int c = 0; c < MDB_PC_NCOLS; c++) {
 		const int64_t *v = b->v[c];
 		const uint8_t *nul = b->null[c];
@@ -71,7 +79,7 @@ size_t mdb_pc_pack(const struct mdb_pc_block *b, uint8_t *out)
 		int nulls = 0, none;
 		uint64_t span, max;
 		unsigned w;
-		uint8_t *h = out + 4 + 9 * c;
+		uint8_t *h = out + 9 * c;
 
 		for (size_t r = 0; r < n; r++) {
 			if (nul[r]) {
@@ -89,9 +97,20 @@ size_t mdb_pc_pack(const struct mdb_pc_block *b, uint8_t *out)
 		span = (uint64_t)hi - (uint64_t)lo;
 		/* u = v - lo, + 1 with NULLs: the largest u is span (+ 1),
 		 * which overflows only when INT64_MIN and INT64_MAX are both
-		 * in a column with NULLs */
-		if (nulls && span == UINT64_MAX)
-			return 0;
+		 * in a column with NULLs: then the NULLs are a bitmap before
+		 * the values (flag 0x40), each u plain v - lo */
+		if (nulls && span == UINT64_MAX) {
+			h[0] = 0x40 | 8;
+			put_le(h + 1, (uint64_t)lo, 8);
+			memset(out + at, 0, (n + 7) / 8);
+			for (size_t r = 0; r < n; r++)
+				out[at + r / 8] |= (uint8_t)(nul[r] << (r % 8));
+			at += (n + 7) / 8;
+			for (size_t r = 0; r < n; r++, at += 8)
+				put_le(out + at, nul[r] ? 0 :
+				       (uint64_t)v[r] - (uint64_t)lo, 8);
+			continue;
+		}
 		max = none ? 0 : span + (uint64_t)nulls;
 		w = width_of(max);
 		h[0] = (uint8_t)(w | (nulls ? 0x80 : 0));
@@ -105,6 +124,42 @@ size_t mdb_pc_pack(const struct mdb_pc_block *b, uint8_t *out)
 		}
 	}
 	return at;
+}
+
+/* zstd level 1 with a checksum: @src's @n bytes into @dst (@cap). */
+static size_t compress(void *dst, size_t cap, const void *src, size_t n)
+{
+	ZSTD_CCtx *z = ZSTD_createCCtx();
+	size_t ret;
+
+	if (!z)
+		return (size_t)-1;  /* an error: the body stays raw */
+	ret = ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, 1);
+	if (!ZSTD_isError(ret))
+		ret = ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 1);
+	if (!ZSTD_isError(ret))
+		ret = ZSTD_compress2(z, dst, cap, src, n);
+	ZSTD_freeCCtx(z);
+	return ret;
+}
+
+size_t mdb_pc_pack(struct mdb_pc_block *b, uint8_t *out)
+{
+	size_t body = pack_body(b, b->body), z;
+
+	out[0] = MDB_PC_VERSION;
+	out[1] = MDB_PC_NCOLS;
+	put_le(out + 2, b->rows, 2);
+	/* compressed when that is smaller (it nearly always is), with the
+	 * frame's checksum: a damaged block is an error, not other values */
+	z = compress(out + MDB_PC_HEAD, body, b->body, body);
+	if (!ZSTD_isError(z) && z < body) {
+		out[4] = MDB_PC_ZSTD;
+		return MDB_PC_HEAD + z;
+	}
+	out[4] = MDB_PC_RAW;
+	memcpy(out + MDB_PC_HEAD, b->body, body);
+	return MDB_PC_HEAD + body;
 }
 
 /* @rows unsigned values of @w bytes from @q into @u: a loop per width,
@@ -169,10 +224,69 @@ static void unpack_col(const uint8_t *q, size_t rows, unsigned w, int nulls,
 	}
 }
 
+/* The columns of @b from body @q of @n bytes; offsets are the body's. */
+static int unpack_body(const uint8_t *q, size_t n, struct mdb_pc_block *b,
+		       const char **why, size_t *off)
+{
+	size_t rows = b->rows, at = 9 * MDB_PC_NCOLS;
+
+	if (n < at) {
+		*off = n;
+		*why = "column headers run past the end";
+		return -1;
+	}
+	for (int c = 0; c < MDB_PC_NCOLS; c++) {
+		const uint8_t *h = q + 9 * c;
+		unsigned w = h[0] & 0x3f;
+		int nulls = h[0] & 0x80;
+		uint64_t base = get_le(h + 1, 8);
+		int64_t *v = b->v[c];
+		uint8_t *nul = b->null[c];
+
+		if (h[0] == (0x40 | 8)) {  /* a NULL bitmap, then values */
+			size_t bm = (rows + 7) / 8;
+
+			if (n - at < bm + rows * 8) {
+				*off = at;
+				*why = "column runs past the end";
+				return -1;
+			}
+			unpack_col(q + at + bm, rows, 8, 0, base, v, nul);
+			for (size_t r = 0; r < rows; r++) {
+				nul[r] = (q[at + r / 8] >> (r % 8)) & 1;
+				v[r] &= -(int64_t)!nul[r];
+			}
+			at += bm + rows * 8;
+			continue;
+		}
+		if ((h[0] & 0x40) ||
+		    (w != 0 && w != 1 && w != 2 && w != 4 && w != 8)) {
+			*off = (size_t)(h - q);
+			*why = "bad column width";
+			return -1;
+		}
+		if (n - at < rows * w) {
+			*off = at;
+			*why = "column runs past the end";
+			return -1;
+		}
+		unpack_col(q + at, rows, w, nulls, base, v, nul);
+		at += rows * w;
+	}
+	if (at != n) {
+		*off = at;
+		*why = "bytes after the last column";
+		return -1;
+	}
+	return 0;
+}
+
 int mdb_pc_unpack(const uint8_t *p, size_t n, struct mdb_pc_block *b,
 		  const char **why, size_t *off)
 {
-	size_t rows, at = MDB_PC_HEAD;
+	unsigned long long body;
+	size_t got;
+	int ret;
 
 	*off = 0;
 	if (n < MDB_PC_HEAD) {
@@ -188,38 +302,36 @@ int mdb_pc_unpack(const uint8_t *p, size_t n, struct mdb_pc_block *b,
 		*why = "wrong number of columns";
 		return -1;
 	}
-	rows = (size_t)get_le(p + 2, 2);
-	if (!rows || rows > MDB_PC_ROWS) {
+	b->rows = (size_t)get_le(p + 2, 2);
+	if (!b->rows || b->rows > MDB_PC_ROWS) {
 		*off = 2;
 		*why = "row count out of range";
 		return -1;
 	}
-	b->rows = rows;
-	for (int c = 0; c < MDB_PC_NCOLS; c++) {
-		const uint8_t *h = p + 4 + 9 * c;
-		unsigned w = h[0] & 0x7f;
-		int nulls = h[0] & 0x80;
-		uint64_t base = get_le(h + 1, 8);
-		int64_t *v = b->v[c];
-		uint8_t *nul = b->null[c];
-
-		if (w != 0 && w != 1 && w != 2 && w != 4 && w != 8) {
-			*off = (size_t)(h - p);
-			*why = "bad column width";
-			return -1;
-		}
-		if (n - at < rows * w) {
-			*off = at;
-			*why = "column runs past the end";
-			return -1;
-		}
-		unpack_col(p + at, rows, w, nulls, base, v, nul);
-		at += rows * w;
+	if (p[4] == MDB_PC_RAW) {
+		ret = unpack_body(p + MDB_PC_HEAD, n - MDB_PC_HEAD, b, why, off);
+		*off += MDB_PC_HEAD;
+		return ret;
 	}
-	if (at != n) {
-		*off = at;
-		*why = "bytes after the last column";
+	if (p[4] != MDB_PC_ZSTD) {
+		*off = 4;
+		*why = "unknown codec";
 		return -1;
 	}
-	return 0;
+	*off = MDB_PC_HEAD;
+	body = ZSTD_getFrameContentSize(p + MDB_PC_HEAD, n - MDB_PC_HEAD);
+	if (body == ZSTD_CONTENTSIZE_ERROR ||
+	    body == ZSTD_CONTENTSIZE_UNKNOWN || body > sizeof(b->body)) {
+		*why = "not a zstd frame of the columns' size";
+		return -1;
+	}
+	got = ZSTD_decompress(b->body, sizeof(b->body), p + MDB_PC_HEAD,
+			      n - MDB_PC_HEAD);
+	if (ZSTD_isError(got) || got != body) {
+		*why = "the zstd frame does not decompress";
+		return -1;
+	}
+	ret = unpack_body(b->body, got, b, why, off);
+	*off = MDB_PC_HEAD;  /* what is wrong is inside the frame */
+	return ret;
 }

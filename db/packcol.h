@@ -1,25 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Packed columns (db/schema-8.sql, docs/design.md §3.3): the alloc rows of
- * a large source, MDB_PC_ROWS at a time, as one BLOB per block of rows
- * in slice_col, the columns the slicing reports select and sum by.  A
- * report reads a block's blob and runs over plain arrays in C instead of
- * decoding SQLite records (report/scan.c): a selection no index table
- * serves costs a pass over the packed rows, not over the alloc table.
+ * Packed columns (db/schema-11.sql, docs/design.md §3.2): a source's
+ * allocation lifetimes, MDB_PC_ROWS at a time, as one BLOB per block in
+ * alloc_blk, every column of alloc.  The alloc virtual table
+ * (db/allocvt.c) and the reports' slab_scan (report/scan.c) read a
+ * block's blob into plain arrays; the writer (db/writer.c) packs them.
  *
  * A blob, all integers little-endian:
  *
  *   offset 0   u8  version, MDB_PC_VERSION
  *   offset 1   u8  columns, MDB_PC_NCOLS
  *   offset 2   u16 rows, 1 to MDB_PC_ROWS
- *   offset 4   per column, MDB_PC_NCOLS times 9 bytes:
+ *   offset 4   u8  codec: MDB_PC_RAW, the body follows as it is, or
+ *                  MDB_PC_ZSTD, the body follows as one zstd frame that
+ *                  records its size and a checksum (chosen when that is
+ *                  smaller)
+ *   offset 5   the body:
+ *     per column, MDB_PC_NCOLS times 9 bytes:
  *                u8 flags: bits 0-3 the width of a value in bytes (0, 1,
- *                   2, 4 or 8); bit 7 set when the column has NULLs
+ *                   2, 4 or 8); bit 7 set when the column has NULLs;
+ *                   0x48 alone: NULLs as a bitmap (below)
  *                i64 base
- *   then       per column in order, rows values of width bytes each: an
+ *     then     per column in order, rows values of width bytes each: an
  *              unsigned u, the value base + u (modulo 2^64); with bit 7,
  *              u 0 is NULL and u > 0 is base + u - 1.  Width 0 stores
- *              nothing: every u is 0.
+ *              nothing: every u is 0.  With flags 0x48 (a column with
+ *              NULLs whose values span all 64 bits): (rows + 7) / 8
+ *              bytes, bit r % 8 of byte r / 8 set when row r is NULL,
+ *              then rows u of 8 bytes, the value base + u.
  *
  * The blob's length is exactly the header's plus the arrays'.  Values
  * are those of the alloc row (db/writer.c binds the same), so a column
@@ -33,34 +41,41 @@
 
 #include "../analysis/pair.h"
 
-#define MDB_PC_VERSION 1
+#define MDB_PC_VERSION 2
 #define MDB_PC_ROWS 1024   /* rows per block: slice_block's (MDB_SL_BLOCK) */
 
 enum mdb_pc_col {
 	MDB_PC_TS, MDB_PC_PTR, MDB_PC_SEQ, MDB_PC_END_TS, MDB_PC_SITE,
 	MDB_PC_CACHE, MDB_PC_PID, MDB_PC_COMM, MDB_PC_REQ, MDB_PC_ALLOC,
 	MDB_PC_CPU, MDB_PC_FREE_CPU, MDB_PC_TYPE, MDB_PC_STATE,
-	MDB_PC_STACK, MDB_PC_NCOLS
+	MDB_PC_STACK, MDB_PC_GFP, MDB_PC_GFP_ID, MDB_PC_NODE,
+	MDB_PC_END_SEQ, MDB_PC_FREE_SITE, MDB_PC_FREE_TYPE,
+	MDB_PC_MIGRATETYPE, MDB_PC_NCOLS
 };
 
-#define MDB_PC_HEAD (4 + 9 * MDB_PC_NCOLS)
-/* the largest blob: every column 8 bytes wide */
-#define MDB_PC_MAX_BYTES (MDB_PC_HEAD + 8 * MDB_PC_NCOLS * MDB_PC_ROWS)
+#define MDB_PC_HEAD 5         /* the bytes before the body */
+#define MDB_PC_RAW 0
+#define MDB_PC_ZSTD 1
+/* the largest body: every column 8 bytes wide, NULLs as a bitmap */
+#define MDB_PC_MAX_BODY \
+	((9 + 8 * MDB_PC_ROWS + MDB_PC_ROWS / 8) * MDB_PC_NCOLS)
+#define MDB_PC_MAX_BYTES (MDB_PC_HEAD + MDB_PC_MAX_BODY)
 
 /* A block of rows, unpacked: v[col][row], null[col][row] nonzero when
- * NULL (v is then 0). */
+ * NULL (v is then 0); body is room for packing and unpacking. */
 struct mdb_pc_block {
 	size_t rows;
 	int64_t v[MDB_PC_NCOLS][MDB_PC_ROWS];
 	uint8_t null[MDB_PC_NCOLS][MDB_PC_ROWS];
+	uint8_t body[MDB_PC_MAX_BODY];
 };
 
 /* Append lifetime @lt as the next row of @b (rows < MDB_PC_ROWS). */
 void mdb_pc_add(struct mdb_pc_block *b, const struct mdb_lifetime *lt);
 
-/* Pack @b's rows (1 or more) into @out (MDB_PC_MAX_BYTES); its length,
- * 0 when a column cannot be packed (NULLs and a span of 2^64 - 1). */
-size_t mdb_pc_pack(const struct mdb_pc_block *b, uint8_t *out);
+/* Pack @b's rows (1 or more) into @out (MDB_PC_MAX_BYTES); its length.
+ * @b's body is overwritten. */
+size_t mdb_pc_pack(struct mdb_pc_block *b, uint8_t *out);
 
 /*
  * Unpack blob @p of @n bytes into @b.  0, or -1 with @why set to what is

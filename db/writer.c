@@ -13,7 +13,6 @@
 #define BATCH_ROWS 4096 /* lifetimes per batch */
 #define BATCH_BAD 1024  /* anomalous frees per batch */
 #define NBATCHES 8
-#define ALLOC_COLS 22  /* bound per alloc row, after ?1 = source id */
 #define BAD_COLS 12    /* bound per bad_free row, after ?1 */
 #define MULTI_ROWS 32  /* rows per multi-row INSERT */
 
@@ -71,7 +70,7 @@ struct ins {
 
 struct mdb_writer {
 	struct mdb_db *db;
-	struct ins alloc, bad;
+	struct ins bad;
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;      /* a batch became full, free, or stop */
@@ -86,51 +85,17 @@ struct mdb_writer {
 	int failed;             /* the writer hit an error: see err */
 	struct mdb_error err;
 	struct mdb_writer_ranges r;
-	/* packed columns (db/packcol.h), when asked: the rows of the block
-	 * being filled, the blob, its insert; pack 0 again if a column
-	 * cannot be packed (then none is kept: see mdb_writer_finish) */
-	int pack;
+	/* the lifetimes as blocks of packed columns (db/packcol.h): the
+	 * rows of the block being filled, the blob, the insert into
+	 * alloc_blk, the id its next row gets */
 	struct mdb_pc_block *pc;
 	uint8_t *pc_buf;
-	int64_t pc_blk;
-	sqlite3_stmt *pc_ins;
+	sqlite3_stmt *blk_ins;
+	int64_t next_id;
+	int pack;               /* the reports read the blocks (slab_scan) */
 };
 
-/*
- * Bind lifetime @lt as row @k of the alloc insert: parameter ?1 is the
- * source id, row k's columns are ?(2 + 22k) .. ?(23 + 22k).
- */
-static void bind_lifetime(struct stmt *s, int k, const void *row)
-{
-	const struct mdb_lifetime *lt = row;
-	int b = 1 + k * ALLOC_COLS, ended = lt->end_seq != MDB_NO_SEQ;
-	int freed = lt->state == MDB_ST_FREED;
-
-	bset(s, b + 1, lt->seq, 0);
-	bset(s, b + 2, lt->ts, lt->ts == MDB_NO_TS);
-	bset(s, b + 3, lt->cpu, 0);
-	bset(s, b + 4, lt->type, 0);
-	bset(s, b + 5, lt->site_id, 0);
-	bset(s, b + 6, (int64_t)lt->ptr, 0);
-	bset(s, b + 7, (int64_t)lt->bytes_req, 0);
-	bset(s, b + 8, (int64_t)lt->bytes_alloc, 0);
-	bset(s, b + 9, (int64_t)lt->gfp, lt->gfp == MDB_NO_GFP);
-	bset(s, b + 10, lt->gfp_id, !lt->gfp_id);
-	bset(s, b + 11, lt->node, 0);
-	bset(s, b + 12, lt->cache_id, !lt->cache_id);
-	bset(s, b + 13, lt->state, 0);
-	bset(s, b + 14, lt->end_seq, !ended);
-	bset(s, b + 15, lt->end_ts, !ended || lt->end_ts == MDB_NO_TS);
-	bset(s, b + 16, lt->free_cpu, !freed);
-	bset(s, b + 17, lt->free_site_id, !freed);
-	bset(s, b + 18, lt->free_type, !freed);
-	bset(s, b + 19, lt->pid, lt->pid == MDB_NO_PID);
-	bset(s, b + 20, lt->comm_id, !lt->comm_id);
-	bset(s, b + 21, lt->migratetype, lt->migratetype == MDB_NO_MIGRATETYPE);
-	bset(s, b + 22, lt->stack_id, !lt->stack_id);
-}
-
-/* The same for bad_free row @k: ?(2 + 12k) .. ?(13 + 12k). */
+/* Bind bad_free row @k: ?(2 + 12k) .. ?(13 + 12k), ?1 the source. */
 static void bind_bad_free(struct stmt *s, int k, const void *row)
 {
 	const struct mdb_free *f = row;
@@ -186,37 +151,45 @@ static int write_rows(struct mdb_writer *w, struct ins *in,
 	return 0;
 }
 
-/* Write the packed block being filled, if it has rows. */
-static int pack_flush(struct mdb_writer *w)
+/* Run insert @st, its blob ?3 the @n bytes of pc_buf. */
+static int insert_blob(struct mdb_writer *w, sqlite3_stmt *st, size_t n)
 {
-	size_t n;
 	int rc;
 
-	if (!w->pack || !w->pc->rows)
-		return 0;
-	n = mdb_pc_pack(w->pc, w->pc_buf);
-	w->pc->rows = 0;
-	if (!n) {
-		w->pack = 0;
-		return 0;
-	}
-	sqlite3_bind_int64(w->pc_ins, 2, w->pc_blk++);
-	sqlite3_bind_blob(w->pc_ins, 3, w->pc_buf, (int)n, SQLITE_STATIC);
-	rc = sqlite3_step(w->pc_ins);
-	sqlite3_reset(w->pc_ins);
+	sqlite3_bind_blob(st, 3, w->pc_buf, (int)n, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return mdb_db_error(w->db, &w->err,
 				    "cannot write to database");
-	w->r.col_hi = sqlite3_last_insert_rowid(w->db->h);
-	if (!w->r.col_lo)
-		w->r.col_lo = w->r.col_hi;
+	return 0;
+}
+
+/* Write the block being filled, if it has rows, into alloc_blk: its id
+ * the last alloc id it holds. */
+static int pack_flush(struct mdb_writer *w)
+{
+	size_t n, rows = w->pc->rows;
+	int64_t last = w->next_id + (int64_t)rows - 1;
+
+	if (!rows)
+		return 0;
+	n = mdb_pc_pack(w->pc, w->pc_buf);
+	w->pc->rows = 0;
+	sqlite3_bind_int64(w->blk_ins, 1, last);
+	if (insert_blob(w, w->blk_ins, n) < 0)
+		return -1;
+	if (!w->r.alloc_lo)
+		w->r.alloc_lo = w->next_id;
+	w->r.alloc_hi = last;
+	w->next_id = last + 1;
 	return 0;
 }
 
 /* The lifetimes of @b into the packed blocks, MDB_PC_ROWS a block. */
 static int pack_rows(struct mdb_writer *w, const struct batch *b)
 {
-	for (size_t i = 0; i < b->nlt && w->pack; i++) {
+	for (size_t i = 0; i < b->nlt; i++) {
 		mdb_pc_add(w->pc, &b->lt[i]);
 		if (w->pc->rows == MDB_PC_ROWS && pack_flush(w) < 0)
 			return -1;
@@ -225,14 +198,13 @@ static int pack_rows(struct mdb_writer *w, const struct batch *b)
 }
 
 /*
- * Write a batch.  A multi-row INSERT saves SQLite's per-statement work
- * (open the table cursor, halt, reset) on all but one row in MULTI_ROWS.
+ * Write a batch: its lifetimes into blocks, its bad frees as rows.  A
+ * multi-row INSERT saves SQLite's per-statement work (open the table
+ * cursor, halt, reset) on all but one row in MULTI_ROWS.
  */
 static int write_batch(struct mdb_writer *w, const struct batch *b)
 {
-	if (write_rows(w, &w->alloc, b->lt, b->nlt) < 0)
-		return -1;
-	if (w->pack && pack_rows(w, b) < 0)
+	if (pack_rows(w, b) < 0)
 		return -1;
 	return write_rows(w, &w->bad, b->bad, b->nbad);
 }
@@ -276,16 +248,7 @@ static void *writer_main(void *arg)
 	}
 }
 
-/*
- * The inserts, defined once: the columns of each table, bound as
- * bind_lifetime() and bind_bad_free() lay them out.
- */
-static const char alloc_insert[] =
-	"INSERT OR FAIL INTO alloc (source_id, seq, ts, cpu, type, site_id, "
-	"ptr, "
-	"bytes_req, bytes_alloc, gfp, gfp_id, node, cache_id, state, end_seq, "
-	"end_ts, free_cpu, free_site_id, free_type, pid, comm_id, migratetype, "
-	"stack_id) VALUES ";
+/* The insert of bad frees: the columns as bind_bad_free() binds them. */
 static const char bad_insert[] =
 	"INSERT OR FAIL INTO bad_free (source_id, seq, ts, cpu, type, "
 	"site_id, ptr, "
@@ -330,20 +293,40 @@ static int prepare_ins(struct mdb_writer *w, struct ins *in, const char *head,
 			    e);
 }
 
-/* The four inserts the writer runs. */
+/*
+ * The inserts the writer runs, and the first alloc id: the ids of the
+ * database's blocks end at the largest block id (db/allocvt.c).
+ */
 static int prepare_all(struct mdb_writer *w, int64_t source_id,
 		       struct mdb_error *e)
 {
-	w->alloc = (struct ins){ .bind = bind_lifetime,
-				 .row_size = sizeof(struct mdb_lifetime),
-				 .lo = &w->r.alloc_lo, .hi = &w->r.alloc_hi };
+	sqlite3_stmt *st = NULL;
+	int rc;
+
 	w->bad = (struct ins){ .bind = bind_bad_free,
 			       .row_size = sizeof(struct mdb_free),
 			       .lo = &w->r.bad_lo, .hi = &w->r.bad_hi };
-	if (prepare_ins(w, &w->alloc, alloc_insert, ALLOC_COLS, source_id,
-			e) < 0)
+	if (prepare_ins(w, &w->bad, bad_insert, BAD_COLS, source_id, e) < 0)
 		return -MDB_E_DB;
-	return prepare_ins(w, &w->bad, bad_insert, BAD_COLS, source_id, e);
+	w->pc = malloc(sizeof(*w->pc));
+	w->pc_buf = malloc(MDB_PC_MAX_BYTES);
+	if (!w->pc || !w->pc_buf)
+		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	w->pc->rows = 0;
+	if (sqlite3_prepare_v2(w->db->h, "SELECT coalesce(max(id), 0) + 1 "
+			       "FROM alloc_blk", -1, &st, NULL) != SQLITE_OK ||
+	    (rc = sqlite3_step(st)) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return mdb_db_error(w->db, e, "cannot read the database");
+	}
+	w->next_id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(w->db->h, "INSERT INTO alloc_blk (id, "
+			       "source_id, data) VALUES (?, ?, ?)", -1,
+			       &w->blk_ins, NULL) != SQLITE_OK)
+		return mdb_db_error(w->db, e, "cannot write to database");
+	sqlite3_bind_int64(w->blk_ins, 2, source_id);
+	return 0;
 }
 
 static void finalize(struct stmt *s)
@@ -355,14 +338,12 @@ static void finalize(struct stmt *s)
 
 static void finalize_all(struct mdb_writer *w)
 {
-	sqlite3_finalize(w->pc_ins);
-	w->pc_ins = NULL;
+	sqlite3_finalize(w->blk_ins);
+	w->blk_ins = NULL;
 	free(w->pc);
 	free(w->pc_buf);
 	w->pc = NULL;
 	w->pc_buf = NULL;
-	finalize(&w->alloc.one);
-	finalize(&w->alloc.multi);
 	finalize(&w->bad.one);
 	finalize(&w->bad.multi);
 }
@@ -379,23 +360,7 @@ int mdb_writer_start(struct mdb_writer **out, struct mdb_db *db,
 	w->db = db;
 	mdb_error_clear(&w->err);
 	ret = prepare_all(w, source_id, e);
-	if (!ret && pack) {
-		w->pack = 1;
-		w->pc = malloc(sizeof(*w->pc));
-		w->pc_buf = malloc(MDB_PC_MAX_BYTES);
-		if (!w->pc || !w->pc_buf) {
-			ret = mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1,
-					    NULL);
-		} else if (sqlite3_prepare_v2(db->h, "INSERT INTO slice_col "
-					      "(source_id, blk, data) VALUES "
-					      "(?, ?, ?)", -1, &w->pc_ins,
-					      NULL) != SQLITE_OK) {
-			ret = mdb_db_error(db, e, "cannot write to database");
-		} else {
-			w->pc->rows = 0;
-			sqlite3_bind_int64(w->pc_ins, 1, source_id);
-		}
-	}
+	w->pack = pack;
 	if (ret < 0) {
 		finalize_all(w);
 		free(w);
@@ -508,6 +473,10 @@ int mdb_writer_finish(struct mdb_writer *w, struct mdb_writer_ranges *r,
 		ret = -MDB_E_DB;
 	}
 	*r = w->r;
+	if (w->pack) {
+		r->col_lo = r->alloc_lo;
+		r->col_hi = r->alloc_hi;
+	}
 	r->col_whole = w->pack;
 	free(w);
 	return ret;

@@ -17,17 +17,18 @@
 
 struct mdb_writer;
 
-/* Rowid range of the rows written (0 when none); col_*: slice_col's,
- * col_whole 0 when a block could not be packed (then the blocks written
- * before it are not whole: see db/load.c) */
+/* alloc_*: the alloc ids of the lifetimes written, bad_*: bad_free's
+ * rowids (0 when none); with pack, col_* are alloc_* and col_whole is
+ * set: the source's slicing reports read its blocks (slice_meta.col_lo,
+ * db/schema-11.sql) */
 struct mdb_writer_ranges {
 	int64_t alloc_lo, alloc_hi, bad_lo, bad_hi, col_lo, col_hi;
 	int col_whole;
 };
 
-/* Prepare the inserts of alloc and bad_free rows of @source_id and
- * start the thread.  With @pack, the alloc rows also go into slice_col
- * as packed columns (db/packcol.h, db/schema-8.sql), block by block. */
+/* Prepare the inserts of @source_id's lifetimes (blocks of alloc_blk,
+ * db/allocvt.c) and bad_free rows and start the thread.  @pack: the
+ * source's slicing reports will read the blocks (report/scan.c). */
 int mdb_writer_start(struct mdb_writer **w, struct mdb_db *db,
 		     int64_t source_id, int pack, struct mdb_error *e);
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer harness: a packed-columns blob (db/packcol.h), as a report
- * reads one from slice_col.  What unpacks must pack again and unpack to
- * the same values.
+ * libFuzzer harness: a packed-columns blob (db/packcol.h), as alloc and
+ * the reports read one from alloc_blk.  What unpacks must pack again and
+ * unpack to the same values.
  */
 #include <stdint.h>
 #include <stdlib.h>

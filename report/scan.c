@@ -541,14 +541,16 @@ static int scan_source(struct scan_cursor *c, const struct sel *s,
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	/* slice_col's rows of the source, with their block's time range
-	 * (slice_block: blocks whose times miss the window are not read) */
+	/* the source's blocks, with their time range (slice_block: blocks
+	 * whose times miss the window are not read); block k holds alloc
+	 * ids alloc_lo + 1024 k on, its id the last (db/allocvt.c) */
 	rc = sqlite3_prepare_v2(vt->db,
-		"SELECT c.rowid, c.blk, k.min_ts, k.max_ts, c.data "
-		"FROM slice_meta m "
-		"CROSS JOIN slice_col c ON c.rowid BETWEEN m.col_lo AND m.col_hi "
-		"LEFT JOIN slice_block k ON k.source_id = m.source_id "
-		"AND k.blk = c.blk WHERE m.source_id = ?1", -1, &st, NULL);
+		"SELECT b.id, (b.id - s.alloc_lo) / 1024 AS blk, k.min_ts, "
+		"k.max_ts, b.data FROM source s "
+		"CROSS JOIN alloc_blk b ON b.id BETWEEN s.alloc_lo AND s.alloc_hi "
+		"LEFT JOIN slice_block k ON k.source_id = s.id "
+		"AND k.blk = (b.id - s.alloc_lo) / 1024 WHERE s.id = ?1", -1,
+		&st, NULL);
 	if (rc != SQLITE_OK)
 		return set_err(c, "slab_scan: %s", sqlite3_errmsg(vt->db));
 	sqlite3_bind_int64(st, 1, source_id);
@@ -564,7 +566,7 @@ static int scan_source(struct scan_cursor *c, const struct sel *s,
 		p = sqlite3_column_blob(st, 4);
 		n = (size_t)sqlite3_column_bytes(st, 4);
 		if (mdb_pc_unpack(p, n, c->blk, &why, &off) < 0) {
-			rc = set_err(c, "slice_col row %lld (source %lld, "
+			rc = set_err(c, "alloc_blk row %lld (source %lld, "
 				     "block %lld) offset=%lld: %s",
 				     (long long)sqlite3_column_int64(st, 0),
 				     (long long)source_id,

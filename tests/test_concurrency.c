@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "../db/db.h"
 #include "testlib.h"
 
 static char *tmp;
@@ -249,7 +250,8 @@ static void test_two_ingests(void **state)
 	assert_int_equal(db_int(db, "SELECT count(*) FROM source"), 2);
 	assert_int_equal(db_int(db, "SELECT sum(allocations) = (SELECT "
 				    "count(*) FROM alloc) FROM source"), 1);
-	assert_int_equal(db_int(db, "PRAGMA user_version"), 10);
+	assert_int_equal(db_int(db, "PRAGMA user_version"),
+			 MDB_SCHEMA_VERSION);
 	run(&r, "sqlite3 '%s' 'PRAGMA integrity_check'", db);
 	assert_string_equal(r.out, "ok\n");
 	run_free(&r);

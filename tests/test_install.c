@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -284,6 +285,61 @@ static const char *san(void)
 	return s ? s : "";
 }
 
+/*
+ * The README's walk: sqlite3 and Python read a memdb database's alloc
+ * once they load the installed extension, the same rows memdb reads;
+ * without it, SQLite says which module is missing.
+ */
+static void load_walk(const char *memdb, const char *dest)
+{
+	char *db = strf("%s/walk.db", dest), *ext = strf("%s/usr/lib/memdb/"
+							 "memdb", dest);
+	const char *q = "SELECT count(*), sum(bytes_alloc), sum(ptr % 4099), "
+			"sum(end_seq) FROM alloc";
+	struct run r;
+	char *want;
+
+	run(&r, "'%s' ingest -q -d '%s' '%s/real-tracefs'", memdb, db,
+	    env("TESTDATA"));
+	assert_run_ok(&r);
+	run_free(&r);
+	run(&r, "'%s' sql -d '%s' -f csv \"%s\" | tail -1", memdb, db, q);
+	assert_run_ok(&r);
+	want = r.out;
+	r.out = NULL;
+	run_free(&r);
+	assert_has(want, "1107,");
+	if (have("sqlite3")) {
+		run(&r, "sqlite3 -csv '%s' '.load %s' \"%s\"", db, ext, q);
+		assert_run_ok(&r);
+		assert_string_equal(r.out, want);
+		run_free(&r);
+		run(&r, "sqlite3 '%s' 'SELECT count(*) FROM alloc'", db);
+		assert_int_equal(r.status, 1);
+		assert_has(r.err, "no such module: memdb_alloc");
+		run_free(&r);
+	} else {
+		print_message("sqlite3 not installed: its .load not tried\n");
+	}
+	/* Debian's python3 (a Python built without loadable extensions
+	 * has no enable_load_extension) */
+	run(&r, "/usr/bin/python3 -c 'import sqlite3, sys; "
+		"c = sqlite3.connect(sys.argv[1]); "
+		"c.enable_load_extension(True); c.load_extension(sys.argv[2]); "
+		"print(*c.execute(sys.argv[3]).fetchone(), sep=\",\")' "
+		"'%s' '%s' \"%s\"", db, ext, q);
+	if (r.status == 0)
+		assert_string_equal(r.out, want);
+	else
+		print_message("/usr/bin/python3 cannot load extensions: %s\n",
+			      r.err);
+	run_free(&r);
+	unlink(db);
+	free(want);
+	free(ext);
+	free(db);
+}
+
 static void test_install_uninstall(void **state)
 {
 	char *root = strf("%s/..", env("TESTS_DIR"));
@@ -306,6 +362,7 @@ static void test_install_uninstall(void **state)
 	run_free(&r);
 	run(&r, "cd '%s' && find . -type f | sort", dest);
 	assert_has(r.out, "./usr/bin/memdb\n");
+	assert_has(r.out, "./usr/lib/memdb/memdb.so\n");
 	assert_has(r.out, "./usr/share/man/man1/memdb.1\n");
 	assert_has(r.out, "./usr/share/bash-completion/completions/memdb\n");
 	assert_has(r.out, "./usr/share/doc/memdb/README.md\n");
@@ -331,6 +388,7 @@ static void test_install_uninstall(void **state)
 	assert_run_ok(&r);
 	assert_has(r.out, "memdb ");
 	run_free(&r);
+	load_walk(p, dest);
 	free(p);
 
 	run(&r, "env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C '%s' "

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <zstd.h>
 
 #include "../db/packcol.h"
 
@@ -91,16 +92,18 @@ static void test_round_trip(void **state)
 
 		fill(&x, rows[k % 6], k);
 		n = mdb_pc_pack(&in, blob);
-		assert_true(n >= MDB_PC_HEAD && n <= MDB_PC_MAX_BYTES);
+		assert_true(n > MDB_PC_HEAD && n <= MDB_PC_MAX_BYTES);
 		assert_int_equal(mdb_pc_unpack(blob, n, &out, &why, &off), 0);
 		assert_same();
 	}
 }
 
-/* Widths as the values need: one value is 0 bytes, a byte's range 1. */
+/* Widths as the values need: one value is 0 bytes, a byte's range 1
+ * (read in the body pack leaves in the block). */
 static void test_widths(void **state)
 {
-	size_t n;
+	const char *why;
+	size_t n, off;
 
 	(void)state;
 	memset(&in, 0, sizeof(in));
@@ -113,32 +116,47 @@ static void test_widths(void **state)
 		in.null[MDB_PC_TS][r] = r == 2;
 	}
 	n = mdb_pc_pack(&in, blob);
-	assert_int_equal(blob[4 + 9 * MDB_PC_PTR], 1);
-	assert_int_equal(blob[4 + 9 * MDB_PC_SEQ], 4);
-	assert_int_equal(blob[4 + 9 * MDB_PC_PID], 0x80);
-	assert_int_equal(blob[4 + 9 * MDB_PC_TS], 0x81);
-	assert_int_equal(blob[4 + 9 * MDB_PC_STATE], 0);
-	assert_int_equal(n, MDB_PC_HEAD + 4 * (1 + 4 + 1));
+	assert_int_equal(in.body[9 * MDB_PC_PTR], 1);
+	assert_int_equal(in.body[9 * MDB_PC_SEQ], 4);
+	assert_int_equal(in.body[9 * MDB_PC_PID], 0x80);
+	assert_int_equal(in.body[9 * MDB_PC_TS], 0x81);
+	assert_int_equal(in.body[9 * MDB_PC_STATE], 0);
+	assert_true(n <= MDB_PC_HEAD + 9 * MDB_PC_NCOLS + 4 * (1 + 4 + 1));
+	assert_int_equal(mdb_pc_unpack(blob, n, &out, &why, &off), 0);
+	assert_same();
 }
 
-/* A column with NULLs and both extremes cannot be packed: 0. */
-static void test_unpackable(void **state)
+/* A column with NULLs and both extremes: its NULLs as a bitmap. */
+static void test_full_span(void **state)
 {
+	const char *why;
+	size_t n, off;
+
 	(void)state;
 	memset(&in, 0, sizeof(in));
-	in.rows = 3;
+	in.rows = 11;
+	for (size_t r = 0; r < in.rows; r++)
+		in.v[MDB_PC_END_TS][r] = (int64_t)r * 1000;
 	in.v[MDB_PC_END_TS][0] = INT64_MIN;
 	in.v[MDB_PC_END_TS][1] = INT64_MAX;
+	in.v[MDB_PC_END_TS][2] = 0;
 	in.null[MDB_PC_END_TS][2] = 1;
-	assert_int_equal(mdb_pc_pack(&in, blob), 0);
+	in.v[MDB_PC_END_TS][9] = 0;
+	in.null[MDB_PC_END_TS][9] = 1;
+	n = mdb_pc_pack(&in, blob);
+	assert_int_equal(in.body[9 * MDB_PC_END_TS], 0x48);
+	assert_int_equal(in.body[9 * MDB_PC_NCOLS + 1], 0x02); /* row 9 */
+	assert_int_equal(mdb_pc_unpack(blob, n, &out, &why, &off), 0);
+	assert_same();
 }
 
-static void refused(size_t n, size_t want_off, const char *want)
+static void refused(const uint8_t *p, size_t n, size_t want_off,
+		    const char *want)
 {
 	const char *why = NULL;
 	size_t off = 12345;
 
-	assert_int_equal(mdb_pc_unpack(blob, n, &out, &why, &off), -1);
+	assert_int_equal(mdb_pc_unpack(p, n, &out, &why, &off), -1);
 	assert_non_null(why);
 	if (want) {
 		assert_string_equal(why, want);
@@ -146,46 +164,69 @@ static void refused(size_t n, size_t want_off, const char *want)
 	}
 }
 
+/* Every length short of whole refused (read from a heap copy of exactly
+ * that many bytes: ASan sees a read past it). */
+static void refused_cut(const uint8_t *p, size_t n)
+{
+	for (size_t len = 0; len < n; len++) {
+		uint8_t *q = malloc(len ? len : 1);
+		const char *why;
+		size_t off;
+
+		memcpy(q, p, len);
+		assert_int_equal(mdb_pc_unpack(q, len, &out, &why, &off), -1);
+		assert_true(off <= len || off == MDB_PC_HEAD);
+		free(q);
+	}
+}
+
 static void test_damaged(void **state)
 {
+	static uint8_t raw[MDB_PC_MAX_BYTES + 1];
 	uint64_t x = 7;
-	size_t n;
+	size_t n, nraw;
 
 	(void)state;
 	fill(&x, 300, 1);
 	n = mdb_pc_pack(&in, blob);
-	/* every length short of whole (read from a heap copy of exactly
-	 * that many bytes: ASan sees a read past it) */
-	for (size_t len = 0; len < n; len++) {
-		uint8_t *p = malloc(len ? len : 1);
-		const char *why;
-		size_t off;
+	assert_int_equal(blob[4], MDB_PC_ZSTD);
+	/* the same columns uncompressed: the body pack left in the block */
+	memcpy(raw, blob, 4);
+	raw[4] = MDB_PC_RAW;
+	nraw = ZSTD_decompress(raw + MDB_PC_HEAD, MDB_PC_MAX_BODY,
+			       blob + MDB_PC_HEAD, n - MDB_PC_HEAD);
+	assert_false(ZSTD_isError(nraw));
+	assert_memory_equal(raw + MDB_PC_HEAD, in.body, nraw);
+	nraw += MDB_PC_HEAD;
 
-		memcpy(p, blob, len);
-		assert_int_equal(mdb_pc_unpack(p, len, &out, &why, &off), -1);
-		assert_true(off <= len);
-		free(p);
-	}
-	refused(n - 1, 0, NULL);
-	blob[n] = 0;
-	refused(n + 1, n, "bytes after the last column");
-	refused(MDB_PC_HEAD - 1, 0, "shorter than the header");
-	blob[0] = 2;
-	refused(n, 0, "unknown version");
-	blob[0] = MDB_PC_VERSION;
-	blob[1] = MDB_PC_NCOLS + 1;
-	refused(n, 1, "wrong number of columns");
-	blob[1] = MDB_PC_NCOLS;
-	blob[2] = 0;
-	blob[3] = 0;
-	refused(n, 2, "row count out of range");
-	blob[2] = (MDB_PC_ROWS + 1) & 0xff;
-	blob[3] = (MDB_PC_ROWS + 1) >> 8;
-	refused(n, 2, "row count out of range");
-	blob[2] = 300 & 0xff;
-	blob[3] = 300 >> 8;
-	blob[4 + 9 * 5] = 3;
-	refused(n, 4 + 9 * 5, "bad column width");
+	refused_cut(blob, n);
+	refused_cut(raw, nraw);
+	raw[nraw] = 0;
+	refused(raw, nraw + 1, nraw, "bytes after the last column");
+	refused(raw, MDB_PC_HEAD - 1, 0, "shorter than the header");
+	raw[0] = 1;
+	refused(raw, nraw, 0, "unknown version");
+	raw[0] = MDB_PC_VERSION;
+	raw[1] = MDB_PC_NCOLS + 1;
+	refused(raw, nraw, 1, "wrong number of columns");
+	raw[1] = MDB_PC_NCOLS;
+	raw[2] = 0;
+	raw[3] = 0;
+	refused(raw, nraw, 2, "row count out of range");
+	raw[2] = (MDB_PC_ROWS + 1) & 0xff;
+	raw[3] = (MDB_PC_ROWS + 1) >> 8;
+	refused(raw, nraw, 2, "row count out of range");
+	raw[2] = 300 & 0xff;
+	raw[3] = 300 >> 8;
+	raw[4] = 2;
+	refused(raw, nraw, 4, "unknown codec");
+	raw[4] = MDB_PC_RAW;
+	raw[MDB_PC_HEAD + 9 * 5] = 3;
+	refused(raw, nraw, MDB_PC_HEAD + 9 * 5, "bad column width");
+	/* a damaged frame: its checksum no longer holds */
+	blob[n / 2] ^= 0x55;
+	blob[n / 2 + 1] ^= 0xaa;
+	refused(blob, n, MDB_PC_HEAD, NULL);
 }
 
 int main(void)
@@ -193,7 +234,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_widths),
-		cmocka_unit_test(test_unpackable),
+		cmocka_unit_test(test_full_span),
 		cmocka_unit_test(test_damaged),
 	};
 

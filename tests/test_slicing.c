@@ -21,6 +21,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../db/db.h"
 #include "testlib.h"
 
 static char *tmp, *kt_db, *slab_db, *hand_db, *text_db, *page_db, *text;
@@ -115,12 +116,16 @@ static int setup_all(void **state)
 	 * level 7 tables undone), then a source added as a large one */
 	v5_db = path_in(tmp, "v5.db");
 	v6_db = path_in(tmp, "v6.db");
-	free(out_of("cp '%s' '%s' && sqlite3 '%s' '" UNDO_10 UNDO_8 UNDO_7
+	free(out_of("cp '%s' '%s'", big_db, v6_db));
+	db_as_schema10(v6_db);
+	free(out_of("sqlite3 '%s' '" UNDO_10 UNDO_8 UNDO_7
 		    "UPDATE slice_meta SET level = 6; "
-		    "PRAGMA user_version = 6'", big_db, v6_db, v6_db));
+		    "PRAGMA user_version = 6'", v6_db));
 	ingest_ok(v6_db, "'%s'", gen);
 	ingest_big(v6_db, text);
-	free(out_of("cp '%s' '%s' && sqlite3 '%s' '" UNDO_10 UNDO_8 UNDO_7
+	free(out_of("cp '%s' '%s'", gen_db, v5_db));
+	db_as_schema10(v5_db);
+	free(out_of("sqlite3 '%s' '" UNDO_10 UNDO_8 UNDO_7
 		    "DROP TABLE slice_pp; "
 		    "DROP TABLE slice_stack; DROP TABLE slice_bucket_comm; "
 		    "ALTER TABLE slice_meta DROP COLUMN level; "
@@ -131,13 +136,15 @@ static int setup_all(void **state)
 		    "ALTER TABLE slice_meta DROP COLUMN pp_hi; "
 		    "ALTER TABLE slice_meta DROP COLUMN stack_lo; "
 		    "ALTER TABLE slice_meta DROP COLUMN stack_hi; "
-		    "PRAGMA user_version = 5'", gen_db, v5_db, v5_db));
+		    "PRAGMA user_version = 5'", v5_db));
 	ingest_ok(v5_db, "'%s'", gen);
 	/* the large source by schema 7: the level 7 tables, no packed
 	 * columns; migrated by an ingest that finds it present */
 	big7_db = path_in(tmp, "big7.db");
-	free(out_of("cp '%s' '%s' && sqlite3 '%s' '" UNDO_10 UNDO_8
-		    "PRAGMA user_version = 7'", big_db, big7_db, big7_db));
+	free(out_of("cp '%s' '%s'", big_db, big7_db));
+	db_as_schema10(big7_db);
+	free(out_of("sqlite3 '%s' '" UNDO_10 UNDO_8
+		    "PRAGMA user_version = 7'", big7_db));
 	ingest_ok(big7_db, "'%s'", gen);
 	/* perf record -g: slab allocations with stacks, 4 ms buckets */
 	cg_db = fresh_db(tmp, "cg.db");
@@ -682,14 +689,17 @@ static void test_slice_index_big(void **state)
 				"slice_pp_pid"),
 			 db_int(big_db, "SELECT count(*) FROM alloc WHERE "
 				"type < 2 AND state = 1 AND cpu <> free_cpu"));
-	/* packed columns: a blob per 1024 alloc rows, in order */
-	assert_int_equal(db_int(big_db, "SELECT count(*) FROM slice_col"),
+	/* the blocks: one per 1024 allocations, the last id of each its
+	 * id, read by the reports (col_lo, col_hi the source's ids) */
+	assert_int_equal(db_int(big_db, "SELECT count(*) FROM alloc_blk"),
 			 db_int(big_db, "SELECT (count(*) + 1023) / 1024 "
 				"FROM alloc"));
+	assert_int_equal(db_int(big_db, "SELECT count(*) FROM alloc_blk b, "
+				"source s WHERE (b.id - s.alloc_lo + 1) % 1024 "
+				"<> 0 AND b.id <> s.alloc_hi"), 0);
 	assert_int_equal(db_int(big_db, "SELECT count(*) FROM slice_meta m "
-				"WHERE col_hi - col_lo + 1 = (SELECT count(*) "
-				"FROM slice_col) AND (SELECT max(blk) FROM "
-				"slice_col) = col_hi - col_lo"), 1);
+				"JOIN source s ON s.id = m.source_id WHERE "
+				"col_lo = alloc_lo AND col_hi = alloc_hi"), 1);
 	check_windows(big_db, 0);
 }
 
@@ -700,7 +710,8 @@ static void test_slice_index_big(void **state)
 static void test_slice_index_big7(void **state)
 {
 	(void)state;
-	assert_int_equal(db_int(big7_db, "PRAGMA user_version"), 10);
+	assert_int_equal(db_int(big7_db, "PRAGMA user_version"),
+			 MDB_SCHEMA_VERSION);
 	assert_int_equal(db_int(big7_db, "SELECT count(*) FROM slice_meta "
 				"WHERE level = 7 AND col_lo IS NULL"), 1);
 	check_windows(big7_db, 1);
@@ -745,10 +756,11 @@ static void test_slice_big_reads(void **state)
 		free(a);
 		free(b);
 	}
-	/* packed columns (schema 8): with only the first block's, the
-	 * selections no index table serves count fewer allocations */
-	free(out_of("cp '%s' '%s' && sqlite3 '%s' 'UPDATE slice_meta SET "
-		    "col_hi = col_lo'", big_db, bad, bad));
+	/* the blocks (schema 11): with only the first, the selections no
+	 * index table serves count fewer allocations */
+	free(out_of("cp '%s' '%s' && sqlite3 '%s' 'DELETE FROM alloc_blk "
+		    "WHERE id > (SELECT alloc_lo + 1023 FROM source WHERE "
+		    "id = 1)'", big_db, bad, bad));
 	for (size_t i = 0; i < sizeof(col_reps) / sizeof(col_reps[0]); i++) {
 		char *a = total_of(big_db, col_reps[i][0], col_reps[i][1],
 				   "2,3");
@@ -761,14 +773,25 @@ static void test_slice_big_reads(void **state)
 		free(b);
 	}
 	/* a damaged block: an error that names its row and byte */
-	free(out_of("cp '%s' '%s' && sqlite3 '%s' 'UPDATE slice_col SET "
-		    "data = substr(data, 1, 200) WHERE blk = 3'", big_db, bad,
-		    bad));
-	run_memdb(&r, bad, "report allocs --pid 1003");
-	assert_run_status(&r, 1);
-	assert_non_null(strstr(r.err, "slice_col row 4 (source 1, block 3) "
-			       "offset=139: column runs past the end"));
-	run_free(&r);
+	free(out_of("cp '%s' '%s'", big_db, bad));
+	{
+		int64_t blk3 = db_int(bad, "SELECT alloc_lo FROM source "
+				      "WHERE id = 1") + 4 * 1024 - 1;
+		char *q = strf("UPDATE alloc_blk SET data = substr(data, 1, "
+			       "200) WHERE id = %lld", (long long)blk3);
+		char *want = strf("alloc_blk row %lld (source 1, block 3) "
+				  "offset=5: the zstd frame does not "
+				  "decompress", (long long)blk3);
+
+		free(out_of("sqlite3 '%s' '%s'", bad, q));
+		run_memdb(&r, bad, "report allocs --pid 1003");
+		assert_run_status(&r, 1);
+		if (!strstr(r.err, want))
+			fail_msg("%s", r.err);
+		run_free(&r);
+		free(q);
+		free(want);
+	}
 	free(bad);
 }
 
@@ -889,7 +912,8 @@ static void test_slice_schema5(void **state)
 	};
 
 	(void)state;
-	assert_int_equal(db_int(v5_db, "PRAGMA user_version"), 10);
+	assert_int_equal(db_int(v5_db, "PRAGMA user_version"),
+			 MDB_SCHEMA_VERSION);
 	assert_int_equal(db_int(v5_db, "SELECT count(*) FROM slice_meta "
 				"WHERE level IS NULL AND bucket_lo > 0"), 1);
 	assert_int_equal(db_int(v5_db, "SELECT count(*) FROM slice_pp"), 0);
@@ -908,7 +932,8 @@ static void test_slice_schema6(void **state)
 	const size_t no = sizeof(same_opts) / sizeof(same_opts[0]);
 
 	(void)state;
-	assert_int_equal(db_int(v6_db, "PRAGMA user_version"), 10);
+	assert_int_equal(db_int(v6_db, "PRAGMA user_version"),
+			 MDB_SCHEMA_VERSION);
 	assert_int_equal(db_int(v6_db, "SELECT group_concat(level, '') FROM "
 				"(SELECT level FROM slice_meta ORDER BY "
 				"source_id)"), 67);

@@ -16,7 +16,25 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "../db/allocvt.h"
+#include "../db/migrations.h"
 #include "testlib.h"
+
+/*
+ * Every SQLite connection a test opens itself reads alloc, as memdb's
+ * own do (db/allocvt.c): the module is registered on each.
+ */
+static int alloc_module(sqlite3 *db, char **err, const void *api)
+{
+	(void)err;
+	(void)api;
+	return mdb_allocvt_register(db);
+}
+
+__attribute__((constructor)) static void register_alloc_module(void)
+{
+	sqlite3_auto_extension((void (*)(void))alloc_module);
+}
 
 const char *env(const char *name)
 {
@@ -428,4 +446,35 @@ char *report_csv(const char *db, const char *name)
 	r.out = NULL;
 	run_free(&r);
 	return out;
+}
+
+void db_as_schema10(const char *db)
+{
+	sqlite3 *m, *h;
+	sqlite3_stmt *st;
+	char *msg = NULL, *sql;
+
+	/* the schema-10 alloc table and its indexes, from the migrations */
+	if (sqlite3_open(":memory:", &m))
+		fail_msg("cannot open a database in memory");
+	for (int v = 0; v < 10; v++)
+		if (sqlite3_exec(m, mdb_migrations[v], NULL, NULL, &msg))
+			fail_msg("migration %d: %s", v, msg);
+	if (sqlite3_prepare_v2(m, "SELECT group_concat(sql, '; ') FROM "
+			       "sqlite_master WHERE tbl_name IN ('alloc', "
+			       "'slice_col')", -1,
+			       &st, NULL) || sqlite3_step(st) != SQLITE_ROW)
+		fail_msg("no alloc table in schema 10: %s", sqlite3_errmsg(m));
+	sql = strf("CREATE TEMP TABLE rows10 AS SELECT * FROM alloc; "
+		   "DROP TABLE alloc; DROP TABLE alloc_blk; %s; "
+		   "INSERT INTO alloc SELECT * FROM temp.rows10; "
+		   "DROP TABLE temp.rows10; PRAGMA user_version = 10",
+		   sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(m);
+	if (sqlite3_open(db, &h) ||
+	    sqlite3_exec(h, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", db, msg ? msg : sqlite3_errmsg(h));
+	sqlite3_close(h);
+	free(sql);
 }

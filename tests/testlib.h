@@ -92,6 +92,11 @@ int64_t db_int(const char *db, const char *sql);
 /* Every table's row count, joined as "name=count;..." (for "unchanged"). */
 char *db_counts(const char *db);
 
+/* Turn database @db of the current schema into one of schema 10, the
+ * last whose alloc was a table of rows: the same rows, as rows (and an
+ * empty slice_col, whose blocks schema 11 no longer keeps). */
+void db_as_schema10(const char *db);
+
 /* memdb ingest -q ARGS into @db, failing the test when it fails. */
 void ingest_ok(const char *db, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../db/allocvt.h"
+
 #include "../db/db.h"
 
 #define GAP 16 /* zeros shorter than this stay inside a run */
@@ -52,6 +54,8 @@ static int make(const char *sql, const char *path)
 
 	unlink(path);
 	rc = sqlite3_open(path, &db);
+	if (rc == SQLITE_OK)
+		rc = mdb_allocvt_register(db);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(db, "PRAGMA page_size = 65536; "
 				  "PRAGMA journal_mode = DELETE; BEGIN", NULL,

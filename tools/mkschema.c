@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../db/allocvt.h"
 #include "../db/migrations.h"
 
 static int fail(sqlite3 *db, const char *what)
@@ -58,7 +59,8 @@ int main(void)
 	sqlite3_stmt *st, *quote;
 	int rc;
 
-	if (sqlite3_open(":memory:", &db) != SQLITE_OK)
+	if (sqlite3_open(":memory:", &db) != SQLITE_OK ||
+	    mdb_allocvt_register(db) != SQLITE_OK)
 		return fail(db, "cannot open a database in memory");
 	for (int v = 0; v < MDB_NMIGRATIONS; v++)
 		if (sqlite3_exec(db, mdb_migrations[v], NULL, NULL, NULL) !=

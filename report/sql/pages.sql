@@ -37,7 +37,7 @@ WITH RECURSIVE ord(n) AS (
 	WHERE id BETWEEN :src_lo AND :src_hi AND alloc_lo IS NOT NULL
 ), m AS (
 	SELECT ord.n AS o, a.migratetype AS mt, count(*) AS c
-	FROM src CROSS JOIN alloc a INDEXED BY alloc_page ON a.source_id = src.id
+	FROM src CROSS JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
 	JOIN ord ON a.bytes_alloc = (4096 << ord.n)
 	WHERE a.type = 2 AND a.state <> 3
 	GROUP BY 1, 2
@@ -68,7 +68,7 @@ WITH src AS (
 	       CAST(total(a.state = 3) AS INTEGER) AS xn,
 	       CAST(total(CASE WHEN a.state = 3 THEN a.bytes_alloc END)
 	            AS INTEGER) AS xb
-	FROM src CROSS JOIN alloc a INDEXED BY alloc_page ON a.source_id = src.id
+	FROM src CROSS JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
 	WHERE a.type = 2
 ), f AS (
 	SELECT count(*) AS n, CAST(total(b.bytes) AS INTEGER) AS b

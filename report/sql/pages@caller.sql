@@ -36,8 +36,8 @@ DROP TABLE IF EXISTS temp.pc_key;
 CREATE TEMP TABLE pc_key AS
 SELECT a.source_id, a.stack_id, a.bytes_alloc, a.migratetype, a.gfp,
        a.gfp_id, count(*) AS hits, total(a.bytes_alloc) AS bytes
-FROM source src CROSS JOIN alloc a INDEXED BY alloc_page
-  ON a.source_id = src.id
+FROM source src CROSS JOIN alloc a
+  ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
 WHERE src.id BETWEEN :src_lo AND :src_hi AND src.alloc_lo IS NOT NULL
   AND a.type = 2 AND a.state <> 3 AND @where
 GROUP BY a.source_id, a.stack_id, a.bytes_alloc, a.migratetype, a.gfp,

@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The alloc table as SQL sees it: a virtual table (module memdb_alloc)
+ * over alloc_blk, where a source's allocation lifetimes are kept as
+ * blocks of packed columns (db/packcol.h, db/schema-11.sql).  Row id k
+ * of block b is alloc id b.id - rows + 1 + k: a block's id is the last
+ * alloc id it holds, so a source's ids stay one contiguous range
+ * (source.alloc_lo to alloc_hi) and the largest id is max(id).
+ *
+ * Constraints on id (=, <, <=, >, >=) and source_id (=) are used: the
+ * blocks read are those of that range; any other filter is SQLite's.
+ * Rows come in id order.  The table is read-only: ingest writes blocks
+ * (db/writer.c), merge and delete move them by id range like any other
+ * ranged table (db/db.c's mdb_source_tables).
+ *
+ * The aggregate memdb_alloc_pack(base, id, columns...) packs rows into a
+ * block: the migration of a database of schema 10 or older, whose alloc
+ * was a table of rows, uses it (db/schema-11.sql).
+ *
+ * This file is also compiled into the loadable SQLite extension
+ * (db/sqlite_ext.c), so that sqlite3 and Python read a memdb database.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "allocvt.h"
+#include "packcol.h"
+
+/* The columns, in alloc's order: the packed column each one is, or the
+ * block's id (ROW_ID) or source (ROW_SOURCE). */
+enum { ROW_ID = -1, ROW_SOURCE = -2 };
+
+static const struct {
+	const char *name;
+	int pc;
+} cols[] = {
+	{ "id", ROW_ID },
+	{ "source_id", ROW_SOURCE },
+	{ "seq", MDB_PC_SEQ },
+	{ "ts", MDB_PC_TS },
+	{ "cpu", MDB_PC_CPU },
+	{ "type", MDB_PC_TYPE },
+	{ "site_id", MDB_PC_SITE },
+	{ "ptr", MDB_PC_PTR },
+	{ "bytes_req", MDB_PC_REQ },
+	{ "bytes_alloc", MDB_PC_ALLOC },
+	{ "gfp", MDB_PC_GFP },
+	{ "gfp_id", MDB_PC_GFP_ID },
+	{ "node", MDB_PC_NODE },
+	{ "cache_id", MDB_PC_CACHE },
+	{ "state", MDB_PC_STATE },
+	{ "end_seq", MDB_PC_END_SEQ },
+	{ "end_ts", MDB_PC_END_TS },
+	{ "free_cpu", MDB_PC_FREE_CPU },
+	{ "free_site_id", MDB_PC_FREE_SITE },
+	{ "free_type", MDB_PC_FREE_TYPE },
+	{ "pid", MDB_PC_PID },
+	{ "comm_id", MDB_PC_COMM },
+	{ "migratetype", MDB_PC_MIGRATETYPE },
+	{ "stack_id", MDB_PC_STACK },
+};
+
+#define NCOLS ((int)(sizeof(cols) / sizeof(cols[0])))
+
+struct vtab {
+	sqlite3_vtab base;
+	sqlite3 *db;
+	char *schema;           /* the database alloc_blk is in */
+};
+
+struct cursor {
+	sqlite3_vtab_cursor base;
+	sqlite3_stmt *blocks;   /* alloc_blk from an id on */
+	sqlite3_stmt *range;    /* a source's alloc_lo, alloc_hi */
+	int64_t hi;             /* the last id wanted */
+	int64_t source;         /* the source wanted, or -1 */
+	int64_t id0;            /* the id of the block's row 0 */
+	int64_t blk_source;
+	size_t row;             /* the current row of the block */
+	int eof;
+	struct mdb_pc_block *b;
+};
+
+static int vt_connect(sqlite3 *db, void *aux, int argc,
+		      const char *const *argv, sqlite3_vtab **out,
+		      char **err)
+{
+	struct vtab *v;
+	sqlite3_str *s = sqlite3_str_new(db);
+	char *sql;
+	int rc;
+
+	(void)aux;
+	(void)argc;
+	(void)err;
+	for (int i = 0; i < NCOLS; i++)
+		sqlite3_str_appendf(s, "%s%s INTEGER", i ? ", " : "",
+				    cols[i].name);
+	sql = sqlite3_str_finish(s);
+	if (!sql)
+		return SQLITE_NOMEM;
+	s = sqlite3_str_new(db);
+	sqlite3_str_appendf(s, "CREATE TABLE x(%s)", sql);
+	sqlite3_free(sql);
+	sql = sqlite3_str_finish(s);
+	if (!sql)
+		return SQLITE_NOMEM;
+	rc = sqlite3_declare_vtab(db, sql);
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK)
+		return rc;
+	v = sqlite3_malloc(sizeof(*v));
+	if (!v)
+		return SQLITE_NOMEM;
+	memset(v, 0, sizeof(*v));
+	v->db = db;
+	v->schema = sqlite3_mprintf("%s", argv[1]);
+	if (!v->schema) {
+		sqlite3_free(v);
+		return SQLITE_NOMEM;
+	}
+	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+	*out = &v->base;
+	return SQLITE_OK;
+}
+
+static int vt_disconnect(sqlite3_vtab *vt)
+{
+	struct vtab *v = (struct vtab *)vt;
+
+	sqlite3_free(v->schema);
+	sqlite3_free(v);
+	return SQLITE_OK;
+}
+
+/*
+ * The plan: idxStr holds one letter per argument: 's' source_id =,
+ * '=' id =, 'g' id >=, 'G' id >, 'l' id <=, 'L' id <.
+ */
+static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
+{
+	char ops[64];
+	int n = 0, eq = 0, range = 0, source = 0;
+
+	(void)vt;
+	for (int i = 0; i < info->nConstraint && n < 63; i++) {
+		const struct sqlite3_index_constraint *c = &info->aConstraint[i];
+		char op = 0;
+
+		if (!c->usable)
+			continue;
+		if (c->iColumn == 1 && c->op == SQLITE_INDEX_CONSTRAINT_EQ) {
+			op = 's';
+			source = 1;
+		} else if (c->iColumn == 0 || c->iColumn == -1) {
+			switch (c->op) {
+			case SQLITE_INDEX_CONSTRAINT_EQ: op = '='; eq = 1; break;
+			case SQLITE_INDEX_CONSTRAINT_GE: op = 'g'; break;
+			case SQLITE_INDEX_CONSTRAINT_GT: op = 'G'; break;
+			case SQLITE_INDEX_CONSTRAINT_LE: op = 'l'; break;
+			case SQLITE_INDEX_CONSTRAINT_LT: op = 'L'; break;
+			default: break;
+			}
+			range += op != 0;
+		}
+		if (!op)
+			continue;
+		ops[n++] = op;
+		info->aConstraintUsage[i].argvIndex = n;
+		info->aConstraintUsage[i].omit = 1;
+	}
+	ops[n] = 0;
+	info->idxStr = sqlite3_mprintf("%s", ops);
+	if (!info->idxStr)
+		return SQLITE_NOMEM;
+	info->needToFreeIdxStr = 1;
+	if (eq) {
+		info->estimatedCost = 10;
+		info->estimatedRows = 1;
+		info->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
+	} else if (range >= 2) {
+		info->estimatedCost = 1e4;
+		info->estimatedRows = 1e4;
+	} else if (source || range) {
+		info->estimatedCost = 1e5;
+		info->estimatedRows = 1e5;
+	} else {
+		info->estimatedCost = 1e7;
+		info->estimatedRows = 1e7;
+	}
+	if (info->nOrderBy == 1 && info->aOrderBy[0].iColumn <= 0 &&
+	    !info->aOrderBy[0].desc)
+		info->orderByConsumed = 1;
+	return SQLITE_OK;
+}
+
+static int vt_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
+{
+	struct vtab *v = (struct vtab *)vt;
+	struct cursor *c = sqlite3_malloc(sizeof(*c));
+	char *sql;
+	int rc;
+
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	c->b = sqlite3_malloc(sizeof(*c->b));
+	sql = sqlite3_mprintf("SELECT id, source_id, data FROM \"%w\".alloc_blk "
+			      "WHERE id >= ?1 ORDER BY id", v->schema);
+	rc = c->b && sql ? SQLITE_OK : SQLITE_NOMEM;
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(v->db, sql, -1, &c->blocks, NULL);
+	sqlite3_free(sql);
+	if (rc == SQLITE_OK) {
+		sql = sqlite3_mprintf("SELECT alloc_lo, alloc_hi FROM "
+				      "\"%w\".source WHERE id = ?1", v->schema);
+		rc = sql ? sqlite3_prepare_v2(v->db, sql, -1, &c->range, NULL) :
+			   SQLITE_NOMEM;
+		sqlite3_free(sql);
+	}
+	if (rc != SQLITE_OK) {
+		if (rc != SQLITE_NOMEM) {
+			sqlite3_free(vt->zErrMsg);
+			vt->zErrMsg = sqlite3_mprintf("%s", sqlite3_errmsg(v->db));
+		}
+		sqlite3_finalize(c->blocks);
+		sqlite3_finalize(c->range);
+		sqlite3_free(c->b);
+		sqlite3_free(c);
+		return rc;
+	}
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static int vt_close(sqlite3_vtab_cursor *cur)
+{
+	struct cursor *c = (struct cursor *)cur;
+
+	sqlite3_finalize(c->blocks);
+	sqlite3_finalize(c->range);
+	sqlite3_free(c->b);
+	sqlite3_free(c);
+	return SQLITE_OK;
+}
+
+/* Read the next block of the range into the cursor; eof at its end. */
+static int next_block(struct cursor *c)
+{
+	struct vtab *v = (struct vtab *)c->base.pVtab;
+	const void *p;
+	const char *why;
+	size_t off;
+	int64_t last;
+	int rc;
+
+	for (;;) {
+		rc = sqlite3_step(c->blocks);
+		if (rc == SQLITE_DONE) {
+			c->eof = 1;
+			return SQLITE_OK;
+		}
+		if (rc != SQLITE_ROW) {
+			sqlite3_free(v->base.zErrMsg);
+			v->base.zErrMsg = sqlite3_mprintf("%s",
+							  sqlite3_errmsg(v->db));
+			return rc;
+		}
+		last = sqlite3_column_int64(c->blocks, 0);
+		c->blk_source = sqlite3_column_int64(c->blocks, 1);
+		p = sqlite3_column_blob(c->blocks, 2);
+		if (mdb_pc_unpack(p, (size_t)sqlite3_column_bytes(c->blocks, 2),
+				  c->b, &why, &off) < 0) {
+			sqlite3_free(v->base.zErrMsg);
+			v->base.zErrMsg = sqlite3_mprintf(
+				"alloc_blk row %lld (source %lld): %s at byte "
+				"%lld", (long long)last,
+				(long long)c->blk_source, why, (long long)off);
+			return SQLITE_CORRUPT;
+		}
+		c->id0 = last - (int64_t)c->b->rows + 1;
+		if (c->id0 > c->hi) {
+			c->eof = 1;
+			return SQLITE_OK;
+		}
+		if (c->source < 0 || c->blk_source == c->source)
+			return SQLITE_OK;
+	}
+}
+
+static int vt_next(sqlite3_vtab_cursor *cur)
+{
+	struct cursor *c = (struct cursor *)cur;
+
+	if (++c->row < c->b->rows) {
+		if (c->id0 + (int64_t)c->row > c->hi)
+			c->eof = 1;
+		return SQLITE_OK;
+	}
+	c->row = 0;
+	return next_block(c);
+}
+
+static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *ops,
+		     int argc, sqlite3_value **argv)
+{
+	struct cursor *c = (struct cursor *)cur;
+	int64_t lo = INT64_MIN, hi = INT64_MAX;
+	int rc;
+
+	(void)idx;
+	c->source = -1;
+	c->eof = 0;
+	for (int i = 0; i < argc && ops[i]; i++) {
+		int64_t x;
+
+		if (sqlite3_value_numeric_type(argv[i]) != SQLITE_INTEGER) {
+			/* NULL, a real or text: compare as SQLite would
+			 * is not worth it here; a non-integer id or source
+			 * matches no row of an integer column */
+			double d = sqlite3_value_double(argv[i]);
+
+			if (sqlite3_value_type(argv[i]) == SQLITE_NULL ||
+			    ops[i] == 's' || ops[i] == '=') {
+				c->eof = 1;
+				return SQLITE_OK;
+			}
+			/* a real bound: the integers it admits */
+			if (d >= 9.2e18 || d <= -9.2e18) {
+				if ((d > 0) == (ops[i] == 'g' || ops[i] == 'G')) {
+					c->eof = 1;
+					return SQLITE_OK;
+				}
+				continue;
+			}
+			x = (int64_t)d;
+			switch (ops[i]) {
+			case 'g': if ((double)x < d) x++; lo = x > lo ? x : lo; break;
+			case 'G': if ((double)x <= d) x++; lo = x > lo ? x : lo; break;
+			case 'l': if ((double)x > d) x--; hi = x < hi ? x : hi; break;
+			case 'L': if ((double)x >= d) x--; hi = x < hi ? x : hi; break;
+			}
+			continue;
+		}
+		x = sqlite3_value_int64(argv[i]);
+		switch (ops[i]) {
+		case 's': c->source = x; break;
+		case '=': lo = x > lo ? x : lo; hi = x < hi ? x : hi; break;
+		case 'g': lo = x > lo ? x : lo; break;
+		case 'G':
+			if (x == INT64_MAX) {
+				c->eof = 1;
+				return SQLITE_OK;
+			}
+			lo = x + 1 > lo ? x + 1 : lo;
+			break;
+		case 'l': hi = x < hi ? x : hi; break;
+		case 'L':
+			if (x == INT64_MIN) {
+				c->eof = 1;
+				return SQLITE_OK;
+			}
+			hi = x - 1 < hi ? x - 1 : hi;
+			break;
+		}
+	}
+	if (c->source >= 0) {
+		/* the source's rows are its range */
+		sqlite3_bind_int64(c->range, 1, c->source);
+		rc = sqlite3_step(c->range);
+		if (rc == SQLITE_ROW &&
+		    sqlite3_column_type(c->range, 0) == SQLITE_INTEGER &&
+		    sqlite3_column_type(c->range, 1) == SQLITE_INTEGER) {
+			int64_t a = sqlite3_column_int64(c->range, 0);
+			int64_t b = sqlite3_column_int64(c->range, 1);
+
+			lo = a > lo ? a : lo;
+			hi = b < hi ? b : hi;
+		} else {
+			hi = INT64_MIN;  /* no such source, or no rows */
+		}
+		sqlite3_reset(c->range);
+	}
+	c->hi = hi;
+	if (lo > hi) {
+		c->eof = 1;
+		return SQLITE_OK;
+	}
+	sqlite3_reset(c->blocks);
+	sqlite3_bind_int64(c->blocks, 1, lo);
+	c->row = 0;
+	rc = next_block(c);
+	if (rc != SQLITE_OK || c->eof)
+		return rc;
+	/* into the block, at lo */
+	if (lo > c->id0) {
+		c->row = (size_t)(lo - c->id0);
+		if (c->row >= c->b->rows)   /* a damaged id: no row */
+			c->eof = 1;
+	}
+	if (!c->eof && c->id0 + (int64_t)c->row > c->hi)
+		c->eof = 1;
+	return SQLITE_OK;
+}
+
+static int vt_eof(sqlite3_vtab_cursor *cur)
+{
+	return ((struct cursor *)cur)->eof;
+}
+
+static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
+{
+	struct cursor *c = (struct cursor *)cur;
+	int pc = cols[i].pc;
+
+	if (pc == ROW_ID)
+		sqlite3_result_int64(ctx, c->id0 + (int64_t)c->row);
+	else if (pc == ROW_SOURCE)
+		sqlite3_result_int64(ctx, c->blk_source);
+	else if (!c->b->null[pc][c->row])
+		sqlite3_result_int64(ctx, c->b->v[pc][c->row]);
+	return SQLITE_OK;
+}
+
+static int vt_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *id)
+{
+	struct cursor *c = (struct cursor *)cur;
+
+	*id = c->id0 + (int64_t)c->row;
+	return SQLITE_OK;
+}
+
+static sqlite3_module alloc_module = {
+	.iVersion = 0,
+	.xCreate = vt_connect,
+	.xConnect = vt_connect,
+	.xBestIndex = vt_best_index,
+	.xDisconnect = vt_disconnect,
+	.xDestroy = vt_disconnect,
+	.xOpen = vt_open,
+	.xClose = vt_close,
+	.xFilter = vt_filter,
+	.xNext = vt_next,
+	.xEof = vt_eof,
+	.xColumn = vt_column,
+	.xRowid = vt_rowid,
+};
+
+/*
+ * memdb_alloc_pack(base, id, seq, ts, ...): the rows of one block, each
+ * at id - base (0 to MDB_PC_ROWS - 1), their columns in alloc's order
+ * from seq on.  The rows must be base, base + 1, ... with none missing.
+ */
+struct pack {
+	struct mdb_pc_block *b;
+	uint8_t have[MDB_PC_ROWS];
+	int64_t base;
+	int failed;
+};
+
+static void pack_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct pack *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+	int64_t at;
+
+	if (!p)
+		return (void)sqlite3_result_error_nomem(ctx);
+	if (p->failed)
+		return;
+	if (!p->b) {
+		p->b = sqlite3_malloc(sizeof(*p->b));
+		if (!p->b) {
+			p->failed = 1;
+			return (void)sqlite3_result_error_nomem(ctx);
+		}
+		memset(p->b->null, 1, sizeof(p->b->null));
+		memset(p->b->v, 0, sizeof(p->b->v));
+		p->b->rows = 0;
+		p->base = sqlite3_value_int64(argv[0]);
+	}
+	at = sqlite3_value_int64(argv[1]) - p->base;
+	if (argc != NCOLS || at < 0 || at >= MDB_PC_ROWS || p->have[at] ||
+	    sqlite3_value_int64(argv[0]) != p->base) {
+		p->failed = 1;
+		return;
+	}
+	p->have[at] = 1;
+	for (int i = 2; i < NCOLS; i++) {
+		int pc = cols[i].pc;
+		int null = sqlite3_value_type(argv[i]) == SQLITE_NULL;
+
+		p->b->null[pc][at] = (uint8_t)null;
+		p->b->v[pc][at] = null ? 0 : sqlite3_value_int64(argv[i]);
+	}
+}
+
+static void pack_final(sqlite3_context *ctx)
+{
+	struct pack *p = sqlite3_aggregate_context(ctx, 0);
+	size_t rows = 0, n;
+	uint8_t *out;
+
+	if (!p || !p->b) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	while (rows < MDB_PC_ROWS && p->have[rows])
+		rows++;
+	for (size_t r = rows; r < MDB_PC_ROWS && !p->failed; r++)
+		p->failed = p->have[r];
+	if (p->failed || !rows) {
+		sqlite3_result_error(ctx, "memdb_alloc_pack: the rows of a "
+				     "block are not one run of ids", -1);
+		goto out;
+	}
+	p->b->rows = rows;
+	out = sqlite3_malloc(MDB_PC_MAX_BYTES);
+	if (!out) {
+		sqlite3_result_error_nomem(ctx);
+		goto out;
+	}
+	n = mdb_pc_pack(p->b, out);
+	sqlite3_result_blob(ctx, out, (int)n, sqlite3_free);
+out:
+	sqlite3_free(p->b);
+	p->b = NULL;
+}
+
+int mdb_allocvt_register(sqlite3 *db)
+{
+	int rc = sqlite3_create_module(db, "memdb_alloc", &alloc_module, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function(db, "memdb_alloc_pack", NCOLS,
+					     SQLITE_UTF8 |
+					     SQLITE_DETERMINISTIC, NULL, NULL,
+					     pack_step, pack_final);
+	return rc;
+}
