@@ -18,7 +18,8 @@
  * symbols are refused, the database unchanged.  QEMU's kdump-zlib file
  * of each boot (its kernel text left out too) must give the same
  * figures, its architecture told by its ELF notes; one whose notes tell
- * none is refused saying what they hold.
+ * none is refused saying what they hold, and one whose header names
+ * another machine than its notes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -336,7 +337,10 @@ static void test_s390x_kdump(void **state)
  * each note's header and name, namesz 5, descsz 440, type 0, edited in
  * the flattened file by python): an NT_PRSTATUS of 144 bytes alone does
  * not tell the architecture, and the dump is refused saying what its
- * notes hold, the database unchanged.
+ * notes hold, the database unchanged.  And testdata/vmcore's x86-64
+ * makedumpfile dump with the machine of its header (utsname.machine, 65
+ * bytes at 272) made "i686": libkdumpfile takes that, its notes (QEMU's
+ * x86 notes, NT_PRSTATUS of 336 bytes) say x86-64: refused.
  */
 static void test_kdump_untold(void **state)
 {
@@ -361,6 +365,18 @@ static void test_kdump_untold(void **state)
 	refused(db, args, "kdump-compressed dump of an unknown architecture");
 	refused(db, args, "prstatus=2 prstatus_size=144 qemu_notes=0");
 	refused(db, args, "NT_PRSTATUS of 392 bytes (arm64)");
+	free(args);
+	run(&r, "python3 -c \"import sys\n"
+		"b = bytearray(open(sys.argv[1], 'rb').read())\n"
+		"assert b[272:279] == b'x86_64\\0', b[272:279]\n"
+		"b[272:279] = b'i686\\0\\0\\0'\n"
+		"open(sys.argv[2], 'wb').write(b)\" "
+		"'%s/vmcore/nokaslr.kdump' '%s'", env("TESTDATA"), bad);
+	assert_run_ok(&r);
+	run_free(&r);
+	args = strf("--force %s '%s'", opt, bad);
+	refused(db, args, "arch=ia32 notes=x86_64");
+	refused(db, args, "names another machine than its ELF notes");
 	free(args);
 	free(bad);
 	free(db);
