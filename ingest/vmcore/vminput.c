@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "../../common/bytes.h"
-#include "../input.h"
+#include "../hash.h"
 #include "../text.h"
 #include "vmdump.h"
 #include "vminput.h"
