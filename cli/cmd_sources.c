@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../db/db.h"
+#include "../db/sources.h"
 #include "cli.h"
 #include "opts.h"
 #include "render.h"
@@ -39,14 +39,6 @@ static const struct cli_opt opts[] = {
 	CLI_ROW_HELP,
 	CLI_ROW_END,
 };
-
-static const char list_sql[] =
-	"SELECT id, format, path, label, ingested_at, taken_at, "
-	"ncpus AS cpus, byte_order, events, allocations, "
-	"(SELECT count(*) FROM zone z WHERE z.source_id = s.id) + "
-	"(SELECT count(*) FROM tag t WHERE t.source_id = s.id) AS snapshot_rows, "
-	"coalesce(overruns, 0) + lost_events AS lost "
-	"FROM source s ORDER BY id";
 
 /* What a narrow terminal does without, least important first (the path
  * is cut with '...' before any of them goes). */
@@ -95,10 +87,8 @@ int cmd_sources(int argc, char **argv)
 		status = MEMDB_EXIT_OK;
 		goto out;
 	}
-	if (sqlite3_prepare_v2(db.h, list_sql, -1, &st, NULL)) {
-		mdb_db_error(&db, &e, "cannot read sources");
+	if (mdb_sources_list(&db, MDB_SOURCES_LIST, &st, &e) < 0)
 		goto fail;
-	}
 	out.fmt = co.fmt;
 	if (!wide) {
 		out.width = mdb_render_width(stdout);
