@@ -306,6 +306,15 @@ static int write_page(FILE *f, struct mdb_db *db, const char *dbpath)
 	return ret;
 }
 
+/* -o FILE into *@ctx */
+static int html_opt(void *ctx, int c, const char *arg)
+{
+	if (c != 'o')
+		return CLI_SHARED;
+	*(const char **)ctx = arg;
+	return CLI_TAKEN;
+}
+
 int cmd_html(int argc, char **argv)
 {
 	struct cli_common co = {
@@ -316,19 +325,9 @@ int cmd_html(int argc, char **argv)
 	struct mdb_db db = { 0 };
 	struct mdb_error e;
 	FILE *f = stdout;
-	int c, ret;
+	int ret;
 
-	optind = 1;
-	while ((c = cli_getopt(argc, argv, opts)) != -1) {
-		if (c == 'o') {
-			output = optarg;
-			continue;
-		}
-		ret = cli_common_opt(&co, c, optarg);
-		if (ret >= 0)
-			return ret;
-	}
-	ret = cli_no_args(&co, argc, argv);
+	ret = cli_parse(&co, argc, argv, html_opt, &output);
 	if (ret >= 0)
 		return ret;
 	mdb_error_clear(&e);

@@ -46,6 +46,28 @@ static const char list_drop[] =
 	"ingested_at byte_order cpus allocations snapshot_rows taken_at "
 	"events label lost format";
 
+/* The command line of memdb sources. */
+struct sources_args {
+	int64_t del;
+	int wide;
+};
+
+static int sources_opt(void *ctx, int c, const char *arg)
+{
+	struct sources_args *a = ctx;
+
+	if (c == CLI_OPT_WIDE) {
+		a->wide = 1;
+		return CLI_TAKEN;
+	}
+	if (c != OPT_DELETE)
+		return CLI_SHARED;
+	if (cli_parse_i64(arg, &a->del) || a->del <= 0)
+		return cli_usage_error("sources", "--delete takes a source "
+				       "id, not '%s'", arg);
+	return CLI_TAKEN;
+}
+
 int cmd_sources(int argc, char **argv)
 {
 	struct cli_common co = {
@@ -57,25 +79,15 @@ int cmd_sources(int argc, char **argv)
 	struct mdb_db db = { 0 };
 	sqlite3_stmt *st = NULL;
 	struct mdb_error e;
-	int64_t del = 0;
-	int c, ret, wide = 0, status = MEMDB_EXIT_FAIL;
+	struct sources_args a = { 0 };
+	int64_t del;
+	int ret, wide, status = MEMDB_EXIT_FAIL;
 
-	optind = 1;
-	while ((c = cli_getopt(argc, argv, opts)) != -1) {
-		if (c == CLI_OPT_WIDE) {
-			wide = 1;
-		} else if (c != OPT_DELETE) {
-			ret = cli_common_opt(&co, c, optarg);
-			if (ret >= 0)
-				return ret;
-		} else if (cli_parse_i64(optarg, &del) || del <= 0) {
-			return cli_usage_error("sources", "--delete takes a "
-					       "source id, not '%s'", optarg);
-		}
-	}
-	ret = cli_no_args(&co, argc, argv);
+	ret = cli_parse(&co, argc, argv, sources_opt, &a);
 	if (ret >= 0)
 		return ret;
+	del = a.del;
+	wide = a.wide;
 	mdb_error_clear(&e);
 	if (mdb_db_open(&db, co.db, del ? MDB_DB_EXISTING : MDB_DB_READONLY,
 			&e) < 0)

@@ -214,6 +214,41 @@ static int symbolize_sources(struct mdb_db *db, const char *source,
 	return 0;
 }
 
+/* An option of memdb symbolize's own into the options *@ctx. */
+static int symbolize_opt(void *ctx, int c, const char *arg)
+{
+	struct mdb_sym_opts *o = ctx;
+
+	switch (c) {
+	case OPT_VMLINUX:
+		o->vmlinux = arg;
+		return CLI_TAKEN;
+	case OPT_MODULES:
+		o->modules_dir = arg;
+		return CLI_TAKEN;
+	case OPT_KALLSYMS:
+		o->kallsyms = arg;
+		return CLI_TAKEN;
+	case OPT_PROC_MODULES:
+		o->proc_modules = arg;
+		return CLI_TAKEN;
+	case OPT_SECTIONS:
+		o->sections = arg;
+		return CLI_TAKEN;
+	case OPT_KASLR:
+		if (parse_hex(arg, &o->kaslr))
+			return cli_usage_error("symbolize", "--kaslr-offset "
+					       "takes a hex number, not '%s'",
+					       arg);
+		o->have_kaslr = 1;
+		return CLI_TAKEN;
+	case OPT_FORCE:
+		o->force = 1;
+		return CLI_TAKEN;
+	}
+	return CLI_SHARED;
+}
+
 int cmd_symbolize(int argc, char **argv)
 {
 	struct cli_common co = {
@@ -225,45 +260,11 @@ int cmd_symbolize(int argc, char **argv)
 	struct mdb_db db = { 0 };
 	struct mdb_error e;
 	int64_t lo = 0;
-	int c, ret, status = MEMDB_EXIT_FAIL;
+	int ret, status = MEMDB_EXIT_FAIL;
 
 	memset(&o, 0, sizeof(o));
 	o.warn = print_warning;
-	optind = 1;
-	while ((c = cli_getopt(argc, argv, opts)) != -1) {
-		switch (c) {
-		case OPT_VMLINUX:
-			o.vmlinux = optarg;
-			break;
-		case OPT_MODULES:
-			o.modules_dir = optarg;
-			break;
-		case OPT_KALLSYMS:
-			o.kallsyms = optarg;
-			break;
-		case OPT_PROC_MODULES:
-			o.proc_modules = optarg;
-			break;
-		case OPT_SECTIONS:
-			o.sections = optarg;
-			break;
-		case OPT_KASLR:
-			if (parse_hex(optarg, &o.kaslr))
-				return cli_usage_error("symbolize",
-					"--kaslr-offset takes a hex number, "
-					"not '%s'", optarg);
-			o.have_kaslr = 1;
-			break;
-		case OPT_FORCE:
-			o.force = 1;
-			break;
-		default:
-			ret = cli_common_opt(&co, c, optarg);
-			if (ret >= 0)
-				return ret;
-		}
-	}
-	ret = cli_no_args(&co, argc, argv);
+	ret = cli_parse(&co, argc, argv, symbolize_opt, &o);
 	if (ret >= 0)
 		return ret;
 	source = co.source;
