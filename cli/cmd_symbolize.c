@@ -128,10 +128,11 @@ static int parse_hex(const char *s, uint64_t *v)
 	return *end || errno ? -1 : 0;
 }
 
-static void summary(const struct mdb_sym_result *r)
+static void summary(void *ctx, const struct mdb_sym_result *r)
 {
 	char a[32], b[32], c[32];
 
+	(void)ctx;
 	printf("source %" PRId64 ": %s call sites, %s looked at, %s rows "
 	       "written\n", r->source_id, cli_num(a, sizeof(a), r->sites),
 	       cli_num(b, sizeof(b), r->looked_at),
@@ -165,6 +166,14 @@ static void summary(const struct mdb_sym_result *r)
 		printf("  kallsyms: the snapshot kept with the source\n");
 }
 
+/* Source @id of several had nothing to resolve its call sites with. */
+static void skipped(void *ctx, int64_t id)
+{
+	(void)ctx;
+	cli_warnf("source %lld skipped: nothing to resolve its call sites "
+		  "with", (long long)id);
+}
+
 /*
  * Resolve the sources @source selects: NULL the latest, "all" every one
  * (skipping those with nothing to resolve with), else source @lo.
@@ -187,31 +196,8 @@ static int symbolize_sources(struct mdb_db *db, const char *source,
 		if ((ret = mdb_db_latest_source(db, &hi, e)) < 0)
 			return ret;
 	}
-	for (int64_t id = lo; id <= hi; id++) {
-		struct mdb_sym_result r;
-
-		if (lo != hi) {
-			int ex = mdb_db_source_exists(db, id, e);
-
-			if (ex <= 0) {
-				if (ex < 0)
-					return ex;
-				continue;
-			}
-		}
-		ret = mdb_symbolize(db, id, o, &r, e);
-		if (ret < 0 && lo != hi && e->code == MDB_E_NORESOLVER) {
-			cli_warnf("source %lld skipped: nothing to resolve "
-				  "its call sites with", (long long)id);
-			mdb_error_clear(e);
-			continue;
-		}
-		if (ret < 0)
-			return ret;
-		if (!quiet)
-			summary(&r);
-	}
-	return 0;
+	return mdb_symbolize_range(db, lo, hi, o, quiet ? NULL : summary,
+				   skipped, NULL, e);
 }
 
 /* An option of memdb symbolize's own into the options *@ctx. */
