@@ -53,6 +53,20 @@ static void txn(const struct mdb_ingest_hooks *h, struct mdb_db *db,
 		h->first_source(h->ctx, db->path, open);
 }
 
+/*
+ * After a loader's begin returned @ret: <0 failed, 1 the data was there
+ * already (a duplicate), 0 the source's transaction is open.
+ */
+static int begun(int ret, const struct mdb_ingest_hooks *h,
+		 struct mdb_db *db, struct mdb_ingest_result *r)
+{
+	if (ret == 1)
+		r->kind = MDB_INGESTED_DUPLICATE;
+	else if (ret == 0)
+		txn(h, db, &r->res, 1);
+	return ret;
+}
+
 /* Decode a snapshot input into the snapshot loader. */
 static int load_snapshot(struct mdb_db *db, const char *path,
 			 const struct mdb_load_opts *lo,
@@ -63,25 +77,18 @@ static int load_snapshot(struct mdb_db *db, const char *path,
 	int ret;
 
 	r->meta = mdb_input_meta(r->in);
-	ret = mdb_snap_begin(db, path, r->meta, lo, &load, &r->res, e);
-	if (ret < 0)
-		return ret;
-	if (ret == 1) {
-		r->kind = MDB_INGESTED_DUPLICATE;
-		return 0;
-	}
-	txn(h, db, &r->res, 1);
+	ret = begun(mdb_snap_begin(db, path, r->meta, lo, &load, &r->res, e),
+		    h, db, r);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	ret = mdb_input_decode_snap(r->in, mdb_snap_load_sink(load), &r->info,
 				    e);
 	if (ret < 0) {
 		mdb_snap_abort(load);
-		txn(h, db, &r->res, 0);
 		return ret;
 	}
-	ret = mdb_snap_commit(load, &r->info, &r->res, e);
-	txn(h, db, &r->res, 0);
 	r->kind = MDB_INGESTED_SNAPSHOT;
-	return ret;
+	return mdb_snap_commit(load, &r->info, &r->res, e);
 }
 
 /*
@@ -106,13 +113,9 @@ again:
 		hash_waited = 1;
 		goto again;
 	}
-	if (ret < 0)
-		return ret;
-	if (ret == 1) {
-		r->kind = MDB_INGESTED_DUPLICATE;
-		return 0;
-	}
-	txn(h, db, &r->res, 1);
+	ret = begun(ret, h, db, r);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	memset(&r->st, 0, sizeof(r->st));
 	ret = mdb_input_decode(r->in, mdb_load_sink(load), &r->st, e);
 	if (ret == -MDB_E_ORDER && !tried) {
@@ -132,13 +135,10 @@ again:
 	}
 	if (ret < 0) {
 		mdb_load_abort(load);
-		txn(h, db, &r->res, 0);
 		return ret;
 	}
-	ret = mdb_load_commit(load, &r->st, &r->res, e);
-	txn(h, db, &r->res, 0);
 	r->kind = MDB_INGESTED_EVENTS;
-	return ret;
+	return mdb_load_commit(load, &r->st, &r->res, e);
 }
 
 int mdb_ingest_path(struct mdb_ingest_db *d, const char *path,
@@ -178,6 +178,8 @@ int mdb_ingest_path(struct mdb_ingest_db *d, const char *path,
 	lo.progress_ctx = h->ctx;
 	ret = m->snapshot ? load_snapshot(&d->db, path, &lo, h, r, e) :
 			    load_events(&d->db, path, &lo, h, r, e);
+	/* committed or rolled back */
+	txn(h, &d->db, &r->res, 0);
 	if (ret >= 0)
 		return 0;
 fail:

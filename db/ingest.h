@@ -56,8 +56,8 @@ struct mdb_ingest_hooks {
 	/*
 	 * The source's transaction opened (@open 1) as the first source of
 	 * a database this ingest made (source id 1): the caller may remove
-	 * database @path when killed meanwhile; @open 0: a source's
-	 * transaction ended.
+	 * database @path when killed meanwhile; @open 0: the input's
+	 * transaction, if one began, has ended.
 	 */
 	void (*first_source)(void *ctx, const char *path, int open);
 	void *ctx;
