@@ -73,6 +73,7 @@ COMPLETION := $(BUILD)/memdb.bash-completion
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 
 .PHONY: all check test demo bench install uninstall clean deps fixtures \
+	print-libs \
 	arch-fixtures \
 	stress fuzz check-valgrind
 .DEFAULT_GOAL := all
@@ -263,6 +264,10 @@ check-valgrind:
 	@sh tools/deps.sh valgrind
 	$(MAKE) all $(TESTS)
 	sh tools/valgrind.sh $(BUILD) $(TESTS)
+
+# The libraries memdb links, one list for this Makefile and tools/fuzz.sh.
+print-libs:
+	@echo $(PKG_LIBS)
 
 # Not part of check: every fuzz/fuzz_*.c for FUZZ_SECONDS (default 60).
 fuzz:

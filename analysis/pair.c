@@ -8,6 +8,7 @@
 
 #include "../common/error.h"
 #include "../ingest/event.h"
+#include "../ingest/ingest.h"
 #include "pair.h"
 
 /* Map values: a pool index, or FREED | index of the freed record. */
@@ -57,15 +58,17 @@ static long release_num(const char **s)
 
 int mdb_pair_all_traced(const char *format, const char *release)
 {
+	struct mdb_kernel_version before;
 	long major, minor = 0;
 
-	if (!format || (strcmp(format, "kmemtrace-relay") &&
-			strcmp(format, "kmemtrace-ftrace")))
+	/* the format's row says which kernels (kmemtrace's: before 4.2,
+	 * which added bulk allocations, not traced per object) */
+	if (!mdb_format_all_paths_before(format, &before))
 		return 0;
 	if (!release || !*release)
 		return 1;
-	/* kernel release "MAJOR.MINOR...": from 4.2 on, bulk allocations
-	 * are not traced per object (events converted from a newer kernel) */
+	/* kernel release "MAJOR.MINOR...": events converted from a newer
+	 * kernel do not trace every path */
 	major = release_num(&release);
 	if (major < 0)
 		return 1;
@@ -73,7 +76,8 @@ int mdb_pair_all_traced(const char *format, const char *release)
 		release++;
 		minor = release_num(&release);
 	}
-	return major < 4 || (major == 4 && minor < 2);
+	return major < before.major ||
+	       (major == before.major && minor < before.minor);
 }
 
 size_t mdb_pair_live(const struct mdb_pair *p)

@@ -135,11 +135,13 @@ void mdb_pair_release(struct mdb_pair *p);
 
 /*
  * Does a source of @format, from a kernel of release @release (NULL or ""
- * when not known), trace every slab allocation path?  Only kmemtrace-era
- * producers ("kmemtrace-relay", "kmemtrace-ftrace") of kernels older than
- * 4.2 do: 4.2 added kmem_cache_alloc_bulk(), which emits no per-object
- * event, and later kernels add more such paths (the skb caches, 6.18's
- * sheaves).  1 yes, 0 no.
+ * when not known), trace every slab allocation path?  Only the formats
+ * whose row in the format table says so, for the kernels it names
+ * (mdb_format_all_paths_before()): the kmemtrace-era producers
+ * ("kmemtrace-relay", "kmemtrace-ftrace") of kernels older than 4.2; 4.2
+ * added kmem_cache_alloc_bulk(), which emits no per-object event, and
+ * later kernels add more such paths (the skb caches, 6.18's sheaves).
+ * 1 yes, 0 no.
  */
 int mdb_pair_all_traced(const char *format, const char *release);
 

@@ -69,6 +69,14 @@ int cli_help(const char *text);
  */
 int cli_finish(int status);
 
+struct mdb_db;
+
+/*
+ * The end of a command that opened @db (or tried): @e said unless
+ * @status is MEMDB_EXIT_OK, @db closed when open, then cli_finish().
+ */
+int cli_db_end(struct mdb_db *db, int status, const struct mdb_error *e);
+
 /* The database path: $MEMDB_DB, else memdb.db in the current directory. */
 const char *cli_default_db(void);
 

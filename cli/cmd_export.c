@@ -116,48 +116,59 @@ static void print_result(const struct mdb_export_result *r, double secs)
 	printf("\n");
 }
 
+/* The command line of memdb export. */
+struct export_args {
+	struct mdb_export_opts eo;
+	const char *url, *cluster;
+	int ddl;
+};
+
+static int export_opt(void *ctx, int c, const char *arg)
+{
+	struct export_args *a = ctx;
+
+	switch (c) {
+	case OPT_CLICKHOUSE:
+		a->url = arg;
+		return CLI_TAKEN;
+	case OPT_ALLOCATIONS:
+		a->eo.allocations = 1;
+		return CLI_TAKEN;
+	case OPT_DDL:
+		a->ddl = 1;
+		return CLI_TAKEN;
+	case OPT_CLUSTER:
+		if (!*arg)
+			return cli_usage_error("export", "--cluster takes a "
+					       "cluster name");
+		a->cluster = arg;
+		return CLI_TAKEN;
+	}
+	return CLI_SHARED;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	struct cli_common co = {
 		.cmd = "export", .opts = opts, .head = usage_head,
 		.tail = usage_tail, .db = cli_default_db(),
 	};
-	struct mdb_export_opts eo = { 0 };
+	struct export_args a = { .eo = { 0 } };
+	struct mdb_export_opts *eo = &a.eo;
+	const char *url, *cluster;
 	struct mdb_export_result res;
 	struct mdb_db db = { 0 };
 	struct mdb_ch ch = { 0 };
 	struct mdb_error e;
-	const char *url = NULL, *cluster = NULL;
-	int c, ret, ddl = 0, status = MEMDB_EXIT_FAIL;
+	int ret, ddl, status = MEMDB_EXIT_FAIL;
 	double t0;
 
-	optind = 1;
-	while ((c = cli_getopt(argc, argv, opts)) != -1) {
-		switch (c) {
-		case OPT_CLICKHOUSE:
-			url = optarg;
-			break;
-		case OPT_ALLOCATIONS:
-			eo.allocations = 1;
-			break;
-		case OPT_DDL:
-			ddl = 1;
-			break;
-		case OPT_CLUSTER:
-			if (!*optarg)
-				return cli_usage_error("export", "--cluster "
-						       "takes a cluster name");
-			cluster = optarg;
-			break;
-		default:
-			ret = cli_common_opt(&co, c, optarg);
-			if (ret >= 0)
-				return ret;
-		}
-	}
-	ret = cli_no_args(&co, argc, argv);
+	ret = cli_parse(&co, argc, argv, export_opt, &a);
 	if (ret >= 0)
 		return ret;
+	url = a.url;
+	cluster = a.cluster;
+	ddl = a.ddl;
 	if (cluster && !ddl)
 		return cli_usage_error("export", "--cluster goes with "
 				       "--print-ddl: a cluster's tables are "
@@ -185,22 +196,17 @@ int cmd_export(int argc, char **argv)
 	if (mdb_db_open(&db, co.db, MDB_DB_READONLY, &e) < 0)
 		goto fail;
 	if (!co.quiet && cli_show_progress())
-		eo.progress = progress;
+		eo->progress = progress;
 	t0 = now_s();
-	ret = mdb_export(&db, &ch, &eo, &res, &e);
-	if (eo.progress && res.batches)
+	ret = mdb_export(&db, &ch, eo, &res, &e);
+	if (eo->progress && res.batches)
 		fputs("\r\033[K", stderr);
 	if (ret < 0)
 		goto fail;
 	if (!co.quiet)
 		print_result(&res, now_s() - t0);
 	status = MEMDB_EXIT_OK;
-	goto out;
 fail:
-	cli_error(&e);
-out:
-	if (db.h)
-		mdb_db_close(&db, NULL);
 	mdb_ch_close(&ch);
-	return cli_finish(status);
+	return cli_db_end(&db, status, &e);
 }

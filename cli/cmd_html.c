@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../db/db.h"
+#include "../db/sources.h"
 #include "../report/report.h"
 #include "cli.h"
 #include "opts.h"
@@ -264,19 +264,13 @@ static int section_part(FILE *f, struct mdb_db *db, const struct section *sec,
 	return ret;
 }
 
-static const char sources_sql[] =
-	"SELECT id, format, path, label, taken_at, ncpus AS cpus, events, "
-	"allocations, (SELECT count(*) FROM zone z WHERE z.source_id = s.id) "
-	"+ (SELECT count(*) FROM tag t WHERE t.source_id = s.id) AS "
-	"snapshot_rows, coalesce(overruns, 0) + lost_events AS lost "
-	"FROM source s ORDER BY id";
-
 static int sources_table(FILE *f, struct mdb_db *db)
 {
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st;
+	struct mdb_error e;
 	int ret;
 
-	if (sqlite3_prepare_v2(db->h, sources_sql, -1, &st, NULL))
+	if (mdb_sources_list(db, MDB_SOURCES_PAGE, &st, &e) < 0)
 		return -MDB_E_DB;
 	ret = html_table(f, st, NULL);
 	sqlite3_finalize(st);
@@ -312,6 +306,15 @@ static int write_page(FILE *f, struct mdb_db *db, const char *dbpath)
 	return ret;
 }
 
+/* -o FILE into *@ctx */
+static int html_opt(void *ctx, int c, const char *arg)
+{
+	if (c != 'o')
+		return CLI_SHARED;
+	*(const char **)ctx = arg;
+	return CLI_TAKEN;
+}
+
 int cmd_html(int argc, char **argv)
 {
 	struct cli_common co = {
@@ -322,19 +325,9 @@ int cmd_html(int argc, char **argv)
 	struct mdb_db db = { 0 };
 	struct mdb_error e;
 	FILE *f = stdout;
-	int c, ret;
+	int ret;
 
-	optind = 1;
-	while ((c = cli_getopt(argc, argv, opts)) != -1) {
-		if (c == 'o') {
-			output = optarg;
-			continue;
-		}
-		ret = cli_common_opt(&co, c, optarg);
-		if (ret >= 0)
-			return ret;
-	}
-	ret = cli_no_args(&co, argc, argv);
+	ret = cli_parse(&co, argc, argv, html_opt, &output);
 	if (ret >= 0)
 		return ret;
 	mdb_error_clear(&e);

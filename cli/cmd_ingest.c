@@ -9,7 +9,7 @@
 
 #include "../analysis/analysis.h"
 #include "../common/file.h"
-#include "../db/db.h"
+#include "../db/ingest.h"
 #include "../ingest/ingest.h"
 #include "../ingest/snapshot.h"
 #include "../symbolize/symbolize.h"
@@ -174,17 +174,6 @@ static void show_progress(void *ctx, uint64_t events)
 	p->shown = 1;
 }
 
-/* The time a source was taken: --time, else the input's own (a core
- * dump's), else the mtime of PATH. */
-static void set_taken_at(struct mdb_load_opts *lo,
-			 const struct mdb_source_meta *m)
-{
-	if (!lo->has_taken_at) {
-		lo->taken_at = m->taken ? m->taken : m->mtime;
-		lo->has_taken_at = 1;
-	}
-}
-
 static void print_events(const char *path, const struct mdb_source_meta *m,
 			 const struct mdb_decode_stats *st,
 			 const struct mdb_load_result *res)
@@ -225,11 +214,13 @@ static void print_events(const char *path, const struct mdb_source_meta *m,
 		cli_warnf("'%s': %s", path, m->notes);
 }
 
-static void print_snapshot(const char *path, const struct mdb_source_meta *m,
-			   const struct mdb_snap_info *info,
-			   const struct mdb_load_opts *lo,
-			   const struct mdb_load_result *res)
+static void print_snapshot(const char *path,
+			   const struct mdb_ingest_result *r,
+			   const char *label)
 {
+	const struct mdb_source_meta *m = r->meta;
+	const struct mdb_snap_info *info = &r->info;
+	const struct mdb_load_result *res = &r->res;
 	char a[32], b[32], t[40];
 
 	printf("source %lld: '", (long long)res->source_id);
@@ -241,10 +232,10 @@ static void print_snapshot(const char *path, const struct mdb_source_meta *m,
 		       m->order == MDB_ORDER_BIG ? "big" : "little");
 	if (m->ncpus)
 		printf(", %d CPU%s", m->ncpus, m->ncpus == 1 ? "" : "s");
-	printf(", taken %s", cli_iso_time(t, sizeof(t), lo->taken_at));
-	if (lo->label) {
+	printf(", taken %s", cli_iso_time(t, sizeof(t), r->taken_at));
+	if (label) {
 		printf(" on ");
-		cli_put_safe(stdout, lo->label);
+		cli_put_safe(stdout, label);
 	}
 	if (res->tags && res->zones) /* a core dump's */
 		printf(": %s zones, %s tags", cli_num(a, sizeof(a), res->zones),
@@ -262,18 +253,17 @@ static void print_snapshot(const char *path, const struct mdb_source_meta *m,
 	printf("\n");
 }
 
-static void print_duplicate(const char *path,
-			    const struct mdb_load_opts *lo,
+static void print_duplicate(const char *path, const char *label,
 			    const struct mdb_load_result *res)
 {
 	printf("source %lld: '", (long long)res->source_id);
 	cli_put_safe(stdout, path);
 	printf("' already ingested (identical data; --force to read it "
 	       "again)");
-	if (lo->label) {
+	if (label) {
 		printf(res->relabeled ? "; its label is now '" :
 					"; its label is '");
-		cli_put_safe(stdout, lo->label);
+		cli_put_safe(stdout, label);
 		printf("'");
 	}
 	printf("\n");
@@ -311,34 +301,6 @@ static void name_sites(struct mdb_db *db, int64_t id,
 		       cli_num(b, sizeof(b), r.sites - r.zero_sites),
 		       r.by_quality[3] ? "DWARF" : r.by_quality[2] ?
 		       "ELF symbols" : "kallsyms");
-}
-
-/* ---- the database, made when the first input is ready ----------------- */
-
-/*
- * A database that is not there yet is made only when the first input is
- * open (standard input read to its end, a file mapped and hashed): an
- * ingest killed before that (a pipe that never delivers) leaves no file,
- * as a rejected first ingest leaves none (mdb_db_close_or_remove()).
- */
-struct ingest_db {
-	const char *path;
-	struct mdb_db db;
-	int open;
-	int failed;   /* could not be opened: no input is tried after */
-};
-
-/* The database, opened if it is not yet; <0 with @e set when it fails. */
-static int ingest_db_need(struct ingest_db *d, struct mdb_error *e)
-{
-	if (d->open)
-		return 0;
-	if (d->failed || mdb_db_open(&d->db, d->path, 0, e) < 0) {
-		d->failed = 1;
-		return -1;
-	}
-	d->open = 1;
-	return 0;
 }
 
 /*
@@ -392,48 +354,14 @@ static void kill_setup(const char *path)
 	}
 }
 
-/* After a source's begin: is it the first of a database this made? */
-static void kill_arm(struct mdb_db *db, const struct mdb_load_result *res)
+/* The first source of a database this ingest made is being written
+ * (@open 1), or no longer. */
+static void first_source(void *ctx, const char *path, int open)
 {
-	if (db->created && res->source_id == 1) {
-		kill_setup(db->path);
-		kill_armed = kill_db != NULL;
-	}
-}
-
-/* Decode a snapshot input into the snapshot loader. */
-static int load_snapshot(struct mdb_db *db, const char *path,
-			 struct mdb_input *in, const struct mdb_load_opts *lo,
-			 int quiet, struct mdb_error *e)
-{
-	const struct mdb_source_meta *m = mdb_input_meta(in);
-	struct mdb_snap_load *load;
-	struct mdb_load_result res;
-	struct mdb_snap_info info;
-	int ret;
-
-	ret = mdb_snap_begin(db, path, m, lo, &load, &res, e);
-	if (ret < 0)
-		return ret;
-	if (ret == 1) {
-		if (!quiet)
-			print_duplicate(path, lo, &res);
-		return 0;
-	}
-	kill_arm(db, &res);
-	ret = mdb_input_decode_snap(in, mdb_snap_load_sink(load), &info, e);
-	if (ret < 0) {
-		mdb_snap_abort(load);
-		kill_armed = 0;
-		return ret;
-	}
-	ret = mdb_snap_commit(load, &info, &res, e);
-	kill_armed = 0;
-	if (ret < 0)
-		return ret;
-	if (!quiet)
-		print_snapshot(path, m, &info, lo, &res);
-	return 0;
+	(void)ctx;
+	if (open)
+		kill_setup(path);
+	kill_armed = open && kill_db != NULL;
 }
 
 #define MAX_SAID 256 /* warnings kept (decoders say few, then a count) */
@@ -495,118 +423,59 @@ static void show_warning(void *ctx, const struct mdb_error *w)
 	free(text);
 }
 
-static int ingest_one(struct ingest_db *idb, const char *path,
-		      const struct mdb_ingest_opts *io_in,
-		      const struct mdb_load_opts *lo_in, int quiet)
+/* The input is open: progress is timed from here. */
+static void ready(void *ctx, const struct mdb_input *in)
 {
-	struct mdb_db *db = &idb->db;
-	struct mdb_load_opts lo = *lo_in;
-	struct mdb_ingest_opts iopts = *io_in, *io = &iopts;
-	struct mdb_input *in = NULL;
-	struct mdb_load *load = NULL;
-	struct mdb_load_result res;
-	struct mdb_decode_stats st;
-	const struct mdb_source_meta *m;
+	struct progress *p = ctx;
+
+	p->in = in;
+	clock_gettime(CLOCK_MONOTONIC, &p->start);
+}
+
+/* The decode is read again: what it said is not said twice. */
+static void again(void *ctx)
+{
+	((struct progress *)ctx)->again = 1;
+}
+
+static int ingest_one(struct mdb_ingest_db *idb, const char *path,
+		      const struct mdb_ingest_opts *io,
+		      const struct mdb_load_opts *lo, int quiet)
+{
 	struct progress prog = { .path = path };
+	struct mdb_ingest_hooks h = {
+		.first_source = first_source, .again = again, .ctx = &prog,
+	};
+	struct mdb_ingest_result r;
 	struct mdb_error e;
-	int ret, tried = 0, hash_waited = 0;
+	int ret;
 
 	mdb_error_clear(&e);
 	if (!quiet) {
-		io->warn = show_warning;
-		io->warn_ctx = &prog;
-		lo.warn = show_warning;
-		lo.warn_ctx = &prog;
+		h.warn = show_warning;
+		if (cli_show_progress()) {
+			h.ready = ready;
+			h.progress = show_progress;
+		}
 	}
-	ret = mdb_input_open(path, io, &in, &e);
-	if (ret < 0)
-		goto fail;
-	/* perf.data reads and sorts its records while its hash is taken;
-	 * read round by round, it starts on its events meanwhile */
-	ret = mdb_input_prepare(in, &e);
-	if (ret < 0)
-		goto fail;
-	ret = ingest_db_need(idb, &e);
-	if (ret < 0)
-		goto fail;
-	m = mdb_input_meta_early(in);
-	prog.in = in;
-	set_taken_at(&lo, m);
-	if (!quiet && cli_show_progress()) {
-		clock_gettime(CLOCK_MONOTONIC, &prog.start);
-		lo.progress = show_progress;
-		lo.progress_ctx = &prog;
-	}
-	if (m->snapshot) {
-		ret = load_snapshot(db, path, in, &lo, quiet, &e);
-		if (prog.shown)
-			fputs("\r\033[K", stderr);
-		if (ret < 0)
-			goto fail;
-		ret = 0;
-		goto out;
-	}
-again:
-	lo.hash_late = !m->hash[0] && !hash_waited;
-	ret = mdb_load_begin(db, path, m, &lo, &load, &res, &e);
-	if (ret == 2) {
-		/* a source of its size is there: the hash says if it is this */
-		m = mdb_input_meta(in);
-		hash_waited = 1;
-		goto again;
-	}
-	if (ret < 0)
-		goto fail;
-	if (ret == 1) {
-		if (!quiet)
-			print_duplicate(path, &lo, &res);
-		ret = 0;
-		goto out;
-	}
-	kill_arm(db, &res);
-	memset(&st, 0, sizeof(st));
-	ret = mdb_input_decode(in, mdb_load_sink(load), &st, &e);
-	if (ret == -MDB_E_ORDER && !tried) {
-		/* emitted round by round, but the rounds broke the time
-		 * order: drop the source's rows, read it in two passes */
-		mdb_load_abort(load);
-		kill_armed = 0;
-		load = NULL;
-		tried = 1;
-		prog.again = 1;
-		mdb_error_clear(&e);
-		goto again;
-	}
+	ret = mdb_ingest_path(idb, path, io, lo, &h, &r, &e);
 	if (prog.shown)
 		fputs("\r\033[K", stderr);
-	if (ret >= 0 && !m->hash[0]) {
-		m = mdb_input_meta(in);
-		ret = mdb_map_check(mdb_load_hash(load, m->hash, &e), &e);
-	}
-	if (ret < 0) {
-		mdb_load_abort(load);
-		kill_armed = 0;
-		goto fail;
-	}
-	ret = mdb_load_commit(load, &st, &res, &e);
-	kill_armed = 0;
-	if (ret < 0)
-		goto fail;
-	if (!quiet)
-		print_events(path, m, &st, &res);
-	if (io->symbolize)
-		name_sites(db, res.source_id, io, quiet);
-	ret = 0;
-	goto out;
-fail:
-	if (prog.shown)
-		fputs("\r\033[K", stderr);
-	cli_error(&e);
-	ret = -1;
-out:
-	mdb_input_close(in);
 	progress_release(&prog);
-	return ret;
+	if (ret < 0) {
+		cli_error(&e);
+		return -1;
+	}
+	if (!quiet && r.kind == MDB_INGESTED_DUPLICATE)
+		print_duplicate(path, lo->label, &r.res);
+	else if (!quiet && r.kind == MDB_INGESTED_SNAPSHOT)
+		print_snapshot(path, &r, lo->label);
+	else if (!quiet)
+		print_events(path, r.meta, &r.st, &r.res);
+	if (r.kind == MDB_INGESTED_EVENTS && io->symbolize)
+		name_sites(&idb->db, r.res.source_id, io, quiet);
+	mdb_ingest_result_release(&r);
+	return 0;
 }
 
 /* Ingest the @n @paths into @dbpath; returns the exit status. */
@@ -614,27 +483,25 @@ static int ingest_all(const char *dbpath, char **paths, int n,
 		      const struct mdb_ingest_opts *io,
 		      const struct mdb_load_opts *lo, int quiet)
 {
-	struct ingest_db idb = { .path = dbpath };
+	struct mdb_ingest_db idb = { .path = dbpath };
 	struct mdb_error e;
-	int failed = 0, removed = 0;
+	int failed = 0, removed = 0, opened;
 
 	mdb_error_clear(&e);
-	/* a database that is there is opened (or refused) before any input
-	 * is read; a new one when the first input is ready */
-	if ((access(dbpath, F_OK) == 0 || errno != ENOENT ?
-	     ingest_db_need(&idb, &e) : mdb_db_can_create(dbpath, &e)) < 0) {
+	if (mdb_ingest_db_start(&idb, &e) < 0) {
 		cli_error(&e);
 		return cli_finish(MEMDB_EXIT_FAIL);
 	}
 	for (int i = 0; i < n && !idb.failed; i++)
 		if (ingest_one(&idb, paths[i], io, lo, quiet) < 0)
 			failed = 1;
+	opened = idb.open;
 	/* a new database that nothing went into is not left behind */
-	if (idb.open && mdb_db_close_or_remove(&idb.db, &removed, &e) < 0) {
+	if (mdb_ingest_db_finish(&idb, &removed, &e) < 0) {
 		cli_error(&e);
 		failed = 1;
 	}
-	if ((removed || (!idb.open && !idb.failed)) && !quiet)
+	if ((removed || (!opened && !idb.failed)) && !quiet)
 		cli_errorf("nothing ingested: '%s' not created", dbpath);
 	return cli_finish(failed ? MEMDB_EXIT_FAIL : MEMDB_EXIT_OK);
 }

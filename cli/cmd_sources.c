@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../db/db.h"
+#include "../db/sources.h"
 #include "cli.h"
 #include "opts.h"
 #include "render.h"
@@ -40,19 +40,33 @@ static const struct cli_opt opts[] = {
 	CLI_ROW_END,
 };
 
-static const char list_sql[] =
-	"SELECT id, format, path, label, ingested_at, taken_at, "
-	"ncpus AS cpus, byte_order, events, allocations, "
-	"(SELECT count(*) FROM zone z WHERE z.source_id = s.id) + "
-	"(SELECT count(*) FROM tag t WHERE t.source_id = s.id) AS snapshot_rows, "
-	"coalesce(overruns, 0) + lost_events AS lost "
-	"FROM source s ORDER BY id";
-
 /* What a narrow terminal does without, least important first (the path
  * is cut with '...' before any of them goes). */
 static const char list_drop[] =
 	"ingested_at byte_order cpus allocations snapshot_rows taken_at "
 	"events label lost format";
+
+/* The command line of memdb sources. */
+struct sources_args {
+	int64_t del;
+	int wide;
+};
+
+static int sources_opt(void *ctx, int c, const char *arg)
+{
+	struct sources_args *a = ctx;
+
+	if (c == CLI_OPT_WIDE) {
+		a->wide = 1;
+		return CLI_TAKEN;
+	}
+	if (c != OPT_DELETE)
+		return CLI_SHARED;
+	if (cli_parse_i64(arg, &a->del) || a->del <= 0)
+		return cli_usage_error("sources", "--delete takes a source "
+				       "id, not '%s'", arg);
+	return CLI_TAKEN;
+}
 
 int cmd_sources(int argc, char **argv)
 {
@@ -65,25 +79,15 @@ int cmd_sources(int argc, char **argv)
 	struct mdb_db db = { 0 };
 	sqlite3_stmt *st = NULL;
 	struct mdb_error e;
-	int64_t del = 0;
-	int c, ret, wide = 0, status = MEMDB_EXIT_FAIL;
+	struct sources_args a = { 0 };
+	int64_t del;
+	int ret, wide, status = MEMDB_EXIT_FAIL;
 
-	optind = 1;
-	while ((c = cli_getopt(argc, argv, opts)) != -1) {
-		if (c == CLI_OPT_WIDE) {
-			wide = 1;
-		} else if (c != OPT_DELETE) {
-			ret = cli_common_opt(&co, c, optarg);
-			if (ret >= 0)
-				return ret;
-		} else if (cli_parse_i64(optarg, &del) || del <= 0) {
-			return cli_usage_error("sources", "--delete takes a "
-					       "source id, not '%s'", optarg);
-		}
-	}
-	ret = cli_no_args(&co, argc, argv);
+	ret = cli_parse(&co, argc, argv, sources_opt, &a);
 	if (ret >= 0)
 		return ret;
+	del = a.del;
+	wide = a.wide;
 	mdb_error_clear(&e);
 	if (mdb_db_open(&db, co.db, del ? MDB_DB_EXISTING : MDB_DB_READONLY,
 			&e) < 0)
@@ -95,10 +99,8 @@ int cmd_sources(int argc, char **argv)
 		status = MEMDB_EXIT_OK;
 		goto out;
 	}
-	if (sqlite3_prepare_v2(db.h, list_sql, -1, &st, NULL)) {
-		mdb_db_error(&db, &e, "cannot read sources");
+	if (mdb_sources_list(&db, MDB_SOURCES_LIST, &st, &e) < 0)
 		goto fail;
-	}
 	out.fmt = co.fmt;
 	if (!wide) {
 		out.width = mdb_render_width(stdout);

@@ -70,20 +70,17 @@ int cmd_sql(int argc, char **argv)
 	struct cli_common co = {
 		.cmd = "sql", .opts = opts, .head = usage_head,
 		.tail = usage_tail, .formats = "table, csv or json",
-		.db = cli_default_db(), .fmt = MDB_FMT_TABLE,
+		.db = cli_default_db(), .fmt = MDB_FMT_TABLE, .args = 1,
 	};
 	const char *sql, *tail;
 	struct mdb_report_out out = { 0 };
 	struct mdb_db db = { 0 };
 	struct mdb_error e;
-	int c, ret, status = MEMDB_EXIT_FAIL, n = 0;
+	int ret, status = MEMDB_EXIT_FAIL, n = 0;
 
-	optind = 1;
-	while ((c = cli_getopt(argc, argv, opts)) != -1) {
-		ret = cli_common_opt(&co, c, optarg);
-		if (ret >= 0)
-			return ret;
-	}
+	ret = cli_parse(&co, argc, argv, NULL, NULL);
+	if (ret >= 0)
+		return ret;
 	if (optind + 1 != argc)
 		return cli_usage_error("sql", optind >= argc ?
 				       "no SQL given" :
@@ -123,11 +120,6 @@ int cmd_sql(int argc, char **argv)
 		sqlite3_finalize(st);
 	}
 	status = MEMDB_EXIT_OK;
-	goto out;
 fail:
-	cli_error(&e);
-out:
-	if (db.h)
-		mdb_db_close(&db, NULL);
-	return cli_finish(status);
+	return cli_db_end(&db, status, &e);
 }

@@ -128,10 +128,11 @@ static int parse_hex(const char *s, uint64_t *v)
 	return *end || errno ? -1 : 0;
 }
 
-static void summary(const struct mdb_sym_result *r)
+static void summary(void *ctx, const struct mdb_sym_result *r)
 {
 	char a[32], b[32], c[32];
 
+	(void)ctx;
 	printf("source %" PRId64 ": %s call sites, %s looked at, %s rows "
 	       "written\n", r->source_id, cli_num(a, sizeof(a), r->sites),
 	       cli_num(b, sizeof(b), r->looked_at),
@@ -165,6 +166,14 @@ static void summary(const struct mdb_sym_result *r)
 		printf("  kallsyms: the snapshot kept with the source\n");
 }
 
+/* Source @id of several had nothing to resolve its call sites with. */
+static void skipped(void *ctx, int64_t id)
+{
+	(void)ctx;
+	cli_warnf("source %lld skipped: nothing to resolve its call sites "
+		  "with", (long long)id);
+}
+
 /*
  * Resolve the sources @source selects: NULL the latest, "all" every one
  * (skipping those with nothing to resolve with), else source @lo.
@@ -187,31 +196,43 @@ static int symbolize_sources(struct mdb_db *db, const char *source,
 		if ((ret = mdb_db_latest_source(db, &hi, e)) < 0)
 			return ret;
 	}
-	for (int64_t id = lo; id <= hi; id++) {
-		struct mdb_sym_result r;
+	return mdb_symbolize_range(db, lo, hi, o, quiet ? NULL : summary,
+				   skipped, NULL, e);
+}
 
-		if (lo != hi) {
-			int ex = mdb_db_source_exists(db, id, e);
+/* An option of memdb symbolize's own into the options *@ctx. */
+static int symbolize_opt(void *ctx, int c, const char *arg)
+{
+	struct mdb_sym_opts *o = ctx;
 
-			if (ex <= 0) {
-				if (ex < 0)
-					return ex;
-				continue;
-			}
-		}
-		ret = mdb_symbolize(db, id, o, &r, e);
-		if (ret < 0 && lo != hi && e->code == MDB_E_NORESOLVER) {
-			cli_warnf("source %lld skipped: nothing to resolve "
-				  "its call sites with", (long long)id);
-			mdb_error_clear(e);
-			continue;
-		}
-		if (ret < 0)
-			return ret;
-		if (!quiet)
-			summary(&r);
+	switch (c) {
+	case OPT_VMLINUX:
+		o->vmlinux = arg;
+		return CLI_TAKEN;
+	case OPT_MODULES:
+		o->modules_dir = arg;
+		return CLI_TAKEN;
+	case OPT_KALLSYMS:
+		o->kallsyms = arg;
+		return CLI_TAKEN;
+	case OPT_PROC_MODULES:
+		o->proc_modules = arg;
+		return CLI_TAKEN;
+	case OPT_SECTIONS:
+		o->sections = arg;
+		return CLI_TAKEN;
+	case OPT_KASLR:
+		if (parse_hex(arg, &o->kaslr))
+			return cli_usage_error("symbolize", "--kaslr-offset "
+					       "takes a hex number, not '%s'",
+					       arg);
+		o->have_kaslr = 1;
+		return CLI_TAKEN;
+	case OPT_FORCE:
+		o->force = 1;
+		return CLI_TAKEN;
 	}
-	return 0;
+	return CLI_SHARED;
 }
 
 int cmd_symbolize(int argc, char **argv)
@@ -225,45 +246,11 @@ int cmd_symbolize(int argc, char **argv)
 	struct mdb_db db = { 0 };
 	struct mdb_error e;
 	int64_t lo = 0;
-	int c, ret, status = MEMDB_EXIT_FAIL;
+	int ret, status = MEMDB_EXIT_FAIL;
 
 	memset(&o, 0, sizeof(o));
 	o.warn = print_warning;
-	optind = 1;
-	while ((c = cli_getopt(argc, argv, opts)) != -1) {
-		switch (c) {
-		case OPT_VMLINUX:
-			o.vmlinux = optarg;
-			break;
-		case OPT_MODULES:
-			o.modules_dir = optarg;
-			break;
-		case OPT_KALLSYMS:
-			o.kallsyms = optarg;
-			break;
-		case OPT_PROC_MODULES:
-			o.proc_modules = optarg;
-			break;
-		case OPT_SECTIONS:
-			o.sections = optarg;
-			break;
-		case OPT_KASLR:
-			if (parse_hex(optarg, &o.kaslr))
-				return cli_usage_error("symbolize",
-					"--kaslr-offset takes a hex number, "
-					"not '%s'", optarg);
-			o.have_kaslr = 1;
-			break;
-		case OPT_FORCE:
-			o.force = 1;
-			break;
-		default:
-			ret = cli_common_opt(&co, c, optarg);
-			if (ret >= 0)
-				return ret;
-		}
-	}
-	ret = cli_no_args(&co, argc, argv);
+	ret = cli_parse(&co, argc, argv, symbolize_opt, &o);
 	if (ret >= 0)
 		return ret;
 	source = co.source;

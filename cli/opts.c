@@ -205,3 +205,19 @@ int cli_no_args(const struct cli_common *co, int argc, char **argv)
 				       argv[optind]);
 	return -1;
 }
+
+int cli_parse(struct cli_common *co, int argc, char **argv,
+	      int (*own)(void *ctx, int c, const char *arg), void *ctx)
+{
+	int c, ret;
+
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, co->opts)) != -1) {
+		ret = own ? own(ctx, c, optarg) : CLI_SHARED;
+		if (ret == CLI_SHARED)
+			ret = cli_common_opt(co, c, optarg);
+		if (ret >= 0)
+			return ret;
+	}
+	return co->args ? -1 : cli_no_args(co, argc, argv);
+}

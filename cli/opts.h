@@ -114,6 +114,7 @@ struct cli_common {
 	const char *source; /* -s ID|all; NULL when not given */
 	int fmt;            /* -f FMT: an MDB_FMT_* */
 	int quiet;          /* -q */
+	int args;           /* arguments may follow the options */
 };
 
 /*
@@ -127,5 +128,19 @@ int cli_common_opt(struct cli_common *co, int c, const char *arg);
 /* After the options: a usage error when an argument follows (its exit
  * status), else -1. */
 int cli_no_args(const struct cli_common *co, int argc, char **argv);
+
+/* What a command's own option handler returns when not an exit status. */
+enum { CLI_TAKEN = -1, CLI_SHARED = -2 };
+
+/*
+ * The options of @co's command, by its table co->opts: each goes first
+ * to @own(@ctx, key, argument) (NULL: the command has none of its own),
+ * which returns CLI_TAKEN, CLI_SHARED (for cli_common_opt(): a shared
+ * option, or an unknown one) or an exit status; then, unless co->args,
+ * no argument may follow.  -1 when the command goes on (optind at its
+ * first argument), else the exit status it returns.
+ */
+int cli_parse(struct cli_common *co, int argc, char **argv,
+	      int (*own)(void *ctx, int c, const char *arg), void *ctx);
 
 #endif

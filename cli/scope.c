@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../db/sources.h"
 #include "../ingest/ingest.h"
+#include "../report/rsrc.h"
 #include "cli.h"
 #include "scope.h"
 
@@ -35,50 +37,18 @@ void cli_scope_release(struct cli_scope *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static const char describe_sql[] =
-	"SELECT id, format, path, ncpus, format_version, "
-	"whole_capture, "
-	"coalesce(overruns, 0), lost_events, seq_missing, unknown, "
-	"malformed, notes, coalesce(label, ''), events, taken_at, "
-	"(SELECT count(*) FROM zone z WHERE z.source_id = s.id), "
-	"(SELECT count(*) FROM tag t WHERE t.source_id = s.id), "
-	"(SELECT count(*) FROM zone z WHERE z.source_id = s.id AND z.approx) "
-	"+ (SELECT count(*) FROM tag t WHERE t.source_id = s.id AND t.approx), "
-	"(SELECT count(*) FROM tag t WHERE t.source_id = s.id "
-	"AND NOT t.accurate), "
-	"(SELECT sum(value) FROM kcounter k WHERE k.source_id = s.id "
-	"AND k.scope = 'kernel' AND k.name = 'alloc_tags_skipped'), "
-	"(SELECT count(*) FROM site x WHERE x.source_id = s.id AND x.addr "
-	"AND NOT EXISTS (SELECT 1 FROM symbol y WHERE y.source_id = s.id "
-	"AND y.addr = x.addr)) "
-	"FROM source s WHERE id BETWEEN ?1 AND ?2 ORDER BY id";
-
-enum {
-	D_ID, D_FORMAT, D_PATH, D_NCPUS, D_VERSION, D_WHOLE, D_OVERRUNS, D_LOST,
-	D_MISSING, D_UNKNOWN, D_MALFORMED, D_NOTES, D_LABEL, D_EVENTS,
-	D_TAKEN, D_ZONES, D_TAGS, D_APPROX, D_INACCURATE, D_TAGS_SKIPPED,
-	D_UNNAMED,
-};
-
-static const char *col_text(sqlite3_stmt *st, int c)
-{
-	const char *t = (const char *)sqlite3_column_text(st, c);
-
-	return t ? t : "";
-}
-
 /* "source 3: kmemtrace-relay '/x' (box1), 2 CPUs, 1,234 events" */
-static void source_line(sqlite3_stmt *st, char *buf, size_t len)
+static void source_line(const struct mdb_source_desc *d, char *buf,
+			size_t len)
 {
-	const char *fmt = col_text(st, D_FORMAT);
-	const char *label = col_text(st, D_LABEL);
-	int ncpus = sqlite3_column_int(st, D_NCPUS);
-	int64_t id = sqlite3_column_int64(st, D_ID);
+	const char *fmt = d->format;
+	const char *label = d->label;
+	int ncpus = d->ncpus;
+	int64_t id = d->id;
 	char n[32];
 
 	if (mdb_format_is_snapshot(fmt)) {
-		int64_t tags = sqlite3_column_int64(st, D_TAGS),
-			zones = sqlite3_column_int64(st, D_ZONES);
+		int64_t tags = d->tags, zones = d->zones;
 		char z[32];
 
 		/* a core dump's: "1,234 zones, 5,678 tags" */
@@ -89,36 +59,35 @@ static void source_line(sqlite3_stmt *st, char *buf, size_t len)
 			z[0] = '\0';
 		snprintf(buf, len, "source %" PRId64 ": %s%s%s '%s'%s%s%s, "
 			 "taken %s, %s%s %s", id, fmt,
-			 *col_text(st, D_VERSION) ? " " : "",
-			 col_text(st, D_VERSION), col_text(st, D_PATH),
+			 *d->version ? " " : "", d->version, d->path,
 			 *label ? " (" : "", label, *label ? ")" : "",
-			 *col_text(st, D_TAKEN) ? col_text(st, D_TAKEN) : "?",
+			 *d->taken_at ? d->taken_at : "?",
 			 z, cli_num(n, sizeof(n), (uint64_t)(tags ? tags :
 				 zones)), tags ? "tags" : "zones");
 		return;
 	}
 	snprintf(buf, len,
 		 "source %" PRId64 ": %s '%s'%s%s%s, %d CPU%s, %s events", id,
-		 fmt, col_text(st, D_PATH), *label ? " (" : "", label,
+		 fmt, d->path, *label ? " (" : "", label,
 		 *label ? ")" : "", ncpus, ncpus == 1 ? "" : "s",
-		 cli_num(n, sizeof(n),
-			 (uint64_t)sqlite3_column_int64(st, D_EVENTS)));
+		 cli_num(n, sizeof(n), (uint64_t)d->events));
 }
 
 /* The warnings a source row carries. */
-static void source_notes(struct cli_scope *s, sqlite3_stmt *st)
+static void source_notes(struct cli_scope *s,
+			 const struct mdb_source_desc *d)
 {
-	int64_t id = sqlite3_column_int64(st, D_ID);
-	int64_t ov = sqlite3_column_int64(st, D_OVERRUNS);
-	int64_t lost = sqlite3_column_int64(st, D_LOST);
-	int64_t missing = sqlite3_column_int64(st, D_MISSING);
-	int64_t unknown = sqlite3_column_int64(st, D_UNKNOWN);
-	int64_t malformed = sqlite3_column_int64(st, D_MALFORMED);
-	int64_t approx = sqlite3_column_int64(st, D_APPROX);
-	int64_t inaccurate = sqlite3_column_int64(st, D_INACCURATE);
-	int64_t skipped = sqlite3_column_int64(st, D_TAGS_SKIPPED);
-	int64_t unnamed = sqlite3_column_int64(st, D_UNNAMED);
-	const char *notes = col_text(st, D_NOTES);
+	int64_t id = d->id;
+	int64_t ov = d->overruns;
+	int64_t lost = d->lost_events;
+	int64_t missing = d->seq_missing;
+	int64_t unknown = d->unknown;
+	int64_t malformed = d->malformed;
+	int64_t approx = d->approx;
+	int64_t inaccurate = d->inaccurate;
+	int64_t skipped = d->tags_skipped;
+	int64_t unnamed = d->unnamed;
+	const char *notes = d->notes;
 
 	if (ov > 0)
 		note(s, "warning: source %" PRId64 " lost events "
@@ -127,7 +96,7 @@ static void source_notes(struct cli_scope *s, sqlite3_stmt *st)
 	if (lost > 0)
 		note(s, "warning: source %" PRId64 " lost %" PRId64
 			" events: figures are incomplete", id, lost);
-	if (missing > 0 && sqlite3_column_int(st, D_WHOLE))
+	if (missing > 0 && d->whole_capture)
 		note(s, "warning: source %" PRId64 ": %" PRId64
 			" sequence numbers missing (lost events?)", id,
 			missing);
@@ -164,6 +133,24 @@ static void source_notes(struct cli_scope *s, sqlite3_stmt *st)
 			unnamed, unnamed == 1 ? "" : "s", id);
 }
 
+/* Where describe() puts what it reads. */
+struct describing {
+	struct cli_scope *s;
+	char *title;
+	size_t tlen;
+	int n;
+};
+
+static void describe_row(void *ctx, const struct mdb_source_desc *d)
+{
+	struct describing *w = ctx;
+
+	w->n++;
+	if (w->title)
+		source_line(d, w->title, w->tlen);
+	source_notes(w->s, d);
+}
+
 /*
  * Title (when @title is not NULL) and warnings from the source rows in
  * [lo, hi]; returns how many there were in *@n.
@@ -172,37 +159,14 @@ static int describe(struct mdb_db *db, struct cli_scope *s, int64_t lo,
 		    int64_t hi, char *title, size_t tlen, int *n,
 		    struct mdb_error *e)
 {
-	sqlite3_stmt *st;
-	int rc;
+	struct describing w = { .s = s, .title = title, .tlen = tlen };
+	int ret = mdb_sources_describe(db, lo, hi, describe_row, &w, e);
 
-	*n = 0;
-	if (sqlite3_prepare_v2(db->h, describe_sql, -1, &st, NULL))
-		return mdb_db_error(db, e, "cannot read sources");
-	sqlite3_bind_int64(st, 1, lo);
-	sqlite3_bind_int64(st, 2, hi);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		(*n)++;
-		if (title)
-			source_line(st, title, tlen);
-		source_notes(s, st);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return mdb_db_error(db, e, "cannot read sources");
-	return 0;
+	*n = w.n;
+	return ret;
 }
 
 /* ---- kinds of source ------------------------------------------------ */
-
-/* A source's kinds from its rows: allocation tags (2) and zones (4), a
- * core dump can have both; else a trace (1). */
-static const char kind_sql[] =
-	"SELECT s.id, s.format, coalesce(nullif("
-	"CASE WHEN EXISTS (SELECT 1 FROM tag t WHERE t.source_id = s.id) "
-	"THEN 2 ELSE 0 END | "
-	"CASE WHEN EXISTS (SELECT 1 FROM zone z WHERE z.source_id = s.id) "
-	"THEN 4 ELSE 0 END, 0), 1) "
-	"FROM source s WHERE ?1 = 0 OR s.id = ?1 ORDER BY s.id DESC";
 
 static const struct {
 	unsigned bit;
@@ -247,6 +211,29 @@ static void kinds_what(unsigned mask, char *buf, size_t len,
 		snprintf(buf, len, "a source");
 }
 
+/* What source_kind() looks for and finds. */
+struct kind_find {
+	int64_t id;
+	unsigned mask, kind;
+	char *fmt;
+	size_t flen;
+	int found;
+};
+
+static int kind_row(void *ctx, int64_t id, const char *format,
+		    unsigned kind)
+{
+	struct kind_find *k = ctx;
+
+	k->kind = kind;
+	if (k->id || (kind & k->mask)) {
+		k->found = 1;
+		k->id = id;
+		snprintf(k->fmt, k->flen, "%s", format);
+	}
+	return k->found;
+}
+
 /*
  * The kind of source @id (0: the latest of a kind in @mask) into *@kind,
  * its id into *@id and its format into @fmt; 0 when found, 1 when not.
@@ -255,26 +242,15 @@ static int source_kind(struct mdb_db *db, int64_t *id, unsigned mask,
 		       unsigned *kind, char *fmt, size_t flen,
 		       struct mdb_error *e)
 {
-	sqlite3_stmt *st;
-	int rc, found = 0;
+	struct kind_find k = { .id = *id, .mask = mask, .kind = *kind,
+			       .fmt = fmt, .flen = flen };
+	int ret = mdb_source_kinds(db, *id, kind_row, &k, e);
 
-	if (sqlite3_prepare_v2(db->h, kind_sql, -1, &st, NULL))
-		return mdb_db_error(db, e, "cannot read sources");
-	sqlite3_bind_int64(st, 1, *id);
-	while (!found && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*kind = (unsigned)sqlite3_column_int(st, 2);
-		if (*id || (*kind & mask)) {
-			found = 1;
-			*id = sqlite3_column_int64(st, 0);
-			snprintf(fmt, flen, "%s", col_text(st, 1));
-		}
-	}
-	if (!found && rc != SQLITE_DONE)
-		found = -1;
-	sqlite3_finalize(st);
-	if (found < 0)
-		return mdb_db_error(db, e, "cannot read sources");
-	return !found;
+	if (ret < 0)
+		return ret;
+	*kind = k.kind;
+	*id = k.id;
+	return !k.found;
 }
 
 /* Source @id, given on the command line as @what, is of the wrong kind. */
@@ -391,32 +367,37 @@ int cli_scope_resolve(struct mdb_db *db, const char *arg,
 	return describe(db, s, id, id, s->title, sizeof(s->title), &n, e);
 }
 
+/* What cli_scope_label() looks for and finds. */
+struct label_find {
+	struct mdb_db *db;
+	unsigned mask;
+	int64_t id;
+	struct mdb_error *e;
+};
+
+static int label_row(void *ctx, int64_t cand)
+{
+	struct label_find *l = ctx;
+	unsigned kind = 0;
+	char fmt[64];
+	int ret = source_kind(l->db, &cand, l->mask, &kind, fmt, sizeof(fmt),
+			      l->e);
+
+	if (ret == 0 && (kind & l->mask))
+		l->id = cand;
+	return ret < 0 ? ret : l->id != 0;
+}
+
 int cli_scope_label(struct mdb_db *db, const char *label, unsigned mask,
 		    const char *what, int64_t *id, struct mdb_error *e)
 {
-	sqlite3_stmt *st;
-	char fmt[64], want[200];
-	int rc, ret = 0;
+	struct label_find l = { .db = db, .mask = mask, .e = e };
+	char want[200];
+	int ret = mdb_sources_labelled(db, label, label_row, &l, e);
 
-	if (sqlite3_prepare_v2(db->h, "SELECT id FROM source WHERE label = ?1 "
-			       "ORDER BY taken_at DESC, id DESC", -1, &st,
-			       NULL))
-		return mdb_db_error(db, e, "cannot read sources");
-	sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
-	*id = 0;
-	while (!*id && ret >= 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t cand = sqlite3_column_int64(st, 0);
-		unsigned kind = 0;
-
-		ret = source_kind(db, &cand, mask, &kind, fmt, sizeof(fmt), e);
-		if (ret == 0 && (kind & mask))
-			*id = cand;
-	}
-	sqlite3_finalize(st);
+	*id = l.id;
 	if (ret < 0 || *id)
 		return ret < 0 ? ret : 0;
-	if (rc != SQLITE_DONE)
-		return mdb_db_error(db, e, "cannot read sources");
 	kinds_what(mask, want, sizeof(want), " or ");
 	mdb_error_set(e, MDB_E_NOTFOUND, db->path, -1, -1, "%s='%s'", what,
 		      label);
@@ -424,33 +405,6 @@ int cli_scope_label(struct mdb_db *db, const char *label, unsigned mask,
 	mdb_error_hint(e, "'memdb sources' lists the sources and their "
 			  "labels");
 	return -MDB_E_NOTFOUND;
-}
-
-/* First (@last = 0) or last snapshot of the series of source @id. */
-static int series_end(struct mdb_db *db, int64_t id, int last, int64_t *out,
-		      struct mdb_error *e)
-{
-	static const char *const sql[2] = {
-		"SELECT s.id FROM source s, source a WHERE a.id = ?1 "
-		"AND s.label IS a.label AND s.format = a.format "
-		"ORDER BY s.taken_at, s.id LIMIT 1",
-		"SELECT s.id FROM source s, source a WHERE a.id = ?1 "
-		"AND s.label IS a.label AND s.format = a.format "
-		"ORDER BY s.taken_at DESC, s.id DESC LIMIT 1",
-	};
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db->h, sql[last], -1, &st, NULL))
-		return mdb_db_error(db, e, "cannot read sources");
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW)
-		return mdb_db_error(db, e, "cannot read sources");
-	return 0;
 }
 
 /*
@@ -551,9 +505,9 @@ int cli_scope_series(struct mdb_db *db, struct cli_scope *s, int64_t from,
 				  s->kinds, e);
 	s->from = from;
 	s->to = to;
-	if (!from && (ret = series_end(db, anchor, 0, &s->from, e)) < 0)
+	if (!from && (ret = mdb_source_series_end(db, anchor, 0, &s->from, e)) < 0)
 		return ret;
-	if (!to && (ret = series_end(db, anchor, 1, &s->to, e)) < 0)
+	if (!to && (ret = mdb_source_series_end(db, anchor, 1, &s->to, e)) < 0)
 		return ret;
 	if (!from && !to && s->from == s->to) {
 		mdb_error_set(e, MDB_E_EMPTY, db->path, -1, -1,
@@ -623,28 +577,33 @@ void cli_scope_fleet_title(struct cli_scope *s, const char *glob, int pairs,
 		 "%lld}", g, (long long)n);
 }
 
+/* Each fleet source's warnings, as many as the notes hold. */
+struct fleet_notes {
+	struct mdb_db *db;
+	struct cli_scope *s;
+	struct mdb_error *e;
+};
+
+static int fleet_row(void *ctx, int64_t id)
+{
+	struct fleet_notes *f = ctx;
+	int k;
+
+	if (f->s->nnotes >= SCOPE_MAX_NOTES)
+		return 1;
+	return describe(f->db, f->s, id, id, NULL, 0, &k, f->e) < 0 ?
+	       -MDB_E_DB : 0;
+}
+
 int cli_scope_fleet(struct mdb_db *db, struct cli_scope *s,
 		    const char *glob, int pairs, struct mdb_error *e)
 {
-	sqlite3_stmt *st;
+	struct fleet_notes f = { .db = db, .s = s, .e = e };
 	int64_t n = 0, labels = 0;
-	char lo[40] = "", hi[40] = "", want[200];
-	int rc, k;
+	char lo[40], hi[40], want[200];
 
-	if (sqlite3_prepare_v2(db->h, "SELECT count(*), count(DISTINCT "
-			       "r.label), min(s.taken_at), max(s.taken_at) "
-			       "FROM temp.rsrc r JOIN source s ON s.id = "
-			       "r.source_id", -1, &st, NULL))
-		return mdb_db_error(db, e, "cannot read sources");
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		n = sqlite3_column_int64(st, 0);
-		labels = sqlite3_column_int64(st, 1);
-		snprintf(lo, sizeof(lo), "%s", col_text(st, 2));
-		snprintf(hi, sizeof(hi), "%s", col_text(st, 3));
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW)
-		return mdb_db_error(db, e, "cannot read sources");
+	if (mdb_rsrc_summary(db, &n, &labels, lo, hi, sizeof(lo), e) < 0)
+		return -MDB_E_DB;
 	if (!n) {
 		kinds_what(s->kinds, want, sizeof(want), " or ");
 		mdb_error_set(e, MDB_E_EMPTY, db->path, -1, -1, "label='%s'",
@@ -657,19 +616,5 @@ int cli_scope_fleet(struct mdb_db *db, struct cli_scope *s,
 		return -MDB_E_EMPTY;
 	}
 	cli_scope_fleet_title(s, glob, pairs, labels, n, lo, hi, NULL);
-	/* the sources' warnings, as many as the notes hold */
-	if (sqlite3_prepare_v2(db->h, "SELECT source_id FROM temp.rsrc "
-			       "ORDER BY source_id", -1, &st, NULL))
-		return mdb_db_error(db, e, "cannot read sources");
-	while (s->nnotes < SCOPE_MAX_NOTES &&
-	       (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-
-		if (describe(db, s, id, id, NULL, 0, &k, e) < 0) {
-			sqlite3_finalize(st);
-			return -MDB_E_DB;
-		}
-	}
-	sqlite3_finalize(st);
-	return 0;
+	return mdb_rsrc_each(db, fleet_row, &f, e);
 }

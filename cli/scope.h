@@ -9,15 +9,17 @@
 #ifndef MDB_SCOPE_H
 #define MDB_SCOPE_H
 
-#include "../db/db.h"
+#include "../db/sources.h"
 
 #define SCOPE_MAX_NOTES 16
 
-/* Kinds of source, as a report's "-- source:" header names them. */
+/* Kinds of source, as a report's "-- source:" header names them: the
+ * kinds the database tells (mdb_source_kinds()). */
 enum {
-	SCOPE_TRACE = 1 << 0, /* "trace": alloc/free events */
-	SCOPE_TAGS = 1 << 1,  /* "tags": allocation tags (allocinfo) */
-	SCOPE_ZONES = 1 << 2, /* "zones": zones, malloc types, slab caches */
+	SCOPE_TRACE = MDB_KIND_TRACE, /* "trace": alloc/free events */
+	SCOPE_TAGS = MDB_KIND_TAGS,   /* "tags": allocation tags (allocinfo) */
+	SCOPE_ZONES = MDB_KIND_ZONES, /* "zones": zones, malloc types, slab
+				       * caches */
 	SCOPE_ANY = 7,
 };
 

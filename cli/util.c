@@ -11,6 +11,7 @@
 #include "../common/escape.h"
 #include "../common/file.h"
 #include "../common/num.h"
+#include "../db/db.h"
 #include "../ingest/ingest.h"
 #include "cli.h"
 
@@ -115,6 +116,15 @@ int cli_finish(int status)
 		return MEMDB_EXIT_FAIL;
 	}
 	return status;
+}
+
+int cli_db_end(struct mdb_db *db, int status, const struct mdb_error *e)
+{
+	if (status != MEMDB_EXIT_OK)
+		cli_error(e);
+	if (db->h)
+		mdb_db_close(db, NULL);
+	return cli_finish(status);
 }
 
 const char *cli_default_db(void)

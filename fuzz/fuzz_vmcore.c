@@ -86,10 +86,10 @@ static void whole(const uint8_t *data, size_t size)
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
 		return;
 	/* what ingest checks before libkdumpfile sees the file */
-	if (vm_elf_check("fuzz", data, size, &e) ||
-	    vm_diskdump_check("fuzz", data, size, &e))
-		return;
 	memset(&d, 0, sizeof(d));
+	if (vm_elf_check("fuzz", data, size, &e) ||
+	    vm_diskdump_check("fuzz", data, size, &d.dd, &e))
+		return;
 	vm_dump_open(&d, "fuzz", fd, NULL, NULL, NULL, &e);
 	vm_dump_close(&d);
 }

@@ -2,9 +2,11 @@
 /*
  * Capture files kept with a source: the snapshots memdb symbolize needs
  * to resolve a boot's call sites later (its kallsyms, its /proc/modules,
- * its module sections).  Driven by file names alone, so every capture
- * directory format (kmemtrace relay, ftrace text ...) keeps them alike.
+ * its module sections), and the kernel release a capture directory
+ * names.  Driven by file names alone, so every capture directory format
+ * (kmemtrace relay, ftrace text ...) keeps them alike.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +106,34 @@ int mdb_attach_scan(struct mdb_source_meta *m, const char *dir,
 			continue;
 		a->name = attach_names[i];
 		m->nattach++;
+	}
+	return 0;
+}
+
+int mdb_read_release(const char *dir, struct mdb_source_meta *m,
+		     struct mdb_error *e)
+{
+	static const char *const names[] = { "kernel-release",
+					     "kernel_release", "osrelease" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *path, *buf = NULL;
+		struct mdb_error ign;
+		size_t n;
+		int ret = mdb_capture_file(dir, names[i], &path, e);
+
+		if (ret < 0)
+			return ret;
+		if (ret == 0 && mdb_read_small(path, 120, &buf, &n, &ign) == 0) {
+			while (n && isspace((unsigned char)buf[n - 1]))
+				buf[--n] = '\0';
+			snprintf(m->kernel_release, sizeof(m->kernel_release),
+				 "%s", buf);
+			free(buf);
+			free(path);
+			return 0;
+		}
+		free(path);
 	}
 	return 0;
 }

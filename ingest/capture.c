@@ -2,14 +2,15 @@
 /*
  * The capture-directory opener: a directory is one capture, and its files
  * say which format it holds.
- *   - cpu0, cpu1, ... (or cpuN.out): a kmemtrace relay capture, merged by
- *     kt_capture.c;
- *   - header_page (or events/header_page) and per_cpu/cpuN/trace_pipe_raw:
- *     a copy of tracefs (trace/tracefs.c);
- *   - one trace text file (trace, trace_pipe, *.txt, *.trace) that a
+ *   - a directory a row of the format table says is its capture
+ *     (is_capture(): a kmemtrace relay capture's cpu0, cpu1, ..., a
+ *     tracefs copy's header_page and per_cpu/): read by that row's open();
+ *   - else one trace text file (trace, trace_pipe, *.txt, *.trace) that a
  *     one-file format of the table recognises: read by the one-file
  *     opener, with the directory's kallsyms, kernel-release and the files
  *     kept for symbolize.
+ * A row's refuse_dir() may refuse a directory first (perf record
+ * --threads).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,19 +21,8 @@
 #include <sys/stat.h>
 
 #include "../common/file.h"
-#include "input.h"
-#include "trace/tracefs.h"
-
-/* cpuN or cpuN.out: a relay per-CPU file. */
-static int is_cpu_file(const char *n)
-{
-	if (strncmp(n, "cpu", 3) || n[3] < '0' || n[3] > '9')
-		return 0;
-	n += 3;
-	while (*n >= '0' && *n <= '9')
-		n++;
-	return !*n || !strcmp(n, ".out");
-}
+#include "capture.h"
+#include "onefile.h"
 
 static int has_suffix(const char *n, const char *suf)
 {
@@ -62,12 +52,17 @@ struct capture_text {
 	const struct mdb_format *f;
 };
 
-/* The first one-file event format (or @only) that claims @m's bytes. */
+/* The directories' text format (or @only), when it claims @m's bytes. */
 static const struct mdb_format *text_format(const struct mdb_map *m,
 					    const struct mdb_format *only)
 {
-	const struct mdb_format *f = mdb_format_find("ftrace-text");
+	const struct mdb_format *formats, *f = NULL;
+	size_t n;
 
+	formats = mdb_format_table(&n);
+	for (size_t i = 0; i < n && !f; i++)
+		if (formats[i].flags & MDB_FMT_DIR_TEXT)
+			f = &formats[i];
 	if (only)
 		f = only->decode && only->probe ? only : NULL;
 	return m->len && f && f->probe(m->data, m->len) ? f : NULL;
@@ -75,8 +70,7 @@ static const struct mdb_format *text_format(const struct mdb_map *m,
 
 /*
  * Find the one trace text file of @dir.  Returns 0 with c->path, c->map
- * and c->f set, 2 when relay per-CPU files say the directory is a relay
- * capture, 1 when there is neither, <0 on error (several trace files).
+ * and c->f set, 1 when there is none, <0 on error (several trace files).
  */
 static int scan_dir(const char *dir, const struct mdb_format *only,
 		    struct capture_text *c, struct mdb_error *e)
@@ -91,10 +85,6 @@ static int scan_dir(const char *dir, const struct mdb_format *only,
 		return mdb_error_set(e, MDB_E_IO, dir, -1, -1, "%s",
 				     strerror(errno));
 	while ((de = readdir(d))) {
-		if (is_cpu_file(de->d_name)) {
-			ret = 2;
-			goto out;
-		}
 		if (!is_trace_name(de->d_name))
 			continue;
 		if (n == cap) {
@@ -168,19 +158,22 @@ int mdb_capture_open(const char *dir, const struct mdb_format *only,
 		     struct mdb_error *e)
 {
 	struct capture_text c = { 0 };
+	const struct mdb_format *formats;
+	size_t n;
 	int ret;
 
 	*in = NULL;
-	ret = perf_threads_dir(dir, e);
-	if (ret < 0)
-		return ret;
+	formats = mdb_format_table(&n);
+	for (size_t i = 0; i < n; i++)
+		if (formats[i].refuse_dir &&
+		    (ret = formats[i].refuse_dir(dir, e)) < 0)
+			return ret;
 	if (only && only->open)
 		return only->open(dir, o, in, e);
-	if (tfs_is_capture(dir))
-		return only ? 1 : tfs_input_open(dir, o, in, e);
+	for (size_t i = 0; i < n; i++)
+		if (formats[i].is_capture && formats[i].is_capture(dir))
+			return only ? 1 : formats[i].open(dir, o, in, e);
 	ret = scan_dir(dir, only, &c, e);
-	if (ret == 2)
-		return only ? 1 : kt_input_open(dir, o, in, e);
 	if (ret)
 		return ret;
 	ret = mdb_file_open(c.path, c.f, &c.map, dir, o, in, e);

@@ -8,12 +8,13 @@
  * @st, and never opens files, prints or touches SQLite.  Everything that
  * is not bytes (the input's name for messages, a forced byte order, the
  * kallsyms of the traced boot, how to release pages already read) comes
- * in struct mdb_decode_opts, so the generic opener of ingest/input.c can
- * drive any decoder, and tests and fuzz harnesses call the same function.
+ * in struct mdb_decode_opts, so the one-file opener of ingest/onefile.c
+ * can drive any decoder, and tests and fuzz harnesses call the same
+ * function.
  *
  * Adding an event format: one decoder file under ingest/trace/ exporting
  * an mdb_decode_fn (and an mdb_probe_fn), plus one row in the format
- * table of ingest/input.c.
+ * table of ingest/formats.c (docs/design.md §2.3).
  */
 #ifndef MDB_DECODE_H
 #define MDB_DECODE_H
@@ -58,12 +59,12 @@ struct mdb_decode_opts {
 	 * file's own rounds, where the caller can start over: they return
 	 * -MDB_E_ORDER when the file breaks that order, and the events
 	 * emitted so far must be dropped and the input decoded again
-	 * without it (ingest/input.c clears it then).
+	 * without it (ingest/onefile.c clears it then).
 	 */
 	int rounds;
 	/* format-specific settings the opener learnt while probing */
 	const void *priv;
-	/* what the format's prepare() read (ingest/input.h), the decoder's
+	/* what the format's prepare() read (ingest/formats.h), the decoder's
 	 * to use and free; NULL: the decoder reads it all itself */
 	void *prepared;
 };

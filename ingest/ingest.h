@@ -122,6 +122,11 @@ int mdb_attach_scan(struct mdb_source_meta *m, const char *dir,
 int mdb_capture_file(const char *dir, const char *name, char **path,
 		     struct mdb_error *e);
 
+/* Fill m->kernel_release from a kernel-release file in @dir, if any;
+ * <0 only for a link out of @dir (mdb_capture_file()). */
+int mdb_read_release(const char *dir, struct mdb_source_meta *m,
+		     struct mdb_error *e);
+
 /* The name standard input goes by in messages and the source table. */
 #define MDB_STDIN_NAME "<stdin>"
 
@@ -184,6 +189,19 @@ const char *mdb_input_format_help(const char *name);
 
 /* Is @format (a source.format value) a statistics snapshot? */
 int mdb_format_is_snapshot(const char *format);
+
+/* A kernel release by its first two numbers: 4.2 is { 4, 2 }. */
+struct mdb_kernel_version {
+	int major, minor;
+};
+
+/*
+ * Do producers of @format (a source.format value) trace every slab
+ * allocation path on older kernels?  1 with the first release that no
+ * longer does in *@before, else 0.
+ */
+int mdb_format_all_paths_before(const char *format,
+				struct mdb_kernel_version *before);
 
 void mdb_input_close(struct mdb_input *in);
 

@@ -73,4 +73,16 @@ int mdb_symbolize(struct mdb_db *db, int64_t source_id,
 		  const struct mdb_sym_opts *o, struct mdb_sym_result *r,
 		  struct mdb_error *e);
 
+/*
+ * mdb_symbolize() for each source of ids @lo to @hi that exists, @done
+ * told of each result; over more than one source, one with nothing to
+ * resolve its call sites with is passed over, @skipped told (both may
+ * be NULL).  0, or the first failure's negative MDB_E_* code, @e filled.
+ */
+int mdb_symbolize_range(struct mdb_db *db, int64_t lo, int64_t hi,
+			const struct mdb_sym_opts *o,
+			void (*done)(void *ctx, const struct mdb_sym_result *r),
+			void (*skipped)(void *ctx, int64_t id), void *ctx,
+			struct mdb_error *e);
+
 #endif

@@ -11,7 +11,9 @@
  *   - every repository path the "Where things are" tables of
  *     docs/design.md give in backquotes exists, and every decoder under
  *     ingest/trace/ and ingest/snapshot/ and every fuzz harness has its
- *     row there.
+ *     row there;
+ *   - no C string literal under cli/ starts an SQL statement (SQL lives
+ *     in db/ and report/: docs/design.md, section 2.2).
  *
  * The tree is found from TESTS_DIR (its parent); files are scanned by
  * name: C, headers, SQL, shell, awk, Markdown and the Makefile.
@@ -391,12 +393,93 @@ static void test_every_decoder_tabled(void **state)
 	assert_int_equal(g.problems, 0);
 }
 
+/* Does the literal @p (its text, @len bytes) start an SQL statement? */
+static int sql_literal(const char *p, size_t len)
+{
+	static const char *const kw[] = {
+		"SELECT", "INSERT", "UPDATE", "DELETE", "PRAGMA", "CREATE",
+		"WITH", "DROP", "ALTER", "REPLACE", "BEGIN", "COMMIT",
+		"ROLLBACK", "ATTACH", "VACUUM", "SAVEPOINT",
+	};
+	size_t i = 0;
+
+	while (i < len && (p[i] == ' ' || p[i] == '('))
+		i++;
+	for (size_t k = 0; k < sizeof(kw) / sizeof(kw[0]); k++) {
+		size_t n = strlen(kw[k]);
+
+		if (len - i >= n && !memcmp(p + i, kw[k], n) &&
+		    (len - i == n || p[i + n] == ' ' || p[i + n] == ';'))
+			return 1;
+	}
+	return 0;
+}
+
+/* The string literals of C file @rel that start SQL, as problems. */
+static size_t sql_in_c(const char *rel)
+{
+	char *full = path_in(g.root, rel), *text = slurp(full, NULL);
+	const char *p, *q;
+	size_t lits = 0;
+	long line = 1;
+
+	assert_non_null(text);
+	for (p = text; *p; p++) {
+		if (*p == '\n') {
+			line++;
+		} else if (p[0] == '/' && p[1] == '*') {
+			for (p += 2; *p && !(p[0] == '*' && p[1] == '/'); p++)
+				line += *p == '\n';
+			if (!*p)
+				break;
+			p++;
+		} else if (p[0] == '/' && p[1] == '/') {
+			while (p[1] && p[1] != '\n')
+				p++;
+		} else if (*p == '\'' || *p == '"') {
+			for (q = p + 1; *q && *q != *p && *q != '\n'; q++)
+				if (*q == '\\' && q[1])
+					q++;
+			if (*p == '"') {
+				lits++;
+				if (sql_literal(p + 1, (size_t)(q - p - 1)))
+					problem(rel, line, "SQL in cli/: %.*s",
+						(int)(q - p + 1), p);
+			}
+			if (!*q)
+				break;
+			p = q;
+		}
+	}
+	free(text);
+	free(full);
+	return lits;
+}
+
+static void test_no_sql_in_cli(void **state)
+{
+	char *pat = path_in(g.root, "cli/*.c");
+	size_t rl = strlen(g.root) + 1, lits = 0;
+	glob_t gl;
+
+	(void)state;
+	g.problems = 0;
+	assert_int_equal(glob(pat, 0, NULL, &gl), 0);
+	for (size_t i = 0; i < gl.gl_pathc; i++)
+		lits += sql_in_c(gl.gl_pathv[i] + rl);
+	globfree(&gl);
+	free(pat);
+	assert_true(lits > 1000);
+	assert_int_equal(g.problems, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_citations_resolve),
 		cmocka_unit_test(test_design_paths_exist),
 		cmocka_unit_test(test_every_decoder_tabled),
+		cmocka_unit_test(test_no_sql_in_cli),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -15,7 +15,11 @@
  * $MEMDB_VMLINUX_S390X (the -dbg package's vmlinux, not in the
  * repository) the DWARF mode must give the rows of the BTF file.  A
  * kallsyms of functions only, a BTF of another kernel and --btf without
- * symbols are refused, the database unchanged.
+ * symbols are refused, the database unchanged.  QEMU's kdump-zlib file
+ * of each boot (its kernel text left out too) must give the same
+ * figures, its architecture told by its ELF notes; one whose notes tell
+ * none is refused saying what they hold, and one whose header names
+ * another machine than its notes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -281,6 +285,107 @@ static void test_s390x(void **state)
 		 "MEMDB_VMLINUX_S390X");
 }
 
+/*
+ * QEMU's kdump-zlib file of the same boot (vmcore-notext.qemu-kdump-
+ * zlib.zst: the flattened file QEMU wrote, the blocks of the kernel's
+ * text left out as makedumpfile leaves out what it filters).  Its header
+ * names no machine libkdumpfile takes: the architecture is the one its
+ * ELF notes tell.  Its rows must equal the guest's /proc as the ELF
+ * core's do; @btf with the BTF file of i386 and s390x.
+ */
+static void kdump(const char *arch, int btf, const char *want)
+{
+	char *dump = unpacked(arch, "vmcore-notext.qemu-kdump-zlib");
+	char *map = unpacked(arch, "System.map");
+	char *bf = btf ? unpacked(arch, "vmlinux.btf") : NULL;
+	char *opt = bf ? strf("--kallsyms '%s' --btf '%s'", map, bf) :
+			 strf("--kallsyms '%s'", map);
+	char *db = ingest("kdump.db", opt, dump);
+
+	same_as_proc(arch, db, want);
+	same_build_id(arch, db);
+	free(db);
+	free(opt);
+	free(bf);
+	free(map);
+	free(dump);
+}
+
+/* arm64: QEMU's blocks are of 64 KiB, the kernel's pages of 4 KiB. */
+static void test_arm64_kdump(void **state)
+{
+	(void)state;
+	kdump("arm64", 0, "vmcore,BTF,little,8,2\n");
+}
+
+/* i386: NT_PRSTATUS of 144 bytes and QEMU's x86 notes. */
+static void test_i386_kdump(void **state)
+{
+	(void)state;
+	kdump("i386", 1, "vmcore,BTF,little,4,2\n");
+}
+
+/* s390x: big-endian, NT_S390_* notes, no VMCOREINFO in the file. */
+static void test_s390x_kdump(void **state)
+{
+	(void)state;
+	kdump("s390x", 1, "vmcore,BTF,big,8,2\n");
+}
+
+/*
+ * The i386 kdump with its two "QEMU" notes renamed "QEMX" (the bytes of
+ * each note's header and name, namesz 5, descsz 440, type 0, edited in
+ * the flattened file by python): an NT_PRSTATUS of 144 bytes alone does
+ * not tell the architecture, and the dump is refused saying what its
+ * notes hold, the database unchanged.  And testdata/vmcore's x86-64
+ * makedumpfile dump with the machine of its header (utsname.machine, 65
+ * bytes at 272) made "i686": libkdumpfile takes that, its notes (QEMU's
+ * x86 notes, NT_PRSTATUS of 336 bytes) say x86-64: refused.
+ */
+static void test_kdump_untold(void **state)
+{
+	char *dump = unpacked("i386", "vmcore-notext.qemu-kdump-zlib");
+	char *map = unpacked("i386", "System.map");
+	char *btf = unpacked("i386", "vmlinux.btf");
+	char *opt = strf("--kallsyms '%s' --btf '%s'", map, btf);
+	char *db = ingest("untold.db", opt, dump), *bad, *args;
+	struct run r;
+
+	(void)state;
+	bad = path_in(tmp, "untold.kdump");
+	run(&r, "python3 -c \"import sys\n"
+		"b = open(sys.argv[1], 'rb').read()\n"
+		"n = b'\\5\\0\\0\\0\\xb8\\1\\0\\0\\0\\0\\0\\0QEMU\\0'\n"
+		"assert b.count(n) == 2, b.count(n)\n"
+		"open(sys.argv[2], 'wb').write(b.replace(n, n[:15] + b'X\\0'))"
+		"\" '%s' '%s'", dump, bad);
+	assert_run_ok(&r);
+	run_free(&r);
+	args = strf("--force %s '%s'", opt, bad);
+	refused(db, args, "kdump-compressed dump of an unknown architecture");
+	refused(db, args, "prstatus=2 prstatus_size=144 qemu_notes=0");
+	refused(db, args, "NT_PRSTATUS of 392 bytes (arm64)");
+	free(args);
+	run(&r, "python3 -c \"import sys\n"
+		"b = bytearray(open(sys.argv[1], 'rb').read())\n"
+		"assert b[272:279] == b'x86_64\\0', b[272:279]\n"
+		"b[272:279] = b'i686\\0\\0\\0'\n"
+		"open(sys.argv[2], 'wb').write(b)\" "
+		"'%s/vmcore/nokaslr.kdump' '%s'", env("TESTDATA"), bad);
+	assert_run_ok(&r);
+	run_free(&r);
+	args = strf("--force %s '%s'", opt, bad);
+	refused(db, args, "arch=ia32 notes=x86_64");
+	refused(db, args, "names another machine than its ELF notes");
+	free(args);
+	free(bad);
+	free(db);
+	free(opt);
+	free(btf);
+	free(map);
+	free(dump);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -288,13 +393,13 @@ static int setup(void **state)
 	return 0;
 }
 
-/* The dumps decompressed take 790 MB: not left behind. */
+/* The dumps decompressed take 815 MB: not left behind. */
 static int teardown(void **state)
 {
 	struct run r;
 
 	(void)state;
-	run(&r, "rm -f '%s'/*-vmcore-notext.elf", tmp);
+	run(&r, "rm -f '%s'/*-vmcore-notext.* '%s'/untold.kdump", tmp, tmp);
 	run_free(&r);
 	free(tmp);
 	return 0;
@@ -306,6 +411,10 @@ int main(void)
 		cmocka_unit_test(test_arm64),
 		cmocka_unit_test(test_i386),
 		cmocka_unit_test(test_s390x),
+		cmocka_unit_test(test_arm64_kdump),
+		cmocka_unit_test(test_i386_kdump),
+		cmocka_unit_test(test_s390x_kdump),
+		cmocka_unit_test(test_kdump_untold),
 	};
 
 	return cmocka_run_group_tests_name("core dumps of arm64, i386, s390x",

@@ -16,8 +16,9 @@ only=${FUZZ_ONLY:-}
 
 sh tools/deps.sh fuzz || exit 1
 make -s BUILD=$out CC=clang SAN=fuzz $out/libmemdb.a || exit 1
-libs="$(pkg-config --libs sqlite3 libelf libdw libxxhash jansson libzstd zlib \
-	liblzma libtraceevent libtracecmd libkdumpfile libbpf 2>/dev/null) -pthread"
+# the Makefile's libraries, and libkdumpfile, which the harnesses link
+# (memdb itself loads it when it first opens a core dump)
+libs="$(make -s print-libs) $(pkg-config --libs libkdumpfile 2>/dev/null)"
 mkdir -p $out/findings
 
 # A directory as fuzz/fuzz_capture.c unpacks it: "=== NAME SIZE\n" and

@@ -63,7 +63,7 @@ int ft_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 	      const struct mdb_sink *sink, struct mdb_decode_stats *st,
 	      struct mdb_error *e);
 
-/* The format table's probe and describe (see ingest/input.h). */
+/* The format table's probe and describe (see ingest/formats.h). */
 int ft_probe(const void *buf, size_t len);
 int ft_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
 		struct mdb_source_meta *m, struct mdb_error *e);

@@ -16,8 +16,11 @@
 #include <sys/stat.h>
 
 #include "../../common/file.h"
+#include "../hash.h"
 #include "../input.h"
+#include "../magic.h"
 #include "kmemtrace.h"
+#include "kt_capture.h"
 
 #define KT_MAX_CPUS 65536 /* more per-CPU files than any machine has CPUs */
 
@@ -401,6 +404,32 @@ fail:
 	kt_capture_free(c);
 	free(in);
 	return ret;
+}
+
+/* cpuN or cpuN.out, whatever N: the names that make a directory a relay
+ * capture (kt_cpu_from_name() then reads the CPUs it can hold). */
+static int kt_is_cpu_name(const char *n)
+{
+	if (strncmp(n, "cpu", 3) || n[3] < '0' || n[3] > '9')
+		return 0;
+	n += 3;
+	while (*n >= '0' && *n <= '9')
+		n++;
+	return !*n || !strcmp(n, ".out");
+}
+
+int kt_is_capture(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int yes = 0;
+
+	if (!d)
+		return 0;
+	while (!yes && (de = readdir(d)))
+		yes = kt_is_cpu_name(de->d_name);
+	closedir(d);
+	return yes;
 }
 
 int kt_is_cpu_file(const char *path)

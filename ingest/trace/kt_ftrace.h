@@ -62,7 +62,7 @@ int ktf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 	       const struct mdb_sink *sink, struct mdb_decode_stats *st,
 	       struct mdb_error *e);
 
-/* The format table's probe and describe (see ingest/input.h). */
+/* The format table's probe and describe (see ingest/formats.h). */
 int ktf_probe(const void *buf, size_t len);
 int ktf_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
 		 struct mdb_source_meta *m, struct mdb_error *e);

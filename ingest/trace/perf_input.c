@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * perf.data glue for the format table and the capture-directory opener:
- * what the header says goes to the source table, and the directory
- * `perf record --threads` writes is refused with a message saying so.
+ * perf.data glue for its row of the format table: what the header says
+ * goes to the source table (describe()), and the directory `perf record
+ * --threads` writes is refused with a message saying so (refuse_dir()).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../input.h"
+#include "../../common/file.h"
+#include "perf_input.h"
 #include "perfdata.h"
 
 static int perf_threads_refusal(const char *path, struct mdb_error *e)

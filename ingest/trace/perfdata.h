@@ -55,7 +55,7 @@ int perf_describe(const void *buf, size_t len, const char *name,
 		  struct perf_info *info, struct mdb_error *e);
 
 /*
- * Pass one alone (an input format's prepare, see ingest/input.h): the
+ * Pass one alone (an input format's prepare, see ingest/formats.h): the
  * header, the event formats, every record's place and the time order,
  * into *@state for perf_decode() (as its options' prepared), which frees
  * it; perf_unprepare() frees one that never got there.

@@ -40,6 +40,7 @@
 #include <trace-cmd/trace-cmd.h>
 #include <zstd.h>
 
+#include "../hash.h"
 #include "../input.h"
 #include "tep_kmem.h"
 #include "tracedat.h"

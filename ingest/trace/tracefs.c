@@ -24,6 +24,7 @@
 #include <traceevent/kbuffer.h>
 
 #include "../../common/u64map.h"
+#include "../hash.h"
 #include "../input.h"
 #include "tep_kmem.h"
 #include "tracefs.h"

@@ -255,8 +255,79 @@ static int dd_pages(const struct dd *d, uint64_t desc, uint64_t n)
 	return 0;
 }
 
+/*
+ * The ELF notes of the sub-header (offset_note, size_note; dd_sub_header
+ * found them in the file) counted into @a.  A note is namesz, descsz and
+ * type (32-bit words in the header's byte order), the name and the
+ * descriptor each padded to 4 bytes; a note that overruns the area ends
+ * the walk (libkdumpfile reports it when it reads them).
+ */
+static void dd_notes(const struct dd *d, struct vm_dd_arch *a)
+{
+	uint64_t sub = d->block_size, off, size, end, q;
+	int first = 1;
+
+	if (d->version < 4)
+		return;
+	off = get_u64(d->p + sub + d->l->sub_note, d->o);
+	size = dd_word(d, sub + d->l->sub_note + 8);
+	end = off + size;
+	for (q = off; end - q >= 12;) {
+		uint32_t namesz = dd_u32(d, q), descsz = dd_u32(d, q + 4),
+			 type = dd_u32(d, q + 8);
+		uint64_t name = q + 12,
+			 desc = name + (((uint64_t)namesz + 3) & ~3ull),
+			 next = desc + (((uint64_t)descsz + 3) & ~3ull);
+		const char *n = (const char *)d->p + name;
+
+		if (next > end)
+			break;
+		a->notes++;
+		if (namesz == 5 && !memcmp(n, "CORE", 5) && type == 1) {
+			/* NT_PRSTATUS: one size for every CPU */
+			if (first)
+				a->prstatus_size = descsz;
+			else if (a->prstatus_size != descsz)
+				a->prstatus_size = 0;
+			first = 0;
+			a->prstatus++;
+		} else if (namesz == 5 && !memcmp(n, "QEMU", 5)) {
+			a->qemu++;
+		} else if (namesz == 6 && !memcmp(n, "LINUX", 6) &&
+			   type >= 0x300 && type <= 0x3ff) {
+			a->s390++;
+		}
+		q = next;
+	}
+}
+
+/*
+ * QEMU's notes per target: s390x writes NT_S390_* notes (big-endian,
+ * NT_PRSTATUS of 336 bytes); aarch64 NT_PRSTATUS of 392 bytes; i386 and
+ * x86-64 a "QEMU" note with NT_PRSTATUS of 144 bytes (a guest not in
+ * long mode) or 336.  No other QEMU target writes these.
+ */
+const char *vm_dd_arch_name(const struct vm_dd_arch *a)
+{
+	int le = a->order == MDB_ORDER_LITTLE;
+
+	if (!a->checked || !a->prstatus || !a->prstatus_size)
+		return NULL;
+	if (!le && a->s390 && !a->qemu && a->prstatus_size == 336)
+		return "s390x";
+	if (!le || a->s390)
+		return NULL;
+	if (!a->qemu && a->prstatus_size == 392)
+		return "aarch64";
+	if (a->qemu && a->prstatus_size == 144)
+		return "ia32";
+	if (a->qemu && a->prstatus_size == 336)
+		return "x86_64";
+	return NULL;
+}
+
 int vm_diskdump_check(const char *path, const void *buf, size_t len,
-		      struct mdb_error *e)
+		      struct vm_dd_arch *arch, struct mdb_error *e)
 {
 	struct dd d = { .path = path, .p = buf, .len = len, .e = e };
 	uint64_t bitmap, half, desc, n;
@@ -295,5 +366,15 @@ int vm_diskdump_check(const char *path, const void *buf, size_t len,
 	if (n > (len - desc) / DD_DESC_SIZE)
 		return dd_need(&d, "the page descriptors", desc,
 			       n * DD_DESC_SIZE);
-	return dd_pages(&d, desc, n);
+	if ((ret = dd_pages(&d, desc, n)))
+		return ret;
+	if (arch) {
+		memset(arch, 0, sizeof(*arch));
+		arch->checked = 1;
+		arch->order = d.o;
+		arch->word = (unsigned)d.l->word;
+		arch->block_size = d.block_size;
+		dd_notes(&d, arch);
+	}
+	return 0;
 }

@@ -394,20 +394,57 @@ static kdump_status kd_get_number_attr(kdump_ctx_t *ctx, const char *key,
 }
 
 /*
+ * A kdump-compressed file whose header names no machine and whose notes
+ * do not tell one: refused with what the notes hold.
+ */
+static int arch_untold(const struct vm_dump *d, struct mdb_error *e)
+{
+	const struct vm_dd_arch *a = &d->dd;
+
+	mdb_error_set(e, MDB_E_FORMAT, d->name, -1, -1,
+		      "byte_order=%s word=%u block_size=%" PRIu32
+		      " notes=%" PRIu64 " prstatus=%" PRIu64
+		      " prstatus_size=%" PRIu32 " qemu_notes=%" PRIu64
+		      " s390_notes=%" PRIu64,
+		      a->order == MDB_ORDER_BIG ? "big" : "little", a->word,
+		      a->block_size, a->notes, a->prstatus, a->prstatus_size,
+		      a->qemu, a->s390);
+	mdb_error_msg(e, "kdump-compressed dump of an unknown architecture: "
+			 "its header names no machine libkdumpfile reads, and "
+			 "its ELF notes do not tell one");
+	mdb_error_hint(e, "the notes QEMU's dump-guest-memory writes tell it: "
+			  "NT_PRSTATUS of 392 bytes (arm64), of 144 or 336 "
+			  "bytes with a QEMU note (i386, x86-64), NT_S390_* "
+			  "notes (s390x); makedumpfile names the machine in "
+			  "the header");
+	return -MDB_E_FORMAT;
+}
+
+/*
  * The dump's architecture, word size and byte order, as libkdumpfile
- * read them from the file.  QEMU's kdump-* files leave the machine name
- * of their header empty: libkdumpfile then cannot translate any address,
- * so x86-64 is set (what QEMU's other targets write there is not told).
- * An architecture memdb has no reader for (arch.c) is refused.
+ * read them from the file.  QEMU's kdump-* files leave the sysname of
+ * their header's utsname empty, and libkdumpfile then takes none of it:
+ * the architecture is the one their ELF notes tell (vm_dd_arch_name()),
+ * refused when they tell none.  A header's machine the notes contradict
+ * is refused, and so is an architecture memdb has no reader for
+ * (arch.c).
  */
 static int check_arch(struct vm_dump *d, struct mdb_error *e)
 {
-	const char *arch = NULL;
+	const char *arch = NULL, *told = vm_dd_arch_name(&d->dd);
 	kdump_num_t order, ptr;
 	kdump_status st;
 
 	if (kd_get_string_attr(d->k, KDUMP_ATTR_ARCH_NAME, &arch) ==
 	    KDUMP_OK && arch) {
+		if (told && strcmp(told, arch)) {
+			mdb_error_set(e, MDB_E_FORMAT, d->name, -1, -1,
+				      "arch=%s notes=%s", arch, told);
+			mdb_error_msg(e, "kdump-compressed dump whose header "
+					 "names another machine than its ELF "
+					 "notes are of");
+			return -MDB_E_FORMAT;
+		}
 		d->c.arch = vm_arch_find(arch);
 		if (!d->c.arch) {
 			mdb_error_set(e, MDB_E_FORMAT, d->name, -1, -1,
@@ -418,10 +455,11 @@ static int check_arch(struct vm_dump *d, struct mdb_error *e)
 			return -MDB_E_FORMAT;
 		}
 	} else {
-		d->c.arch = vm_arch_find("x86_64");
+		if (!told)
+			return arch_untold(d, e);
+		d->c.arch = vm_arch_find(told);
 		errno = 0;
-		st = kd_set_string_attr(d->k, KDUMP_ATTR_ARCH_NAME,
-					vm_arch_name(d->c.arch));
+		st = kd_set_string_attr(d->k, KDUMP_ATTR_ARCH_NAME, told);
 		if (st != KDUMP_OK)
 			return kdump_fail(d, st, "cannot set the architecture",
 					  e);
@@ -496,6 +534,40 @@ static int ia32_rootpgt(struct vm_dump *d, struct mdb_error *e)
 	return 0;
 }
 
+/*
+ * QEMU's kdump-* files of arm64 guests are made of 64 KiB blocks (the
+ * largest page the target may use; target/arm/arch_dump.c), the page
+ * bitmaps and descriptors counting such blocks, whatever page size the
+ * kernel uses.  libkdumpfile 0.5.1 takes one page size for both: the
+ * block size from the header, then VMCOREINFO's PAGESIZE, with which it
+ * finds the wrong block for every address.  The block size is set back
+ * for the file, and the kernel's page size given to the page-table walk
+ * alone (addrxlat.force.page_shift).
+ */
+static int block_pages(struct vm_dump *d, struct mdb_error *e)
+{
+	kdump_status st;
+	uint64_t ps = d->info.page_size;
+	unsigned shift = 0;
+
+	if (!d->dd.checked || !ps || d->dd.block_size == ps)
+		return 0;
+	if (ps & (ps - 1))
+		return mdb_error_fail(e, MDB_E_FORMAT, d->name, -1, -1,
+				      "VMCOREINFO's PAGESIZE is not a power "
+				      "of two", NULL);
+	while ((1ull << shift) < ps)
+		shift++;
+	errno = 0;
+	if ((st = kd_set_typed(d->k, "arch.page_size", KDUMP_NUMBER,
+			       d->dd.block_size)) != KDUMP_OK ||
+	    (st = kd_set_typed(d->k, "addrxlat.force.page_shift",
+			       KDUMP_NUMBER, shift)) != KDUMP_OK)
+		return kdump_fail(d, st, "address translation setup failed",
+				  e);
+	return 0;
+}
+
 static int open_kdump(struct vm_dump *d, int fd, struct mdb_error *e)
 {
 	kdump_status st;
@@ -542,7 +614,9 @@ static int open_kdump(struct vm_dump *d, int fd, struct mdb_error *e)
 	free(raw);
 	if (ret < 0)
 		return ret;
-	return ia32_rootpgt(d, e);
+	if ((ret = ia32_rootpgt(d, e)))
+		return ret;
+	return block_pages(d, e);
 }
 
 /*

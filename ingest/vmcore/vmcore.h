@@ -54,13 +54,39 @@ int vm_flat_reassemble(const void *buf, size_t len, const char *name,
 /* ---- kdump-compressed files (diskdump.c) ----------------------------- */
 
 /*
+ * What a kdump-compressed file's ELF notes tell of its architecture.
+ * libkdumpfile takes the machine from the header's utsname only when its
+ * sysname is filled in, which QEMU's dump-guest-memory leaves empty (its
+ * machine field holds "S390X", "i686", "x86_64" or "Unknown").  The
+ * notes QEMU writes for each CPU differ per target (target/ARCH/
+ * arch_dump.c): NT_PRSTATUS is 144 bytes on i386, 336 on x86-64 and
+ * s390x, 392 on arm64; x86 adds a "QEMU" note, s390x its NT_S390_*.
+ */
+struct vm_dd_arch {
+	int checked;             /* a kdump-compressed file was read */
+	enum mdb_order order;    /* of the header */
+	unsigned word;           /* the header's long: 4 or 8 bytes */
+	uint32_t block_size;
+	uint64_t notes;          /* ELF notes in the sub-header */
+	uint64_t prstatus;       /* "CORE" NT_PRSTATUS notes */
+	uint32_t prstatus_size;  /* their size: 0 if none, or if unequal */
+	uint64_t qemu;           /* "QEMU" notes (x86's QEMUCPUState) */
+	uint64_t s390;           /* "LINUX" notes NT_S390_* (0x300-0x3ff) */
+};
+
+/*
  * A kdump-compressed file in @buf (anything else: 0) whose header,
  * sub-header, notes, bitmaps, page descriptors and page data all lie in
  * the file with possible sizes; else -MDB_E_TRUNCATED or -MDB_E_CORRUPT
- * with @e naming @path, the offset and the field or part.
+ * with @e naming @path, the offset and the field or part.  @arch (if not
+ * NULL) gets what its notes tell of its architecture.
  */
 int vm_diskdump_check(const char *path, const void *buf, size_t len,
-		      struct mdb_error *e);
+		      struct vm_dd_arch *arch, struct mdb_error *e);
+
+/* The libkdumpfile name of the architecture @a's notes tell for certain,
+ * else NULL. */
+const char *vm_dd_arch_name(const struct vm_dd_arch *a);
 
 /*
  * An ELF core in @buf (anything else: 0) whose program headers and

@@ -17,6 +17,7 @@ struct vm_dump {
 	const char *name;
 	kdump_ctx_t *k;
 	struct vm_info info;
+	struct vm_dd_arch dd;    /* a kdump-compressed file's notes */
 	struct kallsyms ks;
 	int have_ks;
 	struct u64map vsyms;     /* a vmlinux's: hash(name) -> value */

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "../../common/bytes.h"
-#include "../input.h"
+#include "../hash.h"
 #include "../text.h"
 #include "vmdump.h"
 #include "vminput.h"
@@ -353,7 +353,8 @@ static void vi_meta(struct vm_input *v, struct mdb_source_meta *m)
 }
 
 /* The kdump-compressed file a flattened one was reassembled into. */
-static int flat_check(const char *path, int fd, struct mdb_error *e)
+static int flat_check(const char *path, int fd, struct vm_dd_arch *arch,
+		      struct mdb_error *e)
 {
 	struct stat st;
 	void *p;
@@ -369,7 +370,7 @@ static int flat_check(const char *path, int fd, struct mdb_error *e)
 		return mdb_error_set(e, errno == ENOMEM ? MDB_E_NOMEM :
 				     MDB_E_IO, path, -1, -1, "%s",
 				     strerror(errno));
-	ret = vm_diskdump_check(path, p, (size_t)st.st_size, e);
+	ret = vm_diskdump_check(path, p, (size_t)st.st_size, arch, e);
 	munmap(p, (size_t)st.st_size);
 	return ret;
 }
@@ -382,7 +383,8 @@ static int vi_file(struct vm_input *v, const char *path, int fd,
 	int ret = vm_elf_check(path, v->map.data, v->map.len, e);
 
 	if (ret ||
-	    (ret = vm_diskdump_check(path, v->map.data, v->map.len, e)))
+	    (ret = vm_diskdump_check(path, v->map.data, v->map.len, &v->d.dd,
+				     e)))
 		return ret;
 	v->file_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (v->file_fd < 0)
@@ -394,7 +396,7 @@ static int vi_file(struct vm_input *v, const char *path, int fd,
 		if ((ret = vm_flat_reassemble(v->map.data, v->map.len, path,
 					      &v->fd, e)))
 			return ret;
-		return flat_check(path, v->fd, e);
+		return flat_check(path, v->fd, &v->d.dd, e);
 	}
 	v->fd = fcntl(v->file_fd, F_DUPFD_CLOEXEC, 0);
 	if (v->fd < 0)

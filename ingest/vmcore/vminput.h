@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The vmcore row of the format table (ingest/input.c). */
+/* The vmcore row of the format table (ingest/formats.c). */
 #ifndef MDB_VMINPUT_H
 #define MDB_VMINPUT_H
 
