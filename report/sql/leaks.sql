@@ -25,9 +25,9 @@
 --
 -- Parameters: :src_lo, :src_hi, :top, :at_seq, :at_ts (ns), :min_age (ns);
 -- @where, @sort.
--- At the end: the partial index alloc_live (rows live at the end only);
--- at a point: one scan of the source's alloc rows (a rowid range) into
--- temp.leaks_live, which the rows and the total then read.
+-- At the end or at a point: one scan of the source's alloc rows (its
+-- id range) into temp.leaks_live, which the rows and the total then
+-- read.
 
 CREATE TEMP TABLE leaks_live AS
 WITH src AS (

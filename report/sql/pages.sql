@@ -27,8 +27,8 @@
 -- KB is bytes / 1024, rounded down, of the sum (page size << order).
 -- Orders are of 4096-byte pages.  --by caller: per call site.
 --
--- Parameters: :src_lo, :src_hi.  Reads alloc (its page rows through the
--- partial index alloc_page, db/schema-9.sql) and bad_free.
+-- Parameters: :src_lo, :src_hi.  Reads alloc (the source's id range)
+-- and bad_free.
 
 WITH RECURSIVE ord(n) AS (
 	SELECT 0 UNION ALL SELECT n + 1 FROM ord WHERE n < 10

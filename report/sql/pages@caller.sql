@@ -26,12 +26,11 @@
 -- filters select the allocations counted.
 --
 -- Parameters: :src_lo, :src_hi, :top; @where, @sort.  Reads alloc
--- (its page rows through the partial index alloc_page, db/schema-9.sql),
--- stack_frame, symbol.
+-- (the source's id range), stack_frame, symbol.
 
--- The page rows summed per integer key first (read through the partial
--- index alloc_page): the joins and the named groups below, and the
--- total, then see a row per key, not per allocation.
+-- The page rows summed per integer key first: the joins and the named
+-- groups below, and the total, then see a row per key, not per
+-- allocation.
 DROP TABLE IF EXISTS temp.pc_key;
 CREATE TEMP TABLE pc_key AS
 SELECT a.source_id, a.stack_id, a.bytes_alloc, a.migratetype, a.gfp,
