@@ -161,6 +161,16 @@ static void refused(const char *db, const char *args, const char *what)
 	free(before);
 }
 
+/* The text of @sql in database @a and in @b: the same. */
+static void same_query(const char *a, const char *b, const char *sql)
+{
+	char *ta = db_text(a, sql), *tb = db_text(b, sql);
+
+	assert_string_equal(ta, tb);
+	free(ta);
+	free(tb);
+}
+
 /*
  * With $@env (the -dbg package's vmlinux of @arch, not in the
  * repository): the DWARF mode gives the rows of @db, made with BTF.
@@ -169,7 +179,7 @@ static void dwarf_same(const char *arch, const char *db, const char *dump,
 		       const char *env_name)
 {
 	const char *vmlinux = getenv(env_name);
-	char *opt, *dwarf, *a, *b;
+	char *opt, *dwarf, *a;
 
 	if (!vmlinux || !*vmlinux) {
 		print_message("%s: DWARF mode skipped: %s does not name the "
@@ -181,18 +191,10 @@ static void dwarf_same(const char *arch, const char *db, const char *dump,
 	a = db_text(dwarf, "SELECT format_version FROM source");
 	assert_string_equal(a, "DWARF\n");
 	free(a);
-	a = db_text(db, ROWS_SQL);
-	b = db_text(dwarf, ROWS_SQL);
-	assert_string_equal(a, b);
-	free(a);
-	free(b);
-	a = db_text(db, BUDDY_SQL);
-	b = db_text(dwarf, BUDDY_SQL);
-	assert_string_equal(a, b);
+	same_query(db, dwarf, ROWS_SQL);
+	same_query(db, dwarf, BUDDY_SQL);
 	print_message("%s: DWARF (%s) gives the rows of the BTF\n", arch,
 		      vmlinux);
-	free(a);
-	free(b);
 	free(dwarf);
 	free(opt);
 }
