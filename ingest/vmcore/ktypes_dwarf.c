@@ -28,10 +28,19 @@
 #define MAX_DEPTH 16
 #define MAX_PARTS 4
 
+#define SEEN_SLOTS 16384 /* a power of 2 */
+
 /* The index of some units, or of all of them once merged. */
 struct dwidx {
 	struct u64map types; /* hash(kind, name) -> DIE offset + 1 */
-	struct u64map enums; /* hash(enumerator) -> value */
+	struct u64map enums; /* hash('v', enumerator) -> value */
+	/* names already put, by the address of their string and kind: the
+	 * same name of a header is the same .debug_str string in every unit,
+	 * so most names are found here without hashing them */
+	struct seen {
+		const char *n;
+		char k;
+	} *seen;
 	int nomem;
 };
 
@@ -56,6 +65,32 @@ static uint64_t key(char kind, const char *name)
 	return XXH64(name, strlen(name), (uint64_t)(unsigned char)kind);
 }
 
+static size_t seen_slot(const char *n, char k)
+{
+	return (size_t)(u64map_mix((uintptr_t)n ^ (uint64_t)(unsigned char)k) &
+			(SEEN_SLOTS - 1));
+}
+
+/* 1 when name @n (that very string) of kind @k was put already. */
+static int seen(const struct dwidx *x, const char *n, char k)
+{
+	size_t i = seen_slot(n, k);
+
+	return x->seen[i].n == n && x->seen[i].k == k;
+}
+
+static void put(struct dwidx *x, struct u64map *m, const char *n, char k,
+		uint64_t v)
+{
+	size_t i = seen_slot(n, k);
+
+	/* u64map_put keeps the value already there: the first wins */
+	if (!u64map_put(m, key(k, n), v, NULL))
+		x->nomem = 1;
+	x->seen[i].n = n;
+	x->seen[i].k = k;
+}
+
 static void index_enum(struct dwidx *x, Dwarf_Die *e)
 {
 	Dwarf_Die c;
@@ -68,12 +103,11 @@ static void index_enum(struct dwidx *x, Dwarf_Die *e)
 		const char *n = dwarf_diename(&c);
 
 		if (dwarf_tag(&c) != DW_TAG_enumerator || !n ||
+		    seen(x, n, 'v') ||
 		    !dwarf_attr(&c, DW_AT_const_value, &a) ||
 		    dwarf_formsdata(&a, &v))
 			continue;
-		/* u64map_put keeps the value already there: the first wins */
-		if (!u64map_put(&x->enums, key('e', n), (uint64_t)v, NULL))
-			x->nomem = 1;
+		put(x, &x->enums, n, 'v', (uint64_t)v);
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
 
@@ -109,11 +143,10 @@ static void index_cu(struct dwidx *x, Dwarf_Die *cu)
 		if (tag == DW_TAG_enumeration_type)
 			index_enum(x, &c);
 		n = dwarf_diename(&c);
-		if (!n || dwarf_hasattr(&c, DW_AT_declaration))
+		if (!n || seen(x, n, k) ||
+		    dwarf_hasattr(&c, DW_AT_declaration))
 			continue;
-		if (!u64map_put(&x->types, key(k, n), dwarf_dieoffset(&c) + 1,
-				NULL))
-			x->nomem = 1;
+		put(x, &x->types, n, k, dwarf_dieoffset(&c) + 1);
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
 
@@ -154,8 +187,16 @@ static void merge_map(struct u64map *to, const struct u64map *from, int *nomem)
 			*nomem = 1;
 }
 
+/* Only the maps are kept once the index is made. */
+static void idx_done(struct dwidx *x)
+{
+	free(x->seen);
+	x->seen = NULL;
+}
+
 static void idx_release(struct dwidx *x)
 {
+	idx_done(x);
 	u64map_release(&x->types);
 	u64map_release(&x->enums);
 }
@@ -198,8 +239,14 @@ static int index_all(struct dw *d)
 	n = split(d->dw, parts, n);
 	for (int i = 0; i < n; i++) {
 		parts[i].fd = d->fd;
-		u64map_init(&parts[i].idx.types);
-		u64map_init(&parts[i].idx.enums);
+		parts[i].idx.seen = calloc(SEEN_SLOTS,
+					   sizeof(*parts[i].idx.seen));
+		nomem |= !parts[i].idx.seen;
+	}
+	if (nomem) {
+		for (int i = 0; i < n; i++)
+			idx_done(&parts[i].idx);
+		return -MDB_E_NOMEM;
 	}
 	for (int i = 1; i < n; i++)
 		parts[i].started = !pthread_create(&parts[i].th, NULL,
@@ -214,6 +261,7 @@ static int index_all(struct dw *d)
 			dwarf_end(parts[i].dw);
 	}
 	d->idx = parts[0].idx;
+	idx_done(&d->idx);
 	nomem = d->idx.nomem;
 	for (int i = 1; i < n; i++) {
 		nomem |= parts[i].idx.nomem;
@@ -395,7 +443,7 @@ static int dw_enumval(void *priv, const char *name, int64_t *v)
 	struct dw *d = priv;
 	uint64_t *p;
 
-	if (!(p = u64map_get(&d->idx.enums, key('e', name))))
+	if (!(p = u64map_get(&d->idx.enums, key('v', name))))
 		return -1;
 	*v = (int64_t)*p;
 	return 0;
