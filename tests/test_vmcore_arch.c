@@ -11,9 +11,10 @@
  * printed just before the dump (vmcore.proc, compared by
  * tests/vmcore_check.py as for x86-64: slabinfo, buddyinfo,
  * pagetypeinfo, zoneinfo, the event counters of vmstat), with the
- * dump's byte order and word size.  With $MEMDB_VMLINUX_I386 or
- * $MEMDB_VMLINUX_S390X (the -dbg package's vmlinux, not in the
- * repository) the DWARF mode must give the rows of the BTF file.  A
+ * dump's byte order and word size.  With $MEMDB_VMLINUX_ARM64,
+ * $MEMDB_VMLINUX_I386 or $MEMDB_VMLINUX_S390X (the -dbg package's
+ * vmlinux, not in the repository) the DWARF mode must give the rows of
+ * the BTF.  A
  * kallsyms of functions only, a BTF of another kernel and --btf without
  * symbols are refused, the database unchanged.  QEMU's kdump-zlib file
  * of each boot (its kernel text left out too) must give the same
@@ -164,8 +165,47 @@ static void refused(const char *db, const char *args, const char *what)
 	free(before);
 }
 
+/* The text of @sql in database @a and in @b: the same. */
+static void same_query(const char *a, const char *b, const char *sql)
+{
+	char *ta = db_text(a, sql), *tb = db_text(b, sql);
+
+	assert_string_equal(ta, tb);
+	free(ta);
+	free(tb);
+}
+
+/*
+ * With $@env (the -dbg package's vmlinux of @arch, not in the
+ * repository): the DWARF mode gives the rows of @db, made with BTF.
+ */
+static void dwarf_same(const char *arch, const char *db, const char *dump,
+		       const char *env_name)
+{
+	const char *vmlinux = getenv(env_name);
+	char *opt, *dwarf, *a;
+
+	if (!vmlinux || !*vmlinux) {
+		print_message("%s: DWARF mode skipped: %s does not name the "
+			      "-dbg package's vmlinux\n", arch, env_name);
+		return;
+	}
+	opt = strf("--vmlinux '%s'", vmlinux);
+	dwarf = ingest("dwarf.db", opt, dump);
+	a = db_text(dwarf, "SELECT format_version FROM source");
+	assert_string_equal(a, "DWARF\n");
+	free(a);
+	same_query(db, dwarf, ROWS_SQL);
+	same_query(db, dwarf, BUDDY_SQL);
+	print_message("%s: DWARF (%s) gives the rows of the BTF\n", arch,
+		      vmlinux);
+	free(dwarf);
+	free(opt);
+}
+
 /* arm64: the types from the BTF in the dump, the symbols from the
- * System.map (its /proc/kallsyms lists functions only). */
+ * System.map (its /proc/kallsyms lists functions only); with
+ * $MEMDB_VMLINUX_ARM64, the DWARF mode gives the same rows. */
 static void test_arm64(void **state)
 {
 	char *dump = unpacked("arm64", "vmcore-notext.elf");
@@ -180,6 +220,7 @@ static void test_arm64(void **state)
 	args = strf("--force --kallsyms '%s' '%s'", ks, dump);
 	refused(db, args, "names none of the kernel's variables");
 	free(args);
+	dwarf_same("arm64", db, dump, "MEMDB_VMLINUX_ARM64");
 	free(db);
 	free(opt);
 	free(ks);
@@ -219,9 +260,8 @@ static void btf_file(const char *arch, const char *other, const char *want,
 	char *map = unpacked(arch, "System.map");
 	char *btf = unpacked(arch, "vmlinux.btf");
 	char *obtf = unpacked(other, "vmlinux.btf");
-	const char *vmlinux = getenv(env_name);
 	char *opt = strf("--kallsyms '%s' --btf '%s'", map, btf), *args;
-	char *db = ingest("btf.db", opt, dump), *a, *b, *dwarf;
+	char *db = ingest("btf.db", opt, dump);
 
 	same_as_proc(arch, db, want);
 	same_build_id(arch, db);
@@ -235,31 +275,7 @@ static void btf_file(const char *arch, const char *other, const char *want,
 	args = strf("--force --btf '%s' --vmlinux /bin/sh '%s'", btf, dump);
 	refused(db, args, "--btf and --vmlinux both give");
 	free(args);
-	if (!vmlinux || !*vmlinux) {
-		print_message("%s: DWARF mode skipped: %s does not name the "
-			      "-dbg package's vmlinux\n", arch, env_name);
-		goto out;
-	}
-	free(opt);
-	opt = strf("--vmlinux '%s'", vmlinux);
-	dwarf = ingest("dwarf.db", opt, dump);
-	a = db_text(dwarf, "SELECT format_version FROM source");
-	assert_string_equal(a, "DWARF\n");
-	free(a);
-	a = db_text(db, ROWS_SQL);
-	b = db_text(dwarf, ROWS_SQL);
-	assert_string_equal(a, b);
-	free(a);
-	free(b);
-	a = db_text(db, BUDDY_SQL);
-	b = db_text(dwarf, BUDDY_SQL);
-	assert_string_equal(a, b);
-	print_message("%s: DWARF (%s) gives the rows of the BTF file\n", arch,
-		      vmlinux);
-	free(a);
-	free(b);
-	free(dwarf);
-out:
+	dwarf_same(arch, db, dump, env_name);
 	free(db);
 	free(opt);
 	free(obtf);

@@ -277,6 +277,7 @@ static void test_dwarf(void **state)
 {
 	const char *vmlinux = getenv("MEMDB_VMLINUX");
 	char *dump, *ks = kallsyms_of("nokaslr"), *a, *b, *dba, *dbb, *opt;
+	char *fv;
 	struct run r;
 
 	(void)state;
@@ -302,8 +303,9 @@ static void test_dwarf(void **state)
 	to_csv(dba, BUDDY_SQL, a);
 	to_csv(dbb, BUDDY_SQL, b);
 	same_file(a, b);
-	assert_string_equal(db_text(dbb, "SELECT format_version FROM source"),
-			    "DWARF\n");
+	fv = db_text(dbb, "SELECT format_version FROM source");
+	assert_string_equal(fv, "DWARF\n");
+	free(fv);
 	/* another build's ELF: refused */
 	run_memdb(&r, dbb, "ingest --force --vmlinux /bin/sh '%s'", dump);
 	assert_run_status(&r, 1);

@@ -6,12 +6,17 @@
  * typedefs (the first definition of a name wins, declarations skipped)
  * and every enumerator; lookups then follow the same rules as the BTF
  * backend (members through anonymous structs and unions, bitfields,
- * arrays), so the walks give identical rows from either.
+ * arrays), so the walks give identical rows from either.  The pass is
+ * split by bytes of .debug_info into one run of whole units per CPU (up
+ * to MAX_PARTS), each on its own thread with its own libdw handle; the
+ * parts' indexes are merged in unit order, so the first definition still
+ * wins.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,13 +26,38 @@
 #include "vmcore.h"
 
 #define MAX_DEPTH 16
+#define MAX_PARTS 4
+
+#define SEEN_SLOTS 16384 /* a power of 2 */
+
+/* The index of some units, or of all of them once merged. */
+struct dwidx {
+	struct u64map types; /* hash(kind, name) -> DIE offset + 1 */
+	struct u64map enums; /* hash('v', enumerator) -> value */
+	/* names already put, by the address of their string and kind: the
+	 * same name of a header is the same .debug_str string in every unit,
+	 * so most names are found here without hashing them */
+	struct seen {
+		const char *n;
+		char k;
+	} *seen;
+	int nomem;
+};
 
 struct dw {
 	int fd;
 	Dwarf *dw;
-	struct u64map types;  /* hash(kind, name) -> DIE offset + 1 */
-	struct u64map enums;  /* hash(enumerator) -> value */
-	struct u64map enum_set; /* hash(enumerator) -> 1: it is defined */
+	struct dwidx idx;
+};
+
+/* The units at offsets [lo, hi) of .debug_info, indexed by one thread. */
+struct part {
+	int fd;
+	Dwarf *dw; /* this part's own handle; NULL: index it with the main one */
+	Dwarf_Off lo, hi;
+	struct dwidx idx;
+	pthread_t th;
+	int started;
 };
 
 static uint64_t key(char kind, const char *name)
@@ -35,7 +65,33 @@ static uint64_t key(char kind, const char *name)
 	return XXH64(name, strlen(name), (uint64_t)(unsigned char)kind);
 }
 
-static void index_enum(struct dw *d, Dwarf_Die *e)
+static size_t seen_slot(const char *n, char k)
+{
+	return (size_t)(u64map_mix((uintptr_t)n ^ (uint64_t)(unsigned char)k) &
+			(SEEN_SLOTS - 1));
+}
+
+/* 1 when name @n (that very string) of kind @k was put already. */
+static int seen(const struct dwidx *x, const char *n, char k)
+{
+	size_t i = seen_slot(n, k);
+
+	return x->seen[i].n == n && x->seen[i].k == k;
+}
+
+static void put(struct dwidx *x, struct u64map *m, const char *n, char k,
+		uint64_t v)
+{
+	size_t i = seen_slot(n, k);
+
+	/* u64map_put keeps the value already there: the first wins */
+	if (!u64map_put(m, key(k, n), v, NULL))
+		x->nomem = 1;
+	x->seen[i].n = n;
+	x->seen[i].k = k;
+}
+
+static void index_enum(struct dwidx *x, Dwarf_Die *e)
 {
 	Dwarf_Die c;
 
@@ -47,13 +103,11 @@ static void index_enum(struct dw *d, Dwarf_Die *e)
 		const char *n = dwarf_diename(&c);
 
 		if (dwarf_tag(&c) != DW_TAG_enumerator || !n ||
+		    seen(x, n, 'v') ||
 		    !dwarf_attr(&c, DW_AT_const_value, &a) ||
 		    dwarf_formsdata(&a, &v))
 			continue;
-		if (!u64map_get(&d->enum_set, key('e', n))) {
-			u64map_put(&d->enum_set, key('e', n), 1, NULL);
-			u64map_put(&d->enums, key('e', n), (uint64_t)v, NULL);
-		}
+		put(x, &x->enums, n, 'v', (uint64_t)v);
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
 
@@ -73,7 +127,7 @@ static char kind_of(int tag)
 	return 0;
 }
 
-static void index_cu(struct dw *d, Dwarf_Die *cu)
+static void index_cu(struct dwidx *x, Dwarf_Die *cu)
 {
 	Dwarf_Die c;
 
@@ -87,13 +141,135 @@ static void index_cu(struct dw *d, Dwarf_Die *cu)
 		if (!k)
 			continue;
 		if (tag == DW_TAG_enumeration_type)
-			index_enum(d, &c);
+			index_enum(x, &c);
 		n = dwarf_diename(&c);
-		if (!n || dwarf_hasattr(&c, DW_AT_declaration) ||
-		    u64map_get(&d->types, key(k, n)))
+		if (!n || seen(x, n, k) ||
+		    dwarf_hasattr(&c, DW_AT_declaration))
 			continue;
-		u64map_put(&d->types, key(k, n), dwarf_dieoffset(&c) + 1, NULL);
+		put(x, &x->types, n, k, dwarf_dieoffset(&c) + 1);
 	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+/* Index the units of @p with handle @dw. */
+static void index_part(struct part *p, Dwarf *dw)
+{
+	Dwarf_Off off = p->lo, next;
+	size_t hsize;
+
+	while (off < p->hi && !p->idx.nomem &&
+	       dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(dw, off + hsize, &cu))
+			index_cu(&p->idx, &cu);
+		off = next;
+	}
+}
+
+static void *part_thread(void *arg)
+{
+	struct part *p = arg;
+
+	if ((p->dw = dwarf_begin(p->fd, DWARF_C_READ)))
+		index_part(p, p->dw);
+	return NULL;
+}
+
+/* Add @from's keys that @to lacks (@to's units come first). */
+static void merge_map(struct u64map *to, const struct u64map *from, int *nomem)
+{
+	if (from->has_zero && !u64map_put(to, 0, from->zero_val, NULL))
+		*nomem = 1;
+	for (size_t i = 0; from->slots && i <= from->mask; i++)
+		if (from->slots[i].key &&
+		    !u64map_put(to, from->slots[i].key, from->slots[i].val,
+				NULL))
+			*nomem = 1;
+}
+
+/* Only the maps are kept once the index is made. */
+static void idx_done(struct dwidx *x)
+{
+	free(x->seen);
+	x->seen = NULL;
+}
+
+static void idx_release(struct dwidx *x)
+{
+	idx_done(x);
+	u64map_release(&x->types);
+	u64map_release(&x->enums);
+}
+
+/*
+ * Split the units into @n runs of about equal bytes: part k starts at the
+ * first unit at or past k/n of .debug_info.
+ */
+static int split(Dwarf *dw, struct part *parts, int n)
+{
+	Dwarf_Off off = 0, next, end = 0;
+	size_t hsize;
+	int k = 1;
+
+	while (dwarf_nextcu(dw, end, &next, &hsize, NULL, NULL, NULL) == 0)
+		end = next;
+	for (int i = 0; i < n; i++)
+		parts[i].lo = 0, parts[i].hi = end;
+	while (k < n && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL,
+				     NULL) == 0) {
+		if (off && off >= end / (Dwarf_Off)n * (Dwarf_Off)k) {
+			parts[k - 1].hi = parts[k].lo = off;
+			k++;
+			continue;
+		}
+		off = next;
+	}
+	return k; /* fewer parts than asked when there are few units */
+}
+
+/* Index every unit of @d, in parallel parts; 0 or -MDB_E_NOMEM. */
+static int index_all(struct dw *d)
+{
+	struct part parts[MAX_PARTS];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int n = cpus < 1 ? 1 : cpus > MAX_PARTS ? MAX_PARTS : (int)cpus;
+	int nomem = 0;
+
+	memset(parts, 0, sizeof(parts));
+	n = split(d->dw, parts, n);
+	for (int i = 0; i < n; i++) {
+		parts[i].fd = d->fd;
+		parts[i].idx.seen = calloc(SEEN_SLOTS,
+					   sizeof(*parts[i].idx.seen));
+		nomem |= !parts[i].idx.seen;
+	}
+	if (nomem) {
+		for (int i = 0; i < n; i++)
+			idx_done(&parts[i].idx);
+		return -MDB_E_NOMEM;
+	}
+	for (int i = 1; i < n; i++)
+		parts[i].started = !pthread_create(&parts[i].th, NULL,
+						   part_thread, &parts[i]);
+	index_part(&parts[0], d->dw);
+	for (int i = 1; i < n; i++) {
+		if (parts[i].started)
+			pthread_join(parts[i].th, NULL);
+		if (!parts[i].dw) /* no thread or no handle: do it here */
+			index_part(&parts[i], d->dw);
+		else
+			dwarf_end(parts[i].dw);
+	}
+	d->idx = parts[0].idx;
+	idx_done(&d->idx);
+	nomem = d->idx.nomem;
+	for (int i = 1; i < n; i++) {
+		nomem |= parts[i].idx.nomem;
+		merge_map(&d->idx.types, &parts[i].idx.types, &nomem);
+		merge_map(&d->idx.enums, &parts[i].idx.enums, &nomem);
+		idx_release(&parts[i].idx);
+	}
+	return nomem ? -MDB_E_NOMEM : 0;
 }
 
 /* The DIE of "struct x", "union x", "enum x" or a typedef name. */
@@ -109,7 +285,7 @@ static int find(struct dw *d, const char *type, Dwarf_Die *out)
 		k = 'u', n = type + 6;
 	else if (!strncmp(type, "enum ", 5))
 		k = 'e', n = type + 5;
-	off = u64map_get(&d->types, key(k, n));
+	off = u64map_get(&d->idx.types, key(k, n));
 	if (!off || !dwarf_offdie(d->dw, *off - 1, out))
 		return -1;
 	return strcmp(dwarf_diename(out) ? dwarf_diename(out) : "", n) ? -1 :
@@ -267,9 +443,8 @@ static int dw_enumval(void *priv, const char *name, int64_t *v)
 	struct dw *d = priv;
 	uint64_t *p;
 
-	if (!u64map_get(&d->enum_set, key('e', name)))
+	if (!(p = u64map_get(&d->idx.enums, key('v', name))))
 		return -1;
-	p = u64map_get(&d->enums, key('e', name));
 	*v = (int64_t)*p;
 	return 0;
 }
@@ -284,24 +459,17 @@ static void dw_release(void *priv)
 		dwarf_end(d->dw);
 	if (d->fd >= 0)
 		close(d->fd);
-	u64map_release(&d->types);
-	u64map_release(&d->enums);
-	u64map_release(&d->enum_set);
+	idx_release(&d->idx);
 	free(d);
 }
 
 int vm_types_dwarf(struct vm_types *t, const char *path, struct mdb_error *e)
 {
 	struct dw *d = calloc(1, sizeof(*d));
-	Dwarf_Off off = 0, next;
-	size_t hsize;
 
 	memset(t, 0, sizeof(*t));
 	if (!d)
 		return mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
-	u64map_init(&d->types);
-	u64map_init(&d->enums);
-	u64map_init(&d->enum_set);
 	d->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (d->fd < 0 || !(d->dw = dwarf_begin(d->fd, DWARF_C_READ))) {
 		int err = errno, io = d->fd < 0;
@@ -313,12 +481,10 @@ int vm_types_dwarf(struct vm_types *t, const char *path, struct mdb_error *e)
 		dw_release(d);
 		return io ? -MDB_E_IO : -MDB_E_FORMAT;
 	}
-	while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu;
-
-		if (dwarf_offdie(d->dw, off + hsize, &cu))
-			index_cu(d, &cu);
-		off = next;
+	if (index_all(d)) {
+		dw_release(d);
+		return mdb_error_set(e, MDB_E_NOMEM, path, -1, -1,
+				     "indexing its DWARF");
 	}
 	t->priv = d;
 	t->what = "DWARF";
