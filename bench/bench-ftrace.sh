@@ -33,7 +33,7 @@ lines=$(wc -l < "$dir/trace")
 bytes=$(wc -c < "$dir/trace")
 
 "$stat" "$memdb" ingest -q -d "$dir/bench.db" "$dir" 2> "$dir/ingest.stat"
-allocs=$(sqlite3 "$dir/bench.db" "SELECT count(*) FROM alloc")
+allocs=$(sqlite3 -cmd ".load $build/memdb" "$dir/bench.db" "SELECT count(*) FROM alloc")
 t_ingest=$(secs "$dir/ingest.stat")
 rss=$(kib "$dir/ingest.stat")
 t_bare=$("$bare" "$dir/bare.db" "$allocs")

@@ -72,7 +72,7 @@ for i in $(seq 1 "$runs"); do
 	tp="$tp $(secs "$dir/perf.stat")"
 	tr="$tr $(ratio "$(secs "$dir/memdb.stat")" "$(secs "$dir/perf.stat")")"
 done
-allocs=$(sqlite3 "$dir/bench.db" "SELECT count(*) FROM alloc")
+allocs=$(sqlite3 -cmd ".load $build/memdb" "$dir/bench.db" "SELECT count(*) FROM alloc")
 tb=""
 for i in $(seq 1 "$runs"); do
 	sync

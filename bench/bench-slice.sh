@@ -29,9 +29,9 @@ if [ -z "${BENCH_SLICE_DB:-}" ]; then
 	"$memdb" ingest -q -d "$db" "$dir/trace"
 	rm -f "$dir/trace"
 fi
-allocs=$(sqlite3 "$db" "SELECT count(*) FROM alloc")
+allocs=$(sqlite3 -cmd ".load $build/memdb" "$db" "SELECT count(*) FROM alloc")
 site=$(sqlite3 "$db" "SELECT printf('0x%x', addr) FROM site LIMIT 1")
-pid=$(sqlite3 "$db" "SELECT pid FROM alloc WHERE id = 1000")
+pid=$(sqlite3 -cmd ".load $build/memdb" "$db" "SELECT pid FROM alloc WHERE id = 1000")
 echo "  database:       $allocs allocation rows"
 
 best() { # report args...: the best of three, seconds
@@ -59,11 +59,10 @@ for opt in "" "--time 5,5.1" "--time 5,6" "--time 3,8" "--time ," \
 	done
 done
 # The other reports with a window, and filters with a wide one; then
-# what no index table serves, read from the packed columns (schema 8,
-# a source of 128 MiB or more as this one: report/scan.c): allocs with
-# a filter, --by pid with a window, two filters at once.  leaks reads
-# the partial index alloc_live, pages its page rows through alloc_page
-# (schema 9).
+# what no index table serves, read from the blocks (schema 11, a source
+# of 128 MiB or more as this one: report/scan.c): allocs with a filter,
+# --by pid with a window, two filters at once.  leaks and pages read the
+# source's blocks through alloc.
 for r in "allocs --time 5,5.1" "allocs --time 5,6" "allocs --time 3,8" \
 	 "pingpong --time 3,8" \
 	 "pingpong --cache kmalloc-512 --time 3,8" \

@@ -49,7 +49,7 @@ for i in $(seq 1 "$runs"); do
 		2> "$dir/ingest.stat"
 	ti="$ti $(secs "$dir/ingest.stat")"
 	[ "$i" = 1 ] && rss1=$(kib "$dir/ingest.stat")
-	[ "$i" = 1 ] && allocs=$(sqlite3 "$dir/bench.db" "SELECT count(*) FROM alloc")
+	[ "$i" = 1 ] && allocs=$(sqlite3 -cmd ".load $build/memdb" "$dir/bench.db" "SELECT count(*) FROM alloc")
 	sync
 	tb="$tb $("$bare" "$dir/bare.db" "$allocs")"
 	rm -f "$dir/bare.db"
