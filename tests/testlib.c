@@ -18,6 +18,13 @@
 
 #include "testlib.h"
 
+int under_sanitizers(void)
+{
+	const char *s = getenv("MEMDB_SAN");
+
+	return s && *s && strcmp(s, "0") != 0;
+}
+
 const char *env(const char *name)
 {
 	const char *v = getenv(name);
