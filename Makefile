@@ -57,8 +57,14 @@ FLEET_QUERIES := $(sort $(wildcard report/sql/fleet/*.sql))
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
-# the longest program first, so the others fill the other CPUs meanwhile
-SLOW_TESTS := $(BUILD)/tests/test_slicing
+# the longest programs first, so that the short ones fill the CPUs at the
+# end (the order of their times in both passes, tools/runtests.sh's
+# summary)
+SLOW_TESTS := $(addprefix $(BUILD)/tests/,test_slicing test_arch \
+	test_html_page test_cli test_free_rule test_vmcore_edges \
+	test_clickhouse test_pictures test_perf_figures test_perfdata \
+	test_cli_ftrace test_tracedat test_merge test_symbolize test_reports \
+	test_concurrency test_nomem test_spool)
 TESTS    := $(SLOW_TESTS) $(filter-out $(SLOW_TESTS), \
 	    $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%))
 TOOLS    := $(BUILD)/ktgen $(BUILD)/mkfixtures $(BUILD)/mkmemstat \
@@ -72,7 +78,7 @@ MANPAGE := $(BUILD)/memdb.1
 COMPLETION := $(BUILD)/memdb.bash-completion
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 
-.PHONY: all check test demo bench install uninstall clean deps fixtures \
+.PHONY: all check test test-programs demo bench install uninstall clean deps fixtures \
 	print-libs \
 	arch-fixtures \
 	stress fuzz check-valgrind
@@ -227,7 +233,9 @@ deps:
 # binaries and data through the environment.
 # The counts go to $(BUILD)/test-summary; the last line is
 # "BUILD: N passed, N failed".
-test: all $(TESTS)
+test-programs: all $(TESTS)
+
+test: test-programs
 	@MEMDB=$(abspath $(MEMDB)) KTGEN=$(abspath $(BUILD)/ktgen) \
 	MKMEMSTAT=$(abspath $(BUILD)/mkmemstat) \
 	MEMDB_MAN=$(abspath $(MANPAGE)) \
@@ -240,10 +248,18 @@ test: all $(TESTS)
 # Both passes run whatever the first gives, each built JOBS at a time
 # (default: the number of CPUs; the tests run as many at a time, see
 # tools/runtests.sh); the last line is the whole run's "N passed, N
-# failed".
+# failed".  The sanitizer build is made while the plain tests run, at a
+# lower priority (nice), so that it takes the CPU time they leave (their
+# waits, the last program's tail); its output is printed after them.
 check: deps
-	@rm -f $(BUILD)/test-summary build-san/test-summary; st=0; \
-	$(MAKE) -j$(JOBS) test || st=1; \
+	@rm -f $(BUILD)/test-summary build-san/test-summary \
+		build-san/build.log; mkdir -p build-san; st=0; \
+	$(MAKE) -j$(JOBS) test-programs || st=1; \
+	{ nice $(MAKE) -j$(JOBS) BUILD=build-san SAN=1 test-programs \
+		> build-san/build.log 2>&1; echo $$? > build-san/build.rc; } & \
+	$(MAKE) test || st=1; \
+	wait; cat build-san/build.log; \
+	[ "$$(cat build-san/build.rc)" = 0 ] || st=1; \
 	$(MAKE) -j$(JOBS) BUILD=build-san SAN=1 test || st=1; \
 	sh tools/runtests.sh --total $(BUILD)/test-summary \
 		build-san/test-summary || st=1; \

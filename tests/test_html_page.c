@@ -342,6 +342,17 @@ static void test_chromium(void **state)
 		    check, dir);
 	/* the SVG alone: the script's DOM */
 	for (size_t i = 0; i < sizeof(search) / sizeof(search[0]); i++) {
+		/* Chromium and the checks are not instrumented: under the
+		 * sanitizers one search shows the script runs on the SVG
+		 * the sanitized memdb wrote (test_flame_svg checks its
+		 * content); the other runs are the plain build's */
+		if (i && under_sanitizers()) {
+			print_message("built with sanitizers: one Chromium "
+				      "run, the other 11 in the plain "
+				      "build's tests\n");
+			free(id);
+			return;
+		}
 		url = strf("stacks.svg?s=%s", search[i][0]);
 		dump_dom(url, "dom.xml");
 		sh_ok("python3 '%s' match '%s/dom.xml' '%s/stacks.folded' '%s'",

@@ -82,8 +82,7 @@ static int ingest_or_refuse(const char *file, const char *args,
  * sanitizers: each run costs more there). */
 static void test_cuts(void **state)
 {
-	const char *san = getenv("MEMDB_SAN");
-	size_t step = san && *san && strcmp(san, "0") ? 512 : 128, n = 0;
+	size_t step = under_sanitizers() ? 512 : 128, n = 0;
 	char *cut = path_in(tmp, "cut.kdump");
 
 	(void)state;

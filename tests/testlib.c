@@ -36,6 +36,13 @@ __attribute__((constructor)) static void register_alloc_module(void)
 	sqlite3_auto_extension((void (*)(void))alloc_module);
 }
 
+int under_sanitizers(void)
+{
+	const char *s = getenv("MEMDB_SAN");
+
+	return s && *s && strcmp(s, "0") != 0;
+}
+
 const char *env(const char *name)
 {
 	const char *v = getenv(name);

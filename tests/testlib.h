@@ -77,6 +77,11 @@ char *fresh_db(const char *dir, const char *name);
 /* "@dir/@name", malloc'ed. */
 char *path_in(const char *dir, const char *name);
 
+/* 1 in the sanitizer build's run (MEMDB_SAN set, not empty or "0"),
+ * where a test may run a documented part of a sweep the plain build's
+ * run makes whole (each run costs several times more there). */
+int under_sanitizers(void);
+
 /* An environment variable, failing the test when it is not set. */
 const char *env(const char *name);
 

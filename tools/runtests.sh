@@ -6,9 +6,11 @@
 # such a line (a crash, a failed group setup) counts as one failed test.
 #
 #   sh tools/runtests.sh SUMMARY_FILE LABEL TEST...
-#       runs the tests, MEMDB_TEST_JOBS at a time, prints "LABEL: N
-#       passed, N failed", writes "N N" to SUMMARY_FILE; exit status 1
-#       when any failed
+#       runs the tests, MEMDB_TEST_JOBS at a time, prints each program's
+#       wall and CPU seconds after its output, the slowest programs, then
+#       "LABEL: N passed, N failed"; writes "N N" to SUMMARY_FILE's first
+#       line and "WALL CPU PROGRAM" per program (seconds) to the lines
+#       after it; exit status 1 when any failed
 #   sh tools/runtests.sh --total SUMMARY_FILE...
 #       prints the sum as "N passed, N failed" (a missing file: the pass
 #       did not run, one failure); exit status 1 when any failed
@@ -41,13 +43,17 @@ jobs=${MEMDB_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 logs=$(mktemp -d "${TMPDIR:-/tmp}/memdb-tests.XXXXXX") || exit 1
 trap 'rm -rf "$logs"' EXIT
 # Each program's path goes through a file, so that xargs splits nothing.
+# Its wall time is taken around it (nanoseconds from date), its CPU time
+# is what the shell's times builtin reports for its children.
 i=0
 for t in "$@"; do
 	i=$((i + 1))
 	printf '%s' "$t" > "$logs/$i.path"
 	echo "$i"
 done | xargs -P "$jobs" -I{} sh -c \
-	't=$(cat "$0/$1.path"); "$t" > "$0/$1.log" 2>&1; echo $? > "$0/$1.rc"' \
+	't=$(cat "$0/$1.path"); s=$(date +%s%N); "$t" > "$0/$1.log" 2>&1;
+	echo $? > "$0/$1.rc"; e=$(date +%s%N); times > "$0/$1.cpu";
+	echo "$s $e $(tail -n 1 "$0/$1.cpu")" > "$0/$1.time"' \
 	"$logs" {}
 pass=0
 fail=0
@@ -70,8 +76,26 @@ for t in "$@"; do
 	fi
 	pass=$((pass + p))
 	fail=$((fail + n))
+	# "START END 0mUs 0mSs" -> "WALL CPU PROGRAM", seconds
+	tm=$(awk -v t="$t" '{ u = $3; s = $4; sub(/m/, " ", u); sub(/m/, " ", s);
+		split(u, a, " "); split(s, b, " ");
+		printf "%.1f %.1f %s\n", ($2 - $1) / 1e9,
+			a[1] * 60 + a[2] + b[1] * 60 + b[2], t }' \
+		"$logs/$i.time" 2>/dev/null)
+	if [ -n "$tm" ]; then
+		echo "$tm" >> "$logs/times"
+		w=${tm%% *}
+		c=${tm#* }
+		echo "== $t: $w s, CPU ${c%% *} s"
+	fi
 done
-echo "$pass $fail" > "$summary"
+touch "$logs/times"
+{ echo "$pass $fail"; cat "$logs/times"; } > "$summary"
+sort -rn "$logs/times" | awk -v l="$label" '
+	{ w += $1; c += $2; p = $0; sub(/^[^ ]* [^ ]* /, "", p)
+	  if (NR <= 10) top = top sprintf("  %6.1f s  CPU %6.1f s  %s\n", $1, $2, p) }
+	END { printf "%s: the programs took %.0f s wall, %.0f s CPU in all; the slowest:\n%s",
+		l, w, c, top }'
 echo "$label: $pass passed, $fail failed"
 [ "$fail" = 0 ]
 exit
