@@ -1,0 +1,102 @@
+-- SPDX-License-Identifier: MIT
+-- The parts the fleet forms share, each defined once as a fragment
+-- "@NAME(a, b) = TEXT;" that a form calls as @NAME(x, y): report/fleet.c
+-- puts TEXT there, each $a replaced by the text given for it.  A form
+-- passes the report's parameters (:label, :from_time, ...) to the
+-- fragments that read them, so that its own text names every parameter
+-- it reads (which decides the options a report takes).  Not a report.
+
+-- The sources of the fleet a report may read: each exported content
+-- hash once, as its smallest sid (two exports racing may both send a
+-- source), of a label matching --label GLOB (:label_re: the GLOB as a
+-- regular expression), taken within --from and --to (Unix seconds, NULL
+-- for no bound; a source taken at an unknown time only without --to).
+-- Columns: h (the content hash), s_sid, s_label, s_format, s_kinds (2
+-- it has tags, 4 zones, 1 neither: a trace), s_taken (Unix seconds, -1
+-- unknown).
+@sources(label, label_re, from_time, to_time) =
+(SELECT * FROM (
+	SELECT hash AS h, min(sid) AS s_sid, argMin(label, sid) AS s_label,
+	       argMin(format, sid) AS s_format, argMin(kinds, sid) AS s_kinds,
+	       argMin(taken_unix, sid) AS s_taken
+	FROM memdb_source GROUP BY hash)
+ WHERE s_label != '' AND (isNull($label) OR match(s_label, $label_re))
+   AND s_taken >= ifNull($from_time, -1)
+   AND s_taken <= ifNull($to_time, 9223372036854775807)
+   AND (s_taken >= 0 OR isNull($to_time)));
+
+-- The fleet, as the SQLite forms pick it (temp.rsrc there): of each
+-- label, its latest source of @sources with any of the kinds KINDS, by
+-- taken_at, ties by the larger content hash.  Columns: l_sid, l_label,
+-- l_taken.
+@latest(kinds, label, label_re, from_time, to_time) =
+(SELECT argMax(s_sid, (s_taken, h)) AS l_sid, s_label AS l_label,
+        max(s_taken) AS l_taken
+ FROM @sources($label, $label_re, $from_time, $to_time)
+ WHERE bitAnd(s_kinds, $kinds) != 0
+ GROUP BY s_label);
+
+-- The two ends growth compares: of each series (label and format) of
+-- @sources with tags or zones, its first and its last source (by
+-- taken_at, ties by the larger content hash); a series of one source
+-- left out.  Columns: f_sid, t_sid, f_kinds, t_kinds, f_taken, t_taken,
+-- s_label.
+@ends(label, label_re, from_time, to_time) =
+(SELECT argMin(s_sid, (s_taken, h)) AS f_sid,
+        argMax(s_sid, (s_taken, h)) AS t_sid,
+        argMin(s_kinds, (s_taken, h)) AS f_kinds,
+        argMax(s_kinds, (s_taken, h)) AS t_kinds,
+        min(s_taken) AS f_taken, max(s_taken) AS t_taken, s_label
+ FROM @sources($label, $label_re, $from_time, $to_time)
+ WHERE bitAnd(s_kinds, 6) != 0
+ GROUP BY s_label, s_format
+ HAVING count() > 1);
+
+-- Every exported source's label and taken_unix by its sid (each content
+-- hash once), to be joined USING sid.  Columns: sid, label, l_taken.
+@labels() =
+(SELECT l_sid AS sid, l_label AS label, l_taken
+ FROM (SELECT min(sid) AS l_sid, argMin(label, sid) AS l_label,
+              argMin(taken_unix, sid) AS l_taken
+       FROM memdb_source GROUP BY hash));
+
+-- A tag's names by its key (memdb_tag.tag_key), to be joined USING key:
+-- the reports add a tag's figures up by its key, a number, and name it
+-- after (ClickHouse groups numbers far faster than strings).  Columns:
+-- key, n_file, n_lineno, n_function, n_module.
+@names() =
+(SELECT tag_key AS key, any(file) AS n_file, any(lineno) AS n_lineno,
+        any(function) AS n_function, any(module) AS n_module
+ FROM memdb_tagname GROUP BY tag_key);
+
+-- Unix seconds T as ISO 8601 UTC ("2026-01-01T00:00:00Z"), or NONE when
+-- T is negative (unknown).
+@iso(t, none) =
+if($t >= 0,
+   concat(replaceOne(toString(toDateTime(greatest($t, 0), 'UTC')), ' ', 'T'),
+          'Z'),
+   $none);
+
+-- The traces' call-site or cache figures, added up: hits, bytes_req,
+-- bytes_alloc, avg_alloc, waste, frag_pct, freed, pingpong, live,
+-- live_bytes (of @trace_rows' columns).
+@figures() =
+sum(f_hits) AS hits, sum(f_req) AS bytes_req, sum(f_alloc) AS bytes_alloc,
+if(hits = 0, 0, intDiv(bytes_alloc, hits)) AS avg_alloc,
+bytes_alloc - bytes_req AS waste,
+if(bytes_alloc = 0, 0.0, 100.0 - 100.0 * bytes_req / bytes_alloc)
+    AS frag_pct,
+sum(f_freed) AS freed, sum(f_pp) AS pingpong, sum(f_live) AS live,
+sum(f_live_bytes) AS live_bytes;
+
+-- The rows of TABLE (memdb_site: per call site, or memdb_cache: per
+-- cache) of each label's latest trace, kmalloc and kmem_cache types
+-- (not pages), their figures as @figures adds them up: the columns
+-- after the SELECT's own, and its FROM and WHERE.
+@trace_rows(table, label, label_re, from_time, to_time) =
+hits AS f_hits, bytes_req AS f_req, bytes_alloc AS f_alloc,
+freed AS f_freed, pingpong AS f_pp, live AS f_live,
+live_bytes AS f_live_bytes
+FROM $table
+WHERE type < 2 AND sid IN (SELECT l_sid FROM @latest(1, $label, $label_re,
+                                                     $from_time, $to_time));
