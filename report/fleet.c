@@ -574,6 +574,37 @@ bad:
 	return -MDB_E_CORRUPT;
 }
 
+/*
+ * The answer @body of a statement WITH TOTALS: its rows into t0, its
+ * totals row (after the rows and a blank line) into t1, under the same
+ * header.
+ */
+static int load_totals(sqlite3 *mem, char *body, struct mdb_error *e)
+{
+	char *blank = strstr(body, "\n\n"), *head_end, *t = NULL;
+	int ret;
+
+	head_end = strchr(body, '\n');
+	head_end = head_end ? strchr(head_end + 1, '\n') : NULL;
+	/* no rows: the header, then the blank line */
+	if (!blank && head_end && head_end[1] == '\n')
+		blank = head_end;
+	if (!blank || !head_end || head_end > blank) {
+		mdb_error_set(e, MDB_E_CORRUPT, NULL, -1, -1, NULL);
+		mdb_error_msg(e, "ClickHouse's answer has no totals row");
+		return -MDB_E_CORRUPT;
+	}
+	if (asprintf(&t, "%.*s%s", (int)(head_end + 1 - body), body,
+		     blank + 2) < 0)
+		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	blank[1] = '\0';
+	ret = load(mem, "t0", body, e);
+	if (ret == 0)
+		ret = load(mem, "t1", t, e);
+	free(t);
+	return ret;
+}
+
 int mdb_report_run_fleet(struct mdb_ch *ch, const struct mdb_report *r,
 			 mdb_report_emit_fn emit, void *ctx,
 			 struct mdb_fleet_scope *scope, struct mdb_error *e)
@@ -584,9 +615,17 @@ int mdb_report_run_fleet(struct mdb_ch *ch, const struct mdb_report *r,
 	char *whole;
 	size_t n;
 	int k = 0, ret = 0;
-	/* "-- total: none": the rows, then the scope (no total row) */
+	/*
+	 * "-- total: none": the rows, then the scope (no total row);
+	 * "-- total: totals": the same, the rows' statement ending in
+	 * GROUP BY ... WITH TOTALS, whose totals row (after a blank line)
+	 * is the total: one pass over the rows, not a second statement.
+	 * Either way the rows go to t0, the total to t1, the scope to t2.
+	 */
 	const char *tn = mdb_query_annot(r->q, "total", &n);
-	int stmts = tn && n == 4 && !strncmp(tn, "none", 4) ? 2 : 3;
+	int none = tn && n == 4 && !strncmp(tn, "none", 4);
+	int totals = tn && n == 6 && !strncmp(tn, "totals", 6);
+	int stmts = none || totals ? 2 : 3;
 
 	memset(scope, 0, sizeof(*scope));
 	/* _shared.sql holds fragments, not a report */
@@ -616,21 +655,23 @@ int mdb_report_run_fleet(struct mdb_ch *ch, const struct mdb_report *r,
 		}
 		ret = mdb_ch_query(ch, sql, &body, NULL, e);
 		free(sql);
-		snprintf(name, sizeof(name), "t%d", k++);
-		if (ret == 0)
+		snprintf(name, sizeof(name), "t%d", k && stmts == 2 ? 2 : k);
+		if (ret == 0 && totals && k == 0)
+			ret = load_totals(mem, body, e);
+		else if (ret == 0)
 			ret = load(mem, name, body, e);
+		k++;
 		free(body);
 	}
 	if (ret == 0 && k < stmts) {
 		mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1, "report=%s",
 			      r->q->name);
 		mdb_error_msg(e, "a fleet form has three statements: rows, "
-			      "total (unless '-- total: none'), scope");
+			      "total (unless '-- total: none' or "
+			      "'totals'), scope");
 		ret = -MDB_E_INVAL;
 	}
-	if (ret == 0 && sqlite3_prepare_v2(mem, stmts == 3 ?
-					   "SELECT * FROM t2" :
-					   "SELECT * FROM t1", -1, &sc,
+	if (ret == 0 && sqlite3_prepare_v2(mem, "SELECT * FROM t2", -1, &sc,
 					   NULL) == SQLITE_OK &&
 	    sqlite3_step(sc) == SQLITE_ROW && sqlite3_column_count(sc) >= 4) {
 		scope->labels = sqlite3_column_int64(sc, 0);
@@ -652,8 +693,8 @@ int mdb_report_run_fleet(struct mdb_ch *ch, const struct mdb_report *r,
 	if (ret == 0 &&
 	    (sqlite3_prepare_v2(mem, "SELECT * FROM t0 ORDER BY rowid", -1,
 				&rows, NULL) ||
-	     (stmts == 3 && sqlite3_prepare_v2(mem, "SELECT * FROM t1", -1,
-					       &total, NULL))))
+	     (!none && sqlite3_prepare_v2(mem, "SELECT * FROM t1", -1,
+					  &total, NULL))))
 		ret = mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
 	if (ret == 0)
 		ret = emit(ctx, rows, total, e);
