@@ -69,6 +69,23 @@
         any(function) AS n_function, any(module) AS n_module
  FROM memdb_tagname GROUP BY tag_key);
 
+-- Of an item's values over the hosts (VALS, of the hosts SIDS), its
+-- 99th percentile and median as the SQLite forms compute them (sorted,
+-- interpolated between neighbours), and the hosts above the 99th
+-- percentile: the columns hosts, fleet_p99, fleet_median, o_sids and
+-- o_vals (those hosts and their values) of an aggregate SELECT.
+@above_p99(sids, vals) =
+$vals AS a_vals, arraySort(a_vals) AS s, length(s) AS hosts,
+0.99 * (hosts - 1) AS i99, toUInt64(i99) AS l99,
+s[l99 + 1] + (i99 - l99) *
+    (if(l99 + 1 < hosts, s[l99 + 2], s[l99 + 1]) - s[l99 + 1]) AS fleet_p99,
+0.5 * (hosts - 1) AS i50, toUInt64(i50) AS l50,
+s[l50 + 1] + (i50 - l50) *
+    (if(l50 + 1 < hosts, s[l50 + 2], s[l50 + 1]) - s[l50 + 1])
+    AS fleet_median,
+arrayFilter((k, v) -> v > fleet_p99, $sids, a_vals) AS o_sids,
+arrayFilter(v -> v > fleet_p99, a_vals) AS o_vals;
+
 -- Unix seconds T as ISO 8601 UTC ("2026-01-01T00:00:00Z"), or NONE when
 -- T is negative (unknown).
 @iso(t, none) =
