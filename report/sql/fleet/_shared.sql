@@ -36,6 +36,21 @@
  WHERE bitAnd(s_kinds, $kinds) != 0
  GROUP BY s_label);
 
+-- The scope statement of a report on @latest(KINDS, ...): its labels,
+-- sources, and the first and the last taken_at, which its title gives.
+@scope(kinds, label, label_re, from_time, to_time) =
+SELECT uniqExact(l_label) AS labels, count() AS sources,
+       @iso(min(l_taken), '') AS first, @iso(max(l_taken), '') AS last
+FROM @latest($kinds, $label, $label_re, $from_time, $to_time);
+
+-- The total's unused % of zones: of those that give one (z_unused),
+-- free over used and free.
+@unused_total() =
+if(count(z_unused) = 0, NULL,
+   if(sumIf(z_used + z_free, isNotNull(z_unused)) > 0,
+      100.0 * sumIf(z_free, isNotNull(z_unused)) /
+          sumIf(z_used + z_free, isNotNull(z_unused)), 0.0));
+
 -- The two ends growth compares: of each series (label and format) of
 -- @sources with tags or zones, its first and its last source (by
 -- taken_at, ties by the larger content hash); a series of one source
@@ -86,6 +101,16 @@ s[l50 + 1] + (i50 - l50) *
 arrayFilter((k, v) -> v > fleet_p99, $sids, a_vals) AS o_sids,
 arrayFilter(v -> v > fleet_p99, a_vals) AS o_vals;
 
+-- An allocinfo report's figures added up, of the columns a_bytes,
+-- a_calls, a_lines (tag lines), a_inacc, a_apx, a_under: bytes, calls,
+-- tags, flags.
+@tag_sums() =
+sum(a_bytes) AS bytes, sum(a_calls) AS calls, sum(a_lines) AS tags,
+nullIf(substring(concat(if(max(a_inacc) != 0, ',inaccurate', ''),
+                        if(max(a_apx) != 0, ',approx', ''),
+                        if(max(a_under) != 0, ',underflow', '')), 2), '')
+    AS flags;
+
 -- Unix seconds T as ISO 8601 UTC ("2026-01-01T00:00:00Z"), or NONE when
 -- T is negative (unknown).
 @iso(t, none) =
@@ -105,6 +130,20 @@ if(bytes_alloc = 0, 0.0, 100.0 - 100.0 * bytes_req / bytes_alloc)
     AS frag_pct,
 sum(f_freed) AS freed, sum(f_pp) AS pingpong, sum(f_live) AS live,
 sum(f_live_bytes) AS live_bytes;
+
+-- The traces' figures per NAME (cache, label, type): KEY its value of a
+-- row of TABLE, ORD what orders its values (ord) where the report's sort
+-- keys tie; the SELECT before its ORDER BY.
+@trace_by(name, key, ord, table, label, label_re, from_time, to_time) =
+SELECT $name, hits, bytes_req, bytes_alloc, avg_alloc, waste, frag_pct,
+       freed, pingpong, live, live_bytes
+FROM (
+	SELECT k AS $name, min(k_ord) AS ord, @figures()
+	FROM (
+		SELECT $key AS k, $ord AS k_ord,
+		       @trace_rows($table, $label, $label_re, $from_time,
+		                   $to_time))
+	GROUP BY k);
 
 -- The rows of TABLE (memdb_site: per call site, or memdb_cache: per
 -- cache) of each label's latest trace, kmalloc and kmem_cache types

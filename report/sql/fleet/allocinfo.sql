@@ -26,11 +26,7 @@
 -- sources, the first and the last taken_at) that the title gives.
 
 SELECT k_tag AS tag, k_function AS function, k_module AS module,
-       sum(a_bytes) AS bytes, sum(a_calls) AS calls, sum(a_lines) AS tags,
-       nullIf(substring(concat(if(max(a_inacc) != 0, ',inaccurate', ''),
-                               if(max(a_apx) != 0, ',approx', ''),
-                               if(max(a_under) != 0, ',underflow', '')),
-                        2), '') AS flags
+       @tag_sums()
 FROM (
 	-- renamed: an alias would stand for the column of its name
 	SELECT multiIf(:by = 'tag', concat(n_file, ':', toString(n_lineno)),
@@ -62,6 +58,4 @@ FROM (
 	WHERE sid IN (SELECT l_sid FROM @latest(2, :label, :label_re,
 	                                        :from_time, :to_time)));
 
-SELECT uniqExact(l_label) AS labels, count() AS sources,
-       @iso(min(l_taken), '') AS first, @iso(max(l_taken), '') AS last
-FROM @latest(2, :label, :label_re, :from_time, :to_time);
+@scope(2, :label, :label_re, :from_time, :to_time);

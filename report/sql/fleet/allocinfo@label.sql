@@ -20,15 +20,8 @@
 -- sources, the first and the last taken_at) that the title gives.
 
 SELECT label, uniqExact(sid) AS sources,
-       if(max(l_taken) >= 0,
-           concat(replaceOne(toString(
-               toDateTime(greatest(max(l_taken), 0), 'UTC')), ' ', 'T'), 'Z'),
-          NULL) AS taken_at,
-       sum(a_bytes) AS bytes, sum(a_calls) AS calls, sum(a_lines) AS tags,
-       nullIf(substring(concat(if(max(a_inacc) != 0, ',inaccurate', ''),
-                               if(max(a_apx) != 0, ',approx', ''),
-                               if(max(a_under) != 0, ',underflow', '')),
-                        2), '') AS flags
+       @iso(max(l_taken), NULL) AS taken_at,
+       @tag_sums()
 FROM (
 	SELECT sid, sum(bytes) AS a_bytes, sum(calls) AS a_calls,
 	       count() AS a_lines, max(accurate = 0) AS a_inacc,
@@ -51,6 +44,4 @@ FROM (
 	WHERE sid IN (SELECT l_sid FROM @latest(2, :label, :label_re,
 		    :from_time, :to_time)));
 
-SELECT uniqExact(l_label) AS labels, count() AS sources,
-       @iso(min(l_taken), '') AS first, @iso(max(l_taken), '') AS last
-FROM @latest(2, :label, :label_re, :from_time, :to_time);
+@scope(2, :label, :label_re, :from_time, :to_time);

@@ -45,6 +45,4 @@ SELECT 'total' AS call_site, NULL AS symbol,
 FROM (
 	SELECT @trace_rows(memdb_site, :label, :label_re, :from_time, :to_time));
 
-SELECT uniqExact(l_label) AS labels, count() AS sources,
-       @iso(min(l_taken), '') AS first, @iso(max(l_taken), '') AS last
-FROM @latest(1, :label, :label_re, :from_time, :to_time);
+@scope(1, :label, :label_re, :from_time, :to_time);

@@ -19,15 +19,8 @@
 -- for no bound).  Statements: the rows, the total, the scope (labels,
 -- sources, the first and the last taken_at) that the title gives.
 
-SELECT cache, hits, bytes_req, bytes_alloc, avg_alloc, waste, frag_pct,
-       freed, pingpong, live, live_bytes
-FROM (
-	SELECT k AS cache, min(k_ord) AS ord,
-	       @figures()
-	FROM (
-		SELECT cache AS k, 0 AS k_ord,
-		       @trace_rows(memdb_cache, :label, :label_re, :from_time, :to_time))
-	GROUP BY k)
+@trace_by(cache, cache, 0, memdb_cache, :label, :label_re, :from_time,
+          :to_time)
 ORDER BY @sort, cache
 LIMIT :top;
 
@@ -36,6 +29,4 @@ SELECT 'total' AS cache,
 FROM (
 	SELECT @trace_rows(memdb_cache, :label, :label_re, :from_time, :to_time));
 
-SELECT uniqExact(l_label) AS labels, count() AS sources,
-       @iso(min(l_taken), '') AS first, @iso(max(l_taken), '') AS last
-FROM @latest(1, :label, :label_re, :from_time, :to_time);
+@scope(1, :label, :label_re, :from_time, :to_time);

@@ -55,10 +55,7 @@ SELECT 'total' AS label, NULL AS allocator, uniqExact(k_sid) AS sources,
        NULL AS taken_at, count() AS zones, sum(z_used) AS used,
        sum(z_free) AS free, sum(z_req) AS requests, sum(z_fails) AS fails,
        sum(z_bytes) AS bytes,
-       if(count(z_unused) = 0, NULL,
-          if(sumIf(z_used + z_free, isNotNull(z_unused)) > 0,
-             100.0 * sumIf(z_free, isNotNull(z_unused)) /
-                 sumIf(z_used + z_free, isNotNull(z_unused)), 0.0))
+       @unused_total()
            AS unused_pct
 FROM (
 	SELECT sid AS k_sid, used AS z_used, free AS z_free,
@@ -68,6 +65,4 @@ FROM (
 	WHERE sid IN (SELECT l_sid FROM @latest(4, :label, :label_re,
 		    :from_time, :to_time)));
 
-SELECT uniqExact(l_label) AS labels, count() AS sources,
-       @iso(min(l_taken), '') AS first, @iso(max(l_taken), '') AS last
-FROM @latest(4, :label, :label_re, :from_time, :to_time);
+@scope(4, :label, :label_re, :from_time, :to_time);
