@@ -454,6 +454,8 @@ struct export {
 	int64_t pending;        /* sources whose row waits in buf[0] */
 	size_t batch;
 	struct u64map names;    /* tag keys memdb_tagname holds or gets */
+	uint64_t *last;         /* the tag keys of the last source's rows */
+	size_t nlast, cap_last;
 	int name_col[4];        /* in memdb_tag's SELECT: file, lineno,
 				 * function, module */
 	/*
@@ -635,11 +637,29 @@ static int flush(struct export *x)
 
 /* The names of the tag of row @st, key @key, into memdb_tagname's
  * buffer, when the key is new. */
-static int add_name(struct export *x, sqlite3_stmt *st, uint64_t key)
+static int add_name(struct export *x, sqlite3_stmt *st, uint64_t key,
+		    size_t row)
 {
 	struct buf *b = &x->buf[TAGNAME];
 	int added = 0;
 
+	/* row @row of the last source had this key: known (a host's
+	 * snapshots list their tags in one order, so most rows stop here,
+	 * before a lookup in the map) */
+	if (row < x->nlast && x->last[row] == key)
+		return 0;
+	if (row >= x->cap_last) {
+		size_t c = x->cap_last ? 2 * x->cap_last : 4096;
+		uint64_t *l = realloc(x->last, c * sizeof(*l));
+
+		if (!l)
+			return nomem(x);
+		x->last = l;
+		x->cap_last = c;
+	}
+	x->last[row] = key;
+	if (row >= x->nlast)
+		x->nlast = row + 1;
 	if (!u64map_put(&x->names, key, 1, &added))
 		return nomem(x);
 	if (!added)
@@ -662,6 +682,7 @@ static int add_rows(struct export *x, size_t i, int64_t id,
 	sqlite3_stmt *st = x->sel[i];
 	struct buf *b = &x->buf[i];
 	const unsigned char *kind = x->kind[i];
+	size_t row = 0;
 	int rc, ret = 0;
 
 	sqlite3_bind_int64(st, 1, id);
@@ -678,7 +699,8 @@ static int add_rows(struct export *x, size_t i, int64_t id,
 			}
 		b->rows++;
 		if (ret == 0 && i == TAG)
-			ret = add_name(x, st, key);
+			ret = add_name(x, st, key, row);
+		row++;
 		/* a batch full: send the rows so far (the source's own
 		 * row waits for the last of them) */
 		if (ret == 0 && i && b->n >= x->batch)
@@ -830,7 +852,7 @@ int mdb_export(struct mdb_db *db, struct mdb_ch *ch,
 	int ret, rc, in_txn = 0;
 
 	memset(res, 0, sizeof(*res));
-	x.batch = o->batch_bytes ? o->batch_bytes : 16u << 20;
+	x.batch = o->batch_bytes ? o->batch_bytes : 32u << 20;
 	u64map_init(&x.names);
 	pthread_mutex_init(&x.mu, NULL);
 	pthread_cond_init(&x.cv, NULL);
@@ -951,6 +973,7 @@ done:
 	pthread_cond_destroy(&x.cv);
 	pthread_mutex_destroy(&x.mu);
 	u64map_release(&x.names);
+	free(x.last);
 	for (size_t i = 0; i < n; i++) {
 		free(hash[i]);
 		free(label[i]);
