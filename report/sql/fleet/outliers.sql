@@ -31,15 +31,12 @@ FROM (
 	FROM (
 		SELECT key, sid, bytes, fleet_p99, fleet_median, hosts
 		FROM (
-			SELECT key, @above_p99(groupArray(v_sid), groupArray(v_bytes))
-			FROM (
-				-- each host's sum of the tag
-				SELECT tag_key AS key, sid AS v_sid, sum(bytes) AS v_bytes
-				FROM memdb_tag
-				WHERE sid IN (SELECT l_sid FROM @latest(2, :label,
-					:label_re, :from_time, :to_time))
-				GROUP BY tag_key, sid)
-			GROUP BY key)
+			SELECT tag_key AS key, @per_host(sid, bytes),
+			       @above_p99(h_sids, h_vals)
+			FROM memdb_tag
+			WHERE sid IN (SELECT l_sid FROM @latest(2, :label, :label_re,
+				:from_time, :to_time))
+			GROUP BY tag_key)
 		ARRAY JOIN o_sids AS sid, o_vals AS bytes)
 	ANY LEFT JOIN @names() USING key
 	UNION ALL
@@ -49,16 +46,13 @@ FROM (
 	       materialize(if(0, z_alloc, NULL)) AS module, sid, bytes,
 	       fleet_p99, fleet_median, hosts
 	FROM (
-		SELECT z_alloc, z_name,
-		       @above_p99(groupArray(v_sid), groupArray(v_bytes))
-		FROM (
-			SELECT allocator AS z_alloc, name AS z_name, sid AS v_sid,
-			       sum(bytes) AS v_bytes
-			FROM memdb_zone
-			WHERE isNotNull(bytes) AND sid IN (SELECT l_sid FROM @latest(4,
-				:label, :label_re, :from_time, :to_time))
-			GROUP BY allocator, name, sid)
-		GROUP BY z_alloc, z_name)
+		SELECT allocator AS z_alloc, name AS z_name,
+		       @per_host(sid, assumeNotNull(bytes)),
+		       @above_p99(h_sids, h_vals)
+		FROM memdb_zone
+		WHERE isNotNull(bytes) AND sid IN (SELECT l_sid FROM @latest(4,
+			:label, :label_re, :from_time, :to_time))
+		GROUP BY allocator, name)
 	ARRAY JOIN o_sids AS sid, o_vals AS bytes)
 ANY LEFT JOIN @labels() USING sid
 ORDER BY excess DESC, kind, name, function NULLS FIRST, module NULLS FIRST,
