@@ -121,13 +121,14 @@ arrayFilter(v -> v > fleet_p99, a_vals) AS o_vals;
 
 -- An allocinfo report's figures added up, of the columns a_bytes,
 -- a_calls, a_lines (tag lines), a_inacc, a_apx, a_under: bytes, calls,
--- tags, flags.
-@tag_sums() =
+-- tags, flags (NULL where TOTAL is true: the total row).
+@tag_sums(total) =
 sum(a_bytes) AS bytes, sum(a_calls) AS calls, sum(a_lines) AS tags,
-nullIf(substring(concat(if(max(a_inacc) != 0, ',inaccurate', ''),
-                        if(max(a_apx) != 0, ',approx', ''),
-                        if(max(a_under) != 0, ',underflow', '')), 2), '')
-    AS flags;
+if($total, NULL,
+   nullIf(substring(concat(if(max(a_inacc) != 0, ',inaccurate', ''),
+                           if(max(a_apx) != 0, ',approx', ''),
+                           if(max(a_under) != 0, ',underflow', '')), 2),
+          '')) AS flags;
 
 -- Unix seconds T as ISO 8601 UTC ("2026-01-01T00:00:00Z"), or NONE when
 -- T is negative (unknown).

@@ -21,7 +21,7 @@
 
 SELECT label, uniqExact(sid) AS sources,
        @iso(max(l_taken), NULL) AS taken_at,
-       @tag_sums()
+       @tag_sums(0)
 FROM (
 	SELECT sid, sum(bytes) AS a_bytes, sum(calls) AS a_calls,
 	       count() AS a_lines, max(accurate = 0) AS a_inacc,
