@@ -42,8 +42,8 @@ FROM (
 		FROM memdb_tag
 		WHERE sid IN (SELECT l_sid FROM @latest(2, :label, :label_re,
 		                                        :from_time, :to_time))
-		GROUP BY tag_key)
-	ANY LEFT JOIN @names() USING key)
+		GROUP BY tag_key) AS r
+	ANY LEFT JOIN @names() AS n USING key)
 GROUP BY k_tag, k_function, k_module, is_row WITH TOTALS
 ORDER BY if(:sort = 'bytes', bytes, calls) DESC,
          if(:sort = 'bytes', calls, bytes) DESC,

@@ -29,8 +29,8 @@ FROM (
 	FROM memdb_tag
 	WHERE sid IN (SELECT l_sid FROM @latest(2, :label, :label_re,
 		    :from_time, :to_time))
-	GROUP BY sid)
-ANY LEFT JOIN @labels() USING sid
+	GROUP BY sid) AS r
+ANY LEFT JOIN @labels() AS l USING sid
 GROUP BY label
 ORDER BY if(:sort = 'bytes', bytes, calls) DESC,
          if(:sort = 'bytes', calls, bytes) DESC, label

@@ -69,9 +69,9 @@ FROM (
 				SELECT arrayJoin([f_sid, t_sid])
 				FROM @ends(:label, :label_re, :from_time, :to_time)
 				WHERE bitAnd(f_kinds, 2) != 0 AND bitAnd(t_kinds, 2) != 0))
-		GROUP BY role, key)
-		ANY LEFT JOIN @names() USING key)
-	ANY LEFT JOIN (SELECT sid AS key, label AS l_label FROM @labels())
+		GROUP BY role, key) AS r
+		ANY LEFT JOIN @names() AS n USING key) AS rn
+	ANY LEFT JOIN (SELECT sid AS key, label AS l_label FROM @labels()) AS l
 	USING key
 	UNION ALL
 	-- the zones of both ends

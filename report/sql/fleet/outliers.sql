@@ -37,8 +37,8 @@ FROM (
 			WHERE sid IN (SELECT l_sid FROM @latest(2, :label, :label_re,
 				:from_time, :to_time))
 			GROUP BY tag_key)
-		ARRAY JOIN o_sids AS sid, o_vals AS bytes)
-	ANY LEFT JOIN @names() USING key
+		ARRAY JOIN o_sids AS sid, o_vals AS bytes) AS r
+	ANY LEFT JOIN @names() AS n USING key
 	UNION ALL
 	-- zones (slab caches): the same
 	SELECT z_alloc AS kind, z_name AS name,
@@ -53,8 +53,8 @@ FROM (
 		WHERE isNotNull(bytes) AND sid IN (SELECT l_sid FROM @latest(4,
 			:label, :label_re, :from_time, :to_time))
 		GROUP BY allocator, name)
-	ARRAY JOIN o_sids AS sid, o_vals AS bytes)
-ANY LEFT JOIN @labels() USING sid
+	ARRAY JOIN o_sids AS sid, o_vals AS bytes) AS r
+ANY LEFT JOIN @labels() AS l USING sid
 ORDER BY excess DESC, kind, name, function NULLS FIRST, module NULLS FIRST,
          label
 LIMIT :top;

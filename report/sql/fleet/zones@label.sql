@@ -44,10 +44,11 @@ FROM (
 		FROM memdb_zone
 		WHERE sid IN (SELECT l_sid FROM @latest(4, :label, :label_re,
 			    :from_time, :to_time)))
-	GROUP BY k_label, k_alloc)
+	GROUP BY k_label, k_alloc) AS r
 ANY LEFT JOIN (
 	SELECT l_label AS label, @iso(l_taken, NULL) AS taken_at
-	FROM @latest(4, :label, :label_re, :from_time, :to_time)) USING label
+	FROM @latest(4, :label, :label_re, :from_time, :to_time)) AS l
+USING label
 ORDER BY isNull(sort_key), sort_key DESC, label, allocator
 LIMIT :top;
 
