@@ -86,21 +86,28 @@ if(count(z_unused) = 0, NULL,
 
 -- Of an item's rows over the hosts (SID, VALUE of each), in an
 -- aggregate SELECT grouped by the item: each host's sum (a host may
--- list an item twice), as the columns h_sids and h_vals (arrays).  The
--- rows sorted by host, each run of one host's ends its sum (the running
--- sum there, less the last run's): one GROUP BY of the items alone, not
--- of items and hosts, which costs ClickHouse twice the CPU.
+-- list an item twice), as the columns h_sids and h_vals (arrays).  One
+-- GROUP BY of the items alone, not of items and hosts, which costs
+-- ClickHouse twice the CPU; where a host repeats (r_dup), the rows
+-- sorted by host, each run of one host's ends its sum (the running sum
+-- there, less the last run's); the others' arrays are taken as they
+-- are (the sorting given empty arrays: 18.16 computes both sides of an
+-- if()).
 @per_host(sid, value) =
 groupArray($sid) AS r_sids, groupArray($value) AS r_vals,
-arraySort(r_sids) AS r_ss, arraySort((v, k) -> k, r_vals, r_sids) AS r_sv,
+count() != uniqExact($sid) AS r_dup,
+if(r_dup, r_sids, emptyArrayUInt64()) AS d_sids,
+if(r_dup, r_vals, emptyArrayInt64()) AS d_vals,
+arraySort(d_sids) AS r_ss, arraySort((v, k) -> k, d_vals, d_sids) AS r_sv,
 length(r_ss) AS r_n,
 arrayMap((a, b, i) -> a != b OR i = r_n, r_ss,
-         arrayPushBack(arrayPopFront(r_ss), toUInt64(0)),
+         arraySlice(arrayPushBack(r_ss, toUInt64(0)), 2),
          arrayEnumerate(r_ss)) AS r_end,
 arrayFilter((c, e) -> e, arrayCumSum(r_sv), r_end) AS r_cs,
-arrayFilter((k, e) -> e, r_ss, r_end) AS h_sids,
-arrayMap((c, p) -> c - p, r_cs, arrayPushFront(arrayPopBack(r_cs), 0))
-    AS h_vals;
+if(r_dup, arrayFilter((k, e) -> e, r_ss, r_end), r_sids) AS h_sids,
+if(r_dup,
+   arrayMap((c, p) -> c - p, r_cs, arrayPopBack(arrayPushFront(r_cs, 0))),
+   r_vals) AS h_vals;
 
 -- Of an item's values over the hosts (VALS, of the hosts SIDS), its
 -- 99th percentile and median as the SQLite forms compute them (sorted,
