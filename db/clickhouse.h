@@ -60,7 +60,7 @@ char *mdb_ch_ddl(const char *cluster);
 
 struct mdb_export_opts {
 	int allocations;    /* also every allocation of the traces */
-	size_t batch_bytes; /* RowBinary bytes per INSERT (0: 16 MiB) */
+	size_t batch_bytes; /* RowBinary bytes per INSERT (0: 32 MiB) */
 	/* progress: called after each batch, may be NULL */
 	void (*progress)(void *ctx, int64_t sources, int64_t rows);
 	void *progress_ctx;

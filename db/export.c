@@ -252,7 +252,12 @@ char *mdb_ch_ddl(const char *cluster)
 		const struct ch_table *t = &tables[i];
 		char *local = NULL, *engine = NULL;
 
-		if (asprintf(&engine, "MergeTree() ORDER BY %s", t->order) < 0)
+		/* granules of 1,024 rows, not 8,192: a report reads some
+		 * sources of many (a snapshot's few thousand rows), and
+		 * ClickHouse reads each granule that holds one of them
+		 * whole */
+		if (asprintf(&engine, "MergeTree() ORDER BY %s SETTINGS "
+			     "index_granularity = 1024", t->order) < 0)
 			break;
 		if (!cluster) {
 			create(f, t, t->name, engine);
@@ -369,31 +374,46 @@ static uint64_t tag_key(sqlite3_stmt *st, const int *col)
 	return XXH3_64bits(buf, (size_t)(o - buf));
 }
 
-/* Column @i of @st as ClickHouse type @type (Key: @key). */
-static int put(struct buf *b, sqlite3_stmt *st, int i, const char *type,
+/* What put() writes of a column: its type, read once (kind_of()), not
+ * compared as text for every row. */
+enum kind { K_SKIP, K_KEY, K_STRING, K_FLOAT, K_U8, K_DATETIME, K_I64 };
+
+static unsigned char kind_of(const char *type)
+{
+	int null = !strncmp(type, "Nullable(", 9);
+
+	if (null)
+		type += 9;
+	return (unsigned char)((null ? 0x80 : 0) |
+		(!strcmp(type, "Skip") ? K_SKIP : !strcmp(type, "Key") ? K_KEY :
+		 !strncmp(type, "String", 6) ? K_STRING :
+		 !strncmp(type, "Float64", 7) ? K_FLOAT :
+		 !strncmp(type, "UInt8", 5) ? K_U8 :
+		 !strncmp(type, "DateTime", 8) ? K_DATETIME : K_I64));
+}
+
+/* Column @i of @st as kind @kind (kind_of(); K_KEY: @key). */
+static int put(struct buf *b, sqlite3_stmt *st, int i, unsigned char kind,
 	       uint64_t key)
 {
-	int null = sqlite3_column_type(st, i) == SQLITE_NULL;
 	size_t len;
 
-	if (!strcmp(type, "Skip"))
-		return 0;
-	if (!strcmp(type, "Key")) {
-		if (room(b, 8))
-			return -1;
-		put_le(b, key, 8);
-		return 0;
-	}
+	/* the largest fixed-size value and a Nullable's flag */
+	if (kind == K_SKIP || room(b, 9))
+		return kind == K_SKIP ? 0 : -1;
+	if (kind & 0x80) {
+		int null = sqlite3_column_type(st, i) == SQLITE_NULL;
 
-	if (!strncmp(type, "Nullable(", 9)) {
-		if (room(b, 1))
-			return -1;
 		b->p[b->n++] = (unsigned char)null;
 		if (null)
 			return 0;
-		type += 9;
+		kind &= 0x7f;
 	}
-	if (!strncmp(type, "String", 6)) {
+	switch (kind) {
+	case K_KEY:
+		put_le(b, key, 8);
+		break;
+	case K_STRING: {
 		const void *s = sqlite3_column_blob(st, i);
 		uint64_t v;
 
@@ -406,21 +426,19 @@ static int put(struct buf *b, sqlite3_stmt *st, int i, const char *type,
 		if (len)
 			memcpy(b->p + b->n, s, len);
 		b->n += len;
-		return 0;
+		break;
 	}
-	if (room(b, 8))
-		return -1;
-	if (!strncmp(type, "Float64", 7)) {
+	case K_FLOAT: {
 		double d = sqlite3_column_double(st, i);
 		uint64_t u;
 
 		memcpy(&u, &d, 8);
 		put_le(b, u, 8);
-	} else {
-		uint64_t v = (uint64_t)sqlite3_column_int64(st, i);
-
-		put_le(b, v, !strncmp(type, "UInt8", 5) ? 1 :
-			     !strncmp(type, "DateTime", 8) ? 4 : 8);
+		break;
+	}
+	default:
+		put_le(b, (uint64_t)sqlite3_column_int64(st, i),
+		       kind == K_U8 ? 1 : kind == K_DATETIME ? 4 : 8);
 	}
 	return 0;
 }
@@ -436,9 +454,13 @@ struct export {
 	sqlite3_stmt *sel[NTABLES];
 	char *insert[NTABLES];  /* "INSERT INTO t (cols) FORMAT RowBinary" */
 	struct buf buf[NTABLES];
+	unsigned char kind[NTABLES][64]; /* each column's kind_of() */
+	int ncols[NTABLES];
 	int64_t pending;        /* sources whose row waits in buf[0] */
 	size_t batch;
 	struct u64map names;    /* tag keys memdb_tagname holds or gets */
+	uint64_t *last;         /* the tag keys of the last source's rows */
+	size_t nlast, cap_last;
 	int name_col[4];        /* in memdb_tag's SELECT: file, lineno,
 				 * function, module */
 	/*
@@ -480,8 +502,22 @@ static int prepare(struct export *x)
 		for (const struct ch_col *c = t->cols; c->name; c++) {
 			int k = (int)(c - t->cols);
 
+			/* a table of more columns than kind[] holds: a
+			 * mistake in this file */
+			if (k >= (int)sizeof(x->kind[i])) {
+				fclose(f);
+				fclose(g);
+				free(sel);
+				free(cols);
+				return mdb_error_set(x->e, MDB_E_INVAL, NULL,
+						     -1, -1, "table=%s",
+						     t->name);
+			}
+
 			fprintf(f, "%s%s", k ? ", " : "", c->expr ? c->expr :
 				"NULL");
+			x->kind[i][k] = kind_of(c->type);
+			x->ncols[i] = k + 1;
 			if (strcmp(c->type, "Skip"))
 				fprintf(g, "%s%s", k ? ", " : "", c->name);
 			for (int n = 0; i == TAG && n < 4; n++)
@@ -606,11 +642,29 @@ static int flush(struct export *x)
 
 /* The names of the tag of row @st, key @key, into memdb_tagname's
  * buffer, when the key is new. */
-static int add_name(struct export *x, sqlite3_stmt *st, uint64_t key)
+static int add_name(struct export *x, sqlite3_stmt *st, uint64_t key,
+		    size_t row)
 {
 	struct buf *b = &x->buf[TAGNAME];
 	int added = 0;
 
+	/* row @row of the last source had this key: known (a host's
+	 * snapshots list their tags in one order, so most rows stop here,
+	 * before a lookup in the map) */
+	if (row < x->nlast && x->last[row] == key)
+		return 0;
+	if (row >= x->cap_last) {
+		size_t c = x->cap_last ? 2 * x->cap_last : 4096;
+		uint64_t *l = realloc(x->last, c * sizeof(*l));
+
+		if (!l)
+			return nomem(x);
+		x->last = l;
+		x->cap_last = c;
+	}
+	x->last[row] = key;
+	if (row >= x->nlast)
+		x->nlast = row + 1;
 	if (!u64map_put(&x->names, key, 1, &added))
 		return nomem(x);
 	if (!added)
@@ -619,7 +673,8 @@ static int add_name(struct export *x, sqlite3_stmt *st, uint64_t key)
 		return nomem(x);
 	put_le(b, key, 8);
 	for (int n = 0; n < 4; n++)
-		if (put(b, st, x->name_col[n], tagname_cols[n + 1].type, 0))
+		if (put(b, st, x->name_col[n],
+			kind_of(tagname_cols[n + 1].type), 0))
 			return nomem(x);
 	b->rows++;
 	return 0;
@@ -629,9 +684,10 @@ static int add_name(struct export *x, sqlite3_stmt *st, uint64_t key)
 static int add_rows(struct export *x, size_t i, int64_t id,
 		    const char *label, uint64_t sid, int64_t now)
 {
-	const struct ch_table *t = &tables[i];
 	sqlite3_stmt *st = x->sel[i];
 	struct buf *b = &x->buf[i];
+	const unsigned char *kind = x->kind[i];
+	size_t row = 0;
 	int rc, ret = 0;
 
 	sqlite3_bind_int64(st, 1, id);
@@ -640,16 +696,16 @@ static int add_rows(struct export *x, size_t i, int64_t id,
 	sqlite3_bind_int64(st, 4, now);
 	while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint64_t key = i == TAG ? tag_key(st, x->name_col) : 0;
-		int k = 0;
 
-		for (const struct ch_col *c = t->cols; c->name; c++, k++)
-			if (put(b, st, k, c->type, key)) {
+		for (int k = 0; k < x->ncols[i]; k++)
+			if (put(b, st, k, kind[k], key)) {
 				ret = nomem(x);
 				break;
 			}
 		b->rows++;
 		if (ret == 0 && i == TAG)
-			ret = add_name(x, st, key);
+			ret = add_name(x, st, key, row);
+		row++;
 		/* a batch full: send the rows so far (the source's own
 		 * row waits for the last of them) */
 		if (ret == 0 && i && b->n >= x->batch)
@@ -801,7 +857,7 @@ int mdb_export(struct mdb_db *db, struct mdb_ch *ch,
 	int ret, rc, in_txn = 0;
 
 	memset(res, 0, sizeof(*res));
-	x.batch = o->batch_bytes ? o->batch_bytes : 16u << 20;
+	x.batch = o->batch_bytes ? o->batch_bytes : 32u << 20;
 	u64map_init(&x.names);
 	pthread_mutex_init(&x.mu, NULL);
 	pthread_cond_init(&x.cv, NULL);
@@ -922,6 +978,7 @@ done:
 	pthread_cond_destroy(&x.cv);
 	pthread_mutex_destroy(&x.mu);
 	u64map_release(&x.names);
+	free(x.last);
 	for (size_t i = 0; i < n; i++) {
 		free(hash[i]);
 		free(label[i]);

@@ -2,6 +2,7 @@
 -- report: allocinfo
 -- help: per allocation tag (file:line, function, module) over the hosts of a fleet: bytes and calls, by bytes
 -- source: tags
+-- total: totals
 -- drop: tags module calls function
 -- by: tag|function|file|module|label
 -- sort: bytes|calls|count
@@ -14,98 +15,39 @@
 -- A tag's figures are added up by its key (memdb_tag.tag_key, a hash of
 -- file, line, function and module), then named from memdb_tagname:
 -- ClickHouse groups numbers far faster than strings.
--- The fleet, as the SQLite form picks it (temp.rsrc there): of each
--- label matching --label GLOB (none: every label), the latest source
--- with tags taken within --from and --to, by taken_at, ties by the
--- larger content hash; a content hash exported twice (two exports
--- racing) is read once, with its smallest sid.
+-- The fleet: each label's latest source with tags (@latest,
+-- _shared.sql).
+-- The rows are read once: their total is the totals row of the same
+-- GROUP BY (WITH TOTALS; is_row is 0 there alone).
 -- Parameters, written in as literals by report/fleet.c: those of the
--- SQLite form, :label_re (the --label GLOB as a regular expression,
--- '^.*$' when not given), :from_time and :to_time (Unix seconds, NULL
--- for no bound).  Statements: the rows, the total, the scope (labels,
--- sources, the first and the last taken_at) that the title gives.
+-- SQLite form, :label_re, :from_time and :to_time (_shared.sql).
+-- Statements: the rows with their total, the scope (labels, sources,
+-- the first and the last taken_at) that the title gives.
 
-SELECT k_tag AS tag, k_function AS function, k_module AS module,
-       sum(a_bytes) AS bytes, sum(a_calls) AS calls, sum(a_lines) AS tags,
-       nullIf(substring(concat(if(max(a_inacc) != 0, ',inaccurate', ''),
-                               if(max(a_apx) != 0, ',approx', ''),
-                               if(max(a_under) != 0, ',underflow', '')),
-                        2), '') AS flags
+SELECT if(is_row = 0, 'total', k_tag) AS tag,
+       if(is_row = 0, NULL, k_function) AS function,
+       if(is_row = 0, NULL, k_module) AS module, @tag_sums(is_row = 0)
 FROM (
 	-- renamed: an alias would stand for the column of its name
 	SELECT multiIf(:by = 'tag', concat(n_file, ':', toString(n_lineno)),
 	               :by = 'file', n_file, NULL) AS k_tag,
 	       if(:by IN ('tag', 'function'), n_function, NULL) AS k_function,
-	       n_module AS k_module, a_bytes, a_calls, a_lines, a_inacc,
-	       a_apx, a_under
+	       n_module AS k_module, materialize(toUInt8(1)) AS is_row,
+	       a_bytes, a_calls, a_lines, a_inacc, a_apx, a_under
 	FROM (
 		SELECT tag_key AS key, sum(bytes) AS a_bytes,
 		       sum(calls) AS a_calls, count() AS a_lines,
 		       max(accurate = 0) AS a_inacc, max(approx) AS a_apx,
 		       max(bytes < 0 OR calls < 0) AS a_under
 		FROM memdb_tag
-		WHERE sid IN (
-			SELECT argMax(s_sid, (s_taken, h))
-			FROM (SELECT hash AS h, min(sid) AS s_sid,
-			             argMin(label, sid) AS s_label,
-			             argMin(kinds, sid) AS s_kinds,
-			             argMin(taken_unix, sid) AS s_taken
-			      FROM memdb_source GROUP BY hash)
-			WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
-			  AND bitAnd(s_kinds, 2) != 0
-			  AND s_taken >= ifNull(:from_time, -1)
-			  AND s_taken <= ifNull(:to_time, 9223372036854775807)
-			  AND (s_taken >= 0 OR isNull(:to_time))
-			GROUP BY s_label)
-		GROUP BY tag_key)
-	ANY LEFT JOIN (
-		SELECT tag_key AS key, any(file) AS n_file, any(lineno) AS n_lineno,
-		       any(function) AS n_function, any(module) AS n_module
-		FROM memdb_tagname GROUP BY tag_key) USING key)
-GROUP BY k_tag, k_function, k_module
+		WHERE sid IN (SELECT l_sid FROM @latest(2, :label, :label_re,
+		                                        :from_time, :to_time))
+		GROUP BY tag_key) AS r
+	ANY LEFT JOIN @names() AS n USING key)
+GROUP BY k_tag, k_function, k_module, is_row WITH TOTALS
 ORDER BY if(:sort = 'bytes', bytes, calls) DESC,
          if(:sort = 'bytes', calls, bytes) DESC,
          tag NULLS FIRST, function NULLS FIRST, module NULLS FIRST
 LIMIT :top;
 
-SELECT 'total' AS tag, NULL AS function, NULL AS module,
-       sum(b) AS bytes, sum(c) AS calls, count() AS tags, NULL AS flags
-FROM (
-	SELECT bytes AS b, calls AS c
-	FROM memdb_tag
-	WHERE sid IN (
-		SELECT argMax(s_sid, (s_taken, h))
-		FROM (SELECT hash AS h, min(sid) AS s_sid,
-		             argMin(label, sid) AS s_label,
-		             argMin(kinds, sid) AS s_kinds,
-		             argMin(taken_unix, sid) AS s_taken
-		      FROM memdb_source GROUP BY hash)
-		WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
-		  AND bitAnd(s_kinds, 2) != 0
-		  AND s_taken >= ifNull(:from_time, -1)
-		  AND s_taken <= ifNull(:to_time, 9223372036854775807)
-		  AND (s_taken >= 0 OR isNull(:to_time))
-		GROUP BY s_label));
-
-SELECT uniqExact(s_label) AS labels, count() AS sources,
-       if(min(t) >= 0,
-           concat(replaceOne(toString(
-               toDateTime(greatest(min(t), 0), 'UTC')), ' ', 'T'), 'Z'), '')
-           AS first,
-       if(max(t) >= 0,
-           concat(replaceOne(toString(
-               toDateTime(greatest(max(t), 0), 'UTC')), ' ', 'T'), 'Z'), '')
-           AS last
-FROM (
-	SELECT s_label, argMax(s_taken, (s_taken, h)) AS t
-	FROM (SELECT hash AS h, min(sid) AS s_sid,
-	             argMin(label, sid) AS s_label,
-	             argMin(kinds, sid) AS s_kinds,
-	             argMin(taken_unix, sid) AS s_taken
-	      FROM memdb_source GROUP BY hash)
-	WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
-	  AND bitAnd(s_kinds, 2) != 0
-	  AND s_taken >= ifNull(:from_time, -1)
-	  AND s_taken <= ifNull(:to_time, 9223372036854775807)
-	  AND (s_taken >= 0 OR isNull(:to_time))
-	GROUP BY s_label);
+@scope(2, :label, :label_re, :from_time, :to_time);

@@ -20,39 +20,17 @@
 -- sources, the first and the last taken_at) that the title gives.
 
 SELECT label, uniqExact(sid) AS sources,
-       if(max(l_taken) >= 0,
-           concat(replaceOne(toString(
-               toDateTime(greatest(max(l_taken), 0), 'UTC')), ' ', 'T'), 'Z'),
-          NULL) AS taken_at,
-       sum(a_bytes) AS bytes, sum(a_calls) AS calls, sum(a_lines) AS tags,
-       nullIf(substring(concat(if(max(a_inacc) != 0, ',inaccurate', ''),
-                               if(max(a_apx) != 0, ',approx', ''),
-                               if(max(a_under) != 0, ',underflow', '')),
-                        2), '') AS flags
+       @iso(max(l_taken), NULL) AS taken_at,
+       @tag_sums(0)
 FROM (
 	SELECT sid, sum(bytes) AS a_bytes, sum(calls) AS a_calls,
 	       count() AS a_lines, max(accurate = 0) AS a_inacc,
 	       max(approx) AS a_apx, max(bytes < 0 OR calls < 0) AS a_under
 	FROM memdb_tag
-	WHERE sid IN (
-		SELECT argMax(s_sid, (s_taken, h))
-		FROM (SELECT hash AS h, min(sid) AS s_sid,
-		             argMin(label, sid) AS s_label,
-		             argMin(kinds, sid) AS s_kinds,
-		             argMin(taken_unix, sid) AS s_taken
-		      FROM memdb_source GROUP BY hash)
-		WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
-		  AND bitAnd(s_kinds, 2) != 0
-		  AND s_taken >= ifNull(:from_time, -1)
-		  AND s_taken <= ifNull(:to_time, 9223372036854775807)
-		  AND (s_taken >= 0 OR isNull(:to_time))
-		GROUP BY s_label)
-	GROUP BY sid)
-ANY LEFT JOIN (
-	SELECT l_sid AS sid, l_label AS label, l_taken
-	FROM (SELECT min(sid) AS l_sid, argMin(label, sid) AS l_label,
-	             argMin(taken_unix, sid) AS l_taken
-	      FROM memdb_source GROUP BY hash)) USING sid
+	WHERE sid IN (SELECT l_sid FROM @latest(2, :label, :label_re,
+		    :from_time, :to_time))
+	GROUP BY sid) AS r
+ANY LEFT JOIN @labels() AS l USING sid
 GROUP BY label
 ORDER BY if(:sort = 'bytes', bytes, calls) DESC,
          if(:sort = 'bytes', calls, bytes) DESC, label
@@ -63,39 +41,7 @@ SELECT 'total' AS label, uniqExact(k_sid) AS sources, NULL AS taken_at,
 FROM (
 	SELECT sid AS k_sid, bytes AS b, calls AS c
 	FROM memdb_tag
-	WHERE sid IN (
-		SELECT argMax(s_sid, (s_taken, h))
-		FROM (SELECT hash AS h, min(sid) AS s_sid,
-		             argMin(label, sid) AS s_label,
-		             argMin(kinds, sid) AS s_kinds,
-		             argMin(taken_unix, sid) AS s_taken
-		      FROM memdb_source GROUP BY hash)
-		WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
-		  AND bitAnd(s_kinds, 2) != 0
-		  AND s_taken >= ifNull(:from_time, -1)
-		  AND s_taken <= ifNull(:to_time, 9223372036854775807)
-		  AND (s_taken >= 0 OR isNull(:to_time))
-		GROUP BY s_label));
+	WHERE sid IN (SELECT l_sid FROM @latest(2, :label, :label_re,
+		    :from_time, :to_time)));
 
-SELECT uniqExact(s_label) AS labels, count() AS sources,
-       if(min(t) >= 0,
-           concat(replaceOne(toString(
-               toDateTime(greatest(min(t), 0), 'UTC')), ' ', 'T'), 'Z'), '')
-           AS first,
-       if(max(t) >= 0,
-           concat(replaceOne(toString(
-               toDateTime(greatest(max(t), 0), 'UTC')), ' ', 'T'), 'Z'), '')
-           AS last
-FROM (
-	SELECT s_label, argMax(s_taken, (s_taken, h)) AS t
-	FROM (SELECT hash AS h, min(sid) AS s_sid,
-	             argMin(label, sid) AS s_label,
-	             argMin(kinds, sid) AS s_kinds,
-	             argMin(taken_unix, sid) AS s_taken
-	      FROM memdb_source GROUP BY hash)
-	WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
-	  AND bitAnd(s_kinds, 2) != 0
-	  AND s_taken >= ifNull(:from_time, -1)
-	  AND s_taken <= ifNull(:to_time, 9223372036854775807)
-	  AND (s_taken >= 0 OR isNull(:to_time))
-	GROUP BY s_label);
+@scope(2, :label, :label_re, :from_time, :to_time);

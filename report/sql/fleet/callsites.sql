@@ -32,84 +32,17 @@ FROM (
 	SELECT if(min(k_cs) = max(k_cs), min(k_cs), NULL) AS call_site,
 	       k_sym AS symbol,
 	       if(min(k_addr) = max(k_addr), min(k_addr), NULL) AS addr,
-	       sum(f_hits) AS hits, sum(f_req) AS bytes_req,
-	       sum(f_alloc) AS bytes_alloc,
-	       if(hits = 0, 0, intDiv(bytes_alloc, hits)) AS avg_alloc,
-	       bytes_alloc - bytes_req AS waste,
-	       if(bytes_alloc = 0, 0.0,
-	          100.0 - 100.0 * bytes_req / bytes_alloc) AS frag_pct,
-	       sum(f_freed) AS freed, sum(f_pp) AS pingpong,
-	       sum(f_live) AS live, sum(f_live_bytes) AS live_bytes
+	       @figures()
 	FROM (
 		SELECT call_site AS k_cs, addr AS k_addr, symbol AS k_sym,
-		       hits AS f_hits, bytes_req AS f_req, bytes_alloc AS f_alloc,
-		       freed AS f_freed, pingpong AS f_pp, live AS f_live,
-		       live_bytes AS f_live_bytes
-		FROM memdb_site
-		WHERE type < 2 AND sid IN (
-			SELECT argMax(s_sid, (s_taken, h))
-			FROM (SELECT hash AS h, min(sid) AS s_sid,
-			             argMin(label, sid) AS s_label,
-			             argMin(kinds, sid) AS s_kinds,
-			             argMin(taken_unix, sid) AS s_taken
-			      FROM memdb_source GROUP BY hash)
-			WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
-			  AND bitAnd(s_kinds, 1) != 0
-			  AND s_taken >= ifNull(:from_time, -1)
-			  AND s_taken <= ifNull(:to_time, 9223372036854775807)
-			  AND (s_taken >= 0 OR isNull(:to_time))
-			GROUP BY s_label))
+		       @trace_rows(memdb_site, :label, :label_re, :from_time, :to_time))
 	GROUP BY if(k_sym != '??', '', ifNull(k_cs, '')), k_sym)
 ORDER BY @sort, isNotNull(addr), addr < 0, addr, symbol
 LIMIT :top;
 
 SELECT 'total' AS call_site, NULL AS symbol,
-       sum(f_hits) AS hits, sum(f_req) AS bytes_req,
-	       sum(f_alloc) AS bytes_alloc,
-	       if(hits = 0, 0, intDiv(bytes_alloc, hits)) AS avg_alloc,
-	       bytes_alloc - bytes_req AS waste,
-	       if(bytes_alloc = 0, 0.0,
-	          100.0 - 100.0 * bytes_req / bytes_alloc) AS frag_pct,
-	       sum(f_freed) AS freed, sum(f_pp) AS pingpong,
-	       sum(f_live) AS live, sum(f_live_bytes) AS live_bytes
+       @figures()
 FROM (
-	SELECT hits AS f_hits, bytes_req AS f_req, bytes_alloc AS f_alloc,
-		       freed AS f_freed, pingpong AS f_pp, live AS f_live,
-		       live_bytes AS f_live_bytes
-	FROM memdb_site
-	WHERE type < 2 AND sid IN (
-		SELECT argMax(s_sid, (s_taken, h))
-		FROM (SELECT hash AS h, min(sid) AS s_sid,
-		             argMin(label, sid) AS s_label,
-		             argMin(kinds, sid) AS s_kinds,
-		             argMin(taken_unix, sid) AS s_taken
-		      FROM memdb_source GROUP BY hash)
-		WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
-		  AND bitAnd(s_kinds, 1) != 0
-		  AND s_taken >= ifNull(:from_time, -1)
-		  AND s_taken <= ifNull(:to_time, 9223372036854775807)
-		  AND (s_taken >= 0 OR isNull(:to_time))
-		GROUP BY s_label));
+	SELECT @trace_rows(memdb_site, :label, :label_re, :from_time, :to_time));
 
-SELECT uniqExact(s_label) AS labels, count() AS sources,
-       if(min(t) >= 0,
-           concat(replaceOne(toString(
-               toDateTime(greatest(min(t), 0), 'UTC')), ' ', 'T'), 'Z'), '')
-           AS first,
-       if(max(t) >= 0,
-           concat(replaceOne(toString(
-               toDateTime(greatest(max(t), 0), 'UTC')), ' ', 'T'), 'Z'), '')
-           AS last
-FROM (
-	SELECT s_label, argMax(s_taken, (s_taken, h)) AS t
-	FROM (SELECT hash AS h, min(sid) AS s_sid,
-	             argMin(label, sid) AS s_label,
-	             argMin(kinds, sid) AS s_kinds,
-	             argMin(taken_unix, sid) AS s_taken
-	      FROM memdb_source GROUP BY hash)
-	WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
-	  AND bitAnd(s_kinds, 1) != 0
-	  AND s_taken >= ifNull(:from_time, -1)
-	  AND s_taken <= ifNull(:to_time, 9223372036854775807)
-	  AND (s_taken >= 0 OR isNull(:to_time))
-	GROUP BY s_label);
+@scope(1, :label, :label_re, :from_time, :to_time);

@@ -61,19 +61,8 @@ FROM (
 	       total AS z_total, slabs AS z_slabs, approx AS z_approx,
 	       incomplete AS z_incomplete
 		FROM memdb_zone
-		WHERE sid IN (
-			SELECT argMax(s_sid, (s_taken, h))
-			FROM (SELECT hash AS h, min(sid) AS s_sid,
-			             argMin(label, sid) AS s_label,
-			             argMin(kinds, sid) AS s_kinds,
-			             argMin(taken_unix, sid) AS s_taken
-			      FROM memdb_source GROUP BY hash)
-			WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
-			  AND bitAnd(s_kinds, 4) != 0
-			  AND s_taken >= ifNull(:from_time, -1)
-			  AND s_taken <= ifNull(:to_time, 9223372036854775807)
-			  AND (s_taken >= 0 OR isNull(:to_time))
-			GROUP BY s_label))
+		WHERE sid IN (SELECT l_sid FROM @latest(4, :label, :label_re,
+			    :from_time, :to_time)))
 	GROUP BY k_alloc, k_name, k_inst)
 ORDER BY ifNull(used, 0) = 0 AND ifNull(free, 0) = 0
              AND ifNull(bytes, 0) = 0,
@@ -86,56 +75,17 @@ SELECT 'total' AS name, NULL AS pos, NULL AS allocator, NULL AS size,
        sum(z_req) AS requests, sum(z_fails) AS fails,
        sum(z_sleeps) AS sleeps, sum(z_xdomain) AS xdomain,
        sum(z_bytes) AS bytes,
-       if(count(z_unused) = 0, NULL,
-          if(sumIf(z_used + z_free, isNotNull(z_unused)) > 0,
-             100.0 * sumIf(z_free, isNotNull(z_unused)) /
-                 sumIf(z_used + z_free, isNotNull(z_unused)), 0.0))
+       @unused_total()
            AS unused_pct,
        NULL AS object_size, sum(z_allocated) AS allocated,
        sum(z_total) AS total, sum(z_slabs) AS slabs, NULL AS flags
 FROM (
-	SELECT allocator AS k_alloc, name AS k_name, instance AS k_inst,
-	       pos AS z_pos, size AS z_size, count_limit AS z_limit,
-	       used AS z_used, free AS z_free, requests AS z_req,
+	SELECT used AS z_used, free AS z_free, requests AS z_req,
 	       fails AS z_fails, sleeps AS z_sleeps, xdomain AS z_xdomain,
 	       bytes AS z_bytes, unused_pct AS z_unused,
-	       object_size AS z_osize, allocated AS z_allocated,
-	       total AS z_total, slabs AS z_slabs, approx AS z_approx,
-	       incomplete AS z_incomplete
+	       allocated AS z_allocated, total AS z_total, slabs AS z_slabs
 	FROM memdb_zone
-	WHERE sid IN (
-		SELECT argMax(s_sid, (s_taken, h))
-		FROM (SELECT hash AS h, min(sid) AS s_sid,
-		             argMin(label, sid) AS s_label,
-		             argMin(kinds, sid) AS s_kinds,
-		             argMin(taken_unix, sid) AS s_taken
-		      FROM memdb_source GROUP BY hash)
-		WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
-		  AND bitAnd(s_kinds, 4) != 0
-		  AND s_taken >= ifNull(:from_time, -1)
-		  AND s_taken <= ifNull(:to_time, 9223372036854775807)
-		  AND (s_taken >= 0 OR isNull(:to_time))
-		GROUP BY s_label));
+	WHERE sid IN (SELECT l_sid FROM @latest(4, :label, :label_re,
+		    :from_time, :to_time)));
 
-SELECT uniqExact(s_label) AS labels, count() AS sources,
-       if(min(t) >= 0,
-           concat(replaceOne(toString(
-               toDateTime(greatest(min(t), 0), 'UTC')), ' ', 'T'), 'Z'), '')
-           AS first,
-       if(max(t) >= 0,
-           concat(replaceOne(toString(
-               toDateTime(greatest(max(t), 0), 'UTC')), ' ', 'T'), 'Z'), '')
-           AS last
-FROM (
-	SELECT s_label, argMax(s_taken, (s_taken, h)) AS t
-	FROM (SELECT hash AS h, min(sid) AS s_sid,
-	             argMin(label, sid) AS s_label,
-	             argMin(kinds, sid) AS s_kinds,
-	             argMin(taken_unix, sid) AS s_taken
-	      FROM memdb_source GROUP BY hash)
-	WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
-	  AND bitAnd(s_kinds, 4) != 0
-	  AND s_taken >= ifNull(:from_time, -1)
-	  AND s_taken <= ifNull(:to_time, 9223372036854775807)
-	  AND (s_taken >= 0 OR isNull(:to_time))
-	GROUP BY s_label);
+@scope(4, :label, :label_re, :from_time, :to_time);

@@ -42,36 +42,13 @@ FROM (
 		       fails AS z_fails, bytes AS z_bytes,
 		       unused_pct AS z_unused
 		FROM memdb_zone
-		WHERE sid IN (
-			SELECT argMax(s_sid, (s_taken, h))
-			FROM (SELECT hash AS h, min(sid) AS s_sid,
-			             argMin(label, sid) AS s_label,
-			             argMin(kinds, sid) AS s_kinds,
-			             argMin(taken_unix, sid) AS s_taken
-			      FROM memdb_source GROUP BY hash)
-			WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
-			  AND bitAnd(s_kinds, 4) != 0
-			  AND s_taken >= ifNull(:from_time, -1)
-			  AND s_taken <= ifNull(:to_time, 9223372036854775807)
-			  AND (s_taken >= 0 OR isNull(:to_time))
-			GROUP BY s_label))
-	GROUP BY k_label, k_alloc)
+		WHERE sid IN (SELECT l_sid FROM @latest(4, :label, :label_re,
+			    :from_time, :to_time)))
+	GROUP BY k_label, k_alloc) AS r
 ANY LEFT JOIN (
-	SELECT s_label AS label, argMax(s_taken, (s_taken, h)) AS l_t,
-	       if(l_t >= 0, concat(replaceOne(toString(
-	           toDateTime(greatest(l_t, 0), 'UTC')), ' ', 'T'), 'Z'), NULL)
-	           AS taken_at
-	FROM (SELECT hash AS h, min(sid) AS s_sid,
-	             argMin(label, sid) AS s_label,
-	             argMin(kinds, sid) AS s_kinds,
-	             argMin(taken_unix, sid) AS s_taken
-	      FROM memdb_source GROUP BY hash)
-	WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
-	  AND bitAnd(s_kinds, 4) != 0
-	  AND s_taken >= ifNull(:from_time, -1)
-	  AND s_taken <= ifNull(:to_time, 9223372036854775807)
-	  AND (s_taken >= 0 OR isNull(:to_time))
-	GROUP BY s_label) USING label
+	SELECT l_label AS label, @iso(l_taken, NULL) AS taken_at
+	FROM @latest(4, :label, :label_re, :from_time, :to_time)) AS l
+USING label
 ORDER BY isNull(sort_key), sort_key DESC, label, allocator
 LIMIT :top;
 
@@ -79,49 +56,14 @@ SELECT 'total' AS label, NULL AS allocator, uniqExact(k_sid) AS sources,
        NULL AS taken_at, count() AS zones, sum(z_used) AS used,
        sum(z_free) AS free, sum(z_req) AS requests, sum(z_fails) AS fails,
        sum(z_bytes) AS bytes,
-       if(count(z_unused) = 0, NULL,
-          if(sumIf(z_used + z_free, isNotNull(z_unused)) > 0,
-             100.0 * sumIf(z_free, isNotNull(z_unused)) /
-                 sumIf(z_used + z_free, isNotNull(z_unused)), 0.0))
+       @unused_total()
            AS unused_pct
 FROM (
 	SELECT sid AS k_sid, used AS z_used, free AS z_free,
 	       requests AS z_req, fails AS z_fails, bytes AS z_bytes,
 	       unused_pct AS z_unused
 	FROM memdb_zone
-	WHERE sid IN (
-		SELECT argMax(s_sid, (s_taken, h))
-		FROM (SELECT hash AS h, min(sid) AS s_sid,
-		             argMin(label, sid) AS s_label,
-		             argMin(kinds, sid) AS s_kinds,
-		             argMin(taken_unix, sid) AS s_taken
-		      FROM memdb_source GROUP BY hash)
-		WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
-		  AND bitAnd(s_kinds, 4) != 0
-		  AND s_taken >= ifNull(:from_time, -1)
-		  AND s_taken <= ifNull(:to_time, 9223372036854775807)
-		  AND (s_taken >= 0 OR isNull(:to_time))
-		GROUP BY s_label));
+	WHERE sid IN (SELECT l_sid FROM @latest(4, :label, :label_re,
+		    :from_time, :to_time)));
 
-SELECT uniqExact(s_label) AS labels, count() AS sources,
-       if(min(t) >= 0,
-           concat(replaceOne(toString(
-               toDateTime(greatest(min(t), 0), 'UTC')), ' ', 'T'), 'Z'), '')
-           AS first,
-       if(max(t) >= 0,
-           concat(replaceOne(toString(
-               toDateTime(greatest(max(t), 0), 'UTC')), ' ', 'T'), 'Z'), '')
-           AS last
-FROM (
-	SELECT s_label, argMax(s_taken, (s_taken, h)) AS t
-	FROM (SELECT hash AS h, min(sid) AS s_sid,
-	             argMin(label, sid) AS s_label,
-	             argMin(kinds, sid) AS s_kinds,
-	             argMin(taken_unix, sid) AS s_taken
-	      FROM memdb_source GROUP BY hash)
-	WHERE s_label != '' AND (isNull(:label) OR match(s_label, :label_re))
-	  AND bitAnd(s_kinds, 4) != 0
-	  AND s_taken >= ifNull(:from_time, -1)
-	  AND s_taken <= ifNull(:to_time, 9223372036854775807)
-	  AND (s_taken >= 0 OR isNull(:to_time))
-	GROUP BY s_label);
+@scope(4, :label, :label_re, :from_time, :to_time);
