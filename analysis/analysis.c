@@ -61,7 +61,7 @@ static int site_by_addr(struct mdb_analysis *a, uint64_t addr, uint32_t *id)
 		*id = a->hint_id[h];
 		return 0;
 	}
-	v = u64map_put(&a->site_by_addr, addr, 0, &added);
+	v = mdb_u64map_put(&a->site_by_addr, addr, 0, &added);
 	if (!v)
 		return -MDB_E_NOMEM;
 	if (added) {
@@ -260,7 +260,7 @@ int mdb_analysis_init(struct mdb_analysis *a,
 		mdb_pair_set_all_traced(&a->pair,
 					mdb_pair_all_traced(m->format,
 							    m->kernel_release));
-	u64map_init(&a->site_by_addr);
+	mdb_u64map_init(&a->site_by_addr);
 	a->first_ts = a->last_ts = MDB_NO_TS;
 	a->sink.ctx = a;
 	a->sink.event = mdb_analysis_event;
@@ -281,7 +281,7 @@ void mdb_analysis_release(struct mdb_analysis *a)
 	if (a->stats)
 		mdb_stats_release(a->stats);
 	free(a->stats);
-	u64map_release(&a->site_by_addr);
+	mdb_u64map_release(&a->site_by_addr);
 	mdb_dict_release(&a->site_text);
 	mdb_dict_release(&a->strs);
 	mdb_stacks_release(&a->stacks);

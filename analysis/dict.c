@@ -13,7 +13,7 @@ void mdb_dict_release(struct mdb_dict *d)
 		free(d->texts[i]);
 	free(d->texts);
 	free(d->lens);
-	u64map_release(&d->map);
+	mdb_u64map_release(&d->map);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -45,7 +45,7 @@ static uint32_t dict_add(struct mdb_dict *d, const struct mdb_str *s,
 	d->texts[d->n] = strndup(s->p, s->len);
 	if (!d->texts[d->n])
 		return 0;
-	if (!u64map_put(&d->map, key, d->n + 1, NULL)) {
+	if (!mdb_u64map_put(&d->map, key, d->n + 1, NULL)) {
 		free(d->texts[d->n]);
 		return 0;
 	}
@@ -64,7 +64,7 @@ uint32_t mdb_dict_id(struct mdb_dict *d, const struct mdb_str *s, int *added)
 		return id;
 	key = XXH3_64bits(s->p, s->len);
 	for (;; key++) {
-		uint64_t *v = u64map_get(&d->map, key);
+		uint64_t *v = mdb_u64map_get(&d->map, key);
 
 		if (!v)
 			break;

@@ -18,19 +18,19 @@ void mdb_pair_init(struct mdb_pair *p, const struct mdb_pair_ops *ops)
 {
 	memset(p, 0, sizeof(*p));
 	p->ops = *ops;
-	u64map_init(&p->slab);
-	u64map_init(&p->page);
-	u64map_init(&p->slab_skip);
-	u64map_init(&p->page_skip);
+	mdb_u64map_init(&p->slab);
+	mdb_u64map_init(&p->page);
+	mdb_u64map_init(&p->slab_skip);
+	mdb_u64map_init(&p->page_skip);
 	p->last_seq = MDB_NO_SEQ;
 }
 
 void mdb_pair_release(struct mdb_pair *p)
 {
-	u64map_release(&p->slab);
-	u64map_release(&p->page);
-	u64map_release(&p->slab_skip);
-	u64map_release(&p->page_skip);
+	mdb_u64map_release(&p->slab);
+	mdb_u64map_release(&p->page);
+	mdb_u64map_release(&p->slab_skip);
+	mdb_u64map_release(&p->page_skip);
 	free(p->pool);
 	free(p->free_idx);
 	free(p->freed);
@@ -111,8 +111,8 @@ static inline int mark_skipped(struct mdb_pair *p, uint8_t type, uint64_t ptr)
 
 	if (!p->all_traced)
 		return 0;
-	v = u64map_put(type == MDB_TYPE_PAGE ? &p->page_skip : &p->slab_skip,
-		       ptr, 0, NULL);
+	v = mdb_u64map_put(type == MDB_TYPE_PAGE ? &p->page_skip : &p->slab_skip,
+			   ptr, 0, NULL);
 	if (!v)
 		return -MDB_E_NOMEM;
 	*v = p->skipped;
@@ -123,8 +123,8 @@ static inline int mark_skipped(struct mdb_pair *p, uint8_t type, uint64_t ptr)
 static inline int nothing_skipped(struct mdb_pair *p, uint8_t type,
 				  uint64_t ptr)
 {
-	uint64_t *v = u64map_get(type == MDB_TYPE_PAGE ? &p->page_skip :
-				 &p->slab_skip, ptr);
+	uint64_t *v = mdb_u64map_get(type == MDB_TYPE_PAGE ? &p->page_skip :
+				     &p->slab_skip, ptr);
 
 	return v && *v == p->skipped;
 }
@@ -230,7 +230,7 @@ int mdb_pair_alloc(struct mdb_pair *p, const struct mdb_lifetime *in)
 		return p->ops.lifetime(p->ops.ctx, &lt);
 	}
 
-	v = u64map_put(key_space(p, lt.type), lt.ptr, FREED, &added);
+	v = mdb_u64map_put(key_space(p, lt.type), lt.ptr, FREED, &added);
 	if (!v)
 		return -MDB_E_NOMEM;
 	if (!added && (*v & FREED))
@@ -315,7 +315,7 @@ int mdb_pair_free(struct mdb_pair *p, const struct mdb_free *in)
 	f.perf_counted = f.perf_pingpong = 0;
 	f.perf_bytes = 0;
 	if (f.ptr >= MDB_MIN_ADDR)
-		v = u64map_get(key_space(p, f.type), f.ptr);
+		v = mdb_u64map_get(key_space(p, f.type), f.ptr);
 	if (!v || (*v & FREED))
 		return free_not_live(p, &f, v);
 	if (mark_skipped(p, f.type, f.ptr) < 0)

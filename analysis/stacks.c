@@ -10,12 +10,12 @@
 void mdb_stacks_init(struct mdb_stacks *s)
 {
 	memset(s, 0, sizeof(*s));
-	u64map_init(&s->by_hash);
+	mdb_u64map_init(&s->by_hash);
 }
 
 void mdb_stacks_release(struct mdb_stacks *s)
 {
-	u64map_release(&s->by_hash);
+	mdb_u64map_release(&s->by_hash);
 	free(s->frames);
 	free(s->start);
 	free(s->depth);
@@ -77,7 +77,7 @@ int mdb_stacks_id(struct mdb_stacks *s, const uint64_t *f, uint32_t n,
 		return 0;
 	h = XXH3_64bits(f, n * sizeof(*f));
 	for (;; h++) {
-		v = u64map_put(&s->by_hash, h, 0, &added);
+		v = mdb_u64map_put(&s->by_hash, h, 0, &added);
 		if (!v)
 			return -MDB_E_NOMEM;
 		if (added || same(s, (uint32_t)*v, f, n))
@@ -88,7 +88,7 @@ int mdb_stacks_id(struct mdb_stacks *s, const uint64_t *f, uint32_t n,
 		return 0;
 	}
 	if (grow(s, n) < 0) {
-		u64map_del(&s->by_hash, h);
+		mdb_u64map_del(&s->by_hash, h);
 		return -MDB_E_NOMEM;
 	}
 	s->start[s->n] = s->nframes;

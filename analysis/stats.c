@@ -60,7 +60,7 @@ static struct mdb_frow *ftable_get(struct mdb_ftable *t,
 		return &t->rows[*hint - 1];
 	for (uint64_t h = key;; h++) {
 		int added;
-		uint64_t *v = u64map_put(&t->idx, h, t->n, &added);
+		uint64_t *v = mdb_u64map_put(&t->idx, h, t->n, &added);
 		struct mdb_frow *r;
 
 		if (!v)
@@ -73,7 +73,7 @@ static struct mdb_frow *ftable_get(struct mdb_ftable *t,
 		}
 		r = ftable_add(t, h, k);
 		if (!r) {
-			u64map_del(&t->idx, h);
+			mdb_u64map_del(&t->idx, h);
 			return NULL;
 		}
 		*hint = (uint32_t)t->n;
@@ -113,7 +113,7 @@ static inline void ftable_row_ahead(const struct mdb_ftable *t,
 
 static void ftable_release(struct mdb_ftable *t)
 {
-	u64map_release(&t->idx);
+	mdb_u64map_release(&t->idx);
 	free(t->rows);
 	memset(t, 0, sizeof(*t));
 }
@@ -1013,16 +1013,16 @@ static int sl_big_finish(struct mdb_stats *s)
 void mdb_stats_init(struct mdb_stats *s)
 {
 	memset(s, 0, sizeof(*s));
-	u64map_init(&s->sites.idx);
-	u64map_init(&s->caches.idx);
-	u64map_init(&s->pingpong.idx);
-	u64map_init(&s->nodes.idx);
-	u64map_init(&s->sl_keys.idx);
-	u64map_init(&s->sl_pids.idx);
-	u64map_init(&s->sl_buckets.idx);
-	u64map_init(&s->sl_bcomm.idx);
-	u64map_init(&s->sl_pp.idx);
-	u64map_init(&s->sl_stacks.idx);
+	mdb_u64map_init(&s->sites.idx);
+	mdb_u64map_init(&s->caches.idx);
+	mdb_u64map_init(&s->pingpong.idx);
+	mdb_u64map_init(&s->nodes.idx);
+	mdb_u64map_init(&s->sl_keys.idx);
+	mdb_u64map_init(&s->sl_pids.idx);
+	mdb_u64map_init(&s->sl_buckets.idx);
+	mdb_u64map_init(&s->sl_bcomm.idx);
+	mdb_u64map_init(&s->sl_pp.idx);
+	mdb_u64map_init(&s->sl_stacks.idx);
 	cmap_init(&s->sl_tpids, sizeof(struct mdb_sl_tpid));
 	cmap_init(&s->sl_ppids, sizeof(struct mdb_sl_ppid));
 	s->sl_min_ts = s->sl_bmin = INT64_MAX;
@@ -1157,8 +1157,8 @@ static int sl_coarsen_table(struct mdb_ftable *t)
 {
 	size_t n = t->n;
 
-	u64map_release(&t->idx);
-	u64map_init(&t->idx);
+	mdb_u64map_release(&t->idx);
+	mdb_u64map_init(&t->idx);
 	memset(t->hint, 0, sizeof(t->hint));
 	t->n = 0;
 	for (size_t i = 0; i < n; i++) {

@@ -147,7 +147,7 @@ static int emit(void *ctx, sqlite3_stmt *rows, sqlite3_stmt *total,
 		if (t)
 			fclose(t);
 		free(head);
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	}
 	fprintf(t, "memdb report %s: %s", head, c->scope->title);
 	fclose(t);

@@ -374,7 +374,7 @@ static int emit(void *ctx, sqlite3_stmt *rows, sqlite3_stmt *total,
 	if (title && (!note || nbuf) && (!fit || dbuf))
 		ret = mdb_render(c->out, &out, rows, total, e);
 	else
-		mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		mdb_error_nomem(e);
 	free(dbuf);
 	free(nbuf);
 	free(title);

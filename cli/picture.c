@@ -62,15 +62,14 @@ static int grid_read(struct grid *g, sqlite3_stmt *st, struct mdb_error *e)
 	g->name = calloc((size_t)sqlite3_column_count(st) + 1,
 			 sizeof(*g->name));
 	if (!g->name)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	g->ncol = sqlite3_column_count(st);
 	for (int i = 0; i < g->ncol; i++)
 		if (!(g->name[i] = strdup(sqlite3_column_name(st, i))))
-			return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+			return mdb_error_nomem(e);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		if (grid_row(g, st))
-			return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1,
-					     NULL);
+			return mdb_error_nomem(e);
 	if (rc != SQLITE_DONE)
 		return mdb_error_set(e, MDB_E_DB, NULL, -1, -1, "%s",
 				     sqlite3_errmsg(sqlite3_db_handle(st)));
@@ -442,7 +441,7 @@ static int draw_timeline(FILE *f, const struct grid *g, const char *title,
 		return -MDB_E_INVAL;
 	if (layout_read(&l, g)) {
 		layout_free(&l);
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	}
 	svg_begin(f, WIDTH, 830, title);
 	svg_text(f, 10, 22, "start", 15, title, 150);
@@ -612,7 +611,7 @@ static int draw_flame(FILE *f, const struct grid *g, const char *title,
 			fl.maxdepth = fl.s[r].depth;
 	}
 	if (ret)
-		ret = mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		ret = mdb_error_nomem(e);
 	qsort(fl.s, (size_t)fl.n, sizeof(*fl.s), fstack_cmp);
 	/* 70 above the frames (title, figures, search box), 30 below */
 	fl.h = 100 + 17.0 * fl.maxdepth;

@@ -182,7 +182,7 @@ static int colmap_make(struct colmap *m, sqlite3_stmt *st, const char *list,
 	m->names = calloc((size_t)n + 1, sizeof(*m->names));
 	if (!m->idx || !m->names) {
 		colmap_free(m);
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	}
 	for (; !list && m->n < n; m->n++) {
 		m->idx[m->n] = m->n;
@@ -817,8 +817,7 @@ static int table_fill(struct table *t, sqlite3_stmt *rows,
 
 	while ((rc = sqlite3_step(rows)) == SQLITE_ROW)
 		if (table_add(t, rows, m))
-			return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1,
-					     NULL);
+			return mdb_error_nomem(e);
 	if (rc != SQLITE_DONE)
 		return step_error(rows, e);
 	if (!tm)
@@ -826,8 +825,7 @@ static int table_fill(struct table *t, sqlite3_stmt *rows,
 	rc = sqlite3_step(total);
 	if (rc == SQLITE_ROW) {
 		if (table_add(t, total, tm))
-			return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1,
-					     NULL);
+			return mdb_error_nomem(e);
 		*ntotal = 1;
 	} else if (rc != SQLITE_DONE) {
 		return step_error(total, e);
@@ -907,7 +905,7 @@ static int render_table(FILE *out, const struct mdb_report_out *o,
 
 	t.col = calloc((size_t)t.ncol + 1, sizeof(*t.col));
 	if (!t.col) {
-		ret = mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		ret = mdb_error_nomem(e);
 		goto out;
 	}
 	for (int c = 0; c < t.ncol; c++) {

@@ -116,3 +116,8 @@ int mdb_error_fail(struct mdb_error *e, int code, const char *file,
 		mdb_error_hint(e, "%s", hint);
 	return -code;
 }
+
+int mdb_error_nomem(struct mdb_error *e)
+{
+	return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+}

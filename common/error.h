@@ -89,4 +89,7 @@ int mdb_error_fail(struct mdb_error *e, int code, const char *file,
  */
 void mdb_error_format(const struct mdb_error *e, char *buf, size_t len);
 
+/* Out of memory recorded in @e, no file, offset or detail; -MDB_E_NOMEM. */
+int mdb_error_nomem(struct mdb_error *e);
+
 #endif

@@ -6,15 +6,15 @@
 #include "hugemem.h"
 #include "u64map.h"
 
-void u64map_init(struct u64map *m)
+void mdb_u64map_init(struct u64map *m)
 {
 	memset(m, 0, sizeof(*m));
 }
 
-void u64map_release(struct u64map *m)
+void mdb_u64map_release(struct u64map *m)
 {
 	mdb_huge_free(m->slots, m->slots ? m->mask + 1 : 0, sizeof(*m->slots));
-	u64map_init(m);
+	mdb_u64map_init(m);
 }
 
 static int u64map_grow(struct u64map *m)
@@ -44,7 +44,7 @@ static int u64map_grow(struct u64map *m)
 	return 0;
 }
 
-uint64_t *u64map_get(struct u64map *m, uint64_t key)
+uint64_t *mdb_u64map_get(struct u64map *m, uint64_t key)
 {
 	size_t i;
 
@@ -58,8 +58,8 @@ uint64_t *u64map_get(struct u64map *m, uint64_t key)
 	return NULL;
 }
 
-uint64_t *u64map_put(struct u64map *m, uint64_t key, uint64_t init,
-		     int *added)
+uint64_t *mdb_u64map_put(struct u64map *m, uint64_t key, uint64_t init,
+			 int *added)
 {
 	size_t i;
 
@@ -89,7 +89,7 @@ uint64_t *u64map_put(struct u64map *m, uint64_t key, uint64_t init,
 	return &m->slots[i].val;
 }
 
-int u64map_del(struct u64map *m, uint64_t key)
+int mdb_u64map_del(struct u64map *m, uint64_t key)
 {
 	size_t i, j;
 

@@ -48,22 +48,22 @@ static inline void u64map_prefetch(const struct u64map *m, uint64_t key)
 		mdb_prefetch(&m->slots[u64map_mix(key) & m->mask]);
 }
 
-void u64map_init(struct u64map *m);
-void u64map_release(struct u64map *m);
+void mdb_u64map_init(struct u64map *m);
+void mdb_u64map_release(struct u64map *m);
 
 /* Pointer to the value of @key, or NULL when absent. */
-uint64_t *u64map_get(struct u64map *m, uint64_t key);
+uint64_t *mdb_u64map_get(struct u64map *m, uint64_t key);
 
 /*
  * Pointer to the value of @key, inserting it with value @init when absent
  * (*@added tells which, when not NULL).  NULL only when out of memory.
  * The pointer is valid until the next insert or delete.
  */
-uint64_t *u64map_put(struct u64map *m, uint64_t key, uint64_t init,
-		     int *added);
+uint64_t *mdb_u64map_put(struct u64map *m, uint64_t key, uint64_t init,
+			 int *added);
 
 /* Remove @key; returns 1 when it was present. */
-int u64map_del(struct u64map *m, uint64_t key);
+int mdb_u64map_del(struct u64map *m, uint64_t key);
 
 static inline size_t u64map_count(const struct u64map *m)
 {

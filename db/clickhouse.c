@@ -86,7 +86,7 @@ int mdb_ch_open(struct mdb_ch *ch, const char *url, struct mdb_error *e)
 	ch->curl = curl_easy_init();
 	if (!ch->url || !ch->shown || !ch->curl) {
 		mdb_ch_close(ch);
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	}
 	return 0;
 }
@@ -111,7 +111,7 @@ static int post(struct mdb_ch *ch, const char *params, const void *data,
 
 	if (asprintf(&url, "%s%s%s", ch->url, strchr(ch->url, '?') ? "&" :
 		     "?", params) < 0)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	curl_easy_reset(c);
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_POST, 1L);
@@ -132,7 +132,7 @@ static int post(struct mdb_ch *ch, const char *params, const void *data,
 	}
 	free(url);
 	if (b->nomem)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	if (rc != CURLE_OK) {
 		mdb_error_set(e, MDB_E_IO, NULL, -1, -1, "url=%s", ch->shown);
 		mdb_error_msg(e, "cannot reach ClickHouse: %s", err[0] ? err :
@@ -171,8 +171,7 @@ int mdb_ch_query(struct mdb_ch *ch, const char *sql, char **out,
 		*out = b.p ? b.p : strdup("");
 		if (len)
 			*len = b.n;
-		return *out ? 0 : mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1,
-						NULL);
+		return *out ? 0 : mdb_error_nomem(e);
 	}
 	free(b.p);
 	return ret;
@@ -188,7 +187,7 @@ int mdb_ch_insert(struct mdb_ch *ch, const char *sql, const void *data,
 	if (!q || asprintf(&params, "query=%s&insert_distributed_sync=1",
 			   q) < 0) {
 		curl_free(q);
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	}
 	curl_free(q);
 	ret = post(ch, params, data, n, &b, e);

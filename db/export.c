@@ -479,7 +479,7 @@ struct export {
 
 static int nomem(struct export *x)
 {
-	return mdb_error_set(x->e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	return mdb_error_nomem(x->e);
 }
 
 static int prepare(struct export *x)
@@ -665,7 +665,7 @@ static int add_name(struct export *x, sqlite3_stmt *st, uint64_t key,
 	x->last[row] = key;
 	if (row >= x->nlast)
 		x->nlast = row + 1;
-	if (!u64map_put(&x->names, key, 1, &added))
+	if (!mdb_u64map_put(&x->names, key, 1, &added))
 		return nomem(x);
 	if (!added)
 		return 0;
@@ -807,7 +807,7 @@ static int known_names(struct export *x)
 
 	for (char *l = out; ret == 0 && (l = strtok_r(l, "\n", &save));
 	     l = NULL)
-		if (!u64map_put(&x->names, strtoull(l, NULL, 10), 1, NULL))
+		if (!mdb_u64map_put(&x->names, strtoull(l, NULL, 10), 1, NULL))
 			ret = nomem(x);
 	free(out);
 	return ret;
@@ -858,7 +858,7 @@ int mdb_export(struct mdb_db *db, struct mdb_ch *ch,
 
 	memset(res, 0, sizeof(*res));
 	x.batch = o->batch_bytes ? o->batch_bytes : 32u << 20;
-	u64map_init(&x.names);
+	mdb_u64map_init(&x.names);
 	pthread_mutex_init(&x.mu, NULL);
 	pthread_cond_init(&x.cv, NULL);
 	ret = ensure_tables(&x);
@@ -977,7 +977,7 @@ done:
 		free(x.job[i].p);
 	pthread_cond_destroy(&x.cv);
 	pthread_mutex_destroy(&x.mu);
-	u64map_release(&x.names);
+	mdb_u64map_release(&x.names);
 	free(x.last);
 	for (size_t i = 0; i < n; i++) {
 		free(hash[i]);

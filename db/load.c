@@ -37,7 +37,7 @@ struct mdb_load {
 
 static int load_nomem(struct mdb_load *l)
 {
-	return mdb_error_set(l->h.e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	return mdb_error_nomem(l->h.e);
 }
 
 /*
@@ -180,12 +180,12 @@ int mdb_load_begin(struct mdb_db *db, const char *path,
 	*out = NULL;
 	l = calloc(1, sizeof(*l));
 	if (!l)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	l->wb_fd = -1;
 	aout.ctx = l;
 	if (mdb_analysis_init(&l->an, m, &aout) < 0) {
 		load_free(l);
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	}
 	l->an.stats->sl_big = m && m->data_bytes >= big_bytes();
 	l->sink.ctx = l;

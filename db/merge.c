@@ -78,7 +78,7 @@ static char *columns(struct mdb_db *db, const char *name, int *ncols,
 	f = open_memstream(&list, &len);
 	if (!f) {
 		sqlite3_finalize(st);
-		mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		mdb_error_nomem(e);
 		return NULL;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -164,7 +164,7 @@ static int prepare_copy(struct merge *m, struct copy *c)
 	return ret;
 nomem:
 	free(cols);
-	return mdb_error_set(m->e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	return mdb_error_nomem(m->e);
 }
 
 /* A rowid one past the largest of @table in the output. */
@@ -267,8 +267,7 @@ static int fix_ranges(struct merge *m, int64_t id)
 			     "?1", c->t->owner, c->t->lo, c->t->hi,
 			     strcmp(c->t->owner, "source") ? "source_id" :
 			     "id") < 0)
-			return mdb_error_set(m->e, MDB_E_NOMEM, NULL, -1, -1,
-					     NULL);
+			return mdb_error_nomem(m->e);
 		rc = sqlite3_prepare_v2(m->out->h, sql, -1, &st, NULL);
 		free(sql);
 		if (rc)
@@ -297,8 +296,7 @@ static int add_result(struct merge *m, const struct mdb_merge_source *s)
 
 		n = realloc(r->sources, cap * sizeof(*n));
 		if (!n)
-			return mdb_error_set(m->e, MDB_E_NOMEM, NULL, -1, -1,
-					     NULL);
+			return mdb_error_nomem(m->e);
 		r->sources = n;
 		r->cap = cap;
 	}
@@ -423,7 +421,7 @@ static int open_migrated(struct merge *m, const char *path, int v)
 	if (asprintf(&m->copy_path, "%s/memdb-merge-XXXXXX",
 		     tmp && *tmp ? tmp : "/tmp") < 0) {
 		m->copy_path = NULL;
-		return mdb_error_set(m->e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(m->e);
 	}
 	fd = mkstemp(m->copy_path);
 	if (fd < 0) {
@@ -538,7 +536,7 @@ int mdb_db_merge(struct mdb_db *out, const char *in_path,
 	m.nc = nt + 1;
 	m.c = calloc(m.nc, sizeof(*m.c));
 	if (!m.c) {
-		ret = mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		ret = mdb_error_nomem(e);
 		goto out;
 	}
 	/* one read transaction: the input as of one moment */

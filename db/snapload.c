@@ -35,7 +35,7 @@ struct mdb_snap_load {
 
 static int snap_nomem(struct mdb_snap_load *l)
 {
-	return mdb_error_set(l->h.e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	return mdb_error_nomem(l->h.e);
 }
 
 static int step(struct mdb_snap_load *l, sqlite3_stmt *st)
@@ -283,7 +283,7 @@ int mdb_snap_begin(struct mdb_db *db, const char *path,
 	*out = NULL;
 	l = calloc(1, sizeof(*l));
 	if (!l)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	l->sink = (struct mdb_snap_sink){
 		.ctx = l, .zone = snap_zone, .zone_cpu = snap_zone_cpu,
 		.tag = snap_tag, .buddy = snap_buddy,

@@ -215,7 +215,7 @@ static int mw_open(struct multi_writer *m, struct table_writer *w,
 	m->w = w;
 	m->ncols = ncols;
 	if (!one || !multi) {
-		ret = mdb_error_set(w->e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		ret = mdb_error_nomem(w->e);
 	} else if (sqlite3_prepare_v2(w->db, one, -1, &m->one, NULL) ||
 		   sqlite3_prepare_v2(w->db, multi, -1, &m->multi, NULL)) {
 		ret = tw_error(w);
@@ -297,7 +297,7 @@ static int mw_table(struct table_writer *w, int64_t source_id,
 	int ret;
 
 	if (!m)
-		return mdb_error_set(w->e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(w->e);
 	ret = mw_open(m, w, source_id, table, cols, ncols);
 	if (!ret)
 		ret = fill(m, s, which);
@@ -346,8 +346,7 @@ static int write_ptrs(struct multi_writer *m, const struct mdb_stats *s,
 		     cur = s->sl_pe[cur - 1].prev) {
 			if (MDB_GROW(chain, n, cap, 256)) {
 				free(chain);
-				return mdb_error_set(m->w->e, MDB_E_NOMEM,
-						     NULL, -1, -1, NULL);
+				return mdb_error_nomem(m->w->e);
 			}
 			chain[n++] = cur - 1;
 		}

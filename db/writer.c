@@ -267,7 +267,7 @@ static int prepare_rows(struct mdb_writer *w, const char *head, int ncols,
 	char *sql = mdb_sql_rows(head, nrows, ncols, &n);
 
 	if (!sql)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	rc = sqlite3_prepare_v2(w->db->h, sql, n, &s->st, NULL);
 	free(sql);
 	if (rc != SQLITE_OK)
@@ -276,7 +276,7 @@ static int prepare_rows(struct mdb_writer *w, const char *head, int ncols,
 	/* every parameter starts out NULL */
 	s->val = malloc((size_t)(2 + nrows * ncols) * sizeof(*s->val));
 	if (!s->val)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	for (int i = 0; i < 2 + nrows * ncols; i++)
 		s->val[i] = (struct bound){ 0, 1 };
 	return 0;
@@ -311,7 +311,7 @@ static int prepare_all(struct mdb_writer *w, int64_t source_id,
 	w->pc = malloc(sizeof(*w->pc));
 	w->pc_buf = malloc(MDB_PC_MAX_BYTES);
 	if (!w->pc || !w->pc_buf)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	w->pc->rows = 0;
 	if (sqlite3_prepare_v2(w->db->h, "SELECT coalesce(max(id), 0) + 1 "
 			       "FROM alloc_blk", -1, &st, NULL) != SQLITE_OK ||
@@ -356,7 +356,7 @@ int mdb_writer_start(struct mdb_writer **out, struct mdb_db *db,
 
 	*out = NULL;
 	if (!w)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	w->db = db;
 	mdb_error_clear(&w->err);
 	ret = prepare_all(w, source_id, e);
@@ -389,7 +389,7 @@ nomem:
 		free(w->all[i]);
 	finalize_all(w);
 	free(w);
-	return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	return mdb_error_nomem(e);
 }
 
 /* Hand the current batch to the thread and take a spare one. */

@@ -2,11 +2,11 @@
 /*
  * libFuzzer harness: the symbolizer's reading of an ELF file (a vmlinux
  * or a .ko) and its DWARF.  The input is written to a memory file and
- * opened by path as memdb symbolize opens it (dw_open: libdwfl offline);
+ * opened by path as memdb symbolize opens it (mdb_dw_open: libdwfl offline);
  * its function table is built (a relocatable file's sections placed
  * where libdwfl placed them) and the function and source of addresses in
  * and around each function are looked up, the compile unit checks of
- * dwarf.c included.
+ * dwarfsyms.c included.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../symbolize/dwarf.h"
+#include "../symbolize/dwarfsyms.h"
 #include "../symbolize/elfsyms.h"
 
 #define MAX_LOOKUPS 256
@@ -53,8 +53,8 @@ static void lookup(struct dw_image *im, uint64_t a)
 {
 	struct dw_loc loc;
 
-	if (dw_lookup(im, a, &loc) == 0)
-		dw_loc_release(&loc);
+	if (mdb_dw_lookup(im, a, &loc) == 0)
+		mdb_dw_loc_release(&loc);
 }
 
 /* Sections of a relocatable file where libdwfl placed them. */
@@ -69,7 +69,7 @@ static uint64_t *placement(struct dw_image *im, size_t *n)
 	if (!place)
 		return NULL;
 	for (size_t s = 0; s < *n; s++)
-		if (!s || dw_section_addr(im, s, &place[s]) < 0)
+		if (!s || mdb_dw_section_addr(im, s, &place[s]) < 0)
 			place[s] = UINT64_MAX;
 	return place;
 }
@@ -82,26 +82,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t *place, bias;
 	size_t nplace, step;
 
-	if (put_input(data, size) < 0 || dw_open(&im, mem_path, &e) < 0)
+	if (put_input(data, size) < 0 || mdb_dw_open(&im, mem_path, &e) < 0)
 		return 0;
 	place = placement(&im, &nplace);
 	bias = im.e_type == ET_REL ? 0 : im.bias;
-	if (elfsyms_build(&t, im.elf, mem_path, place, nplace, &e) == 0) {
+	if (mdb_elfsyms_build(&t, im.elf, mem_path, place, nplace, &e) == 0) {
 		step = t.n / MAX_LOOKUPS + 1;
 		for (size_t i = 0; i < t.n; i += step) {
 			const struct elfsym *s = &t.syms[i];
 
-			elfsyms_find(&t, s->addr + s->size / 2);
-			elfsyms_find(&t, s->addr - 1);
+			mdb_elfsyms_find(&t, s->addr + s->size / 2);
+			mdb_elfsyms_find(&t, s->addr - 1);
 			lookup(&im, s->addr + bias);
 			lookup(&im, s->addr + s->size / 2 + bias);
 		}
-		elfsyms_find(&t, 0);
-		elfsyms_find(&t, UINT64_MAX);
-		elfsyms_release(&t);
+		mdb_elfsyms_find(&t, 0);
+		mdb_elfsyms_find(&t, UINT64_MAX);
+		mdb_elfsyms_release(&t);
 	}
 	lookup(&im, bias);
 	free(place);
-	dw_close(&im);
+	mdb_dw_close(&im);
 	return 0;
 }

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct kallsyms ksyms;
 	static int have_ksyms;
-	struct ft_sniff sn;
+	struct mdb_ft_sniff sn;
 	struct mdb_decode_opts o;
 	struct ft_params fp;
 	struct fuzz_events c;
@@ -34,8 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int flags;
 
 	if (!have_ksyms) {
-		if (kallsyms_parse(&ksyms, ksyms_text, sizeof(ksyms_text) - 1,
-				   "kallsyms", &e) < 0)
+		if (mdb_kallsyms_parse(&ksyms, ksyms_text, sizeof(ksyms_text) - 1,
+				       "kallsyms", &e) < 0)
 			return 0;
 		have_ksyms = 1;
 	}
@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	flags = data[0];
 	data++;
 	size--;
-	ft_sniff(data, size, &sn);
+	mdb_ft_sniff(data, size, &sn);
 	memset(&o, 0, sizeof(o));
 	o.priv = &fp;
 	o.name = "trace";
@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fp.ptr_digits = flags & 16 ? 0 : sn.ptr_digits;
 	if (fuzz_events_init(&c))
 		return 0;
-	fuzz_events_done(&c, ft_decode(data, size, &o, &c.sink, &st, &e) ==
+	fuzz_events_done(&c, mdb_ft_decode(data, size, &o, &c.sink, &st, &e) ==
 				     0);
 	return 0;
 }

@@ -31,11 +31,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size--;
 	part = size / n;
 	for (size_t i = 0; i < n; i++)
-		kt_stream_init(&s[i], "cpu", (int)i, data + i * part,
-			       i + 1 == n ? size - i * part : part,
-			       MDB_ORDER_UNKNOWN);
+		mdb_kt_stream_init(&s[i], "cpu", (int)i, data + i * part,
+				   i + 1 == n ? size - i * part : part,
+				   MDB_ORDER_UNKNOWN);
 	if (mode == 0) {
-		if (kt_detect_order(s, n, &o, &e) < 0)
+		if (mdb_kt_detect_order(s, n, &o, &e) < 0)
 			return 0;
 	} else {
 		o = mode == 1 ? MDB_ORDER_LITTLE : MDB_ORDER_BIG;
@@ -46,6 +46,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	/* kmemtrace era: the pairing judges duplicate frees strictly */
 	mdb_pair_set_all_traced(&c.an.pair, 1);
-	fuzz_events_done(&c, kt_merge(s, n, &c.sink, &st, &e) == 0);
+	fuzz_events_done(&c, mdb_kt_merge(s, n, &c.sink, &st, &e) == 0);
 	return 0;
 }

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size--;
 	mdb_decode_opts_init(&o, "kmemtrace.bin");
 	if (!(mode & 1)) {
-		if (ktf_detect(data, size, MDB_ORDER_UNKNOWN, &l))
+		if (mdb_ktf_detect(data, size, MDB_ORDER_UNKNOWN, &l))
 			return 0;
 	} else {
 		l.order = mode & 2 ? MDB_ORDER_BIG : MDB_ORDER_LITTLE;
@@ -40,6 +40,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	/* kmemtrace era: the pairing judges duplicate frees strictly */
 	mdb_pair_set_all_traced(&c.an.pair, 1);
-	fuzz_events_done(&c, ktf_decode(data, size, &o, &c.sink, &st, &e) == 0);
+	fuzz_events_done(&c, mdb_ktf_decode(data, size, &o, &c.sink, &st, &e) == 0);
 	return 0;
 }

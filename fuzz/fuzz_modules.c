@@ -22,14 +22,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf = (const char *)data + 1;
 	memset(&m, 0, sizeof(m));
 	if (data[0] & 1) {
-		kmods_parse_sections(&m, buf, size - 1, "sections", &e);
-		kmods_parse_proc(&m, buf, size - 1, "modules", &e);
+		mdb_kmods_parse_sections(&m, buf, size - 1, "sections", &e);
+		mdb_kmods_parse_proc(&m, buf, size - 1, "modules", &e);
 	} else {
-		kmods_parse_proc(&m, buf, size - 1, "modules", &e);
-		kmods_parse_sections(&m, buf, size - 1, "sections", &e);
+		mdb_kmods_parse_proc(&m, buf, size - 1, "modules", &e);
+		mdb_kmods_parse_sections(&m, buf, size - 1, "sections", &e);
 	}
 	for (size_t i = 1; i < m.n; i++)
-		kmod_name_eq(m.v[i - 1].name, m.v[i].name);
-	kmods_release(&m);
+		mdb_kmod_name_eq(m.v[i - 1].name, m.v[i].name);
+	mdb_kmods_release(&m);
 	return 0;
 }

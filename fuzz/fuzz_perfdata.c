@@ -84,16 +84,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mdb_sink s2 = { &h2, hash_event, hash_ahead };
 	int r1, r2;
 
-	if (perf_describe(data, size, "fuzz", &info, &e) < 0)
+	if (mdb_perf_describe(data, size, "fuzz", &info, &e) < 0)
 		return 0;
 	mdb_decode_opts_init(&o, "fuzz");
 	o.rounds = 1;
-	r1 = perf_decode(data, size, &o, &s1, &st1, &e1);
+	r1 = mdb_perf_decode(data, size, &o, &s1, &st1, &e1);
 	o.rounds = 0;
 	if (fuzz_events_init(&c))
 		return 0;
 	h2.next = &c.sink;
-	r2 = perf_decode(data, size, &o, &s2, &st, &e);
+	r2 = mdb_perf_decode(data, size, &o, &s2, &st, &e);
 	if (r1 != -MDB_E_ORDER &&
 	    (r1 != r2 || (!r1 && (h1.h != h2.h || h1.n != h2.n ||
 				  st1.events != st.events ||

@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	mdb_ingest_opts_init(&o);
-	if (tdat_input_open("fuzz.dat", &map, fd, &o, &in, &e) == 0) {
+	if (mdb_tdat_input_open("fuzz.dat", &map, fd, &o, &in, &e) == 0) {
 		(void)mdb_input_decode(in, &sink, &st, &e);
 		mdb_input_close(in);
 	}

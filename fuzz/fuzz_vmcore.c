@@ -44,12 +44,12 @@ static void info(const uint8_t *data, size_t size)
 	uint64_t a;
 	size_t n;
 
-	if (vm_info_parse(&vi, (const char *)data, size, "fuzz", &e))
+	if (mdb_vm_info_parse(&vi, (const char *)data, size, "fuzz", &e))
 		return;
-	vm_info_symbol(&vi, "init_uts_ns", &a);
-	vm_info_get(&vi, "KERNELOFFSET", &n);
-	vm_info_each_symbol(&vi, noop, NULL);
-	vm_info_release(&vi);
+	mdb_vm_info_symbol(&vi, "init_uts_ns", &a);
+	mdb_vm_info_get(&vi, "KERNELOFFSET", &n);
+	mdb_vm_info_each_symbol(&vi, noop, NULL);
+	mdb_vm_info_release(&vi);
 }
 
 static void types(const uint8_t *data, size_t size)
@@ -65,14 +65,14 @@ static void types(const uint8_t *data, size_t size)
 	uint64_t s;
 	int64_t v;
 
-	if (vm_types_btf(&t, data, size, "fuzz", &e))
+	if (mdb_vm_types_btf(&t, data, size, "fuzz", &e))
 		return;
 	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
 		t.size(t.priv, q[i][0], &s);
 		t.member(t.priv, q[i][0], q[i][1], &m);
 	}
 	t.enumval(t.priv, "MIGRATE_MOVABLE", &v);
-	vm_types_release(&t);
+	mdb_vm_types_release(&t);
 }
 
 static void whole(const uint8_t *data, size_t size)
@@ -87,11 +87,11 @@ static void whole(const uint8_t *data, size_t size)
 		return;
 	/* what ingest checks before libkdumpfile sees the file */
 	memset(&d, 0, sizeof(d));
-	if (vm_elf_check("fuzz", data, size, &e) ||
-	    vm_diskdump_check("fuzz", data, size, &d.dd, &e))
+	if (mdb_vm_elf_check("fuzz", data, size, &e) ||
+	    mdb_vm_diskdump_check("fuzz", data, size, &d.dd, &e))
 		return;
-	vm_dump_open(&d, "fuzz", fd, NULL, NULL, NULL, &e);
-	vm_dump_close(&d);
+	mdb_vm_dump_open(&d, "fuzz", fd, NULL, NULL, NULL, &e);
+	mdb_vm_dump_close(&d);
 }
 
 /* ---- 04: the alloc_tag walk ---------------------------------------- */
@@ -176,7 +176,7 @@ static const struct vm_types *tag_types(void)
 	btf__add_field(b, "ct", ct, 0, 0);
 	btf__add_field(b, "counters", cnt, 256, 0);
 	raw = btf__raw_data(b, &len);
-	if (!raw || vm_types_btf(&t, raw, len, "fuzz", &e))
+	if (!raw || mdb_vm_types_btf(&t, raw, len, "fuzz", &e))
 		memset(&t, 0, sizeof(t));
 	btf__free(b);
 	return t.priv ? &t : NULL;
@@ -202,7 +202,7 @@ static void alloctag(const uint8_t *data, size_t size)
 	c.ncpus = 2;
 	c.cpu_offset = cpu_offset;
 	c.max_steps = 1u << 20;
-	vm_alloctag_walk(&c, tag_noop, NULL, &st);
+	mdb_vm_alloctag_walk(&c, tag_noop, NULL, &st);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -214,7 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	switch (data[0]) {
 	case 0:
-		if (!vm_flat_reassemble(data + 1, size - 1, "fuzz", &fd, &e))
+		if (!mdb_vm_flat_reassemble(data + 1, size - 1, "fuzz", &fd, &e))
 			close(fd);
 		break;
 	case 1:

@@ -62,21 +62,21 @@ static int text_probe(const void *buf, size_t len)
  */
 static const struct mdb_format formats[] = {
 	/* perf.data: the PERFILE2 magic, either byte order */
-	{ .name = PERF_FORMAT, .probe = perf_probe, .decode = perf_decode,
-	  .prepare = perf_prepare, .unprepare = perf_unprepare,
-	  .describe = perf_input_describe, .refuse_dir = perf_threads_dir,
+	{ .name = PERF_FORMAT, .probe = mdb_perf_probe, .decode = mdb_perf_decode,
+	  .prepare = mdb_perf_prepare, .unprepare = mdb_perf_unprepare,
+	  .describe = mdb_perf_input_describe, .refuse_dir = mdb_perf_threads_dir,
 	  .empty_hint = KMEM_HINT,
 	  .help = "what perf kmem record (--page) or perf record -e "
 		  "kmem:... writes: a perf.data file of either byte order, "
 		  "also from perf record -g, -z (zstd records) and -o - "
 		  "(pipe mode)" },
 	/* trace-cmd's trace.dat: its magic; libtracecmd reads it */
-	{ .name = "trace-dat", .probe = tdat_probe,
-	  .open_file = tdat_input_open,
+	{ .name = "trace-dat", .probe = mdb_tdat_probe,
+	  .open_file = mdb_tdat_input_open,
 	  .help = "what trace-cmd record writes (trace.dat, versions 6 "
 		  "and 7) with the kmem events, read through libtracecmd" },
 	/* Linux kernel core dumps: ELF core, KDUMP signature, flattened */
-	{ .name = VM_FORMAT, .probe = vm_probe, .open_file = vm_input_open,
+	{ .name = VM_FORMAT, .probe = mdb_vm_probe, .open_file = mdb_vm_input_open,
 	  .flags = MDB_FMT_SNAPSHOT,
 	  .help = "a Linux kernel core dump (x86-64, arm64, i386, s390x): "
 		  "ELF (kdump's "
@@ -116,8 +116,8 @@ static const struct mdb_format formats[] = {
 	  .decode_snap = mdb_vmstat_m_decode,
 	  .help = "FreeBSD 'vmstat -m' text, the same way" },
 	/* text event traces: ftrace, perf script, trace-cmd report */
-	{ .name = "ftrace-text", .probe = ft_probe, .decode = ft_decode,
-	  .describe = ft_describe,
+	{ .name = "ftrace-text", .probe = mdb_ft_probe, .decode = mdb_ft_decode,
+	  .describe = mdb_ft_describe,
 	  .flags = MDB_FMT_KSYMS | MDB_FMT_DIR_TEXT,
 	  .empty_hint = KMEM_HINT,
 	  .help = "the kmem tracepoints as text: what cat trace, "
@@ -129,23 +129,23 @@ static const struct mdb_format formats[] = {
 	 * below do not misjudge it */
 	{ .name = NULL, .probe = text_probe },
 	/* the ftrace-era kmemtrace tracer's binary: exact record sizes */
-	{ .name = "kmemtrace-ftrace", .probe = ktf_probe, .decode = ktf_decode,
-	  .describe = ktf_describe, .all_paths_before = { 4, 2 },
+	{ .name = "kmemtrace-ftrace", .probe = mdb_ktf_probe, .decode = mdb_ktf_decode,
+	  .describe = mdb_ktf_describe, .all_paths_before = { 4, 2 },
 	  .help = "the binary of the 2.6.30-2.6.34 kmemtrace tracer, "
 		  "either word size and byte order, with or without the ftrace "
 		  "'bin' prefix" },
 	/* a copy of tracefs: a directory (memdb record) */
-	{ .name = "tracefs", .open = tfs_input_open,
-	  .is_capture = tfs_is_capture,
+	{ .name = "tracefs", .open = mdb_tfs_input_open,
+	  .is_capture = mdb_tfs_is_capture,
 	  .help = "a copy of tracefs as 'memdb record' writes it: the "
 		  "per-CPU ring-buffer pages (trace_pipe_raw), the page header "
 		  "and the formats of the kmem events, optionally the boot's "
 		  "kallsyms" },
 	/* kmemtrace relay: a capture directory, a lone file whose records
 	 * read as relay records, or one named cpuN */
-	{ .name = "kmemtrace-relay", .probe = kt_probe, .decode = kt_decode,
-	  .describe = kt_describe, .open = kt_input_open,
-	  .is_capture = kt_is_capture, .claims_name = kt_is_cpu_file,
+	{ .name = "kmemtrace-relay", .probe = mdb_kt_probe, .decode = mdb_kt_decode,
+	  .describe = mdb_kt_describe, .open = mdb_kt_input_open,
+	  .is_capture = mdb_kt_is_capture, .claims_name = mdb_kt_is_cpu_file,
 	  .all_paths_before = { 4, 2 }, .flags = MDB_FMT_NO_MAGIC,
 	  .help = "a kmemtrace relay capture: a directory holding one "
 		  "file per CPU (cpu0, cpu1, ... as in debugfs, or cpu0.out, ... "

@@ -21,7 +21,7 @@ struct mdb_hasher *mdb_hash_begin(const char *tag, struct mdb_error *e)
 		h = NULL;
 	}
 	if (!h) {
-		mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		mdb_error_nomem(e);
 		return NULL;
 	}
 	XXH3_128bits_reset(h->state);

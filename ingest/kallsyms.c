@@ -212,8 +212,8 @@ static int ks_index(struct kallsyms *k, struct ent *ents, size_t n)
 	return 0;
 }
 
-int kallsyms_parse(struct kallsyms *k, const void *buf, size_t len,
-		   const char *fname, struct mdb_error *e)
+int mdb_kallsyms_parse(struct kallsyms *k, const void *buf, size_t len,
+		       const char *fname, struct mdb_error *e)
 {
 	const char *p = buf, *end = p + len;
 	struct ent *ents = NULL;
@@ -291,23 +291,23 @@ nomem:
 out:
 	free(ents);
 	if (ret < 0)
-		kallsyms_release(k);
+		mdb_kallsyms_release(k);
 	return ret;
 }
 
-int kallsyms_load(struct kallsyms *k, const char *path, struct mdb_error *e)
+int mdb_kallsyms_load(struct kallsyms *k, const char *path, struct mdb_error *e)
 {
 	struct mdb_map m;
 	int ret = mdb_map_decompressed(path, &m, e);
 
 	if (ret < 0)
 		return ret;
-	ret = kallsyms_parse(k, m.data, m.len, path, e);
+	ret = mdb_kallsyms_parse(k, m.data, m.len, path, e);
 	mdb_unmap(&m);
 	return ret;
 }
 
-void kallsyms_release(struct kallsyms *k)
+void mdb_kallsyms_release(struct kallsyms *k)
 {
 	free(k->syms);
 	free(k->strtab);
@@ -315,7 +315,7 @@ void kallsyms_release(struct kallsyms *k)
 	memset(k, 0, sizeof(*k));
 }
 
-const struct ksym *kallsyms_find(const struct kallsyms *k, uint64_t addr)
+const struct ksym *mdb_kallsyms_find(const struct kallsyms *k, uint64_t addr)
 {
 	size_t lo = 0, hi = k->n;
 	const struct ksym *s;
@@ -370,9 +370,9 @@ static size_t first_by_name(const struct kallsyms *k, const char *name,
 	return k->nby_name;
 }
 
-int kallsyms_addr_sized(const struct kallsyms *k, const char *name,
-			size_t len, const char *module, size_t mlen,
-			uint64_t size, uint64_t *addr)
+int mdb_kallsyms_addr_sized(const struct kallsyms *k, const char *name,
+			    size_t len, const char *module, size_t mlen,
+			    uint64_t size, uint64_t *addr)
 {
 	size_t i = first_by_name(k, name, len, module, mlen), n = 0;
 
@@ -389,8 +389,8 @@ int kallsyms_addr_sized(const struct kallsyms *k, const char *name,
 	return size || n > 1 ? 1 : 0;
 }
 
-int kallsyms_addr(const struct kallsyms *k, const char *name, size_t len,
-		  const char *module, size_t mlen, uint64_t *addr)
+int mdb_kallsyms_addr(const struct kallsyms *k, const char *name, size_t len,
+		      const char *module, size_t mlen, uint64_t *addr)
 {
 	size_t i = first_by_name(k, name, len, module, mlen);
 
@@ -400,8 +400,8 @@ int kallsyms_addr(const struct kallsyms *k, const char *name, size_t len,
 	return 0;
 }
 
-int kallsyms_any_addr(const struct kallsyms *k, const char *name,
-		      uint64_t *addr)
+int mdb_kallsyms_any_addr(const struct kallsyms *k, const char *name,
+			  uint64_t *addr)
 {
 	for (size_t i = 0; i < k->n; i++)
 		if (!k->syms[i].module && !strcmp(k->strtab + k->syms[i].name,

@@ -44,13 +44,13 @@ struct kallsyms {
  * first bad line), or every address zero (-MDB_E_INVAL: the snapshot was
  * read without privilege, kernel.kptr_restrict).  @name is for messages.
  */
-int kallsyms_parse(struct kallsyms *k, const void *buf, size_t len,
-		   const char *name, struct mdb_error *e);
+int mdb_kallsyms_parse(struct kallsyms *k, const void *buf, size_t len,
+		       const char *name, struct mdb_error *e);
 
 /* Map @path and parse it. */
-int kallsyms_load(struct kallsyms *k, const char *path, struct mdb_error *e);
+int mdb_kallsyms_load(struct kallsyms *k, const char *path, struct mdb_error *e);
 
-void kallsyms_release(struct kallsyms *k);
+void mdb_kallsyms_release(struct kallsyms *k);
 
 /*
  * The function containing @addr, NULL when there is none: before the
@@ -58,7 +58,7 @@ void kallsyms_release(struct kallsyms *k);
  * symbol at or below @addr is not text.  Of aliases (one address, several
  * names) the first in the file is returned, as the kernel's %pS does.
  */
-const struct ksym *kallsyms_find(const struct kallsyms *k, uint64_t addr);
+const struct ksym *mdb_kallsyms_find(const struct kallsyms *k, uint64_t addr);
 
 static inline const char *kallsyms_name(const struct kallsyms *k,
 					const struct ksym *s)
@@ -78,22 +78,22 @@ static inline const char *kallsyms_module(const struct kallsyms *k,
  * mlen 0 = the kernel image).  Returns 0 with *@addr set, -1 when absent.
  * A name defined twice (static functions) gives the first in the file.
  */
-int kallsyms_addr(const struct kallsyms *k, const char *name, size_t len,
-		  const char *module, size_t mlen, uint64_t *addr);
+int mdb_kallsyms_addr(const struct kallsyms *k, const char *name, size_t len,
+		      const char *module, size_t mlen, uint64_t *addr);
 
 /*
- * kallsyms_addr() for a function printed with its size, as %pS prints
+ * mdb_kallsyms_addr() for a function printed with its size, as %pS prints
  * "func+0xoff/0xsize": of several text symbols called @name in @module
  * (static functions), the one whose extent is @size.  Returns 0 with
  * *@addr set, 1 with *@addr set to the first when none has that size
  * (or @size is 0 and there are several), -1 when absent.
  */
-int kallsyms_addr_sized(const struct kallsyms *k, const char *name,
-			size_t len, const char *module, size_t mlen,
-			uint64_t size, uint64_t *addr);
+int mdb_kallsyms_addr_sized(const struct kallsyms *k, const char *name,
+			    size_t len, const char *module, size_t mlen,
+			    uint64_t size, uint64_t *addr);
 
 /* Address of a symbol of any type called @name in the kernel image. */
-int kallsyms_any_addr(const struct kallsyms *k, const char *name,
-		      uint64_t *addr);
+int mdb_kallsyms_any_addr(const struct kallsyms *k, const char *name,
+			  uint64_t *addr);
 
 #endif

@@ -52,7 +52,7 @@ static void file_free(struct file_input *fi)
 		fi->f->unprepare(fi->prepared);
 	mdb_unmap(&fi->map);
 	if (fi->have_ksyms)
-		kallsyms_release(&fi->ksyms);
+		mdb_kallsyms_release(&fi->ksyms);
 	free(fi->path);
 	free(fi);
 }
@@ -157,8 +157,7 @@ static int file_load_ksyms(struct file_input *fi, const char *dir,
 	if (o->kallsyms) {
 		path = strdup(o->kallsyms);
 		if (!path)
-			return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1,
-					     NULL);
+			return mdb_error_nomem(e);
 	} else if (dir) {
 		ret = mdb_capture_file(dir, "kallsyms", &path, e);
 		if (ret)
@@ -166,7 +165,7 @@ static int file_load_ksyms(struct file_input *fi, const char *dir,
 	} else {
 		return 0;
 	}
-	ret = kallsyms_load(&fi->ksyms, path, e);
+	ret = mdb_kallsyms_load(&fi->ksyms, path, e);
 	free(path);
 	if (ret < 0)
 		return ret;

@@ -44,14 +44,6 @@ enum mdb_compression mdb_compression_of(const void *buf, size_t len)
 	return MDB_COMP_NONE;
 }
 
-const char *mdb_compression_name(enum mdb_compression c)
-{
-	for (size_t i = 0; i < sizeof(magics) / sizeof(magics[0]); i++)
-		if (magics[i].c == c)
-			return magics[i].name;
-	return "none";
-}
-
 /* Where the spooled bytes go, and how many have gone. */
 struct spool {
 	const char *name; /* the input's, for messages */

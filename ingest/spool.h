@@ -21,7 +21,6 @@ enum mdb_compression {
 
 /* The compression whose magic @buf starts with. */
 enum mdb_compression mdb_compression_of(const void *buf, size_t len);
-const char *mdb_compression_name(enum mdb_compression c);
 
 /*
  * Read @fd to its end (@name for messages), decompress it when it is

@@ -197,21 +197,6 @@ int mdb_parse_u63(struct mdb_str s, int64_t *v)
 	return 0;
 }
 
-int mdb_parse_i64(struct mdb_str s, int64_t *v)
-{
-	int neg = s.len && s.p[0] == '-';
-
-	if (neg) {
-		s.p++;
-		s.len--;
-	}
-	if (mdb_parse_u63(s, v) < 0)
-		return -1;
-	if (neg)
-		*v = -*v;
-	return 0;
-}
-
 /* The unsigned number of @s from @i on, as mdb_parse_human() reads it. */
 static int human_u64(struct mdb_str s, size_t i, uint64_t *v, int *approx)
 {

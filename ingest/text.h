@@ -102,9 +102,6 @@ int mdb_parse_u64(struct mdb_str s, uint64_t *v);
 /* The same that fits int64_t. */
 int mdb_parse_u63(struct mdb_str s, int64_t *v);
 
-/* The same with an optional leading '-'. */
-int mdb_parse_i64(struct mdb_str s, int64_t *v);
-
 /*
  * A number as tools print it for people: plain ("2105", "-12") or
  * humanized with an IEC suffix K M G T P E (optionally followed by 'i'),

@@ -15,6 +15,9 @@
 #include "../common/file.h"
 #include "record.h"
 
+/* Where tracefs is mounted, or NULL. */
+static const char *mdb_tracefs_dir(void);
+
 #define MAX_CPUS 4096
 #define POLL_NS 50000000L /* between looks at the ring buffers */
 #define DEFAULT_BUFFER_KB 16384
@@ -50,7 +53,7 @@ struct rec {
 	struct mdb_error *e;
 };
 
-const char *mdb_tracefs_dir(void)
+static const char *mdb_tracefs_dir(void)
 {
 	static const char *const dirs[] = { "/sys/kernel/tracing",
 					    "/sys/kernel/debug/tracing" };
@@ -130,7 +133,7 @@ static int mkdirs(struct rec *r, const char *path)
 	int ret = 0;
 
 	if (!p)
-		return mdb_error_set(r->e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(r->e);
 	for (char *s = p + 1; ; s++) {
 		char c = *s;
 
@@ -434,7 +437,7 @@ static int save_after(struct rec *r, struct mdb_record_result *res)
 		src = pathf(r->inst, name, "stats");
 		dst = pathf(r->o->outdir, name, "stats");
 		ret = src && dst ? copy(r, src, dst, 1) :
-			mdb_error_set(r->e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+			mdb_error_nomem(r->e);
 		if (!ret)
 			res->overruns += read_overruns(dst);
 		free(src);
@@ -580,11 +583,11 @@ int mdb_record(const struct mdb_record_opts *o, struct mdb_record_result *res,
 	if (asprintf(&r.inst, "%s/instances/memdb-%ld", r.tracefs,
 		     (long)getpid()) < 0) {
 		r.inst = NULL;
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	}
 	ret = setup(&r, res);
 	if (ret == -1)
-		ret = mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		ret = mdb_error_nomem(e);
 	if (!ret)
 		ret = trace_loop(&r, res);
 	if (!ret) {
@@ -600,6 +603,6 @@ int mdb_record(const struct mdb_record_opts *o, struct mdb_record_result *res,
 	res->ncpus = r.ncpus;
 	res->bytes = r.bytes;
 	teardown(&r);
-	return ret == -1 ? mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL) :
+	return ret == -1 ? mdb_error_nomem(e) :
 			   ret;
 }

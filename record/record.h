@@ -46,9 +46,6 @@ struct mdb_record_result {
 	char events[256];       /* the kmem events enabled, space-separated */
 };
 
-/* Where tracefs is mounted, or NULL. */
-const char *mdb_tracefs_dir(void);
-
 int mdb_record(const struct mdb_record_opts *o, struct mdb_record_result *r,
 	       struct mdb_error *e);
 

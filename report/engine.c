@@ -44,7 +44,7 @@ static int choose(struct mdb_report *r, size_t i, struct mdb_error *e)
 	r->value[i] = given ? strdup(given) :
 			      strndup(list, strcspn(list, "|\n"));
 	if (!r->value[i])
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	if (p->timed && !strcmp(r->value[i], p->timed))
 		r->timed = (int)i;
 	if (p->variants) {
@@ -53,8 +53,7 @@ static int choose(struct mdb_report *r, size_t i, struct mdb_error *e)
 		const struct mdb_query *v;
 
 		if (!vname)
-			return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1,
-					     NULL);
+			return mdb_error_nomem(e);
 		snprintf(vname, n, "%s@%s", r->named->name, r->value[i]);
 		v = r->fleet ? mdb_fleet_find(vname) : mdb_query_find(vname);
 		free(vname);
@@ -135,7 +134,7 @@ static int choose_sort(struct mdb_report *r, size_t i, struct mdb_error *e)
 		keys = list, klen = strcspn(list, "=|\n");
 	f = open_memstream(&r->order, &olen);
 	if (!f)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	for (size_t at = 0, w; at <= klen && !ret; at += w + 1, nkeys++) {
 		const char *x;
 		size_t xn;
@@ -149,10 +148,10 @@ static int choose_sort(struct mdb_report *r, size_t i, struct mdb_error *e)
 		else
 			add_desc(f, x, xn, &terms);
 		if (!nkeys && !ret && !(r->value[i] = strndup(keys + at, w)))
-			ret = mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+			ret = mdb_error_nomem(e);
 	}
 	if (fclose(f) && !ret)
-		ret = mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		ret = mdb_error_nomem(e);
 	if (!ret && nkeys > 1 && !mdb_query_uses(r->q, "@sort"))
 		ret = usage(e, "report '%s' sorts by one KEY", r->named->name);
 	return ret;
@@ -261,7 +260,7 @@ static int expand_sql(struct mdb_report *r, struct mdb_error *e)
 		}
 	}
 	free(where);
-	return r->sql ? 0 : mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	return r->sql ? 0 : mdb_error_nomem(e);
 }
 
 static int plan(struct mdb_report *r, const char *name,
@@ -363,7 +362,7 @@ static int sources_have(struct mdb_db *db, const struct mdb_report *r,
 	if (asprintf(&sql, "SELECT 1 FROM source s JOIN alloc a ON a.id "
 		     "BETWEEN s.alloc_lo AND s.alloc_hi WHERE s.id BETWEEN ?1 "
 		     "AND ?2 AND a.%s IS NOT NULL LIMIT 1", col) < 0)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL)) {
 		free(sql);
 		return mdb_db_error(db, e, "cannot read the allocations");

@@ -145,8 +145,7 @@ static char *substitute(const struct mdb_report *r, const char *sql,
 				free(name);
 				fclose(f);
 				free(out);
-				return lit ? NULL : (mdb_error_set(e,
-					MDB_E_NOMEM, NULL, -1, -1, NULL), NULL);
+				return lit ? NULL : (mdb_error_nomem(e), NULL);
 			}
 			fputs(lit, f);
 			free(lit);
@@ -162,7 +161,7 @@ static char *substitute(const struct mdb_report *r, const char *sql,
 	return out;
 nomem:
 	free(out);
-	mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	mdb_error_nomem(e);
 	return NULL;
 }
 
@@ -349,7 +348,7 @@ static int expand_call(FILE *f, const char *name, size_t nlen,
 	}
 	g = open_memstream(&out, &len);
 	if (!g)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	for (const char *p = text.p, *end = text.p + text.n; p < end;) {
 		int k = nformal;
 
@@ -372,7 +371,7 @@ static int expand_call(FILE *f, const char *name, size_t nlen,
 	}
 	if (fclose(g)) {
 		free(out);
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	}
 	ret = expand_frags(f, out, len, depth + 1, e);
 	free(out);
@@ -424,7 +423,7 @@ static char *with_fragments(const char *sql, size_t n, size_t *len,
 	FILE *f = open_memstream(&out, len);
 
 	if (!f) {
-		mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		mdb_error_nomem(e);
 		return NULL;
 	}
 	if (expand_frags(f, sql, n, 0, e) < 0) {
@@ -434,7 +433,7 @@ static char *with_fragments(const char *sql, size_t n, size_t *len,
 	}
 	if (fclose(f)) {
 		free(out);
-		mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		mdb_error_nomem(e);
 		return NULL;
 	}
 	return out;
@@ -503,7 +502,7 @@ static int load(sqlite3 *mem, const char *name, char *body,
 		goto bad;
 	f = open_memstream(&sql, &len);
 	if (!f)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	fprintf(f, "CREATE TABLE %s (", name);
 	for (int i = 0; i < nc; i++) {
 		unescape(names[i]);
@@ -519,7 +518,7 @@ static int load(sqlite3 *mem, const char *name, char *body,
 	fputs(")", f);
 	if (fclose(f)) {
 		free(sql);
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	}
 	{
 		char *ins_sql = strstr(sql, "; INSERT");
@@ -596,7 +595,7 @@ static int load_totals(sqlite3 *mem, char *body, struct mdb_error *e)
 	}
 	if (asprintf(&t, "%.*s%s", (int)(head_end + 1 - body), body,
 		     blank + 2) < 0)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	blank[1] = '\0';
 	ret = load(mem, "t0", body, e);
 	if (ret == 0)
@@ -642,7 +641,7 @@ int mdb_report_run_fleet(struct mdb_ch *ch, const struct mdb_report *r,
 	if (sqlite3_open(":memory:", &mem) != SQLITE_OK) {
 		sqlite3_close(mem);
 		free(whole);
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	}
 	while (ret == 0 && k < stmts && next_stmt(&at, &s, &n)) {
 		char *sql = substitute(r, s, n, "\nFORMAT "
@@ -695,7 +694,7 @@ int mdb_report_run_fleet(struct mdb_ch *ch, const struct mdb_report *r,
 				&rows, NULL) ||
 	     (!none && sqlite3_prepare_v2(mem, "SELECT * FROM t1", -1,
 					  &total, NULL))))
-		ret = mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		ret = mdb_error_nomem(e);
 	if (ret == 0)
 		ret = emit(ctx, rows, total, e);
 	sqlite3_finalize(rows);

@@ -210,8 +210,8 @@ static int merge(struct elfsyms *t, const struct raw *raw, size_t nraw,
 	return 0;
 }
 
-int elfsyms_build(struct elfsyms *t, Elf *elf, const char *path,
-		  const uint64_t *place, size_t nplace, struct mdb_error *e)
+int mdb_elfsyms_build(struct elfsyms *t, Elf *elf, const char *path,
+		      const uint64_t *place, size_t nplace, struct mdb_error *e)
 {
 	GElf_Shdr symsh;
 	GElf_Ehdr eh;
@@ -307,18 +307,18 @@ int elfsyms_build(struct elfsyms *t, Elf *elf, const char *path,
 out:
 	free(raw);
 	if (ret < 0)
-		elfsyms_release(t);
+		mdb_elfsyms_release(t);
 	return ret;
 }
 
-void elfsyms_release(struct elfsyms *t)
+void mdb_elfsyms_release(struct elfsyms *t)
 {
 	free(t->syms);
 	free(t->max_end);
 	memset(t, 0, sizeof(*t));
 }
 
-const struct elfsym *elfsyms_find(const struct elfsyms *t, uint64_t addr)
+const struct elfsym *mdb_elfsyms_find(const struct elfsyms *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t->n;
 

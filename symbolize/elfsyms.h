@@ -55,12 +55,12 @@ struct elfsyms {
  * Errors: no symbol table (-MDB_E_NOTFOUND), no function in it, or a
  * corrupt one.
  */
-int elfsyms_build(struct elfsyms *t, Elf *elf, const char *path,
-		  const uint64_t *place, size_t nplace, struct mdb_error *e);
+int mdb_elfsyms_build(struct elfsyms *t, Elf *elf, const char *path,
+		      const uint64_t *place, size_t nplace, struct mdb_error *e);
 
-void elfsyms_release(struct elfsyms *t);
+void mdb_elfsyms_release(struct elfsyms *t);
 
 /* The function containing @addr, NULL when none does. */
-const struct elfsym *elfsyms_find(const struct elfsyms *t, uint64_t addr);
+const struct elfsym *mdb_elfsyms_find(const struct elfsyms *t, uint64_t addr);
 
 #endif

@@ -11,7 +11,7 @@
 
 #define MAX_TOKENS 8
 
-int kmod_name_eq(const char *a, const char *b)
+int mdb_kmod_name_eq(const char *a, const char *b)
 {
 	for (; *a && *b; a++, b++)
 		if (*a != *b && !((*a == '-' || *a == '_') &&
@@ -28,7 +28,7 @@ static void kmod_free(struct kmod *k)
 	free(k->name);
 }
 
-void kmods_release(struct kmods *m)
+void mdb_kmods_release(struct kmods *m)
 {
 	for (size_t i = 0; i < m->n; i++)
 		kmod_free(&m->v[i]);
@@ -44,7 +44,7 @@ static struct kmod *kmod_get(struct kmods *m, const char *name, size_t len)
 	if (!n)
 		return NULL;
 	for (size_t i = 0; i < m->n; i++)
-		if (kmod_name_eq(m->v[i].name, n)) {
+		if (mdb_kmod_name_eq(m->v[i].name, n)) {
 			free(n);
 			return &m->v[i];
 		}
@@ -230,8 +230,8 @@ static int proc_line(struct kmods *m, const struct tok *t, int nt,
 	return 0;
 }
 
-int kmods_parse_proc(struct kmods *m, const char *buf, size_t len,
-		     const char *fname, struct mdb_error *e)
+int mdb_kmods_parse_proc(struct kmods *m, const char *buf, size_t len,
+			 const char *fname, struct mdb_error *e)
 {
 	return parse_lines(m, buf, len, fname, "/proc/modules",
 			   "NAME SIZE REFCOUNT DEPS STATE ADDRESS", proc_line,
@@ -305,8 +305,8 @@ static int section_line(struct kmods *m, const struct tok *t, int nt,
 	return add_section(k, sec, *addr);
 }
 
-int kmods_parse_sections(struct kmods *m, const char *buf, size_t len,
-			 const char *fname, struct mdb_error *e)
+int mdb_kmods_parse_sections(struct kmods *m, const char *buf, size_t len,
+			     const char *fname, struct mdb_error *e)
 {
 	return parse_lines(m, buf, len, fname, "sections",
 			   "MODULE SECTION ADDRESS", section_line, e);
@@ -426,14 +426,14 @@ static int ko_cmp(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
-int ko_index_build(struct ko_index *x, const char *dir, struct mdb_error *e)
+int mdb_ko_index_build(struct ko_index *x, const char *dir, struct mdb_error *e)
 {
 	int ret;
 
 	memset(x, 0, sizeof(*x));
 	ret = ko_scan(x, dir, 0, e);
 	if (ret < 0) {
-		ko_index_release(x);
+		mdb_ko_index_release(x);
 		return ret;
 	}
 	if (x->n)
@@ -441,7 +441,7 @@ int ko_index_build(struct ko_index *x, const char *dir, struct mdb_error *e)
 	return 0;
 }
 
-const char *ko_index_find(const struct ko_index *x, const char *name)
+const char *mdb_ko_index_find(const struct ko_index *x, const char *name)
 {
 	size_t lo = 0, hi = x->n;
 	char *n = strdup(name);
@@ -464,7 +464,7 @@ const char *ko_index_find(const struct ko_index *x, const char *name)
 	return name;
 }
 
-void ko_index_release(struct ko_index *x)
+void mdb_ko_index_release(struct ko_index *x)
 {
 	for (size_t i = 0; i < x->n; i++) {
 		free(x->v[i].name);

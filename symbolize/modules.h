@@ -42,15 +42,15 @@ struct kmods {
  * hold the other).  A malformed line is an error naming it; so is a
  * snapshot whose addresses are all zero (read without privilege).
  */
-int kmods_parse_proc(struct kmods *m, const char *buf, size_t len,
-		     const char *fname, struct mdb_error *e);
-int kmods_parse_sections(struct kmods *m, const char *buf, size_t len,
+int mdb_kmods_parse_proc(struct kmods *m, const char *buf, size_t len,
 			 const char *fname, struct mdb_error *e);
+int mdb_kmods_parse_sections(struct kmods *m, const char *buf, size_t len,
+			     const char *fname, struct mdb_error *e);
 
-void kmods_release(struct kmods *m);
+void mdb_kmods_release(struct kmods *m);
 
 /* 1 when module names @a and @b are the same ('-' = '_'). */
-int kmod_name_eq(const char *a, const char *b);
+int mdb_kmod_name_eq(const char *a, const char *b);
 
 /* The .ko files under a directory, by module name. */
 struct ko_index {
@@ -67,11 +67,11 @@ struct ko_index {
  * files for one module the uncompressed one, then the first path in
  * byte order, is used.
  */
-int ko_index_build(struct ko_index *x, const char *dir, struct mdb_error *e);
+int mdb_ko_index_build(struct ko_index *x, const char *dir, struct mdb_error *e);
 
 /* Path of module @name's file, NULL when there is none. */
-const char *ko_index_find(const struct ko_index *x, const char *name);
+const char *mdb_ko_index_find(const struct ko_index *x, const char *name);
 
-void ko_index_release(struct ko_index *x);
+void mdb_ko_index_release(struct ko_index *x);
 
 #endif

@@ -15,7 +15,7 @@
 #include "../common/file.h"
 #include "../ingest/kallsyms.h"
 #include "../ingest/spool.h"
-#include "dwarf.h"
+#include "dwarfsyms.h"
 #include "elfsyms.h"
 #include "modules.h"
 #include "symbolize.h"
@@ -101,7 +101,7 @@ static void warn(struct ctx *c, const char *fmt, ...)
 
 static int nomem(struct ctx *c)
 {
-	return mdb_error_set(c->e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+	return mdb_error_nomem(c->e);
 }
 
 /* ---- inputs ----------------------------------------------------------- */
@@ -161,7 +161,7 @@ static int load_kallsyms(struct ctx *c)
 		return ret;
 	snprintf(c->r->kallsyms_from, sizeof(c->r->kallsyms_from), "%s",
 		 c->o->kallsyms ? "option" : "source");
-	ret = kallsyms_parse(&c->ks, buf, len, c->ks_origin, c->e);
+	ret = mdb_kallsyms_parse(&c->ks, buf, len, c->ks_origin, c->e);
 	free(buf);
 	if (ret < 0)
 		return ret;
@@ -189,7 +189,7 @@ static int load_modules(struct ctx *c)
 	ret = snapshot(c, c->o->proc_modules, "modules", &buf, &len, label,
 		       sizeof(label));
 	if (ret > 0) {
-		ret = kmods_parse_proc(&c->mods, buf, len, label, c->e);
+		ret = mdb_kmods_parse_proc(&c->mods, buf, len, label, c->e);
 		free(buf);
 	}
 	if (ret < 0)
@@ -197,13 +197,13 @@ static int load_modules(struct ctx *c)
 	ret = snapshot(c, c->o->sections, "sections", &buf, &len, label,
 		       sizeof(label));
 	if (ret > 0) {
-		ret = kmods_parse_sections(&c->mods, buf, len, label, c->e);
+		ret = mdb_kmods_parse_sections(&c->mods, buf, len, label, c->e);
 		free(buf);
 	}
 	if (ret < 0)
 		return ret;
 	if (c->o->modules_dir) {
-		ret = ko_index_build(&c->kos, c->o->modules_dir, c->e);
+		ret = mdb_ko_index_build(&c->kos, c->o->modules_dir, c->e);
 		if (ret < 0)
 			return ret;
 		if (!c->mods.n)
@@ -242,12 +242,12 @@ static void text_span(struct image *im)
 static int load_vmlinux(struct ctx *c)
 {
 	const char *path = c->o->vmlinux;
-	int ret = dw_open(&c->vml.dw, path, c->e);
+	int ret = mdb_dw_open(&c->vml.dw, path, c->e);
 
 	if (ret < 0)
 		return ret;
 	c->vml.ok = 1;
-	ret = elfsyms_build(&c->vml.syms, c->vml.dw.elf, path, NULL, 0, c->e);
+	ret = mdb_elfsyms_build(&c->vml.syms, c->vml.dw.elf, path, NULL, 0, c->e);
 	if (ret < 0)
 		return ret;
 	c->vml.quality = c->vml.dw.dw ? Q_DWARF : Q_ELF;
@@ -277,7 +277,7 @@ static void match_ratio(struct ctx *c, uint64_t delta, size_t *hit,
 		if (i && c->ks.syms[i - 1].addr == s->addr)
 			continue; /* one per address */
 		(*checked)++;
-		f = elfsyms_find(&c->vml.syms, s->addr - delta);
+		f = mdb_elfsyms_find(&c->vml.syms, s->addr - delta);
 		*hit += f && f->addr == s->addr - delta;
 	}
 }
@@ -299,11 +299,11 @@ static int setup_kaslr(struct ctx *c)
 	}
 	if (c->have_ks) {
 		if (v->have_stext &&
-		    kallsyms_any_addr(&c->ks, "_stext", &ka) == 0) {
+		    mdb_kallsyms_any_addr(&c->ks, "_stext", &ka) == 0) {
 			anchor = "_stext";
 			va = v->stext;
 		} else if (v->have_text &&
-			   kallsyms_any_addr(&c->ks, "_text", &ka) == 0) {
+			   mdb_kallsyms_any_addr(&c->ks, "_text", &ka) == 0) {
 			anchor = "_text";
 			va = v->text;
 		}
@@ -513,7 +513,7 @@ static int open_module(struct ctx *c, size_t i, const char *path,
 	int ret = 0;
 
 	mdb_error_clear(&e2);
-	if (dw_open(&im->dw, path, &e2) < 0)
+	if (mdb_dw_open(&im->dw, path, &e2) < 0)
 		goto unusable;
 	if (im->dw.e_type != ET_REL) {
 		mdb_error_set(&e2, MDB_E_FORMAT, path, -1, -1, NULL);
@@ -565,7 +565,7 @@ static int open_module(struct ctx *c, size_t i, const char *path,
 		c->mr[c->nmr].shndx = s;
 		c->nmr++;
 	}
-	ret = elfsyms_build(&im->syms, im->dw.elf, path, place, shnum, &e2);
+	ret = mdb_elfsyms_build(&im->syms, im->dw.elf, path, place, shnum, &e2);
 	free(place);
 	if (ret == -MDB_E_NOMEM)
 		return nomem(c);
@@ -585,7 +585,7 @@ static int open_module(struct ctx *c, size_t i, const char *path,
 unusable:
 	mdb_error_format(&e2, msg, sizeof(msg));
 	warn(c, "module %s: %s; its call sites use kallsyms", k->name, msg);
-	dw_close(&im->dw);
+	mdb_dw_close(&im->dw);
 	return 0;
 }
 
@@ -623,7 +623,7 @@ static int setup_modules(struct ctx *c)
 	qsort(points, npoints, sizeof(*points), u64_cmp);
 	for (size_t i = 0; i < c->mods.n && ret >= 0; i++) {
 		const struct kmod *k = &c->mods.v[i];
-		const char *path = ko_index_find(&c->kos, k->name);
+		const char *path = mdb_ko_index_find(&c->kos, k->name);
 		int hit = 0;
 
 		if (!path)
@@ -707,7 +707,7 @@ static int from_image(struct ctx *c, struct image *im, const struct elfsym *s,
 	r->quality = im->quality;
 	r->resolver = im->quality == Q_DWARF ? "dwarf" : "elf";
 	if (im->quality == Q_DWARF && have_dw) {
-		ret = dw_lookup(&im->dw, dwaddr, &loc);
+		ret = mdb_dw_lookup(&im->dw, dwaddr, &loc);
 		if (ret < 0)
 			return nomem(c);
 	}
@@ -737,12 +737,12 @@ static int no_function(struct ctx *c, struct image *im,
 		uint64_t base;
 
 		have = m1 && m1->mod == m->mod &&
-		       dw_section_addr(&im->dw, m1->shndx, &base) == 0;
+		       mdb_dw_section_addr(&im->dw, m1->shndx, &base) == 0;
 		if (have)
 			dwaddr = base + (a - 1 - m1->lo);
 	}
 	if (im->quality == Q_DWARF && have &&
-	    dw_lookup(&im->dw, dwaddr, &loc) < 0)
+	    mdb_dw_lookup(&im->dw, dwaddr, &loc) < 0)
 		return nomem(c);
 	take_loc(im, &loc, r);
 	return 2;
@@ -763,15 +763,15 @@ static int resolve(struct ctx *c, uint64_t a, struct row *r)
 	r->line = -1;
 	if (m) {
 		struct image *im = &c->kimg[m->mod];
-		const struct elfsym *s = elfsyms_find(&im->syms, a);
+		const struct elfsym *s = mdb_elfsyms_find(&im->syms, a);
 
 		if (s) {
 			/* the call is at a - 1: its own section's offset */
 			const struct mrange *m1 = mr_find(c, a - 1);
 			uint64_t base;
 			int have = m1 && m1->mod == m->mod &&
-				   dw_section_addr(&im->dw, m1->shndx,
-						   &base) == 0;
+				   mdb_dw_section_addr(&im->dw, m1->shndx,
+						       &base) == 0;
 
 			return from_image(c, im, s, a,
 					  have ? base + (a - 1 - m1->lo) : 0,
@@ -780,7 +780,7 @@ static int resolve(struct ctx *c, uint64_t a, struct row *r)
 		return no_function(c, im, m, a, r);
 	} else if (c->vml.ok) {
 		uint64_t x = a - c->kaslr;
-		const struct elfsym *s = elfsyms_find(&c->vml.syms, x);
+		const struct elfsym *s = mdb_elfsyms_find(&c->vml.syms, x);
 
 		if (s)
 			return from_image(c, &c->vml, s, x,
@@ -790,10 +790,10 @@ static int resolve(struct ctx *c, uint64_t a, struct row *r)
 	}
 	if (!c->have_ks)
 		return 0;
-	k = kallsyms_find(&c->ks, a);
+	k = mdb_kallsyms_find(&c->ks, a);
 	if (!k || !k->module) {
 		a -= c->ks_shift;
-		k = kallsyms_find(&c->ks, a);
+		k = mdb_kallsyms_find(&c->ks, a);
 		if (k && k->module)
 			k = NULL;
 	}
@@ -1016,18 +1016,18 @@ static void ctx_release(struct ctx *c)
 	free(c->cands);
 	if (c->kimg)
 		for (size_t i = 0; i < c->mods.n; i++) {
-			elfsyms_release(&c->kimg[i].syms);
-			dw_close(&c->kimg[i].dw);
+			mdb_elfsyms_release(&c->kimg[i].syms);
+			mdb_dw_close(&c->kimg[i].dw);
 		}
 	free(c->kimg);
 	free(c->mr);
-	kmods_release(&c->mods);
-	ko_index_release(&c->kos);
-	elfsyms_release(&c->vml.syms);
+	mdb_kmods_release(&c->mods);
+	mdb_ko_index_release(&c->kos);
+	mdb_elfsyms_release(&c->vml.syms);
 	if (c->vml.ok)
-		dw_close(&c->vml.dw);
+		mdb_dw_close(&c->vml.dw);
 	if (c->have_ks)
-		kallsyms_release(&c->ks);
+		mdb_kallsyms_release(&c->ks);
 }
 
 int mdb_symbolize(struct mdb_db *db, int64_t source_id,

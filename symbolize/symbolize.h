@@ -6,7 +6,7 @@
  *
  * Resolvers, best first: DWARF of a vmlinux or .ko (quality 3), its ELF
  * symbol table alone (2), a kallsyms or System.map file (1).  An address
- * in damaged DWARF (dwarf.h) gets the symbol table's row (2) and a
+ * in damaged DWARF (dwarfsyms.h) gets the symbol table's row (2) and a
  * warning naming the file and the damage.  A run looks
  * at the addresses without a row or with a row worse than the best it
  * could give, and writes a row only when it is better than the one

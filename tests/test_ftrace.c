@@ -161,7 +161,7 @@ static void on_warn(void *ctx, const struct mdb_error *w)
 /* Decode testdata/succeed/@dir/@file as ft_input_open() would set it up. */
 static int decode_fixture(const char *dir, const char *file,
 			  const char *ksyms_file, int strict, struct rec *r,
-			  struct mdb_decode_stats *st, struct ft_sniff *sn,
+			  struct mdb_decode_stats *st, struct mdb_ft_sniff *sn,
 			  struct warned *wd, struct mdb_error *e)
 {
 	char *path, *text;
@@ -184,11 +184,11 @@ static int decode_fixture(const char *dir, const char *file,
 		if (asprintf(&kp, "%s/succeed/%s/%s", env("TESTDATA"), dir,
 			     ksyms_file) < 0)
 			fail();
-		assert_int_equal(kallsyms_load(&k, kp, e), 0);
+		assert_int_equal(mdb_kallsyms_load(&k, kp, e), 0);
 		have_k = 1;
 		free(kp);
 	}
-	ft_sniff(text, len, sn);
+	mdb_ft_sniff(text, len, sn);
 	o.name = path;
 	o.ksyms = have_k ? &k : NULL;
 	o.strict = strict;
@@ -199,10 +199,10 @@ static int decode_fixture(const char *dir, const char *file,
 	{
 		struct mdb_sink sink = { r, rec_event, NULL };
 
-		ret = ft_decode(text, len, &o, &sink, st, e);
+		ret = mdb_ft_decode(text, len, &o, &sink, st, e);
 	}
 	if (have_k)
-		kallsyms_release(&k);
+		mdb_kallsyms_release(&k);
 	free(text);
 	free(path);
 	return ret;
@@ -214,7 +214,7 @@ static void run_fixture(const char *dir, const char *file,
 {
 	struct rec r = { 0 };
 	struct mdb_decode_stats st;
-	struct ft_sniff sn;
+	struct mdb_ft_sniff sn;
 	struct warned wd = { 0 };
 	struct mdb_error e;
 
@@ -455,7 +455,7 @@ static void test_6_18(void **state)
 	};
 	struct rec r = { 0 };
 	struct mdb_decode_stats st;
-	struct ft_sniff sn;
+	struct mdb_ft_sniff sn;
 	struct warned wd = { 0 };
 	struct mdb_error e;
 
@@ -587,7 +587,7 @@ static void test_malformed(void **state)
 	};
 	struct rec r = { 0 };
 	struct mdb_decode_stats st;
-	struct ft_sniff sn;
+	struct mdb_ft_sniff sn;
 	struct warned wd = { 0 };
 	struct mdb_error e;
 
@@ -628,7 +628,7 @@ static int decode_text(const char *text, const struct mdb_decode_opts *o_in,
 	struct mdb_error e;
 
 	o.name = "inline";
-	return ft_decode(text, strlen(text), &o, &sink, st, &e);
+	return mdb_ft_decode(text, strlen(text), &o, &sink, st, &e);
 }
 
 #define PFX "            bash-1  [000] .....     1.000000: "
@@ -768,7 +768,7 @@ static void test_size_mismatch(void **state)
 
 	o.priv = &fp;
 	(void)state;
-	assert_int_equal(kallsyms_parse(&k, ks, sizeof(ks) - 1, "ks", &e), 0);
+	assert_int_equal(mdb_kallsyms_parse(&k, ks, sizeof(ks) - 1, "ks", &e), 0);
 	o.ksyms = &k;
 	o.warn = on_warn;
 	o.warn_ctx = &wd;
@@ -782,7 +782,7 @@ static void test_size_mismatch(void **state)
 	assert_non_null(strstr(wd.msg[0], "1 events have call sites whose "
 					  "function size differs"));
 	rec_free(&r);
-	kallsyms_release(&k);
+	mdb_kallsyms_release(&k);
 }
 
 /* The sink's error stops the decoder and comes back unchanged. */
@@ -809,17 +809,17 @@ static void test_sniff_refuses(void **state)
 	static const char prose[] = "This is a text file, not a trace.\n"
 				    "It has lines: but no timestamps.\n";
 	static const unsigned char bin[64] = { 0, 0, 56, 0, 1, 0, 0, 0 };
-	struct ft_sniff s;
+	struct mdb_ft_sniff s;
 
 	(void)state;
-	ft_sniff(prose, sizeof(prose) - 1, &s);
+	mdb_ft_sniff(prose, sizeof(prose) - 1, &s);
 	assert_false(s.is_trace);
-	ft_sniff(bin, sizeof(bin), &s);
+	mdb_ft_sniff(bin, sizeof(bin), &s);
 	assert_false(s.is_trace);
-	ft_sniff("", 0, &s);
+	mdb_ft_sniff("", 0, &s);
 	assert_false(s.is_trace);
 	/* a tracer header alone is a trace (with no events yet) */
-	ft_sniff("# tracer: nop\n#\n", 16, &s);
+	mdb_ft_sniff("# tracer: nop\n#\n", 16, &s);
 	assert_true(s.is_trace);
 }
 

@@ -34,38 +34,38 @@ static void test_find(void **state)
 	const struct ksym *s;
 
 	(void)state;
-	assert_int_equal(kallsyms_parse(&k, ksyms, sizeof(ksyms) - 1, "ks",
-					&e), 0);
+	assert_int_equal(mdb_kallsyms_parse(&k, ksyms, sizeof(ksyms) - 1, "ks",
+					    &e), 0);
 	assert_int_equal(k.malformed, 1);
 	assert_int_equal(k.first_bad_line, 8);
 	assert_true(k.has_modules);
 
-	s = kallsyms_find(&k, 0xffffffff81000000ULL);
+	s = mdb_kallsyms_find(&k, 0xffffffff81000000ULL);
 	assert_non_null(s);
 	assert_string_equal(kallsyms_name(&k, s), "_stext");
-	s = kallsyms_find(&k, 0xffffffff8100017fULL);
+	s = mdb_kallsyms_find(&k, 0xffffffff8100017fULL);
 	assert_string_equal(kallsyms_name(&k, s), "do_one");
 	assert_int_equal(0xffffffff8100017fULL - s->addr, 0x7f);
 	assert_int_equal(s->size, 0x80);
-	s = kallsyms_find(&k, 0xffffffff81000180ULL);
+	s = mdb_kallsyms_find(&k, 0xffffffff81000180ULL);
 	assert_string_equal(kallsyms_name(&k, s), "do_two");
 	assert_null(kallsyms_module(&k, s));
 	/* in some_data's extent: not a function */
-	assert_null(kallsyms_find(&k, 0xffffffff81000200ULL));
-	assert_null(kallsyms_find(&k, 0xffffffff810002ffULL));
-	s = kallsyms_find(&k, 0xffffffff8100033fULL);
+	assert_null(mdb_kallsyms_find(&k, 0xffffffff81000200ULL));
+	assert_null(mdb_kallsyms_find(&k, 0xffffffff810002ffULL));
+	s = mdb_kallsyms_find(&k, 0xffffffff8100033fULL);
 	assert_string_equal(kallsyms_name(&k, s), "do_three");
 	/* before the first symbol */
-	assert_null(kallsyms_find(&k, 0xffffffff80ffffffULL));
+	assert_null(mdb_kallsyms_find(&k, 0xffffffff80ffffffULL));
 	/* module symbols */
-	s = kallsyms_find(&k, 0xffffffffc0001090ULL);
+	s = mdb_kallsyms_find(&k, 0xffffffffc0001090ULL);
 	assert_string_equal(kallsyms_name(&k, s), "do_one");
 	assert_string_equal(kallsyms_module(&k, s), "mymod");
 	/* the last symbol has no known end: only its own address */
-	s = kallsyms_find(&k, 0xffffffffc0001100ULL);
+	s = mdb_kallsyms_find(&k, 0xffffffffc0001100ULL);
 	assert_string_equal(kallsyms_name(&k, s), "mod_end");
-	assert_null(kallsyms_find(&k, 0xffffffffc0001101ULL));
-	kallsyms_release(&k);
+	assert_null(mdb_kallsyms_find(&k, 0xffffffffc0001101ULL));
+	mdb_kallsyms_release(&k);
 }
 
 static void test_names(void **state)
@@ -75,20 +75,20 @@ static void test_names(void **state)
 	uint64_t a = 0;
 
 	(void)state;
-	assert_int_equal(kallsyms_parse(&k, ksyms, sizeof(ksyms) - 1, "ks",
-					&e), 0);
-	assert_int_equal(kallsyms_addr(&k, "do_one", 6, NULL, 0, &a), 0);
+	assert_int_equal(mdb_kallsyms_parse(&k, ksyms, sizeof(ksyms) - 1, "ks",
+					    &e), 0);
+	assert_int_equal(mdb_kallsyms_addr(&k, "do_one", 6, NULL, 0, &a), 0);
 	assert_int_equal(a, 0xffffffff81000100ULL);
-	assert_int_equal(kallsyms_addr(&k, "do_one", 6, "mymod", 5, &a), 0);
+	assert_int_equal(mdb_kallsyms_addr(&k, "do_one", 6, "mymod", 5, &a), 0);
 	assert_int_equal(a, 0xffffffffc0001080ULL);
 	/* a prefix of a name is not the name */
-	assert_int_equal(kallsyms_addr(&k, "do_on", 5, NULL, 0, &a), -1);
-	assert_int_equal(kallsyms_addr(&k, "do_one", 6, "mymo", 4, &a), -1);
+	assert_int_equal(mdb_kallsyms_addr(&k, "do_on", 5, NULL, 0, &a), -1);
+	assert_int_equal(mdb_kallsyms_addr(&k, "do_one", 6, "mymo", 4, &a), -1);
 	/* data symbols are not call sites */
-	assert_int_equal(kallsyms_addr(&k, "some_data", 9, NULL, 0, &a), -1);
-	assert_int_equal(kallsyms_any_addr(&k, "_text", &a), 0);
+	assert_int_equal(mdb_kallsyms_addr(&k, "some_data", 9, NULL, 0, &a), -1);
+	assert_int_equal(mdb_kallsyms_any_addr(&k, "_text", &a), 0);
 	assert_int_equal(a, 0xffffffff81000000ULL);
-	kallsyms_release(&k);
+	mdb_kallsyms_release(&k);
 }
 
 /* Static functions of one name, told apart by the size %pS prints. */
@@ -105,30 +105,30 @@ static void test_sized(void **state)
 	uint64_t a = 0;
 
 	(void)state;
-	assert_int_equal(kallsyms_parse(&k, ks, sizeof(ks) - 1, "ks", &e), 0);
-	assert_int_equal(kallsyms_addr_sized(&k, "dup", 3, NULL, 0, 0x80, &a),
+	assert_int_equal(mdb_kallsyms_parse(&k, ks, sizeof(ks) - 1, "ks", &e), 0);
+	assert_int_equal(mdb_kallsyms_addr_sized(&k, "dup", 3, NULL, 0, 0x80, &a),
 			 0);
 	assert_int_equal(a, 0xffffffff81002000ULL);
-	assert_int_equal(kallsyms_addr_sized(&k, "dup", 3, NULL, 0, 0x1000,
-					     &a), 0);
+	assert_int_equal(mdb_kallsyms_addr_sized(&k, "dup", 3, NULL, 0, 0x1000,
+						 &a), 0);
 	assert_int_equal(a, 0xffffffff81000000ULL);
 	/* no such size: the first, and 1 says so */
-	assert_int_equal(kallsyms_addr_sized(&k, "dup", 3, NULL, 0, 0x40, &a),
+	assert_int_equal(mdb_kallsyms_addr_sized(&k, "dup", 3, NULL, 0, 0x40, &a),
 			 1);
 	assert_int_equal(a, 0xffffffff81000000ULL);
 	/* no size given and two candidates: ambiguous */
-	assert_int_equal(kallsyms_addr_sized(&k, "dup", 3, NULL, 0, 0, &a), 1);
+	assert_int_equal(mdb_kallsyms_addr_sized(&k, "dup", 3, NULL, 0, 0, &a), 1);
 	/* one candidate, no size: exact */
-	assert_int_equal(kallsyms_addr_sized(&k, "other", 5, NULL, 0, 0, &a),
+	assert_int_equal(mdb_kallsyms_addr_sized(&k, "other", 5, NULL, 0, 0, &a),
 			 0);
 	assert_int_equal(a, 0xffffffff81001000ULL);
 	/* the module's is its own */
-	assert_int_equal(kallsyms_addr_sized(&k, "dup", 3, "mod", 3, 0, &a),
+	assert_int_equal(mdb_kallsyms_addr_sized(&k, "dup", 3, "mod", 3, 0, &a),
 			 0);
 	assert_int_equal(a, 0xffffffffc0000000ULL);
-	assert_int_equal(kallsyms_addr_sized(&k, "nope", 4, NULL, 0, 0, &a),
+	assert_int_equal(mdb_kallsyms_addr_sized(&k, "nope", 4, NULL, 0, 0, &a),
 			 -1);
-	kallsyms_release(&k);
+	mdb_kallsyms_release(&k);
 }
 
 static void test_system_map(void **state)
@@ -141,13 +141,13 @@ static void test_system_map(void **state)
 	struct mdb_error e;
 
 	(void)state;
-	assert_int_equal(kallsyms_parse(&k, map, sizeof(map) - 1, "map", &e),
+	assert_int_equal(mdb_kallsyms_parse(&k, map, sizeof(map) - 1, "map", &e),
 			 0);
 	assert_false(k.has_modules);
 	assert_int_equal(k.malformed, 0);
-	assert_string_equal(kallsyms_name(&k, kallsyms_find(&k,
+	assert_string_equal(kallsyms_name(&k, mdb_kallsyms_find(&k,
 				0xffffffff81000010ULL)), "startup_64");
-	kallsyms_release(&k);
+	mdb_kallsyms_release(&k);
 }
 
 static void test_refusals(void **state)
@@ -161,13 +161,13 @@ static void test_refusals(void **state)
 
 	(void)state;
 	mdb_error_clear(&e);
-	assert_int_equal(kallsyms_parse(&k, zero, sizeof(zero) - 1, "z", &e),
+	assert_int_equal(mdb_kallsyms_parse(&k, zero, sizeof(zero) - 1, "z", &e),
 			 -MDB_E_INVAL);
 	assert_non_null(strstr(e.hint, "kptr_restrict"));
-	assert_int_equal(kallsyms_parse(&k, junk, sizeof(junk) - 1, "j", &e),
+	assert_int_equal(mdb_kallsyms_parse(&k, junk, sizeof(junk) - 1, "j", &e),
 			 -MDB_E_FORMAT);
 	assert_int_equal(e.line, 1);
-	assert_int_equal(kallsyms_parse(&k, "", 0, "empty", &e),
+	assert_int_equal(mdb_kallsyms_parse(&k, "", 0, "empty", &e),
 			 -MDB_E_FORMAT);
 }
 

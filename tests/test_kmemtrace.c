@@ -73,9 +73,9 @@ static void check_pair(const uint8_t *a, const uint8_t *f, enum mdb_order o)
 
 	memcpy(buf, a, 48);
 	memcpy(buf + 48, f, 28);
-	kt_stream_init(&s, "cpu0", 0, buf, sizeof(buf), o);
+	mdb_kt_stream_init(&s, "cpu0", 0, buf, sizeof(buf), o);
 
-	assert_int_equal(kt_stream_next(&s, &r, &e), 1);
+	assert_int_equal(mdb_kt_stream_next(&s, &r, &e), 1);
 	assert_int_equal(r.ev.kind, MDB_EV_ALLOC);
 	assert_int_equal(r.ev.type, MDB_TYPE_KMALLOC);
 	assert_int_equal(r.raw_seq, 7);
@@ -87,7 +87,7 @@ static void check_pair(const uint8_t *a, const uint8_t *f, enum mdb_order o)
 	assert_int_equal(r.ev.node, -1);
 	assert_int_equal(r.off, 0);
 
-	assert_int_equal(kt_stream_next(&s, &r, &e), 1);
+	assert_int_equal(mdb_kt_stream_next(&s, &r, &e), 1);
 	assert_int_equal(r.ev.kind, MDB_EV_FREE);
 	assert_int_equal(r.ev.type, MDB_TYPE_CACHE);
 	assert_int_equal(r.raw_seq, 8);
@@ -96,7 +96,7 @@ static void check_pair(const uint8_t *a, const uint8_t *f, enum mdb_order o)
 	assert_int_equal(r.off, 48);
 	assert_int_equal(s.feature_bytes, 4);
 
-	assert_int_equal(kt_stream_next(&s, &r, &e), 0);
+	assert_int_equal(mdb_kt_stream_next(&s, &r, &e), 0);
 }
 
 static void test_records_le(void **state)
@@ -124,19 +124,19 @@ static void test_unknown_id_skipped(void **state)
 	buf[2] = 24;   /* event_size 24 (LE) */
 	buf[4] = 6;    /* seq 6 */
 	memcpy(buf + 24, alloc_le, 48);
-	kt_stream_init(&s, "cpu0", 0, buf, sizeof(buf), MDB_ORDER_LITTLE);
-	assert_int_equal(kt_stream_next(&s, &r, &e), 2);
+	mdb_kt_stream_init(&s, "cpu0", 0, buf, sizeof(buf), MDB_ORDER_LITTLE);
+	assert_int_equal(mdb_kt_stream_next(&s, &r, &e), 2);
 	assert_int_equal(r.raw_seq, 6);
 	assert_int_equal(s.unknown, 1);
-	assert_int_equal(kt_stream_next(&s, &r, &e), 1);
+	assert_int_equal(mdb_kt_stream_next(&s, &r, &e), 1);
 	assert_int_equal(r.raw_seq, 7);
-	assert_int_equal(kt_stream_next(&s, &r, &e), 0);
+	assert_int_equal(mdb_kt_stream_next(&s, &r, &e), 0);
 
 	/* an unknown type id is skipped the same way */
 	buf[0] = 0;
 	buf[1] = 3;
-	kt_stream_init(&s, "cpu0", 0, buf, sizeof(buf), MDB_ORDER_LITTLE);
-	assert_int_equal(kt_stream_next(&s, &r, &e), 2);
+	mdb_kt_stream_init(&s, "cpu0", 0, buf, sizeof(buf), MDB_ORDER_LITTLE);
+	assert_int_equal(mdb_kt_stream_next(&s, &r, &e), 2);
 }
 
 static void test_truncated(void **state)
@@ -150,17 +150,17 @@ static void test_truncated(void **state)
 	/* a whole record, then 10 bytes */
 	memcpy(buf, alloc_le, 48);
 	memcpy(buf + 48, alloc_le, 10);
-	kt_stream_init(&s, "cpu3", 3, buf, sizeof(buf), MDB_ORDER_LITTLE);
-	assert_int_equal(kt_stream_next(&s, &r, &e), 1);
+	mdb_kt_stream_init(&s, "cpu3", 3, buf, sizeof(buf), MDB_ORDER_LITTLE);
+	assert_int_equal(mdb_kt_stream_next(&s, &r, &e), 1);
 	mdb_error_clear(&e);
-	assert_int_equal(kt_stream_next(&s, &r, &e), -MDB_E_TRUNCATED);
+	assert_int_equal(mdb_kt_stream_next(&s, &r, &e), -MDB_E_TRUNCATED);
 	assert_string_equal(e.file, "cpu3");
 	assert_int_equal(e.offset, 48);
 	assert_string_equal(e.detail, "need=24 have=10");
 
 	/* a header whose event_size runs past the end */
-	kt_stream_init(&s, "cpu3", 3, alloc_le, 40, MDB_ORDER_LITTLE);
-	assert_int_equal(kt_stream_next(&s, &r, &e), -MDB_E_TRUNCATED);
+	mdb_kt_stream_init(&s, "cpu3", 3, alloc_le, 40, MDB_ORDER_LITTLE);
+	assert_int_equal(mdb_kt_stream_next(&s, &r, &e), -MDB_E_TRUNCATED);
 	assert_int_equal(e.offset, 0);
 	assert_string_equal(e.detail, "event_size=48 have=40");
 }
@@ -175,14 +175,14 @@ static void test_event_size_too_small(void **state)
 	(void)state;
 	memcpy(buf, alloc_le, 48);
 	buf[2] = 16; /* below the 24-byte header */
-	kt_stream_init(&s, "cpu0", 0, buf, 48, MDB_ORDER_LITTLE);
-	assert_int_equal(kt_stream_next(&s, &r, &e), -MDB_E_CORRUPT);
+	mdb_kt_stream_init(&s, "cpu0", 0, buf, 48, MDB_ORDER_LITTLE);
+	assert_int_equal(mdb_kt_stream_next(&s, &r, &e), -MDB_E_CORRUPT);
 	assert_string_equal(e.msg, "event_size smaller than the record header");
 	assert_int_equal(e.offset, 0);
 
 	buf[2] = 24; /* an ALLOC cannot fit in 24 bytes */
-	kt_stream_init(&s, "cpu0", 0, buf, 48, MDB_ORDER_LITTLE);
-	assert_int_equal(kt_stream_next(&s, &r, &e), -MDB_E_CORRUPT);
+	mdb_kt_stream_init(&s, "cpu0", 0, buf, 48, MDB_ORDER_LITTLE);
+	assert_int_equal(mdb_kt_stream_next(&s, &r, &e), -MDB_E_CORRUPT);
 	assert_string_equal(e.msg, "event_size smaller than an alloc record");
 	assert_string_equal(e.detail, "event_size=24 min=48");
 }
@@ -198,33 +198,33 @@ static void test_detect(void **state)
 	(void)state;
 	memcpy(both, alloc_le, 48);
 	memcpy(both + 48, free_le, 28);
-	kt_stream_init(&s[0], "cpu0", 0, both, sizeof(both),
-		       MDB_ORDER_UNKNOWN);
-	kt_stream_init(&s[1], "cpu1", 1, NULL, 0, MDB_ORDER_UNKNOWN);
-	assert_int_equal(kt_detect_order(s, 2, &o, &e), 0);
+	mdb_kt_stream_init(&s[0], "cpu0", 0, both, sizeof(both),
+			   MDB_ORDER_UNKNOWN);
+	mdb_kt_stream_init(&s[1], "cpu1", 1, NULL, 0, MDB_ORDER_UNKNOWN);
+	assert_int_equal(mdb_kt_detect_order(s, 2, &o, &e), 0);
 	assert_int_equal(o, MDB_ORDER_LITTLE);
 
 	memcpy(both, alloc_be, 48);
 	memcpy(both + 48, free_be, 28);
-	assert_int_equal(kt_detect_order(s, 2, &o, &e), 0);
+	assert_int_equal(mdb_kt_detect_order(s, 2, &o, &e), 0);
 	assert_int_equal(o, MDB_ORDER_BIG);
 
 	/* one lone FREE record: 24 reads 0x1800 the other way round */
-	kt_stream_init(&s[0], "cpu0", 0, free_be, 24, MDB_ORDER_UNKNOWN);
+	mdb_kt_stream_init(&s[0], "cpu0", 0, free_be, 24, MDB_ORDER_UNKNOWN);
 	s[0].len = 24;
 	{
 		uint8_t one[24];
 
 		memcpy(one, free_be, 24);
 		one[3] = 24; /* event_size 24, big-endian */
-		kt_stream_init(&s[0], "cpu0", 0, one, 24, MDB_ORDER_UNKNOWN);
-		assert_int_equal(kt_detect_order(s, 1, &o, &e), 0);
+		mdb_kt_stream_init(&s[0], "cpu0", 0, one, 24, MDB_ORDER_UNKNOWN);
+		assert_int_equal(mdb_kt_detect_order(s, 1, &o, &e), 0);
 		assert_int_equal(o, MDB_ORDER_BIG);
 	}
 
-	kt_stream_init(&s[0], "junk", 0, text, sizeof(text) - 1,
-		       MDB_ORDER_UNKNOWN);
-	assert_int_equal(kt_detect_order(s, 1, &o, &e), -MDB_E_FORMAT);
+	mdb_kt_stream_init(&s[0], "junk", 0, text, sizeof(text) - 1,
+			   MDB_ORDER_UNKNOWN);
+	assert_int_equal(mdb_kt_detect_order(s, 1, &o, &e), -MDB_E_FORMAT);
 	assert_string_equal(e.file, "junk");
 	assert_int_equal(e.offset, 0);
 }
@@ -243,8 +243,8 @@ static void test_detect_ambiguous(void **state)
 	buf[2] = 0x30;
 	buf[3] = 0x30; /* event_size 0x3030 in both orders */
 	buf[4] = 1;    /* seq */
-	kt_stream_init(&s, "cpu0", 0, buf, sizeof(buf), MDB_ORDER_UNKNOWN);
-	assert_int_equal(kt_detect_order(&s, 1, &o, &e), -MDB_E_ENDIAN);
+	mdb_kt_stream_init(&s, "cpu0", 0, buf, sizeof(buf), MDB_ORDER_UNKNOWN);
+	assert_int_equal(mdb_kt_detect_order(&s, 1, &o, &e), -MDB_E_ENDIAN);
 	assert_non_null(strstr(e.hint, "--endian"));
 }
 
@@ -301,9 +301,9 @@ static void test_merge_wrap(void **state)
 	put_rec(c0 + 48, 0, 0x7fffffff, 0x2000, MDB_ORDER_LITTLE);
 	put_rec(c1, 1, 0x80000000, 0x1000, MDB_ORDER_LITTLE);
 	put_rec(c1 + 24, 1, 0x80000001, 0x2000, MDB_ORDER_LITTLE);
-	kt_stream_init(&s[0], "cpu0", 0, c0, 96, MDB_ORDER_LITTLE);
-	kt_stream_init(&s[1], "cpu1", 1, c1, 48, MDB_ORDER_LITTLE);
-	assert_int_equal(kt_merge(s, 2, &sink, &st, &e), 0);
+	mdb_kt_stream_init(&s[0], "cpu0", 0, c0, 96, MDB_ORDER_LITTLE);
+	mdb_kt_stream_init(&s[1], "cpu1", 1, c1, 48, MDB_ORDER_LITTLE);
+	assert_int_equal(mdb_kt_merge(s, 2, &sink, &st, &e), 0);
 	assert_int_equal(col.n, 4);
 	assert_int_equal(col.kind[0], MDB_EV_ALLOC);
 	assert_int_equal(col.kind[1], MDB_EV_ALLOC);
@@ -332,10 +332,10 @@ static void test_merge_gaps(void **state)
 	put_rec(c1, 0, 2, 0x2000, MDB_ORDER_BIG);
 	put_rec(c1 + 48, 0, 9, 0x9000, MDB_ORDER_BIG);
 	put_rec(c2, 0, 3, 0x3000, MDB_ORDER_BIG);
-	kt_stream_init(&s[0], "cpu0", 0, c0, sizeof(c0), MDB_ORDER_BIG);
-	kt_stream_init(&s[1], "cpu1", 1, c1, sizeof(c1), MDB_ORDER_BIG);
-	kt_stream_init(&s[2], "cpu2", 2, c2, sizeof(c2), MDB_ORDER_BIG);
-	assert_int_equal(kt_merge(s, 3, &sink, &st, &e), 0);
+	mdb_kt_stream_init(&s[0], "cpu0", 0, c0, sizeof(c0), MDB_ORDER_BIG);
+	mdb_kt_stream_init(&s[1], "cpu1", 1, c1, sizeof(c1), MDB_ORDER_BIG);
+	mdb_kt_stream_init(&s[2], "cpu2", 2, c2, sizeof(c2), MDB_ORDER_BIG);
+	assert_int_equal(mdb_kt_merge(s, 3, &sink, &st, &e), 0);
 	assert_int_equal(col.n, 5);
 	for (int i = 0; i < 5; i++)
 		assert_int_equal(col.ptr[i], (uint64_t)col.seq[i] << 12);
@@ -368,8 +368,8 @@ static void test_decode_shape(void **state)
 		memcpy(buf + 48, frees[i], 28);
 		mdb_decode_opts_init(&o, "cpu3");
 		o.cpu = 3;
-		assert_int_equal(kt_decode(buf, sizeof(buf), &o, &sink, &st,
-					   &e), 0);
+		assert_int_equal(mdb_kt_decode(buf, sizeof(buf), &o, &sink, &st,
+					       &e), 0);
 		assert_int_equal(col.n, 2);
 		assert_int_equal(col.kind[0], MDB_EV_ALLOC);
 		assert_int_equal(col.kind[1], MDB_EV_FREE);
@@ -379,7 +379,7 @@ static void test_decode_shape(void **state)
 		assert_int_equal(col.seq[1], 8);
 		assert_int_equal(st.feature_bytes, 4);
 		/* cut inside the FREE: an error at its offset */
-		assert_true(kt_decode(buf, 70, &o, &sink, &st, &e) < 0);
+		assert_true(mdb_kt_decode(buf, 70, &o, &sink, &st, &e) < 0);
 		assert_int_equal(e.offset, 48);
 	}
 }

@@ -126,11 +126,11 @@ static int decode(const uint8_t *buf, size_t len, struct rec *r,
 	struct mdb_sink sink = { r, rec_event, NULL };
 
 	memset(r, 0, sizeof(*r));
-	if (ktf_detect(buf, len, MDB_ORDER_UNKNOWN, l))
+	if (mdb_ktf_detect(buf, len, MDB_ORDER_UNKNOWN, l))
 		return 1;
 	mdb_decode_opts_init(&o, "bin");
 	o.priv = l;
-	return ktf_decode(buf, len, &o, &sink, st, e);
+	return mdb_ktf_decode(buf, len, &o, &sink, st, e);
 }
 
 static void check_lp64(const struct rec *r, const struct mdb_decode_stats *st)
@@ -265,14 +265,14 @@ static void test_not_this_format(void **state)
 	relay[48] = 1;          /* FREE */
 	relay[50] = 24;
 	relay[52] = 2;
-	assert_int_equal(ktf_detect(relay, sizeof(relay), MDB_ORDER_UNKNOWN,
-				    &l), 1);
-	assert_int_equal(ktf_detect(text, sizeof(text) - 1, MDB_ORDER_UNKNOWN,
-				    &l), 1);
-	assert_int_equal(ktf_detect(lp64_le, 10, MDB_ORDER_UNKNOWN, &l), 1);
+	assert_int_equal(mdb_ktf_detect(relay, sizeof(relay), MDB_ORDER_UNKNOWN,
+					&l), 1);
+	assert_int_equal(mdb_ktf_detect(text, sizeof(text) - 1, MDB_ORDER_UNKNOWN,
+					&l), 1);
+	assert_int_equal(mdb_ktf_detect(lp64_le, 10, MDB_ORDER_UNKNOWN, &l), 1);
 	/* a forced byte order that does not fit */
-	assert_int_equal(ktf_detect(lp64_le, sizeof(lp64_le), MDB_ORDER_BIG,
-				    &l), 1);
+	assert_int_equal(mdb_ktf_detect(lp64_le, sizeof(lp64_le), MDB_ORDER_BIG,
+					&l), 1);
 }
 
 int main(void)

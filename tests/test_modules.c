@@ -24,8 +24,8 @@ static void test_proc_modules(void **state)
 	struct mdb_error e;
 
 	(void)state;
-	assert_int_equal(kmods_parse_proc(&m, text, sizeof(text) - 1, "pm",
-					  &e), 0);
+	assert_int_equal(mdb_kmods_parse_proc(&m, text, sizeof(text) - 1, "pm",
+					      &e), 0);
 	assert_int_equal(m.n, 3);
 	assert_string_equal(m.v[0].name, "nf_tables");
 	assert_int_equal(m.v[0].size, 331776);
@@ -33,9 +33,9 @@ static void test_proc_modules(void **state)
 	assert_int_equal(m.v[1].base, 0xffffffffc0123000ULL);
 	assert_int_equal(m.v[2].base, 0xffffffffc0200000ULL);
 	assert_true(m.v[2].has_base);
-	assert_true(kmod_name_eq(m.v[2].name, "mod_with_dash"));
-	assert_false(kmod_name_eq("mod_a", "mod_ab"));
-	kmods_release(&m);
+	assert_true(mdb_kmod_name_eq(m.v[2].name, "mod_with_dash"));
+	assert_false(mdb_kmod_name_eq("mod_a", "mod_ab"));
+	mdb_kmods_release(&m);
 }
 
 static void test_sections(void **state)
@@ -51,8 +51,8 @@ static void test_sections(void **state)
 	struct mdb_error e;
 
 	(void)state;
-	assert_int_equal(kmods_parse_sections(&m, text, sizeof(text) - 1, "s",
-					      &e), 0);
+	assert_int_equal(mdb_kmods_parse_sections(&m, text, sizeof(text) - 1, "s",
+						  &e), 0);
 	/* nf-tables and nf_tables are one module */
 	assert_int_equal(m.n, 2);
 	assert_int_equal(m.v[0].nsecs, 3);
@@ -60,11 +60,11 @@ static void test_sections(void **state)
 	assert_int_equal(m.v[0].secs[2].addr, 0xffffffffc0b10000ULL);
 	assert_int_equal(m.v[1].secs[0].addr, 0xffffffffc0c00000ULL);
 	/* /proc/modules adds to the same entries */
-	assert_int_equal(kmods_parse_proc(&m, procm, sizeof(procm) - 1, "p",
-					  &e), 0);
+	assert_int_equal(mdb_kmods_parse_proc(&m, procm, sizeof(procm) - 1, "p",
+					      &e), 0);
 	assert_int_equal(m.n, 2);
 	assert_true(m.v[0].has_base);
-	kmods_release(&m);
+	mdb_kmods_release(&m);
 }
 
 static void test_refusals(void **state)
@@ -90,29 +90,29 @@ static void test_refusals(void **state)
 		struct kmods m = { 0 };
 
 		mdb_error_clear(&e);
-		assert_int_equal(kmods_parse_proc(&m, bad_proc[i],
-						  strlen(bad_proc[i]), "pm",
-						  &e), -MDB_E_CORRUPT);
+		assert_int_equal(mdb_kmods_parse_proc(&m, bad_proc[i],
+						      strlen(bad_proc[i]), "pm",
+						      &e), -MDB_E_CORRUPT);
 		assert_int_equal(e.line, i == 3 ? 2 : 1);
 		assert_non_null(strstr(e.msg, "malformed /proc/modules line"));
-		kmods_release(&m);
+		mdb_kmods_release(&m);
 	}
 	for (size_t i = 0; i < sizeof(bad_secs) / sizeof(bad_secs[0]); i++) {
 		struct kmods m = { 0 };
 
-		assert_int_equal(kmods_parse_sections(&m, bad_secs[i],
-						      strlen(bad_secs[i]), "s",
-						      &e), -MDB_E_CORRUPT);
+		assert_int_equal(mdb_kmods_parse_sections(&m, bad_secs[i],
+							  strlen(bad_secs[i]), "s",
+							  &e), -MDB_E_CORRUPT);
 		assert_int_equal(e.line, 1);
-		kmods_release(&m);
+		mdb_kmods_release(&m);
 	}
 	{
 		struct kmods m = { 0 };
 
-		assert_int_equal(kmods_parse_proc(&m, zero, sizeof(zero) - 1,
-						  "pm", &e), -MDB_E_INVAL);
+		assert_int_equal(mdb_kmods_parse_proc(&m, zero, sizeof(zero) - 1,
+						      "pm", &e), -MDB_E_INVAL);
 		assert_non_null(strstr(e.hint, "kptr_restrict"));
-		kmods_release(&m);
+		mdb_kmods_release(&m);
 	}
 }
 

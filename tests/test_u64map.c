@@ -25,7 +25,7 @@ static void test_model(void **state)
 
 	(void)state;
 	memset(model, 0, sizeof(model));
-	u64map_init(&m);
+	mdb_u64map_init(&m);
 	for (int step = 0; step < 200000; step++) {
 		uint64_t k, *v;
 		size_t i;
@@ -39,7 +39,7 @@ static void test_model(void **state)
 		if (x >> 60 < 9) {
 			int added;
 
-			v = u64map_put(&m, k, 0, &added);
+			v = mdb_u64map_put(&m, k, 0, &added);
 			assert_non_null(v);
 			assert_int_equal(added, model[i] == 0);
 			*v = (uint64_t)step;
@@ -47,14 +47,14 @@ static void test_model(void **state)
 				present++;
 			model[i] = (uint64_t)step + 1;
 		} else {
-			assert_int_equal(u64map_del(&m, k), model[i] != 0);
+			assert_int_equal(mdb_u64map_del(&m, k), model[i] != 0);
 			if (model[i])
 				present--;
 			model[i] = 0;
 		}
 		if (step % 997 == 0)
 			for (size_t j = 0; j < NKEYS; j++) {
-				v = u64map_get(&m, (uint64_t)j * 0x100000000ULL);
+				v = mdb_u64map_get(&m, (uint64_t)j * 0x100000000ULL);
 				if (model[j]) {
 					assert_non_null(v);
 					assert_int_equal(*v, model[j] - 1);
@@ -64,7 +64,7 @@ static void test_model(void **state)
 			}
 		assert_int_equal(u64map_count(&m), present);
 	}
-	u64map_release(&m);
+	mdb_u64map_release(&m);
 }
 
 /*
@@ -78,11 +78,11 @@ static void test_large(void **state)
 	struct u64map m;
 
 	(void)state;
-	u64map_init(&m);
+	mdb_u64map_init(&m);
 	for (uint64_t k = 1; k <= n; k++) {
 		int added;
-		uint64_t *v = u64map_put(&m, k * 0x9e3779b97f4a7c15ULL, 0,
-					 &added);
+		uint64_t *v = mdb_u64map_put(&m, k * 0x9e3779b97f4a7c15ULL, 0,
+					     &added);
 
 		assert_non_null(v);
 		assert_true(added);
@@ -90,17 +90,17 @@ static void test_large(void **state)
 	}
 	assert_int_equal(u64map_count(&m), n);
 	for (uint64_t k = 1; k <= n; k++) {
-		uint64_t *v = u64map_get(&m, k * 0x9e3779b97f4a7c15ULL);
+		uint64_t *v = mdb_u64map_get(&m, k * 0x9e3779b97f4a7c15ULL);
 
 		assert_non_null(v);
 		assert_int_equal(*v, k);
 	}
 	for (uint64_t k = 1; k <= n; k += 2)
-		assert_true(u64map_del(&m, k * 0x9e3779b97f4a7c15ULL));
+		assert_true(mdb_u64map_del(&m, k * 0x9e3779b97f4a7c15ULL));
 	for (uint64_t k = 1; k <= n; k++)
-		assert_int_equal(u64map_get(&m, k * 0x9e3779b97f4a7c15ULL) !=
+		assert_int_equal(mdb_u64map_get(&m, k * 0x9e3779b97f4a7c15ULL) !=
 				 NULL, k % 2 == 0);
-	u64map_release(&m);
+	mdb_u64map_release(&m);
 }
 
 int main(void)

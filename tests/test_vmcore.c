@@ -62,8 +62,8 @@ static void test_flat(void **state)
 	int fd;
 
 	(void)state;
-	assert_true(vm_flat_probe(b, len));
-	assert_int_equal(vm_flat_reassemble(b, len, "t", &fd, &e), 0);
+	assert_true(mdb_vm_flat_probe(b, len));
+	assert_int_equal(mdb_vm_flat_reassemble(b, len, "t", &fd, &e), 0);
 	assert_int_equal(pread(fd, got, sizeof(got), 0), 11);
 	assert_string_equal(got, "hello world");
 	close(fd);
@@ -72,12 +72,12 @@ static void test_flat(void **state)
 	/* no end record: an error at the offset where it should be */
 	b = flat_build(&len, 0);
 	mdb_error_clear(&e);
-	assert_int_equal(vm_flat_reassemble(b, len, "t", &fd, &e),
+	assert_int_equal(mdb_vm_flat_reassemble(b, len, "t", &fd, &e),
 			 -MDB_E_CORRUPT);
 	assert_int_equal(e.offset, (int64_t)len);
 	/* a record size beyond the end */
 	put_be64(b + VM_FLAT_HDR + 8, 1u << 20);
-	assert_int_equal(vm_flat_reassemble(b, len, "t", &fd, &e),
+	assert_int_equal(mdb_vm_flat_reassemble(b, len, "t", &fd, &e),
 			 -MDB_E_CORRUPT);
 	assert_int_equal(e.offset, VM_FLAT_HDR + 8);
 	free(b);
@@ -97,23 +97,23 @@ static void test_vmcoreinfo(void **state)
 	uint64_t a;
 
 	(void)state;
-	assert_int_equal(vm_info_parse(&vi, note, strlen(note), "t", &e), 0);
+	assert_int_equal(mdb_vm_info_parse(&vi, note, strlen(note), "t", &e), 0);
 	assert_string_equal(vi.release, "6.1.0-56-cloud-amd64");
 	assert_string_equal(vi.build_id, "abcdef01");
 	assert_int_equal(vi.page_size, 4096);
 	assert_int_equal(vi.kernel_offset, 0x9000000);
 	assert_int_equal(vi.crash_time, -1);
-	assert_int_equal(vm_info_symbol(&vi, "init_uts_ns", &a), 0);
+	assert_int_equal(mdb_vm_info_symbol(&vi, "init_uts_ns", &a), 0);
 	assert_int_equal(a, 0xffffffff8a212340ull);
-	assert_int_equal(vm_info_symbol(&vi, "nope", &a), -1);
-	vm_info_release(&vi);
+	assert_int_equal(mdb_vm_info_symbol(&vi, "nope", &a), -1);
+	mdb_vm_info_release(&vi);
 
 	/* a malformed number: its line named */
 	mdb_error_clear(&e);
-	assert_int_equal(vm_info_parse(&vi, "OSRELEASE=x\nPAGESIZE=4k\n", 24,
-				       "t", &e), -MDB_E_CORRUPT);
+	assert_int_equal(mdb_vm_info_parse(&vi, "OSRELEASE=x\nPAGESIZE=4k\n", 24,
+					   "t", &e), -MDB_E_CORRUPT);
 	assert_int_equal(e.line, 2);
-	assert_int_equal(vm_info_parse(&vi, "PAGESIZE=4096\n", 14, "t", &e),
+	assert_int_equal(mdb_vm_info_parse(&vi, "PAGESIZE=4096\n", 14, "t", &e),
 			 -MDB_E_CORRUPT);
 }
 
@@ -263,7 +263,7 @@ static void types_init(struct vm_types *t)
 	/* through raw bytes, as the reader gets them out of a dump */
 	raw = btf__raw_data(k.b, &len);
 	assert_non_null(raw);
-	assert_int_equal(vm_types_btf(t, raw, len, "t", &e), 0);
+	assert_int_equal(mdb_vm_types_btf(t, raw, len, "t", &e), 0);
 	btf__free(k.b);
 }
 
@@ -295,7 +295,7 @@ static void test_types(void **state)
 	assert_int_equal(t.member(t.priv, "struct nope", "x", &m), -1);
 	assert_int_equal(t.enumval(t.priv, "MIGRATE_ISOLATE", &v), 0);
 	assert_int_equal(v, 4);
-	vm_types_release(&t);
+	mdb_vm_types_release(&t);
 }
 
 /* ---- a synthetic kernel: memory ----------------------------------------- */
@@ -500,15 +500,15 @@ static void fake_init(struct fake *f)
 	f->c.page_size = 4096;
 	f->c.max_steps = 1u << 20;
 	fake_slub(f);
-	assert_int_equal(vm_arch_init(&f->c, &e), 0);
+	assert_int_equal(mdb_vm_arch_init(&f->c, &e), 0);
 	assert_int_equal(f->c.ncpus, 2);
 	assert_int_equal(f->c.nnodes, 1);
 }
 
 static void fake_release(struct fake *f)
 {
-	vm_arch_release(&f->c);
-	vm_types_release(&f->t);
+	mdb_vm_arch_release(&f->c);
+	mdb_vm_types_release(&f->t);
 	for (int i = 0; i < f->n; i++)
 		free(f->r[i].buf);
 }
@@ -538,7 +538,7 @@ static void test_slub(void **state)
 
 	(void)state;
 	fake_init(f);
-	assert_int_equal(vm_slub_walk(&f->c, got_cache, &g, &e), 0);
+	assert_int_equal(mdb_vm_slub_walk(&f->c, got_cache, &g, &e), 0);
 	assert_int_equal(g.n, 1);
 	assert_string_equal(g.name, "test-64");
 	assert_int_equal(g.k.size, 64);
@@ -568,7 +568,7 @@ static void test_slub_corrupt(void **state)
 	fake_init(f);
 	/* slab 10's last free object points back to its first */
 	w64(f, p, obj(10, 3) ^ RANDOM ^ __builtin_bswap64(p));
-	assert_int_equal(vm_slub_walk(&f->c, got_cache, &g, &e), 0);
+	assert_int_equal(mdb_vm_slub_walk(&f->c, got_cache, &g, &e), 0);
 	assert_int_equal(g.k.incomplete, 1);
 	assert_int_equal(f->warnings, 1);
 	assert_non_null(strstr(f->last, "test-64"));
@@ -576,7 +576,7 @@ static void test_slub_corrupt(void **state)
 	/* now out of the slab */
 	w64(f, p, obj(11, 0) ^ RANDOM ^ __builtin_bswap64(p));
 	f->warnings = 0;
-	assert_int_equal(vm_slub_walk(&f->c, got_cache, &g, &e), 0);
+	assert_int_equal(mdb_vm_slub_walk(&f->c, got_cache, &g, &e), 0);
 	assert_int_equal(g.k.incomplete, 1);
 	assert_int_equal(f->warnings, 1);
 	assert_non_null(strstr(f->last, "outside slab"));
@@ -584,7 +584,7 @@ static void test_slub_corrupt(void **state)
 	w64(f, CACHE + 40, CACHE + 40);
 	f->warnings = 0;
 	g.n = 0;
-	assert_int_equal(vm_slub_walk(&f->c, got_cache, &g, &e), 0);
+	assert_int_equal(mdb_vm_slub_walk(&f->c, got_cache, &g, &e), 0);
 	assert_true(f->warnings >= 1);
 	fake_release(f);
 	free(f);
@@ -660,7 +660,7 @@ static void test_buddy(void **state)
 	(void)state;
 	fake_init(f);
 	fake_buddy(f);
-	assert_int_equal(vm_buddy_walk(&f->c, got_buddy, &g, &e), 0);
+	assert_int_equal(mdb_vm_buddy_walk(&f->c, got_buddy, &g, &e), 0);
 	assert_int_equal(g.rows, 3 * 5);
 	assert_string_equal(g.zone[0], "DMA32");
 	assert_int_equal(g.blocks[0][0][0], 3);
@@ -672,7 +672,7 @@ static void test_buddy(void **state)
 	/* a free list that loops: bounded by nr_free, warned */
 	w64(f, page_of(102) + 8, page_of(100) + 8);
 	memset(&g, 0, sizeof(g));
-	assert_int_equal(vm_buddy_walk(&f->c, got_buddy, &g, &e), 0);
+	assert_int_equal(mdb_vm_buddy_walk(&f->c, got_buddy, &g, &e), 0);
 	assert_int_equal(g.incomplete, 1);
 	assert_int_equal(f->warnings, 1);
 	assert_non_null(strstr(f->last, "DMA32"));
@@ -783,7 +783,7 @@ static void test_alloctag(void **state)
 	(void)state;
 	fake_init(f);
 	fake_tags(f);
-	assert_int_equal(vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
+	assert_int_equal(mdb_vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
 	assert_int_equal(g.n, 3);
 	assert_string_equal(g.line[0], "0: 12288 3 mm/slub.c:100 "
 				       "func:kmalloc_x");
@@ -806,20 +806,20 @@ static void test_alloctag(void **state)
 	w64(f, f->modules, f->modules);
 	f->warnings = 0;
 	memset(&g, 0, sizeof(g));
-	assert_int_equal(vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
+	assert_int_equal(mdb_vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
 	assert_int_equal(g.n, 3);
 	assert_int_equal(f->warnings, 1);
 	/* a module loaded */
 	w64(f, f->modules, 0xffffffffc0001000ull);
 	f->warnings = 0;
-	assert_int_equal(vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
+	assert_int_equal(mdb_vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
 	assert_int_equal(f->warnings, 2);
 
 	/* a kernel without memory allocation profiling: nothing, silently */
 	f->tags_start = f->tags_stop = 0;
 	f->warnings = 0;
 	memset(&g, 0, sizeof(g));
-	assert_int_equal(vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
+	assert_int_equal(mdb_vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
 	assert_int_equal(g.n, 0);
 	assert_int_equal(st.present, 0);
 	assert_int_equal(f->warnings, 0);
@@ -850,7 +850,7 @@ static void test_alloctag_bad(void **state)
 	w64(f, TAGS + TAG_SIZE + 24, STRS + 0x3000);
 	/* tag 3's counters: not in the dump */
 	w64(f, TAGS + 3 * TAG_SIZE + 32, PCPU + 0x200000);
-	assert_int_equal(vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
+	assert_int_equal(mdb_vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
 	assert_int_equal(g.n, 0);
 	assert_int_equal(st.skipped, 4);
 	assert_int_equal(f->warnings, 4);
@@ -865,13 +865,13 @@ static void test_alloctag_bad(void **state)
 	w64(f, f->modules, f->modules);
 	f->tags_stop += 8;
 	memset(&g, 0, sizeof(g));
-	assert_int_equal(vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
+	assert_int_equal(mdb_vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
 	assert_int_equal(g.n, 3);
 	assert_int_equal(f->warnings, 2);
 	f->tags_stop = TAGS - TAG_SIZE;
 	f->warnings = 0;
 	memset(&g, 0, sizeof(g));
-	assert_int_equal(vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
+	assert_int_equal(mdb_vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
 	assert_int_equal(g.n, 0);
 	assert_int_equal(st.present, 0);
 	assert_int_equal(f->warnings, 1);
@@ -882,7 +882,7 @@ static void test_alloctag_bad(void **state)
 	f->tags_stop = TAGS + TAG_SIZE * ((1ull << 20) + 5);
 	f->warnings = 0;
 	memset(&g, 0, sizeof(g));
-	assert_int_equal(vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
+	assert_int_equal(mdb_vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
 	assert_int_equal(g.n, 3);
 	assert_int_equal(st.tags, (1ull << 20) + 5);
 	assert_int_equal(st.skipped, (1ull << 20) + 5 - 3);
@@ -896,7 +896,7 @@ static void test_alloctag_bad(void **state)
 	fake_init(f);
 	no_tag_types = 0;
 	fake_tags(f);
-	assert_int_equal(vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
+	assert_int_equal(mdb_vm_alloctag_walk(&f->c, got_tag, &g, &st), 0);
 	assert_int_equal(st.present, 0);
 	assert_int_equal(f->warnings, 1);
 	assert_non_null(strstr(f->last, "no struct alloc_tag layout"));
@@ -938,8 +938,8 @@ static void test_alloctag_db(void **state)
 	assert_int_equal(mdb_snap_begin(&h, "fake", &m, &lo, &load, &res, &e),
 			 0);
 	snprintf(info.version, sizeof(info.version), "BTF");
-	assert_int_equal(vm_decode_walks(&f->c, mdb_snap_load_sink(load),
-					 &info, &e), 0);
+	assert_int_equal(mdb_vm_decode_walks(&f->c, mdb_snap_load_sink(load),
+					     &info, &e), 0);
 	assert_int_equal(info.zones, 1);
 	assert_int_equal(info.tags, 3);
 	assert_int_equal(info.inaccurate, 1);

@@ -149,7 +149,7 @@ static void types_init(struct fake *f)
 	assert_int_equal(btf__add_field(b, "event", arr, 0, 0), 0);
 	raw = btf__raw_data(b, &len);
 	assert_non_null(raw);
-	assert_int_equal(vm_types_btf(&f->t, raw, len, "t", &e), 0);
+	assert_int_equal(mdb_vm_types_btf(&f->t, raw, len, "t", &e), 0);
 	btf__free(b);
 }
 
@@ -199,8 +199,8 @@ static int on_counter(void *ctx, const char *scope, int node,
 
 static void walk(struct fake *f)
 {
-	assert_int_equal(vm_counters_walk(&f->c, on_counter, f), 0);
-	vm_types_release(&f->t);
+	assert_int_equal(mdb_vm_counters_walk(&f->c, on_counter, f), 0);
+	mdb_vm_types_release(&f->t);
 }
 
 static void row(const struct fake *f, int i, const char *name, int64_t v)

@@ -29,16 +29,16 @@
 #define FT_HASH_TAG (1ULL << 32) /* marks a hashed pointer below 4096 */
 
 /*
- * What ft_decode() reads from struct mdb_decode_opts.priv: what the start
- * of the file said (ft_sniff()).  priv NULL: the decoder sniffs itself.
+ * What mdb_ft_decode() reads from struct mdb_decode_opts.priv: what the start
+ * of the file said (mdb_ft_sniff()).  priv NULL: the decoder sniffs itself.
  */
 struct ft_params {
 	int hashed;     /* pointers are hashed %p values */
 	int ptr_digits; /* width of bare-hex pointers; 0 = any */
 };
 
-/* What the start of a file says about it (ft_sniff()). */
-struct ft_sniff {
+/* What the start of a file says about it (mdb_ft_sniff()). */
+struct mdb_ft_sniff {
 	int is_trace;        /* ftrace text: a tracer header or trace lines */
 	int ptr_digits;      /* width of bare-hex pointers (16, 8), 0 none */
 	int hashed;          /* pointers look like hashed %p values */
@@ -51,7 +51,7 @@ struct ft_sniff {
  * cut) and decide whether it is ftrace text, the width of its pointers
  * and whether they are hashed.  Pure; never fails.
  */
-void ft_sniff(const void *buf, size_t len, struct ft_sniff *s);
+void mdb_ft_sniff(const void *buf, size_t len, struct mdb_ft_sniff *s);
 
 /*
  * Decode every line of @buf into @sink.  Fills @st (records = lines).
@@ -59,13 +59,13 @@ void ft_sniff(const void *buf, size_t len, struct ft_sniff *s);
  * in @e), or the sink's.  Symbolic call sites that o->ksyms cannot
  * resolve keep address 0 and are reported once through warn().
  */
-int ft_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
-	      const struct mdb_sink *sink, struct mdb_decode_stats *st,
-	      struct mdb_error *e);
+int mdb_ft_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
+		  const struct mdb_sink *sink, struct mdb_decode_stats *st,
+		  struct mdb_error *e);
 
 /* The format table's probe and describe (see ingest/formats.h). */
-int ft_probe(const void *buf, size_t len);
-int ft_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
-		struct mdb_source_meta *m, struct mdb_error *e);
+int mdb_ft_probe(const void *buf, size_t len);
+int mdb_ft_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
+		    struct mdb_source_meta *m, struct mdb_error *e);
 
 #endif

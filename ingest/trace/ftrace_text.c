@@ -130,7 +130,7 @@ struct ft_sym {
 	char *text;         /* as printed */
 	size_t len;
 	uint64_t addr;      /* of the function, when found */
-	int found;          /* kallsyms_addr_sized(): 0, 1 (size differs), -1 */
+	int found;          /* mdb_kallsyms_addr_sized(): 0, 1 (size differs), -1 */
 };
 
 /* Decoder state beyond the options. */
@@ -839,7 +839,7 @@ static struct ft_sym *sym_cached(struct ft_dec *d, const struct mdb_str *s)
 	uint64_t key = XXH3_64bits(s->p, s->len);
 	uint64_t *v;
 
-	for (; (v = u64map_get(&d->sym_idx, key)); key++) {
+	for (; (v = mdb_u64map_get(&d->sym_idx, key)); key++) {
 		struct ft_sym *y = &d->syms[*v - 1];
 
 		if (y->len == s->len && !memcmp(y->text, s->p, s->len))
@@ -850,7 +850,7 @@ static struct ft_sym *sym_cached(struct ft_dec *d, const struct mdb_str *s)
 	d->syms[d->nsyms].text = malloc(s->len ? s->len : 1);
 	if (!d->syms[d->nsyms].text)
 		return NULL;
-	if (!u64map_put(&d->sym_idx, key, d->nsyms + 1, NULL)) {
+	if (!mdb_u64map_put(&d->sym_idx, key, d->nsyms + 1, NULL)) {
 		free(d->syms[d->nsyms].text);
 		return NULL;
 	}
@@ -865,7 +865,7 @@ static void syms_release(struct ft_dec *d)
 	for (size_t i = 0; i < d->nsyms; i++)
 		free(d->syms[i].text);
 	free(d->syms);
-	u64map_release(&d->sym_idx);
+	mdb_u64map_release(&d->sym_idx);
 }
 
 /* Resolve "func+0xoff/0xsize [mod]" with the kallsyms, when there is one. */
@@ -883,8 +883,8 @@ static void resolve_site(struct ft_dec *d, int64_t line, struct mdb_event *ev,
 		y->found = -2;
 	}
 	if (y->found == -2)
-		y->found = kallsyms_addr_sized(d->o->ksyms, name, nlen, mod,
-					       mlen, size, &y->addr);
+		y->found = mdb_kallsyms_addr_sized(d->o->ksyms, name, nlen, mod,
+						   mlen, size, &y->addr);
 	if (y->found < 0) {
 		if (!d->unresolved++) {
 			d->unresolved_line = line;
@@ -1173,8 +1173,8 @@ static int ftrace_frame(struct ft_dec *d, const char *p, const char *le,
 		mod = t + 1;
 		mlen = (size_t)(le - t - 2);
 	}
-	if (kallsyms_addr_sized(d->o->ksyms, p, (size_t)((plus ? plus : t) - p),
-				mod, mlen, size, addr) < 0)
+	if (mdb_kallsyms_addr_sized(d->o->ksyms, p, (size_t)((plus ? plus : t) - p),
+				    mod, mlen, size, addr) < 0)
 		return -1;
 	*addr += off;
 	return 0;
@@ -1284,28 +1284,28 @@ static void warn(const struct ft_dec *d, int64_t line, const char *fmt, ...)
 
 /* ---- the decoder ------------------------------------------------------ */
 
-#define FT_SNIFF_BYTES (1u << 20) /* prefix ft_sniff() looks at */
+#define FT_SNIFF_BYTES (1u << 20) /* prefix mdb_ft_sniff() looks at */
 
-int ft_probe(const void *buf, size_t len)
+int mdb_ft_probe(const void *buf, size_t len)
 {
-	struct ft_sniff s;
+	struct mdb_ft_sniff s;
 
 	if (!len)
 		return 0;
-	ft_sniff(buf, len < FT_SNIFF_BYTES ? len : FT_SNIFF_BYTES, &s);
+	mdb_ft_sniff(buf, len < FT_SNIFF_BYTES ? len : FT_SNIFF_BYTES, &s);
 	return s.is_trace;
 }
 
-int ft_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
-		struct mdb_source_meta *m, struct mdb_error *e)
+int mdb_ft_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
+		    struct mdb_source_meta *m, struct mdb_error *e)
 {
-	struct ft_sniff s;
+	struct mdb_ft_sniff s;
 
 	(void)o;
 	(void)e;
 	memset(&s, 0, sizeof(s));
 	if (len)
-		ft_sniff(buf, len < FT_SNIFF_BYTES ? len : FT_SNIFF_BYTES, &s);
+		mdb_ft_sniff(buf, len < FT_SNIFF_BYTES ? len : FT_SNIFF_BYTES, &s);
 	m->word_size = s.ptr_digits / 2;
 	m->ncpus = s.ncpus;
 	m->hashed_ptrs = s.hashed;
@@ -1322,7 +1322,7 @@ static void ft_params_of(const void *buf, size_t len,
 			 const struct mdb_decode_opts *o, struct ft_dec *d)
 {
 	const struct ft_params *fp = o->priv;
-	struct ft_sniff s;
+	struct mdb_ft_sniff s;
 
 	if (fp) {
 		d->hashed = fp->hashed;
@@ -1331,7 +1331,7 @@ static void ft_params_of(const void *buf, size_t len,
 	}
 	memset(&s, 0, sizeof(s));
 	if (len)
-		ft_sniff(buf, len < FT_SNIFF_BYTES ? len : FT_SNIFF_BYTES, &s);
+		mdb_ft_sniff(buf, len < FT_SNIFF_BYTES ? len : FT_SNIFF_BYTES, &s);
 	d->hashed = s.hashed;
 	d->ptr_digits = s.ptr_digits;
 }
@@ -1385,9 +1385,9 @@ static int bad_line(struct ft_dec *d, const struct ft_line *l,
 	return 0;
 }
 
-int ft_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
-	      const struct mdb_sink *sink, struct mdb_decode_stats *st,
-	      struct mdb_error *e)
+int mdb_ft_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
+		  const struct mdb_sink *sink, struct mdb_decode_stats *st,
+		  struct mdb_error *e)
 {
 	const char *start = buf, *p = start, *end = start + len;
 	struct ft_dec d = { .o = o, .unresolved_line = -1, .pend.cur = -1 };
@@ -1398,7 +1398,7 @@ int ft_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 
 	memset(st, 0, sizeof(*st));
 	ft_params_of(buf, len, o, &d);
-	u64map_init(&d.sym_idx);
+	mdb_u64map_init(&d.sym_idx);
 	d.page_size = o->page_size ? o->page_size : FT_PAGE_SIZE;
 	d.pend.q = malloc(FT_HOLD * sizeof(*d.pend.q));
 	if (!d.pend.q)
@@ -1484,7 +1484,7 @@ out:
 
 /* ---- sniffing --------------------------------------------------------- */
 
-void ft_sniff(const void *buf, size_t len, struct ft_sniff *s)
+void mdb_ft_sniff(const void *buf, size_t len, struct mdb_ft_sniff *s)
 {
 	const char *p = buf, *end;
 	uint64_t w16 = 0, w8 = 0, high16 = 0, low8 = 0, n16 = 0, n8 = 0;

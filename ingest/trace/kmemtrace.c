@@ -18,8 +18,8 @@
 
 #define DETECT_RECORDS 256 /* records walked per file to judge byte order */
 
-void kt_stream_init(struct kt_stream *s, const char *name, int cpu,
-		    const void *buf, size_t len, enum mdb_order order)
+void mdb_kt_stream_init(struct kt_stream *s, const char *name, int cpu,
+			const void *buf, size_t len, enum mdb_order order)
 {
 	memset(s, 0, sizeof(*s));
 	s->name = name;
@@ -110,8 +110,8 @@ static int kt_record_error(const struct kt_stream *s,
 	return -MDB_E_CORRUPT;
 }
 
-int kt_stream_next(struct kt_stream *s, struct kt_record *r,
-		   struct mdb_error *e)
+int mdb_kt_stream_next(struct kt_stream *s, struct kt_record *r,
+		       struct mdb_error *e)
 {
 	size_t left = mdb_cursor_left(&s->cur), off = mdb_cursor_off(&s->cur);
 	struct mdb_cursor body;
@@ -207,8 +207,8 @@ static void kt_walk(const struct kt_stream *s, enum mdb_order o,
 	}
 }
 
-int kt_detect_order(const struct kt_stream *streams, size_t n,
-		    enum mdb_order *order, struct mdb_error *e)
+int mdb_kt_detect_order(const struct kt_stream *streams, size_t n,
+			enum mdb_order *order, struct mdb_error *e)
 {
 	static const enum mdb_order cand[2] = { MDB_ORDER_LITTLE,
 						MDB_ORDER_BIG };
@@ -270,7 +270,7 @@ int kt_detect_order(const struct kt_stream *streams, size_t n,
 	return -MDB_E_FORMAT;
 }
 
-int kt_probe(const void *buf, size_t len)
+int mdb_kt_probe(const void *buf, size_t len)
 {
 	struct kt_stream s;
 	enum mdb_order o;
@@ -278,8 +278,8 @@ int kt_probe(const void *buf, size_t len)
 
 	if (!len)
 		return 0;
-	kt_stream_init(&s, NULL, 0, buf, len, MDB_ORDER_UNKNOWN);
-	ret = kt_detect_order(&s, 1, &o, NULL);
+	mdb_kt_stream_init(&s, NULL, 0, buf, len, MDB_ORDER_UNKNOWN);
+	ret = mdb_kt_detect_order(&s, 1, &o, NULL);
 	return ret == 0 || ret == -MDB_E_ENDIAN;
 }
 
@@ -310,8 +310,8 @@ static inline int kt_heap_before(const void *ctx, const struct kt_head *a,
 
 MDB_HEAP_SIFT_DOWN(kt_sift_down, struct kt_head, const void *, kt_heap_before)
 
-int kt_merge(struct kt_stream *streams, size_t n, const struct mdb_sink *sink,
-	     struct mdb_decode_stats *st, struct mdb_error *e)
+int mdb_kt_merge(struct kt_stream *streams, size_t n, const struct mdb_sink *sink,
+		 struct mdb_decode_stats *st, struct mdb_error *e)
 {
 	struct kt_head *heap;
 	size_t nh = 0;
@@ -322,9 +322,9 @@ int kt_merge(struct kt_stream *streams, size_t n, const struct mdb_sink *sink,
 	memset(st, 0, sizeof(*st));
 	heap = calloc(n ? n : 1, sizeof(*heap));
 	if (!heap)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	for (size_t i = 0; i < n; i++) {
-		ret = kt_stream_next(&streams[i], &heap[nh].rec, e);
+		ret = mdb_kt_stream_next(&streams[i], &heap[nh].rec, e);
 		if (ret < 0)
 			goto out;
 		if (ret) {
@@ -365,7 +365,7 @@ int kt_merge(struct kt_stream *streams, size_t n, const struct mdb_sink *sink,
 			if (ret < 0)
 				goto out;
 		}
-		ret = kt_stream_next(&streams[h->stream], &h->rec, e);
+		ret = mdb_kt_stream_next(&streams[h->stream], &h->rec, e);
 		if (ret < 0)
 			goto out;
 		h->skip = ret == 2;
@@ -384,18 +384,18 @@ out:
 	return ret;
 }
 
-int kt_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
-	      const struct mdb_sink *sink, struct mdb_decode_stats *st,
-	      struct mdb_error *e)
+int mdb_kt_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
+		  const struct mdb_sink *sink, struct mdb_decode_stats *st,
+		  struct mdb_error *e)
 {
 	struct kt_stream s;
 	enum mdb_order order = o->order;
 	int ret;
 
-	kt_stream_init(&s, o->name, o->cpu >= 0 ? o->cpu : 0, buf, len,
-		       order);
+	mdb_kt_stream_init(&s, o->name, o->cpu >= 0 ? o->cpu : 0, buf, len,
+			   order);
 	if (order == MDB_ORDER_UNKNOWN) {
-		ret = kt_detect_order(&s, 1, &order, e);
+		ret = mdb_kt_detect_order(&s, 1, &order, e);
 		if (ret < 0)
 			return ret;
 		s.order = order;
@@ -404,5 +404,5 @@ int kt_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 	s.done_ctx = o->done_ctx;
 	s.done_step = o->done_step;
 	s.done_next = o->done_step;
-	return kt_merge(&s, 1, sink, st, e);
+	return mdb_kt_merge(&s, 1, sink, st, e);
 }

@@ -48,8 +48,8 @@ struct kt_record {
 	size_t off;         /* byte offset of the record in its stream */
 };
 
-void kt_stream_init(struct kt_stream *s, const char *name, int cpu,
-		    const void *buf, size_t len, enum mdb_order order);
+void mdb_kt_stream_init(struct kt_stream *s, const char *name, int cpu,
+			const void *buf, size_t len, enum mdb_order order);
 
 /*
  * Decode the next record.  Returns 1 with @r filled, 2 for a record with
@@ -57,8 +57,8 @@ void kt_stream_init(struct kt_stream *s, const char *name, int cpu,
  * in @s->unknown), 0 at the end of the stream, or a negative MDB_E_* code
  * (file and offset in @e).
  */
-int kt_stream_next(struct kt_stream *s, struct kt_record *r,
-		   struct mdb_error *e);
+int mdb_kt_stream_next(struct kt_stream *s, struct kt_record *r,
+		       struct mdb_error *e);
 
 /*
  * Decide the byte order of a capture from its data: in the right order,
@@ -66,32 +66,32 @@ int kt_stream_next(struct kt_stream *s, struct kt_record *r,
  * @streams' order fields are ignored.  Returns 0 with *@order set,
  * -MDB_E_ENDIAN when both orders fit, -MDB_E_FORMAT when neither does.
  */
-int kt_detect_order(const struct kt_stream *streams, size_t n,
-		    enum mdb_order *order, struct mdb_error *e);
+int mdb_kt_detect_order(const struct kt_stream *streams, size_t n,
+			enum mdb_order *order, struct mdb_error *e);
 
 /*
  * Do the bytes of a lone file read as relay records, in either byte order
- * (kt_detect_order() finds one order, or both)?  The format has no magic:
+ * (mdb_kt_detect_order() finds one order, or both)?  The format has no magic:
  * this is what claims a lone file not named cpuN.
  */
-int kt_probe(const void *buf, size_t len);
+int mdb_kt_probe(const void *buf, size_t len);
 
 /*
  * Merge @n streams by seq_num with serial-number arithmetic and hand every
  * event to @sink in global order.  Event seq is the unwrapped 64-bit
  * sequence number.  Fills @st.
  */
-int kt_merge(struct kt_stream *streams, size_t n, const struct mdb_sink *sink,
-	     struct mdb_decode_stats *st, struct mdb_error *e);
+int mdb_kt_merge(struct kt_stream *streams, size_t n, const struct mdb_sink *sink,
+		 struct mdb_decode_stats *st, struct mdb_error *e);
 
 /*
  * The one decoder shape (ingest/decode.h) over one per-CPU file: CPU
  * o->cpu (0 when -1), byte order o->order or detected.  A capture of
- * several files is merged by kt_merge() (kt_capture.c opens them).
+ * several files is merged by mdb_kt_merge() (kt_capture.c opens them).
  */
-int kt_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
-	      const struct mdb_sink *sink, struct mdb_decode_stats *st,
-	      struct mdb_error *e);
+int mdb_kt_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
+		  const struct mdb_sink *sink, struct mdb_decode_stats *st,
+		  struct mdb_error *e);
 
 /* Serial-number comparison: is @a after @b? */
 static inline int kt_seq_after(uint32_t a, uint32_t b)

@@ -4,7 +4,7 @@
  * (or cpuN.out as the userspace logger saved them), abi_version and
  * total_overruns, or a lone per-CPU file.  Maps the files, checks the ABI
  * version, hashes the event data and decides the byte order; decoding is
- * kt_merge() over the mapped streams.
+ * mdb_kt_merge() over the mapped streams.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -80,7 +80,7 @@ static int kt_read_number(const char *dir, const char *name, int64_t *v,
 	int ret;
 
 	if (!path)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	if (stat(path, &st) < 0 && errno == ENOENT) {
 		free(path);
 		return 1;
@@ -219,15 +219,15 @@ static int kt_capture_decode(struct mdb_input *in, const struct mdb_sink *sink,
 		c->files[i].in = in;
 		c->files[i].done = 0;
 		in->size += c->files[i].map.len;
-		kt_stream_init(s, c->files[i].path, c->files[i].cpu,
-			       c->files[i].map.data, c->files[i].map.len,
-			       in->meta.order);
+		mdb_kt_stream_init(s, c->files[i].path, c->files[i].cpu,
+				   c->files[i].map.data, c->files[i].map.len,
+				   in->meta.order);
 		s->done = kt_file_done;
 		s->done_ctx = &c->files[i];
 		s->done_step = step;
 		s->done_next = step;
 	}
-	return kt_merge(c->streams, c->nfiles, sink, st, e);
+	return mdb_kt_merge(c->streams, c->nfiles, sink, st, e);
 }
 
 static void kt_close(struct mdb_input *in)
@@ -334,8 +334,8 @@ static int kt_map_all(struct mdb_input *in, struct kt_capture *c,
 		mdb_hash_update(hs, tag, sizeof(tag));
 		mdb_hash_map(hs, &f->map, kt_release_step(c->nfiles));
 		*total += f->map.len;
-		kt_stream_init(&c->streams[i], f->path, f->cpu, f->map.data,
-			       f->map.len, MDB_ORDER_UNKNOWN);
+		mdb_kt_stream_init(&c->streams[i], f->path, f->cpu, f->map.data,
+				   f->map.len, MDB_ORDER_UNKNOWN);
 	}
 	mdb_hash_end(hs, &in->meta);
 	return ret;
@@ -349,7 +349,7 @@ static int kt_open(const char *path, const struct mdb_ingest_opts *o,
 	int ret;
 
 	if (!isdir)
-		return 1; /* a lone file: the one-file opener's (kt_describe) */
+		return 1; /* a lone file: the one-file opener's (mdb_kt_describe) */
 	ret = kt_open_dir(path, o, in, c, e);
 	if (ret)
 		return ret;
@@ -370,11 +370,11 @@ static int kt_open(const char *path, const struct mdb_ingest_opts *o,
 	in->meta.order = o->order;
 	if (o->order != MDB_ORDER_UNKNOWN)
 		return 0;
-	return kt_detect_order(c->streams, c->nfiles, &in->meta.order, e);
+	return mdb_kt_detect_order(c->streams, c->nfiles, &in->meta.order, e);
 }
 
-int kt_input_open(const char *path, const struct mdb_ingest_opts *o,
-		  struct mdb_input **out, struct mdb_error *e)
+int mdb_kt_input_open(const char *path, const struct mdb_ingest_opts *o,
+		      struct mdb_input **out, struct mdb_error *e)
 {
 	struct mdb_input *in = NULL;
 	struct kt_capture *c = NULL;
@@ -418,7 +418,7 @@ static int kt_is_cpu_name(const char *n)
 	return !*n || !strcmp(n, ".out");
 }
 
-int kt_is_capture(const char *dir)
+int mdb_kt_is_capture(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -432,7 +432,7 @@ int kt_is_capture(const char *dir)
 	return yes;
 }
 
-int kt_is_cpu_file(const char *path)
+int mdb_kt_is_cpu_file(const char *path)
 {
 	const char *n = kt_basename(path), *p = strstr(n, "cpu");
 
@@ -462,8 +462,8 @@ static char *kt_dirname(const char *path)
 	return dir;
 }
 
-int kt_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
-		struct mdb_source_meta *m, struct mdb_error *e)
+int mdb_kt_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
+		    struct mdb_source_meta *m, struct mdb_error *e)
 {
 	struct kt_stream s;
 	int cpu = kt_cpu_from_name(kt_basename(o->name)), ret = 0;
@@ -477,7 +477,7 @@ int kt_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
 		char *dir = kt_dirname(o->name);
 
 		ret = dir ? kt_check_abi(dir, o->abi, m, e) :
-			    mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+			    mdb_error_nomem(e);
 		free(dir);
 		if (ret < 0)
 			return ret;
@@ -492,8 +492,8 @@ int kt_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
 	m->order = o->order;
 	if (o->order != MDB_ORDER_UNKNOWN)
 		return 0;
-	kt_stream_init(&s, o->name, o->cpu, buf, len, MDB_ORDER_UNKNOWN);
-	ret = kt_detect_order(&s, 1, &m->order, e);
+	mdb_kt_stream_init(&s, o->name, o->cpu, buf, len, MDB_ORDER_UNKNOWN);
+	ret = mdb_kt_detect_order(&s, 1, &m->order, e);
 	if (ret == -MDB_E_FORMAT && mdb_looks_like(buf, len))
 		mdb_error_hint(e, "the input looks like %s",
 			       mdb_looks_like(buf, len));

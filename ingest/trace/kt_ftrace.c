@@ -180,8 +180,8 @@ static size_t ktf_walk(const uint8_t *buf, size_t len,
 	return known;
 }
 
-int ktf_detect(const void *buf, size_t len, enum mdb_order order,
-	       struct ktf_layout *l)
+int mdb_ktf_detect(const void *buf, size_t len, enum mdb_order order,
+		   struct ktf_layout *l)
 {
 	static const enum mdb_order orders[2] = { MDB_ORDER_LITTLE,
 						  MDB_ORDER_BIG };
@@ -237,16 +237,16 @@ static int ktf_error(const char *name, size_t len,
 	}
 }
 
-int ktf_probe(const void *buf, size_t len)
+int mdb_ktf_probe(const void *buf, size_t len)
 {
 	struct ktf_layout l;
 
-	return len && !ktf_detect(buf, len, MDB_ORDER_UNKNOWN, &l);
+	return len && !mdb_ktf_detect(buf, len, MDB_ORDER_UNKNOWN, &l);
 }
 
-int ktf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
-	       const struct mdb_sink *sink, struct mdb_decode_stats *st,
-	       struct mdb_error *e)
+int mdb_ktf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
+		   const struct mdb_sink *sink, struct mdb_decode_stats *st,
+		   struct mdb_error *e)
 {
 	size_t off = 0, done_next = o->done_step;
 	const char *name = o->name;
@@ -257,7 +257,7 @@ int ktf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 	memset(st, 0, sizeof(*st));
 	if (o->priv) {
 		layout = *(const struct ktf_layout *)o->priv;
-	} else if (ktf_detect(buf, len, o->order, &layout)) {
+	} else if (mdb_ktf_detect(buf, len, o->order, &layout)) {
 		mdb_error_set(e, MDB_E_FORMAT, name, 0, -1, NULL);
 		mdb_error_msg(e, "not a kmemtrace ftrace-era binary");
 		return -MDB_E_FORMAT;
@@ -307,13 +307,13 @@ int ktf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 }
 
 /* What the table row tells the source table: byte order and word size. */
-int ktf_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
-		 struct mdb_source_meta *m, struct mdb_error *e)
+int mdb_ktf_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
+		     struct mdb_source_meta *m, struct mdb_error *e)
 {
 	struct ktf_layout l;
 
 	(void)e;
-	if (!len || ktf_detect(buf, len, o->order, &l))
+	if (!len || mdb_ktf_detect(buf, len, o->order, &l))
 		return 1;
 	m->order = l.order;
 	m->word_size = l.word;

@@ -49,8 +49,8 @@ struct ktf_layout {
  * UNKNOWN tries both orders.  Returns 0 with *@l set, 1 when no layout
  * fits (not this format).
  */
-int ktf_detect(const void *buf, size_t len, enum mdb_order order,
-	       struct ktf_layout *l);
+int mdb_ktf_detect(const void *buf, size_t len, enum mdb_order order,
+		   struct ktf_layout *l);
 
 /*
  * Decode every record into @sink, in file order.  Unknown event or type
@@ -58,13 +58,13 @@ int ktf_detect(const void *buf, size_t len, enum mdb_order order,
  * the end is an error naming the byte offset.  o->priv, when not NULL, is
  * the struct ktf_layout to read with; else it is detected (o->order).
  */
-int ktf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
-	       const struct mdb_sink *sink, struct mdb_decode_stats *st,
-	       struct mdb_error *e);
+int mdb_ktf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
+		   const struct mdb_sink *sink, struct mdb_decode_stats *st,
+		   struct mdb_error *e);
 
 /* The format table's probe and describe (see ingest/formats.h). */
-int ktf_probe(const void *buf, size_t len);
-int ktf_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
-		 struct mdb_source_meta *m, struct mdb_error *e);
+int mdb_ktf_probe(const void *buf, size_t len);
+int mdb_ktf_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
+		     struct mdb_source_meta *m, struct mdb_error *e);
 
 #endif

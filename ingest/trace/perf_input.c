@@ -22,11 +22,11 @@ static int perf_threads_refusal(const char *path, struct mdb_error *e)
 	return -MDB_E_VERSION;
 }
 
-int perf_input_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
-			struct mdb_source_meta *m, struct mdb_error *e)
+int mdb_perf_input_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
+			    struct mdb_source_meta *m, struct mdb_error *e)
 {
 	struct perf_info pi;
-	int ret = perf_describe(buf, len, o->name, &pi, e);
+	int ret = mdb_perf_describe(buf, len, o->name, &pi, e);
 
 	if (ret < 0)
 		return ret;
@@ -54,7 +54,7 @@ int perf_input_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
 	return 0;
 }
 
-int perf_threads_dir(const char *dir, struct mdb_error *e)
+int mdb_perf_threads_dir(const char *dir, struct mdb_error *e)
 {
 	char *data = mdb_path_join(dir, "data");
 	struct mdb_map m = { 0 };
@@ -63,7 +63,7 @@ int perf_threads_dir(const char *dir, struct mdb_error *e)
 
 	if (!data)
 		return mdb_error_set(e, MDB_E_NOMEM, dir, -1, -1, NULL);
-	ours = mdb_map_file(data, &m, &ign) == 0 && perf_probe(m.data, m.len);
+	ours = mdb_map_file(data, &m, &ign) == 0 && mdb_perf_probe(m.data, m.len);
 	mdb_unmap(&m);
 	free(data);
 	return ours ? perf_threads_refusal(dir, e) : 0;

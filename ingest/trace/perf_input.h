@@ -10,10 +10,10 @@
 #include "../ingest.h"
 
 /* perf.data's header to the source table (the row's describe()). */
-int perf_input_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
-			struct mdb_source_meta *m, struct mdb_error *e);
+int mdb_perf_input_describe(const void *buf, size_t len, struct mdb_decode_opts *o,
+			    struct mdb_source_meta *m, struct mdb_error *e);
 
 /* A `perf record --threads` directory is refused: <0, else 0. */
-int perf_threads_dir(const char *dir, struct mdb_error *e);
+int mdb_perf_threads_dir(const char *dir, struct mdb_error *e);
 
 #endif

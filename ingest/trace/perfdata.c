@@ -22,7 +22,7 @@
  * is sorted stably by time and the second pass reads the payloads by
  * field name into events (tep_kmem.c, every field checked to lie inside
  * the payload).  Only format text that passed memdb's own checks reaches
- * libtraceevent (tep_kmem_parse_format()).  The records of `perf record
+ * libtraceevent (mdb_tep_kmem_parse_format()).  The records of `perf record
  * -z` are decompressed into one buffer and walked the same way (see
  * docs/formats.md §6.1).
  */
@@ -279,7 +279,7 @@ static enum mdb_order magic_order(const uint8_t *p, size_t len)
 	return MDB_ORDER_UNKNOWN;
 }
 
-int perf_probe(const void *buf, size_t len)
+int mdb_perf_probe(const void *buf, size_t len)
 {
 	return magic_order(buf, len) != MDB_ORDER_UNKNOWN;
 }
@@ -455,7 +455,7 @@ static int pd_ids(struct pd *d, struct mdb_cursor *c, uint64_t n)
 
 		if (mdb_cursor_u64(c, d->order, &id))
 			return pd_trunc(d, c, "the sample ids");
-		v = u64map_put(&d->ids, id, d->nattrs - 1, &added);
+		v = mdb_u64map_put(&d->ids, id, d->nattrs - 1, &added);
 		if (!v)
 			return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1,
 					     -1, NULL);
@@ -576,7 +576,7 @@ static int td_event(struct pd *d, struct mdb_cursor *c, const char *sys)
 	mdb_cursor_bytes(c, (size_t)n, &p);
 	if (strcmp(sys, "kmem"))
 		return 0;
-	ret = tep_kmem_parse_format(d->tep, (const char *)p, (size_t)n, sys);
+	ret = mdb_tep_kmem_parse_format(d->tep, (const char *)p, (size_t)n, sys);
 	if (ret)
 		pd_warn(d, at + 8, "%s kmem event format: its events are "
 			"skipped", ret > 0 ? "malformed" : "libtraceevent "
@@ -697,8 +697,8 @@ static int pd_bind(struct pd *d)
 	if (ret < 0)
 		return ret;
 	if (d->have_tracing) {
-		ret = tep_kmem_init(&d->km, d->tep, d->page_size ?
-				    d->page_size : 4096, d->name, d->e);
+		ret = mdb_tep_kmem_init(&d->km, d->tep, d->page_size ?
+					d->page_size : 4096, d->name, d->e);
 		if (ret < 0)
 			return ret;
 		d->have_km = 1;
@@ -738,7 +738,7 @@ static int pd_sample_attr(struct pd *d, const struct mdb_cursor *body,
 		*attr = d->last_attr;
 		return 0;
 	}
-	v = u64map_get(&d->ids, id);
+	v = mdb_u64map_get(&d->ids, id);
 	if (!v)
 		return pd_err(d, MDB_E_CORRUPT, mdb_cursor_off(&c) - 8,
 			      "sample id %llu of no event attribute",
@@ -866,7 +866,7 @@ static int pd_index_add(struct pd *d, const struct pd_sample *s)
 		.inz = d->in_z,
 	};
 	if (s->tid != MDB_NO_PID && s->tid != d->last_tid) {
-		uint64_t *v = u64map_get(&d->comm_of, (uint64_t)s->tid);
+		uint64_t *v = mdb_u64map_get(&d->comm_of, (uint64_t)s->tid);
 
 		d->last_tid = s->tid;
 		d->last_comm = v ? (uint32_t)*v : 0;
@@ -961,16 +961,16 @@ static int pd_name_task(struct pd *d, uint32_t tid, uint64_t comm)
 	uint64_t *v;
 	int added;
 
-	v = u64map_put(&d->comm_of, tid, 0, &added);
+	v = mdb_u64map_put(&d->comm_of, tid, 0, &added);
 	if (!v)
 		return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1, -1, NULL);
 	*v = comm;
 	d->last_tid = -1;
-	v = u64map_put(&d->first_comm, tid, comm, &added);
+	v = mdb_u64map_put(&d->first_comm, tid, comm, &added);
 	if (!v)
 		return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1, -1, NULL);
 	/* a sample of the task went out nameless: it has a name now */
-	if (d->rounds && added && u64map_get(&d->nameless, tid))
+	if (d->rounds && added && mdb_u64map_get(&d->nameless, tid))
 		return pd_reorder(d, "task name");
 	return 0;
 }
@@ -993,7 +993,7 @@ static int pd_rec_fork(struct pd *d, struct mdb_cursor *c)
 	ret = pd_tev_add(d, pd_rec_time(d, c), tid, ptid, 0);
 	if (ret < 0)
 		return ret; /* out of memory, or out of the rounds' order */
-	v = u64map_get(&d->comm_of, ptid);
+	v = mdb_u64map_get(&d->comm_of, ptid);
 	if (!v)
 		return 0;
 	comm = *v;
@@ -1287,7 +1287,7 @@ static int pd_task(struct pd *d, const struct pd_ent *en,
 
 	if (en->tid != MDB_NO_PID) {
 		if (en->tid != d->tl_tid) {
-			uint64_t *t = u64map_get(&d->tl, (uint64_t)en->tid);
+			uint64_t *t = mdb_u64map_get(&d->tl, (uint64_t)en->tid);
 
 			d->tl_tid = en->tid;
 			d->tl_comm = t ? (uint32_t)*t : 0;
@@ -1296,14 +1296,14 @@ static int pd_task(struct pd *d, const struct pd_ent *en,
 		if (d->tl_comm)
 			comm = d->tl_comm;
 		if (!comm) {
-			uint64_t *v = u64map_get(&d->first_comm,
-						 (uint64_t)en->tid);
+			uint64_t *v = mdb_u64map_get(&d->first_comm,
+						     (uint64_t)en->tid);
 
 			comm = v ? (uint32_t)*v : 0;
 		}
 		/* a name walked later would have been this one's */
 		if (!comm && d->rounds &&
-		    !u64map_put(&d->nameless, (uint64_t)en->tid, 1, &added))
+		    !mdb_u64map_put(&d->nameless, (uint64_t)en->tid, 1, &added))
 			return -1;
 	}
 	if (comm) {
@@ -1331,12 +1331,12 @@ static int pd_replay(struct pd *d, int64_t ts)
 		int added;
 
 		if (!comm) {
-			v = u64map_get(&d->tl, t->parent);
+			v = mdb_u64map_get(&d->tl, t->parent);
 			if (!v)
 				continue;
 			comm = *v;
 		}
-		v = u64map_put(&d->tl, t->tid, 0, &added);
+		v = mdb_u64map_put(&d->tl, t->tid, 0, &added);
 		if (!v)
 			return -1;
 		*v = comm;
@@ -1371,7 +1371,7 @@ static inline void pd_prefetch(const struct pd *d, const size_t *idx,
 	}
 }
 
-/* An event decoded ahead: tep_kmem_event()'s result and event. */
+/* An event decoded ahead: mdb_tep_kmem_event()'s result and event. */
 struct pd_dec {
 	int ret;
 	struct mdb_event ev;
@@ -1384,7 +1384,7 @@ static void pd_decode(struct pd *d, size_t ent, struct pd_dec *x,
 	const uint8_t *raw = (en->inz ? d->z : d->all.start) + en->raw;
 
 	mdb_event_init(&x->ev);
-	x->ret = tep_kmem_event(&d->km, raw, en->raw_size, &x->ev);
+	x->ret = mdb_tep_kmem_event(&d->km, raw, en->raw_size, &x->ev);
 	if (x->ret > 0 && sink->ahead)
 		sink->ahead(sink->ctx, &x->ev);
 }
@@ -1617,9 +1617,9 @@ static void pd_release(struct pd *d)
 {
 	if (d->tep)
 		tep_free(d->tep);
-	u64map_release(&d->ids);
+	mdb_u64map_release(&d->ids);
 	if (d->have_km)
-		tep_kmem_release(&d->km);
+		mdb_tep_kmem_release(&d->km);
 	ZSTD_freeDCtx(d->zd);
 	free(d->z);
 	free(d->attrs);
@@ -1628,10 +1628,10 @@ static void pd_release(struct pd *d)
 	free(d->runs);
 	free(d->comms);
 	free(d->tev);
-	u64map_release(&d->tl);
-	u64map_release(&d->comm_of);
-	u64map_release(&d->first_comm);
-	u64map_release(&d->nameless);
+	mdb_u64map_release(&d->tl);
+	mdb_u64map_release(&d->comm_of);
+	mdb_u64map_release(&d->first_comm);
+	mdb_u64map_release(&d->nameless);
 	free(d->heap);
 	free(d->chunk);
 }
@@ -1669,11 +1669,11 @@ static int pd_open(const void *buf, size_t len,
 	/* a sample every 64 bytes, up to 1M (56 MB, more by mremap) */
 	d->ents_first = len / 64 < 1024 ? 1024 :
 			len / 64 > ENTS_FIRST_MAX ? ENTS_FIRST_MAX : len / 64;
-	u64map_init(&d->ids);
-	u64map_init(&d->comm_of);
-	u64map_init(&d->tl);
-	u64map_init(&d->first_comm);
-	u64map_init(&d->nameless);
+	mdb_u64map_init(&d->ids);
+	mdb_u64map_init(&d->comm_of);
+	mdb_u64map_init(&d->tl);
+	mdb_u64map_init(&d->first_comm);
+	mdb_u64map_init(&d->nameless);
 	tep_set_loglevel(TEP_LOG_NONE);
 	d->tep = tep_alloc();
 	ret = d->tep ? pd_file(d) :
@@ -1751,8 +1751,8 @@ static int pd_stream(struct pd *d, const struct mdb_sink *sink)
 	return ret < 0 ? ret : d->emit_ret;
 }
 
-int perf_prepare(const void *buf, size_t len, const struct mdb_decode_opts *o,
-		 void **state, struct mdb_error *e)
+int mdb_perf_prepare(const void *buf, size_t len, const struct mdb_decode_opts *o,
+		     void **state, struct mdb_error *e)
 {
 	struct pd *d;
 	int ret = pd_prepare(buf, len, o, &d, e);
@@ -1761,7 +1761,7 @@ int perf_prepare(const void *buf, size_t len, const struct mdb_decode_opts *o,
 	return ret;
 }
 
-void perf_unprepare(void *state)
+void mdb_perf_unprepare(void *state)
 {
 	if (state) {
 		pd_release(state);
@@ -1769,9 +1769,9 @@ void perf_unprepare(void *state)
 	}
 }
 
-int perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
-		const struct mdb_sink *sink, struct mdb_decode_stats *st,
-		struct mdb_error *e)
+int mdb_perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
+		    const struct mdb_sink *sink, struct mdb_decode_stats *st,
+		    struct mdb_error *e)
 {
 	struct pd *d = o ? o->prepared : NULL;
 	int ret = 0;
@@ -1791,7 +1791,7 @@ int perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
 			  pd_emit(d, sink, d->sorted, d->nents);
 	if (ret >= 0)
 		pd_emitted(d);
-	perf_unprepare(d);
+	mdb_perf_unprepare(d);
 	return ret;
 }
 
@@ -1985,8 +1985,8 @@ static void describe_release(struct pd *d, const struct pd_hdr *h,
 	}
 }
 
-int perf_describe(const void *buf, size_t len, const char *name,
-		  struct perf_info *info, struct mdb_error *e)
+int mdb_perf_describe(const void *buf, size_t len, const char *name,
+		      struct perf_info *info, struct mdb_error *e)
 {
 	struct pd d;
 	struct pd_hdr h;

@@ -44,29 +44,29 @@ struct perf_info {
 };
 
 /* Does @buf start like a perf.data file or pipe stream?  1 yes, 0 no. */
-int perf_probe(const void *buf, size_t len);
+int mdb_perf_probe(const void *buf, size_t len);
 
 /*
  * Read the header (and, for a file, its feature sections) into @info.
  * Returns 0, or a negative MDB_E_* code with @e naming @name and the
  * offset.
  */
-int perf_describe(const void *buf, size_t len, const char *name,
-		  struct perf_info *info, struct mdb_error *e);
+int mdb_perf_describe(const void *buf, size_t len, const char *name,
+		      struct perf_info *info, struct mdb_error *e);
 
 /*
  * Pass one alone (an input format's prepare, see ingest/formats.h): the
  * header, the event formats, every record's place and the time order,
- * into *@state for perf_decode() (as its options' prepared), which frees
- * it; perf_unprepare() frees one that never got there.
+ * into *@state for mdb_perf_decode() (as its options' prepared), which frees
+ * it; mdb_perf_unprepare() frees one that never got there.
  */
-int perf_prepare(const void *buf, size_t len, const struct mdb_decode_opts *o,
-		 void **state, struct mdb_error *e);
-void perf_unprepare(void *state);
+int mdb_perf_prepare(const void *buf, size_t len, const struct mdb_decode_opts *o,
+		     void **state, struct mdb_error *e);
+void mdb_perf_unprepare(void *state);
 
 /* The decoder (an mdb_decode_fn): pass one unless prepared, then two. */
-int perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
-		const struct mdb_sink *sink, struct mdb_decode_stats *st,
-		struct mdb_error *e);
+int mdb_perf_decode(const void *buf, size_t len, const struct mdb_decode_opts *o,
+		    const struct mdb_sink *sink, struct mdb_decode_stats *st,
+		    struct mdb_error *e);
 
 #endif

@@ -6,6 +6,9 @@
 
 #include "tep_kmem.h"
 
+/* The common_pid of the record, or -1. */
+static int tep_kmem_pid(const struct tep_kmem *k, const void *data, size_t size);
+
 #define MAX_ORDER 20 /* no page allocation is larger than 2^20 pages */
 
 enum tk_field { TK_CALL_SITE, TK_PTR, TK_REQ, TK_ALLOC, TK_GFP, TK_NODE,
@@ -38,7 +41,7 @@ static const struct {
 
 #define NKMEM (sizeof(kmem_events) / sizeof(kmem_events[0]))
 
-const char *tep_kmem_name(size_t i)
+const char *mdb_tep_kmem_name(size_t i)
 {
 	return i < NKMEM ? kmem_events[i].name : NULL;
 }
@@ -49,8 +52,8 @@ struct tep_kmem_def {
 	struct tep_format_field *f[TK__N]; /* NULL: the event has none */
 };
 
-int tep_kmem_init(struct tep_kmem *k, struct tep_handle *tep,
-		  uint64_t page_size, const char *name, struct mdb_error *e)
+int mdb_tep_kmem_init(struct tep_kmem *k, struct tep_handle *tep,
+		      uint64_t page_size, const char *name, struct mdb_error *e)
 {
 	memset(k, 0, sizeof(*k));
 	k->tep = tep;
@@ -79,7 +82,7 @@ int tep_kmem_init(struct tep_kmem *k, struct tep_handle *tep,
 		k->ndefs++;
 	}
 	if (!k->ndefs) {
-		tep_kmem_release(k);
+		mdb_tep_kmem_release(k);
 		return mdb_error_fail(e, MDB_E_FORMAT, name, -1, -1,
 				      "no kmem event formats",
 				      "record the kmem:kmalloc, kmem:kfree, "
@@ -90,7 +93,7 @@ int tep_kmem_init(struct tep_kmem *k, struct tep_handle *tep,
 	return 0;
 }
 
-void tep_kmem_release(struct tep_kmem *k)
+void mdb_tep_kmem_release(struct tep_kmem *k)
 {
 	free(k->defs);
 	k->defs = NULL;
@@ -201,8 +204,8 @@ static int page_event(const struct tep_kmem *k, const struct tep_kmem_def *d,
 	return 1;
 }
 
-int tep_kmem_event(const struct tep_kmem *k, const void *data, size_t size,
-		   struct mdb_event *ev)
+int mdb_tep_kmem_event(const struct tep_kmem *k, const void *data, size_t size,
+		       struct mdb_event *ev)
 {
 	const struct tep_kmem_def *d;
 	unsigned long long v;
@@ -250,7 +253,7 @@ int tep_kmem_event(const struct tep_kmem *k, const void *data, size_t size,
 	return 1;
 }
 
-int tep_kmem_pid(const struct tep_kmem *k, const void *data, size_t size)
+static int tep_kmem_pid(const struct tep_kmem *k, const void *data, size_t size)
 {
 	unsigned long long v;
 
@@ -360,15 +363,15 @@ static int format_fields_ok(const char *p, size_t n)
 	return line > 3;
 }
 
-int tep_kmem_fields_ok(const char *buf, size_t len)
+int mdb_tep_kmem_fields_ok(const char *buf, size_t len)
 {
 	const char *pf = memmem(buf, len, "\nprint fmt:", 11);
 
 	return format_fields_ok(buf, pf ? (size_t)(pf - buf) + 1 : len);
 }
 
-int tep_kmem_parse_format(struct tep_handle *tep, const char *buf,
-			  size_t len, const char *sys)
+int mdb_tep_kmem_parse_format(struct tep_handle *tep, const char *buf,
+			      size_t len, const char *sys)
 {
 	const char *pf = memmem(buf, len, "\nprint fmt:", 11);
 

@@ -35,13 +35,13 @@ struct tep_kmem {
  * Find the kmem events among the formats @tep holds.  Returns 0, or
  * -MDB_E_FORMAT (with @e naming @name) when there is none.
  */
-int tep_kmem_init(struct tep_kmem *k, struct tep_handle *tep,
-		  uint64_t page_size, const char *name, struct mdb_error *e);
-void tep_kmem_release(struct tep_kmem *k);
+int mdb_tep_kmem_init(struct tep_kmem *k, struct tep_handle *tep,
+		      uint64_t page_size, const char *name, struct mdb_error *e);
+void mdb_tep_kmem_release(struct tep_kmem *k);
 
 /* The name of kmem event @i memdb reads ("kmalloc", ...), NULL past the
  * last: the formats a capture must carry. */
-const char *tep_kmem_name(size_t i);
+const char *mdb_tep_kmem_name(size_t i);
 
 /*
  * Decode the tracepoint payload @data of @size bytes into @ev (kind,
@@ -50,8 +50,8 @@ const char *tep_kmem_name(size_t i);
  * comm and stack are the caller's).  Returns 1 for a kmem event, 0 for
  * another event, -1 when a field lies outside the record (malformed).
  */
-int tep_kmem_event(const struct tep_kmem *k, const void *data, size_t size,
-		   struct mdb_event *ev);
+int mdb_tep_kmem_event(const struct tep_kmem *k, const void *data, size_t size,
+		       struct mdb_event *ev);
 
 /*
  * Hand libtraceevent the event format of @len bytes at @buf (system
@@ -61,16 +61,13 @@ int tep_kmem_event(const struct tep_kmem *k, const void *data, size_t size,
  * Returns 0, 1 when the format is malformed (not handed over), -1 when
  * libtraceevent refuses it.
  */
-int tep_kmem_parse_format(struct tep_handle *tep, const char *buf,
-			  size_t len, const char *sys);
+int mdb_tep_kmem_parse_format(struct tep_handle *tep, const char *buf,
+			      size_t len, const char *sys);
 
 /*
  * Is the field list of the event format at @buf (up to its print fmt)
- * as the kernel writes it (the check tep_kmem_parse_format makes)?
+ * as the kernel writes it (the check mdb_tep_kmem_parse_format makes)?
  */
-int tep_kmem_fields_ok(const char *buf, size_t len);
-
-/* The common_pid of the record, or -1. */
-int tep_kmem_pid(const struct tep_kmem *k, const void *data, size_t size);
+int mdb_tep_kmem_fields_ok(const char *buf, size_t len);
 
 #endif

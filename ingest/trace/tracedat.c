@@ -290,7 +290,7 @@ static int walk_format(struct tdat *t, struct rd *r, const char *what)
 	size_t n;
 	int ret = rd_blob(t, r, 8, &fmt, &n, what);
 
-	if (!ret && !tep_kmem_fields_ok((const char *)fmt, n))
+	if (!ret && !mdb_tep_kmem_fields_ok((const char *)fmt, n))
 		ret = tdat_bad(t, MDB_E_CORRUPT, r->packed ? r->base : off,
 			       "%s with a malformed field list", what);
 	if (!ret && !print_fmt_ok((const char *)fmt, n))
@@ -976,8 +976,8 @@ static int tdat_emit(struct tdat *t, struct tep_record *rec,
 		st->lost_events += rec->missed_events > 0 ?
 			(uint64_t)rec->missed_events : 1;
 	mdb_event_init(&ev);
-	ret = tep_kmem_event(&t->km, rec->data,
-			     rec->size > 0 ? (size_t)rec->size : 0, &ev);
+	ret = mdb_tep_kmem_event(&t->km, rec->data,
+				 rec->size > 0 ? (size_t)rec->size : 0, &ev);
 	if (ret < 0) {
 		/* the record's file offset, or in the decompressed data */
 		mdb_error_set(t->e, MDB_E_CORRUPT, t->path,
@@ -1063,7 +1063,7 @@ static void tdat_free(struct tdat *t)
 			tracecmd_free_record(t->recs[c]);
 	free(t->recs);
 	if (t->have_km)
-		tep_kmem_release(&t->km);
+		mdb_tep_kmem_release(&t->km);
 	if (t->h)
 		tracecmd_close(t->h);
 	if (t->fd >= 0)
@@ -1161,8 +1161,8 @@ static int open_library(struct tdat *t, int fd, uint64_t page_size)
 	if (ret)
 		return ret;
 	tep_set_loglevel(TEP_LOG_NONE);
-	if (tep_kmem_init(&t->km, tracecmd_get_tep(t->h), page_size, t->path,
-			  t->e))
+	if (mdb_tep_kmem_init(&t->km, tracecmd_get_tep(t->h), page_size, t->path,
+			      t->e))
 		return -MDB_E_FORMAT;
 	t->have_km = 1;
 	t->recs = calloc((size_t)(t->ncpus ? t->ncpus : 1), sizeof(*t->recs));
@@ -1231,14 +1231,14 @@ const char *__lsan_default_options(void)
 	return "print_suppressions=0";
 }
 
-int tdat_probe(const void *buf, size_t len)
+int mdb_tdat_probe(const void *buf, size_t len)
 {
 	return len >= MAGIC_LEN && !memcmp(buf, MAGIC, MAGIC_LEN);
 }
 
-int tdat_input_open(const char *path, struct mdb_map *map, int fd,
-		    const struct mdb_ingest_opts *o, struct mdb_input **out,
-		    struct mdb_error *e)
+int mdb_tdat_input_open(const char *path, struct mdb_map *map, int fd,
+			const struct mdb_ingest_opts *o, struct mdb_input **out,
+			struct mdb_error *e)
 {
 	struct mdb_input *in = calloc(1, sizeof(*in));
 	struct tdat *t = calloc(1, sizeof(*t));

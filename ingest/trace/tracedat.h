@@ -15,15 +15,15 @@
 struct mdb_input;
 
 /* Do @buf's first bytes carry the trace.dat magic? */
-int tdat_probe(const void *buf, size_t len);
+int mdb_tdat_probe(const void *buf, size_t len);
 
 /*
  * Open @path, whose (decompressed) bytes @map holds (taken over) and
  * which @fd reads (borrowed: a seekable descriptor of the same bytes),
  * as one source.  Returns 0 and *@in, or <0.
  */
-int tdat_input_open(const char *path, struct mdb_map *map, int fd,
-		    const struct mdb_ingest_opts *o, struct mdb_input **in,
-		    struct mdb_error *e);
+int mdb_tdat_input_open(const char *path, struct mdb_map *map, int fd,
+			const struct mdb_ingest_opts *o, struct mdb_input **in,
+			struct mdb_error *e);
 
 #endif

@@ -111,7 +111,7 @@ static int read_layout(struct tfs *t, struct mdb_error *e)
 	if (!path) /* gone since the probe: the read below says so */
 		path = mdb_path_join(t->dir, "header_page");
 	if (!path)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	ret = mdb_read_small(path, 4096, &hp, NULL, e);
 	if (ret == 0 && (header_field(hp, "commit;", &coff, &csize) ||
 			 header_field(hp, "data;", &doff, &dsize) ||
@@ -154,7 +154,7 @@ static int parse_format(struct tfs *t, const char *path, struct mdb_error *e)
 
 	if (ret < 0)
 		return ret;
-	ret = tep_kmem_parse_format(t->tep, buf, len, "kmem");
+	ret = mdb_tep_kmem_parse_format(t->tep, buf, len, "kmem");
 	if (ret) {
 		mdb_error_set(e, MDB_E_FORMAT, path, -1, -1, NULL);
 		mdb_error_msg(e, ret > 0 ? "malformed event format" :
@@ -171,26 +171,25 @@ static int read_formats(struct tfs *t, uint64_t page_size,
 {
 	t->tep = tep_alloc();
 	if (!t->tep)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	tep_set_long_size(t->tep, t->long_size);
 	tep_set_file_bigendian(t->tep, t->order == MDB_ORDER_BIG ?
 				       TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	for (size_t i = 0; tep_kmem_name(i); i++) {
+	for (size_t i = 0; mdb_tep_kmem_name(i); i++) {
 		char *path;
 		struct stat st;
 		int ret = 0;
 
 		if (asprintf(&path, "%s/events/kmem/%s/format", t->dir,
-			     tep_kmem_name(i)) < 0)
-			return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1,
-					     NULL);
+			     mdb_tep_kmem_name(i)) < 0)
+			return mdb_error_nomem(e);
 		if (stat(path, &st) == 0)
 			ret = parse_format(t, path, e);
 		free(path);
 		if (ret < 0)
 			return ret;
 	}
-	return tep_kmem_init(&t->km, t->tep, page_size, t->dir, e);
+	return mdb_tep_kmem_init(&t->km, t->tep, page_size, t->dir, e);
 }
 
 /* ---- the per-CPU page files ------------------------------------------- */
@@ -205,7 +204,7 @@ static int add_cpu(struct tfs *t, int cpu, const char *path,
 	c->cpu = cpu;
 	c->path = strdup(path);
 	if (!c->path)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	t->ncpus++;
 	ret = mdb_map_file(path, &c->map, e);
 	if (ret < 0)
@@ -225,7 +224,7 @@ static int scan_cpus(struct tfs *t, struct mdb_error *e)
 {
 	t->cpus = calloc(MAX_CPUS, sizeof(*t->cpus));
 	if (!t->cpus)
-		return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1, NULL);
+		return mdb_error_nomem(e);
 	for (int cpu = 0; cpu < MAX_CPUS; cpu++) {
 		char *path;
 		struct stat st;
@@ -233,8 +232,7 @@ static int scan_cpus(struct tfs *t, struct mdb_error *e)
 
 		if (asprintf(&path, "%s/per_cpu/cpu%d/trace_pipe_raw", t->dir,
 			     cpu) < 0)
-			return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1,
-					     NULL);
+			return mdb_error_nomem(e);
 		if (stat(path, &st) < 0) {
 			free(path);
 			continue;
@@ -406,7 +404,7 @@ static int read_cmdlines(struct tfs *t, struct mdb_error *e)
 	struct stat st;
 	int ret = 0;
 
-	u64map_init(&t->comm);
+	mdb_u64map_init(&t->comm);
 	if (!path)
 		return mdb_error_set(e, MDB_E_NOMEM, t->dir, -1, -1, NULL);
 	if (stat(path, &st) == 0)
@@ -424,7 +422,7 @@ static int read_cmdlines(struct tfs *t, struct mdb_error *e)
 		n = (size_t)(nl - q - 1);
 		if (q > p && *q == ' ' && q + 1 < nl && n < 256 &&
 		    pid <= INT32_MAX) {
-			v = u64map_put(&t->comm, pid, 0, &added);
+			v = mdb_u64map_put(&t->comm, pid, 0, &added);
 			if (!v)
 				return mdb_error_set(e, MDB_E_NOMEM, t->dir,
 						     -1, -1, NULL);
@@ -454,7 +452,7 @@ static void tfs_comm(struct tfs *t, struct mdb_event *ev)
 	}
 	if (ev->pid <= 0 || !t->cmdlines)
 		return;
-	v = u64map_get(&t->comm, (uint64_t)ev->pid);
+	v = mdb_u64map_get(&t->comm, (uint64_t)ev->pid);
 	if (!v)
 		return;
 	p = t->cmdlines + (*v >> 8);
@@ -477,7 +475,7 @@ static int tfs_emit(struct tfs *t, struct tfs_cpu *c,
 		return ret;
 	st->records++;
 	mdb_event_init(&ev);
-	ret = tep_kmem_event(&t->km, c->data, size, &ev);
+	ret = mdb_tep_kmem_event(&t->km, c->data, size, &ev);
 	if (ret < 0)
 		return page_error(c, c->page_off + (size_t)((uint8_t *)c->data -
 							    c->page),
@@ -545,8 +543,8 @@ static void tfs_free(struct tfs *t)
 	}
 	free(t->cpus);
 	free(t->cmdlines);
-	u64map_release(&t->comm);
-	tep_kmem_release(&t->km);
+	mdb_u64map_release(&t->comm);
+	mdb_tep_kmem_release(&t->km);
 	if (t->tep)
 		tep_free(t->tep);
 	free(t->dir);
@@ -577,8 +575,7 @@ static int tfs_buffers(struct tfs *t, struct mdb_error *e)
 					      KBUFFER_ENDIAN_LITTLE);
 		c->page = malloc(t->subbuf + PAD);
 		if (!c->kb || !c->page)
-			return mdb_error_set(e, MDB_E_NOMEM, NULL, -1, -1,
-					     NULL);
+			return mdb_error_nomem(e);
 	}
 	return 0;
 }
@@ -657,7 +654,7 @@ static int tfs_open(struct tfs *t, const struct mdb_ingest_opts *o,
 	return mdb_attach_scan(m, t->dir, e);
 }
 
-int tfs_is_capture(const char *dir)
+int mdb_tfs_is_capture(const char *dir)
 {
 	char *hp = header_page_path(dir);
 	char *pc = mdb_path_join(dir, "per_cpu");
@@ -669,15 +666,15 @@ int tfs_is_capture(const char *dir)
 	return yes;
 }
 
-int tfs_input_open(const char *dir, const struct mdb_ingest_opts *o,
-		   struct mdb_input **out, struct mdb_error *e)
+int mdb_tfs_input_open(const char *dir, const struct mdb_ingest_opts *o,
+		       struct mdb_input **out, struct mdb_error *e)
 {
 	struct mdb_input *in = calloc(1, sizeof(*in));
 	struct tfs *t = calloc(1, sizeof(*t));
 	int ret;
 
 	*out = NULL;
-	if (!tfs_is_capture(dir)) {
+	if (!mdb_tfs_is_capture(dir)) {
 		free(in);
 		free(t);
 		return 1;

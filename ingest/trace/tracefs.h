@@ -13,10 +13,10 @@
 struct mdb_input;
 
 /* Does directory @dir hold a tracefs copy? */
-int tfs_is_capture(const char *dir);
+int mdb_tfs_is_capture(const char *dir);
 
 /* Open it as one source: 0 and *@in, 1 when @dir is not one, or <0. */
-int tfs_input_open(const char *dir, const struct mdb_ingest_opts *o,
-		   struct mdb_input **in, struct mdb_error *e);
+int mdb_tfs_input_open(const char *dir, const struct mdb_ingest_opts *o,
+		       struct mdb_input **in, struct mdb_error *e);
 
 #endif

@@ -47,14 +47,14 @@ static int64_t off_sized(const struct vm_ctx *c, const char *type,
 static int layout(const struct vm_ctx *c, struct atl *l)
 {
 	const char *t = "struct alloc_tag", *k = "struct alloc_tag_counters";
-	int64_t size = vm_size(c, t);
+	int64_t size = mdb_vm_size(c, t);
 
 	l->flags = off_sized(c, t, "ct.flags", 4);
 	l->lineno = off_sized(c, t, "ct.lineno", 4);
-	l->modname = off_sized(c, t, "ct.modname", vm_word(c));
-	l->function = off_sized(c, t, "ct.function", vm_word(c));
-	l->filename = off_sized(c, t, "ct.filename", vm_word(c));
-	l->counters = off_sized(c, t, "counters", vm_word(c));
+	l->modname = off_sized(c, t, "ct.modname", mdb_vm_word(c));
+	l->function = off_sized(c, t, "ct.function", mdb_vm_word(c));
+	l->filename = off_sized(c, t, "ct.filename", mdb_vm_word(c));
+	l->counters = off_sized(c, t, "counters", mdb_vm_word(c));
 	l->c_bytes = off_sized(c, k, "bytes", 8);
 	l->c_calls = off_sized(c, k, "calls", 8);
 	if (size <= 0 || size > STRIDE_MAX || l->lineno < 0 ||
@@ -63,10 +63,10 @@ static int layout(const struct vm_ctx *c, struct atl *l)
 		return -1;
 	l->stride = (uint64_t)size;
 	/* every field inside the struct (the types say so, if sane) */
-	if ((uint64_t)l->counters + vm_word(c) > l->stride ||
-	    (uint64_t)l->filename + vm_word(c) > l->stride ||
-	    (uint64_t)l->function + vm_word(c) > l->stride ||
-	    (uint64_t)l->modname + vm_word(c) > l->stride ||
+	if ((uint64_t)l->counters + mdb_vm_word(c) > l->stride ||
+	    (uint64_t)l->filename + mdb_vm_word(c) > l->stride ||
+	    (uint64_t)l->function + mdb_vm_word(c) > l->stride ||
+	    (uint64_t)l->modname + mdb_vm_word(c) > l->stride ||
 	    (uint64_t)l->lineno + 4 > l->stride ||
 	    (l->flags >= 0 && (uint64_t)l->flags + 4 > l->stride))
 		return -1;
@@ -88,7 +88,7 @@ static int tag_str(const struct vm_ctx *c, uint64_t addr, char **out,
 		*why = "NULL";
 		return -1;
 	}
-	if (vm_read_str(c, addr, STR_MAX, out)) {
+	if (mdb_vm_read_str(c, addr, STR_MAX, out)) {
 		*why = "not in the dump";
 		return -1;
 	}
@@ -118,8 +118,8 @@ static void skip(struct walk *w, uint64_t addr, uint64_t i, const char *what,
 {
 	w->st->skipped++;
 	if (++w->bad <= WARN_MAX)
-		vm_warn(w->c, addr, "alloc tag %llu: %s %s; skipped (allocinfo "
-			"incomplete)", (unsigned long long)i, what, why);
+		mdb_vm_warn(w->c, addr, "alloc tag %llu: %s %s; skipped (allocinfo "
+			    "incomplete)", (unsigned long long)i, what, why);
 }
 
 /* Bytes and calls of the tag: its counters summed over the CPUs. */
@@ -129,10 +129,10 @@ static int sum_counters(struct walk *w, uint64_t ptr, struct vm_tag *t)
 	uint64_t bytes = 0, calls = 0;
 
 	for (uint32_t cpu = 0; cpu < c->ncpus; cpu++) {
-		uint64_t p = vm_percpu(c, ptr, cpu), b, n;
+		uint64_t p = mdb_vm_percpu(c, ptr, cpu), b, n;
 
-		if (vm_read_u64(c, p + (uint64_t)w->l->c_bytes, &b) ||
-		    vm_read_u64(c, p + (uint64_t)w->l->c_calls, &n))
+		if (mdb_vm_read_u64(c, p + (uint64_t)w->l->c_bytes, &b) ||
+		    mdb_vm_read_u64(c, p + (uint64_t)w->l->c_calls, &n))
 			return -1;
 		/* u64 arithmetic, as the kernel's: a CPU may have freed
 		 * what another allocated */
@@ -164,22 +164,22 @@ static int read_tag(struct walk *w, uint64_t addr, uint64_t i,
 	t->inaccurate = l->flags >= 0 &&
 			(get_u32(buf + l->flags, w->c->order) &
 			 FLAG_INACCURATE);
-	if (tag_str(w->c, vm_get_word(w->c, buf + l->filename), &t->file,
+	if (tag_str(w->c, mdb_vm_get_word(w->c, buf + l->filename), &t->file,
 		    &why)) {
 		skip(w, addr, i, "filename", why);
 		return 0;
 	}
-	if (tag_str(w->c, vm_get_word(w->c, buf + l->function), &t->function,
+	if (tag_str(w->c, mdb_vm_get_word(w->c, buf + l->function), &t->function,
 		    &why)) {
 		skip(w, addr, i, "function", why);
 		return 0;
 	}
-	mod = vm_get_word(w->c, buf + l->modname);
+	mod = mdb_vm_get_word(w->c, buf + l->modname);
 	if (mod && tag_str(w->c, mod, &t->module, &why)) {
 		skip(w, addr, i, "modname", why);
 		return 0;
 	}
-	ret = sum_counters(w, vm_get_word(w->c, buf + l->counters), t);
+	ret = sum_counters(w, mdb_vm_get_word(w->c, buf + l->counters), t);
 	if (ret) {
 		skip(w, addr, i, "counters", ret == -1 ? "not in the dump" :
 			"out of range (calls above 2^63)");
@@ -203,14 +203,14 @@ static int modules_loaded(const struct vm_ctx *c)
 	uint64_t head, next;
 
 	if (c->sym(c->sym_ctx, "modules", &head) ||
-	    vm_read_ptr(c, head, &next))
+	    mdb_vm_read_ptr(c, head, &next))
 		return 1;
 	return next != head;
 }
 
-int vm_alloctag_walk(const struct vm_ctx *c,
-		     int (*fn)(void *ctx, const struct vm_tag *t), void *ctx,
-		     struct vm_tag_stats *st)
+int mdb_vm_alloctag_walk(const struct vm_ctx *c,
+			 int (*fn)(void *ctx, const struct vm_tag *t), void *ctx,
+			 struct vm_tag_stats *st)
 {
 	uint64_t start, stop, n;
 	struct atl l;
@@ -222,34 +222,34 @@ int vm_alloctag_walk(const struct vm_ctx *c,
 	    c->sym(c->sym_ctx, "__stop_alloc_tags", &stop) || start == stop)
 		return 0;
 	if (layout(c, &l)) {
-		vm_warn(c, start, "alloc tags present, but the kernel's types "
-			"have no struct alloc_tag layout memdb knows; not "
-			"read");
+		mdb_vm_warn(c, start, "alloc tags present, but the kernel's types "
+			    "have no struct alloc_tag layout memdb knows; not "
+			    "read");
 		return 0;
 	}
 	if (stop < start) {
-		vm_warn(c, start, "__stop_alloc_tags (0x%llx) before "
-			"__start_alloc_tags; not read",
-			(unsigned long long)stop);
+		mdb_vm_warn(c, start, "__stop_alloc_tags (0x%llx) before "
+			    "__start_alloc_tags; not read",
+			    (unsigned long long)stop);
 		return 0;
 	}
 	st->present = 1;
 	n = (stop - start) / l.stride;
 	if ((stop - start) % l.stride)
-		vm_warn(c, stop, "alloc_tags is not a whole number of "
-			"%llu-byte struct alloc_tag; the last %llu bytes not "
-			"read", (unsigned long long)l.stride,
-			(unsigned long long)((stop - start) % l.stride));
+		mdb_vm_warn(c, stop, "alloc_tags is not a whole number of "
+			    "%llu-byte struct alloc_tag; the last %llu bytes not "
+			    "read", (unsigned long long)l.stride,
+			    (unsigned long long)((stop - start) % l.stride));
 	st->tags = n;
 	if (n > MAX_TAGS) {
-		vm_warn(c, start, "alloc_tags holds %llu tags, more than %u: "
-			"the rest not read (allocinfo incomplete)",
-			(unsigned long long)n, MAX_TAGS);
+		mdb_vm_warn(c, start, "alloc_tags holds %llu tags, more than %u: "
+			    "the rest not read (allocinfo incomplete)",
+			    (unsigned long long)n, MAX_TAGS);
 		st->skipped = n - MAX_TAGS;
 		n = MAX_TAGS;
 	}
 	if (modules_loaded(c))
-		vm_warn(c, start, "alloc tags of modules are not read");
+		mdb_vm_warn(c, start, "alloc tags of modules are not read");
 	for (uint64_t i = 0; i < n; i++) {
 		struct vm_tag t;
 		int ret;
@@ -264,9 +264,9 @@ int vm_alloctag_walk(const struct vm_ctx *c,
 			return ret;
 	}
 	if (w.bad > WARN_MAX)
-		vm_warn(c, start, "%llu of %llu alloc tags skipped in all "
-			"(allocinfo incomplete)",
-			(unsigned long long)st->skipped,
-			(unsigned long long)st->tags);
+		mdb_vm_warn(c, start, "%llu of %llu alloc tags skipped in all "
+			    "(allocinfo incomplete)",
+			    (unsigned long long)st->skipped,
+			    (unsigned long long)st->tags);
 	return 0;
 }

@@ -41,7 +41,7 @@ static int arch_sym_ptr(struct vm_ctx *c, const char *sym, uint64_t *v,
 		return mdb_error_fail(e, MDB_E_FORMAT, c->name, -1, -1,
 				      "a kernel symbol the reader needs is "
 				      "missing", sym);
-	if (vm_read_ptr(c, a, v)) {
+	if (mdb_vm_read_ptr(c, a, v)) {
 		mdb_error_set(e, MDB_E_CORRUPT, c->name, -1, -1,
 			      "symbol=%s addr=0x%llx", sym,
 			      (unsigned long long)a);
@@ -56,7 +56,7 @@ static int arch_sym_u32(struct vm_ctx *c, const char *sym, uint32_t *v,
 {
 	uint64_t a;
 
-	if (c->sym(c->sym_ctx, sym, &a) || vm_read_u32(c, a, v) || !*v ||
+	if (c->sym(c->sym_ctx, sym, &a) || mdb_vm_read_u32(c, a, v) || !*v ||
 	    *v > max) {
 		mdb_error_set(e, MDB_E_CORRUPT, c->name, -1, -1,
 			      "symbol=%s value=%u", sym, *v);
@@ -74,7 +74,7 @@ static int info_number(const struct vm_ctx *c, const char *key, uint64_t *v)
 	size_t n;
 
 	snprintf(k, sizeof(k), "NUMBER(%s)", key);
-	s = c->info ? vm_info_get(c->info, k, &n) : NULL;
+	s = c->info ? mdb_vm_info_get(c->info, k, &n) : NULL;
 	if (!s || !n || n >= sizeof(buf))
 		return -1;
 	memcpy(buf, s, n);
@@ -90,7 +90,7 @@ static int need_number(const struct vm_ctx *c, const char *key, uint64_t *v,
 		return 0;
 	mdb_error_set(e, MDB_E_FORMAT, c->name, -1, -1, "key=NUMBER(%s)", key);
 	mdb_error_msg(e, "the dump's VMCOREINFO lacks a line the %s reader "
-			 "needs", vm_arch_name(c->arch));
+			 "needs", mdb_vm_arch_name(c->arch));
 	return -MDB_E_FORMAT;
 }
 
@@ -209,7 +209,7 @@ static const struct vm_arch arches[] = {
 	{ "s390x", s390x_map, s390x_image },
 };
 
-const struct vm_arch *vm_arch_find(const char *name)
+const struct vm_arch *mdb_vm_arch_find(const char *name)
 {
 	for (size_t i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
 		if (!strcmp(arches[i].name, name))
@@ -217,17 +217,17 @@ const struct vm_arch *vm_arch_find(const char *name)
 	return NULL;
 }
 
-const char *vm_arch_name(const struct vm_arch *a)
+const char *mdb_vm_arch_name(const struct vm_arch *a)
 {
 	return (a ? a : &arches[0])->name;
 }
 
-const char *vm_arch_names(void)
+const char *mdb_vm_arch_names(void)
 {
 	return "x86_64, aarch64, ia32, s390x";
 }
 
-int vm_arch_init(struct vm_ctx *c, struct mdb_error *e)
+int mdb_vm_arch_init(struct vm_ctx *c, struct mdb_error *e)
 {
 	const struct vm_arch *a = c->arch ? c->arch : &arches[0];
 	uint64_t pco;
@@ -236,11 +236,11 @@ int vm_arch_init(struct vm_ctx *c, struct mdb_error *e)
 	c->cpu_offset = NULL;
 	if (!c->page_size)
 		c->page_size = 4096;
-	if (vm_size(c, "struct page") <= 0)
+	if (mdb_vm_size(c, "struct page") <= 0)
 		return mdb_error_fail(e, MDB_E_FORMAT, c->name, -1, -1,
 				      "no struct page in the kernel's types",
 				      NULL);
-	c->page_struct = (uint64_t)vm_size(c, "struct page");
+	c->page_struct = (uint64_t)mdb_vm_size(c, "struct page");
 	if ((ret = a->map(c, e)))
 		return ret;
 	c->nnodes = 1;
@@ -257,19 +257,19 @@ int vm_arch_init(struct vm_ctx *c, struct mdb_error *e)
 	if (!c->cpu_offset)
 		return mdb_error_set(e, MDB_E_NOMEM, c->name, -1, -1, NULL);
 	for (uint32_t i = 0; i < c->ncpus; i++)
-		if (vm_read_ptr(c, pco + vm_word(c) * i, &c->cpu_offset[i]))
+		if (mdb_vm_read_ptr(c, pco + mdb_vm_word(c) * i, &c->cpu_offset[i]))
 			return mdb_error_set(e, MDB_E_CORRUPT, c->name, -1, -1,
 					     "__per_cpu_offset[%u]", i);
 	return 0;
 }
 
-void vm_arch_release(struct vm_ctx *c)
+void mdb_vm_arch_release(struct vm_ctx *c)
 {
 	free(c->cpu_offset);
 	c->cpu_offset = NULL;
 }
 
-int vm_page_addr(const struct vm_ctx *c, uint64_t page, uint64_t *addr)
+int mdb_vm_page_addr(const struct vm_ctx *c, uint64_t page, uint64_t *addr)
 {
 	uint64_t pfn;
 
@@ -279,20 +279,20 @@ int vm_page_addr(const struct vm_ctx *c, uint64_t page, uint64_t *addr)
 	if (pfn > (1ull << 40))
 		return -1;
 	*addr = c->page_offset + pfn * c->page_size;
-	if (vm_word(c) == 4)
+	if (mdb_vm_word(c) == 4)
 		*addr &= 0xffffffffu;
 	return 0;
 }
 
-uint64_t vm_percpu(const struct vm_ctx *c, uint64_t ptr, uint32_t cpu)
+uint64_t mdb_vm_percpu(const struct vm_ctx *c, uint64_t ptr, uint32_t cpu)
 {
 	uint64_t a = ptr + c->cpu_offset[cpu];
 
 	/* a 32-bit kernel's sum wraps at 32 bits */
-	return vm_word(c) == 4 ? a & 0xffffffffu : a;
+	return mdb_vm_word(c) == 4 ? a & 0xffffffffu : a;
 }
 
-int vm_arch_image_addr(const struct vm_arch *a, uint64_t addr)
+int mdb_vm_arch_image_addr(const struct vm_arch *a, uint64_t addr)
 {
 	return (a ? a : &arches[0])->image(addr);
 }

@@ -40,11 +40,11 @@ static int buddy_layout(struct buddy *b, struct mdb_error *e)
 	const struct vm_ctx *c = b->c;
 	const struct vm_types *t = c->types;
 
-	b->z_name = vm_off(c, "struct zone", "name");
-	b->z_present = vm_off(c, "struct zone", "present_pages");
-	b->z_free_area = vm_off(c, "struct zone", "free_area");
-	b->fa_free_list = vm_off(c, "struct free_area", "free_list");
-	b->fa_nr_free = vm_off(c, "struct free_area", "nr_free");
+	b->z_name = mdb_vm_off(c, "struct zone", "name");
+	b->z_present = mdb_vm_off(c, "struct zone", "present_pages");
+	b->z_free_area = mdb_vm_off(c, "struct zone", "free_area");
+	b->fa_free_list = mdb_vm_off(c, "struct free_area", "free_list");
+	b->fa_nr_free = mdb_vm_off(c, "struct free_area", "nr_free");
 	if (b->z_name < 0 || b->z_present < 0 || b->z_free_area < 0 ||
 	    b->fa_free_list < 0 || b->fa_nr_free < 0 ||
 	    t->member(t->priv, "struct pglist_data", "node_zones", &b->zones) ||
@@ -72,21 +72,21 @@ static int64_t list_len(const struct buddy *b, uint64_t head, uint64_t bound,
 {
 	uint64_t p, n = 0;
 
-	if (vm_read_ptr(b->c, head, &p))
+	if (mdb_vm_read_ptr(b->c, head, &p))
 		goto bad;
 	while (p != head) {
 		if (++n > bound) {
-			vm_warn(b->c, p, "zone %s order %d: free list longer "
-				"than nr_free (a loop?)", zone, order);
+			mdb_vm_warn(b->c, p, "zone %s order %d: free list longer "
+				    "than nr_free (a loop?)", zone, order);
 			return -1;
 		}
-		if (vm_read_ptr(b->c, p, &p))
+		if (mdb_vm_read_ptr(b->c, p, &p))
 			goto bad;
 	}
 	return (int64_t)n;
 bad:
-	vm_warn(b->c, head, "zone %s order %d: free list not in the dump",
-		zone, order);
+	mdb_vm_warn(b->c, head, "zone %s order %d: free list not in the dump",
+		    zone, order);
 	return -1;
 }
 
@@ -96,7 +96,7 @@ static int walk_area(const struct buddy *b, int node, const char *zone,
 	uint64_t nr_free;
 	int ret;
 
-	if (vm_read_ptr(b->c, area + (uint64_t)b->fa_nr_free, &nr_free))
+	if (mdb_vm_read_ptr(b->c, area + (uint64_t)b->fa_nr_free, &nr_free))
 		nr_free = (uint64_t)-1;
 	for (uint64_t mt = 0; mt < b->lists.nelem; mt++) {
 		uint64_t head = area + (uint64_t)b->fa_free_list +
@@ -125,11 +125,11 @@ static int walk_zone(const struct buddy *b, int node, uint64_t zone)
 	char *name = NULL;
 	int ret = 0;
 
-	if (vm_read_ptr(b->c, zone + (uint64_t)b->z_present, &present) ||
-	    vm_read_ptr(b->c, zone + (uint64_t)b->z_name, &name_ptr) ||
-	    vm_read_str(b->c, name_ptr, NAME_MAX_LEN, &name)) {
-		vm_warn(b->c, zone, "node %d: struct zone not in the dump",
-			node);
+	if (mdb_vm_read_ptr(b->c, zone + (uint64_t)b->z_present, &present) ||
+	    mdb_vm_read_ptr(b->c, zone + (uint64_t)b->z_name, &name_ptr) ||
+	    mdb_vm_read_str(b->c, name_ptr, NAME_MAX_LEN, &name)) {
+		mdb_vm_warn(b->c, zone, "node %d: struct zone not in the dump",
+			    node);
 		return 0;
 	}
 	for (uint64_t o = 0; present && !ret && o < b->areas.nelem; o++)
@@ -139,9 +139,9 @@ static int walk_zone(const struct buddy *b, int node, uint64_t zone)
 	return ret;
 }
 
-int vm_buddy_walk(const struct vm_ctx *c,
-		  int (*fn)(void *ctx, const struct vm_buddy *r), void *ctx,
-		  struct mdb_error *e)
+int mdb_vm_buddy_walk(const struct vm_ctx *c,
+		      int (*fn)(void *ctx, const struct vm_buddy *r), void *ctx,
+		      struct mdb_error *e)
 {
 	struct buddy b = { .c = c, .fn = fn, .ctx = ctx };
 	uint64_t nd, pgdat;
@@ -156,9 +156,9 @@ int vm_buddy_walk(const struct vm_ctx *c,
 				      "in the symbols", NULL);
 	for (uint32_t n = 0; n < (numa ? c->nnodes : 1); n++) {
 		pgdat = nd;
-		if (numa && vm_read_ptr(c, nd + vm_word(c) * n, &pgdat)) {
-			vm_warn(c, nd + vm_word(c) * n, "node_data[%u] not in the "
-				"dump", n);
+		if (numa && mdb_vm_read_ptr(c, nd + mdb_vm_word(c) * n, &pgdat)) {
+			mdb_vm_warn(c, nd + mdb_vm_word(c) * n, "node_data[%u] not in the "
+				    "dump", n);
 			continue;
 		}
 		if (!pgdat)

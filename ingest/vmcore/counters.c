@@ -42,7 +42,7 @@ struct where {
 static int emit_array(const struct cnt *k, const struct where *w,
 		      const char *what, uint64_t arr, int64_t first, int64_t n)
 {
-	uint64_t name_ptr, v, word = vm_word(k->c);
+	uint64_t name_ptr, v, word = mdb_vm_word(k->c);
 	int ret;
 
 	if (n <= 0 || n > MAX_ITEMS)
@@ -50,13 +50,13 @@ static int emit_array(const struct cnt *k, const struct where *w,
 	for (int64_t i = 0; i < n; i++) {
 		char *name = NULL;
 
-		if (vm_read_ptr(k->c, k->text + word * (uint64_t)(first + i),
-				&name_ptr) ||
-		    vm_read_str(k->c, name_ptr, NAME_MAX_LEN, &name) ||
-		    vm_read_ptr(k->c, arr + word * (uint64_t)i, &v)) {
+		if (mdb_vm_read_ptr(k->c, k->text + word * (uint64_t)(first + i),
+				    &name_ptr) ||
+		    mdb_vm_read_str(k->c, name_ptr, NAME_MAX_LEN, &name) ||
+		    mdb_vm_read_ptr(k->c, arr + word * (uint64_t)i, &v)) {
 			free(name);
-			vm_warn(k->c, arr, "%s[%lld] not in the dump", what,
-				(long long)i);
+			mdb_vm_warn(k->c, arr, "%s[%lld] not in the dump", what,
+				    (long long)i);
 			return 0;
 		}
 		/* atomic_long_t: a 32-bit kernel's is signed 32-bit */
@@ -94,7 +94,7 @@ static int emit_events(const struct cnt *k, int64_t first)
 {
 	const struct vm_ctx *c = k->c;
 	int64_t n = enum_or(c, "NR_VM_EVENT_ITEMS", -1);
-	uint64_t pcpu, name_ptr, sum[MAX_EVENTS] = { 0 }, word = vm_word(c);
+	uint64_t pcpu, name_ptr, sum[MAX_EVENTS] = { 0 }, word = mdb_vm_word(c);
 	uint8_t one[MAX_EVENTS * 8];
 	struct vm_member ev;
 	char *name = NULL;
@@ -106,26 +106,26 @@ static int emit_events(const struct cnt *k, int64_t first)
 			     &ev) || ev.nelem != (uint64_t)n ||
 	    ev.elem_size != word || ev.bit_off)
 		return 0;
-	named = !vm_read_ptr(c, k->text + word * (uint64_t)first, &name_ptr) &&
-		!vm_read_str(c, name_ptr, NAME_MAX_LEN, &name) &&
+	named = !mdb_vm_read_ptr(c, k->text + word * (uint64_t)first, &name_ptr) &&
+		!mdb_vm_read_str(c, name_ptr, NAME_MAX_LEN, &name) &&
 		!strcmp(name, "pgpgin");
 	free(name);
 	if (!named) {
-		vm_warn(c, k->text, "vmstat_text[%lld] is not pgpgin: event "
-			"counters not read", (long long)first);
+		mdb_vm_warn(c, k->text, "vmstat_text[%lld] is not pgpgin: event "
+			    "counters not read", (long long)first);
 		return 0;
 	}
 	for (uint32_t cpu = 0; cpu < c->ncpus; cpu++) {
-		uint64_t a = vm_percpu(c, pcpu, cpu);
+		uint64_t a = mdb_vm_percpu(c, pcpu, cpu);
 
 		if (c->read(c->read_ctx, a, one, (size_t)(n * (int64_t)word))) {
-			vm_warn(c, a, "vm_event_states of CPU %u not in the "
-				"dump: event counters not read", cpu);
+			mdb_vm_warn(c, a, "vm_event_states of CPU %u not in the "
+				    "dump: event counters not read", cpu);
 			return 0;
 		}
 		/* unsigned long, wrapping as the kernel's sum does */
 		for (int64_t i = 0; i < n; i++)
-			sum[i] += vm_get_word(c, one + word * (uint64_t)i);
+			sum[i] += mdb_vm_get_word(c, one + word * (uint64_t)i);
 	}
 	if (word == 4)
 		for (int64_t i = 0; i < n; i++)
@@ -135,11 +135,11 @@ static int emit_events(const struct cnt *k, int64_t first)
 	if (n > 1 && enum_or(c, "PGPGOUT", -1) == 1)
 		sum[1] /= 2;
 	for (int64_t i = 0; i < n; i++) {
-		if (vm_read_ptr(c, k->text + word * (uint64_t)(first + i),
-				&name_ptr) ||
-		    vm_read_str(c, name_ptr, NAME_MAX_LEN, &name)) {
-			vm_warn(c, k->text, "vmstat_text[%lld] not in the dump",
-				(long long)(first + i));
+		if (mdb_vm_read_ptr(c, k->text + word * (uint64_t)(first + i),
+				    &name_ptr) ||
+		    mdb_vm_read_str(c, name_ptr, NAME_MAX_LEN, &name)) {
+			mdb_vm_warn(c, k->text, "vmstat_text[%lld] not in the dump",
+				    (long long)(first + i));
 			break;
 		}
 		ret = k->fn(k->ctx, global.scope, global.node, global.zone,
@@ -158,10 +158,10 @@ static int emit_node(const struct cnt *k, int node, uint64_t pgdat,
 {
 	const struct vm_ctx *c = k->c;
 	struct vm_member zones;
-	int64_t zs = vm_off(c, "struct zone", "vm_stat"),
-		zn = vm_off(c, "struct zone", "name"),
-		zp = vm_off(c, "struct zone", "present_pages"),
-		ns = vm_off(c, "struct pglist_data", "vm_stat");
+	int64_t zs = mdb_vm_off(c, "struct zone", "vm_stat"),
+		zn = mdb_vm_off(c, "struct zone", "name"),
+		zp = mdb_vm_off(c, "struct zone", "present_pages"),
+		ns = mdb_vm_off(c, "struct pglist_data", "vm_stat");
 	struct where w = { "node", node, NULL };
 	int ret;
 
@@ -175,9 +175,9 @@ static int emit_node(const struct cnt *k, int node, uint64_t pgdat,
 		char *name = NULL;
 		struct where wz = { "zone", node, NULL };
 
-		if (vm_read_ptr(c, zone + (uint64_t)zp, &present) || !present ||
-		    vm_read_ptr(c, zone + (uint64_t)zn, &np) ||
-		    vm_read_str(c, np, NAME_MAX_LEN, &name))
+		if (mdb_vm_read_ptr(c, zone + (uint64_t)zp, &present) || !present ||
+		    mdb_vm_read_ptr(c, zone + (uint64_t)zn, &np) ||
+		    mdb_vm_read_str(c, np, NAME_MAX_LEN, &name))
 			continue;
 		wz.zone = name;
 		ret = emit_array(k, &wz, "zone.vm_stat", zone + (uint64_t)zs,
@@ -201,7 +201,7 @@ static int emit_nodes(const struct cnt *k, int64_t nz, int64_t nn_first,
 		return 0;
 	for (uint32_t n = 0; n < (numa ? c->nnodes : 1); n++) {
 		pgdat = nd;
-		if (numa && (vm_read_ptr(c, nd + vm_word(c) * n, &pgdat) ||
+		if (numa && (mdb_vm_read_ptr(c, nd + mdb_vm_word(c) * n, &pgdat) ||
 			     !pgdat))
 			continue;
 		if ((ret = emit_node(k, (int)n, pgdat, nz, nn_first, nn)) < 0)
@@ -219,10 +219,10 @@ static int tk_field(const struct vm_ctx *c, uint64_t tk, const char *member,
 	if (c->types->member(c->types->priv, "struct timekeeper", member, &m) ||
 	    m.bit_off % 8 || m.bit_size)
 		return -1;
-	return vm_read_sized(c, tk + m.bit_off / 8, m.size, v);
+	return mdb_vm_read_sized(c, tk + m.bit_off / 8, m.size, v);
 }
 
-int vm_clock(const struct vm_ctx *c, int64_t *wall, int64_t *uptime)
+int mdb_vm_clock(const struct vm_ctx *c, int64_t *wall, int64_t *uptime)
 {
 	uint64_t tk, x, m, b = 0;
 
@@ -244,17 +244,17 @@ static int emit_clock(const struct cnt *k)
 	int64_t wall, up;
 	int ret;
 
-	if (vm_clock(k->c, &wall, &up))
+	if (mdb_vm_clock(k->c, &wall, &up))
 		return 0;
 	if ((ret = k->fn(k->ctx, "kernel", -1, NULL, "dump_time", wall)))
 		return ret;
 	return k->fn(k->ctx, "kernel", -1, NULL, "uptime_sec", up);
 }
 
-int vm_counters_walk(const struct vm_ctx *c,
-		     int (*fn)(void *ctx, const char *scope, int node,
-			       const char *zone, const char *name, int64_t v),
-		     void *ctx)
+int mdb_vm_counters_walk(const struct vm_ctx *c,
+			 int (*fn)(void *ctx, const char *scope, int node,
+				   const char *zone, const char *name, int64_t v),
+			 void *ctx)
 {
 	struct cnt k = { .c = c, .fn = fn, .ctx = ctx };
 	int64_t nz = enum_or(c, "NR_VM_ZONE_STAT_ITEMS", -1),

@@ -307,7 +307,7 @@ static void dd_notes(const struct dd *d, struct vm_dd_arch *a)
  * x86-64 a "QEMU" note with NT_PRSTATUS of 144 bytes (a guest not in
  * long mode) or 336.  No other QEMU target writes these.
  */
-const char *vm_dd_arch_name(const struct vm_dd_arch *a)
+const char *mdb_vm_dd_arch_name(const struct vm_dd_arch *a)
 {
 	int le = a->order == MDB_ORDER_LITTLE;
 
@@ -326,8 +326,8 @@ const char *vm_dd_arch_name(const struct vm_dd_arch *a)
 	return NULL;
 }
 
-int vm_diskdump_check(const char *path, const void *buf, size_t len,
-		      struct vm_dd_arch *arch, struct mdb_error *e)
+int mdb_vm_diskdump_check(const char *path, const void *buf, size_t len,
+			  struct vm_dd_arch *arch, struct mdb_error *e)
 {
 	struct dd d = { .path = path, .p = buf, .len = len, .e = e };
 	uint64_t bitmap, half, desc, n;

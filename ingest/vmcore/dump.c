@@ -197,8 +197,8 @@ static int raw_sym(struct vm_dump *d, const char *name, uint64_t *addr)
 	uint64_t *v;
 
 	if (!d->have_vsyms)
-		return kallsyms_any_addr(&d->ks, name, addr);
-	v = u64map_get(&d->vsyms, XXH64(name, strlen(name), 0));
+		return mdb_kallsyms_any_addr(&d->ks, name, addr);
+	v = mdb_u64map_get(&d->vsyms, XXH64(name, strlen(name), 0));
 	if (!v)
 		return -1;
 	*addr = *v;
@@ -214,7 +214,7 @@ static int dump_sym(void *ctx, const char *name, uint64_t *addr)
 		return -1;
 	/* KASLR moves the image; per-CPU symbols (vm_event_states) of
 	 * x86-64 are offsets into each CPU's area, the same in every boot */
-	*addr = vm_arch_image_addr(d->c.arch, a) ? a + d->delta : a;
+	*addr = mdb_vm_arch_image_addr(d->c.arch, a) ? a + d->delta : a;
 	return 0;
 }
 
@@ -240,7 +240,7 @@ static int symcheck_one(void *ctx, const char *name, size_t len, uint64_t v)
 	/* SYMBOL(mem_section) is the array's address, not the variable's
 	 * (SPARSEMEM_EXTREME: the pointer's value) */
 	found = strcmp(n, "mem_section") &&
-		vm_arch_image_addr(s->d->c.arch, v) && !raw_sym(s->d, n, &a);
+		mdb_vm_arch_image_addr(s->d->c.arch, v) && !raw_sym(s->d, n, &a);
 	free(n);
 	if (!found)
 		return 0;
@@ -264,7 +264,7 @@ static int check_symbols(struct vm_dump *d, const char *kpath,
 			 struct mdb_error *e)
 {
 	struct symcheck s = { .d = d };
-	int ret = vm_info_each_symbol(&d->info, symcheck_one, &s);
+	int ret = mdb_vm_info_each_symbol(&d->info, symcheck_one, &s);
 
 	if (ret < 0)
 		return mdb_error_set(e, MDB_E_NOMEM, d->name, -1, -1, NULL);
@@ -355,7 +355,7 @@ static int load_btf(struct vm_dump *d, struct mdb_error *e)
 				 "dump");
 		return -MDB_E_CORRUPT;
 	}
-	ret = vm_types_btf(&d->types, raw, (size_t)(stop - start), d->name, e);
+	ret = mdb_vm_types_btf(&d->types, raw, (size_t)(stop - start), d->name, e);
 	free(raw);
 	return ret;
 }
@@ -424,14 +424,14 @@ static int arch_untold(const struct vm_dump *d, struct mdb_error *e)
  * The dump's architecture, word size and byte order, as libkdumpfile
  * read them from the file.  QEMU's kdump-* files leave the sysname of
  * their header's utsname empty, and libkdumpfile then takes none of it:
- * the architecture is the one their ELF notes tell (vm_dd_arch_name()),
+ * the architecture is the one their ELF notes tell (mdb_vm_dd_arch_name()),
  * refused when they tell none.  A header's machine the notes contradict
  * is refused, and so is an architecture memdb has no reader for
  * (arch.c).
  */
 static int check_arch(struct vm_dump *d, struct mdb_error *e)
 {
-	const char *arch = NULL, *told = vm_dd_arch_name(&d->dd);
+	const char *arch = NULL, *told = mdb_vm_dd_arch_name(&d->dd);
 	kdump_num_t order, ptr;
 	kdump_status st;
 
@@ -445,19 +445,19 @@ static int check_arch(struct vm_dump *d, struct mdb_error *e)
 					 "notes are of");
 			return -MDB_E_FORMAT;
 		}
-		d->c.arch = vm_arch_find(arch);
+		d->c.arch = mdb_vm_arch_find(arch);
 		if (!d->c.arch) {
 			mdb_error_set(e, MDB_E_FORMAT, d->name, -1, -1,
 				      "arch=%s", arch);
 			mdb_error_msg(e, "a core dump of an architecture memdb "
 					 "does not read (only %s)",
-				      vm_arch_names());
+				      mdb_vm_arch_names());
 			return -MDB_E_FORMAT;
 		}
 	} else {
 		if (!told)
 			return arch_untold(d, e);
-		d->c.arch = vm_arch_find(told);
+		d->c.arch = mdb_vm_arch_find(told);
 		errno = 0;
 		st = kd_set_string_attr(d->k, KDUMP_ATTR_ARCH_NAME, told);
 		if (st != KDUMP_OK)
@@ -469,7 +469,7 @@ static int check_arch(struct vm_dump *d, struct mdb_error *e)
 	    kd_get_number_attr(d->k, KDUMP_ATTR_PTR_SIZE, &ptr) != KDUMP_OK ||
 	    (ptr != 4 && ptr != 8)) {
 		mdb_error_set(e, MDB_E_FORMAT, d->name, -1, -1, "arch=%s",
-			      vm_arch_name(d->c.arch));
+			      mdb_vm_arch_name(d->c.arch));
 		mdb_error_msg(e, "libkdumpfile tells no byte order or word "
 				 "size of the dump");
 		return -MDB_E_FORMAT;
@@ -509,9 +509,9 @@ static int ia32_rootpgt(struct vm_dump *d, struct mdb_error *e)
 	kdump_status st;
 	uint64_t pgd;
 
-	if (strcmp(vm_arch_name(d->c.arch), "ia32"))
+	if (strcmp(mdb_vm_arch_name(d->c.arch), "ia32"))
 		return 0;
-	if (vm_info_symbol(&d->info, "swapper_pg_dir", &pgd) ||
+	if (mdb_vm_info_symbol(&d->info, "swapper_pg_dir", &pgd) ||
 	    pgd < VM_IA32_PAGE_OFFSET)
 		return mdb_error_fail(e, MDB_E_FORMAT, d->name, -1, -1,
 				      "no SYMBOL(swapper_pg_dir) in the "
@@ -610,7 +610,7 @@ static int open_kdump(struct vm_dump *d, int fd, struct mdb_error *e)
 				      "QEMU writes it only when started with "
 				      "-device vmcoreinfo");
 	}
-	ret = vm_info_parse(&d->info, raw, strlen(raw), d->name, e);
+	ret = mdb_vm_info_parse(&d->info, raw, strlen(raw), d->name, e);
 	free(raw);
 	if (ret < 0)
 		return ret;
@@ -633,7 +633,7 @@ static int load_btf_file(struct vm_dump *d, const char *path,
 
 	if (ret)
 		return ret;
-	ret = vm_types_btf(&d->types, raw, len, path, e);
+	ret = mdb_vm_types_btf(&d->types, raw, len, path, e);
 	free(raw);
 	return ret;
 }
@@ -756,10 +756,10 @@ static int symbols_and_types(struct vm_dump *d, const char *kallsyms,
 				      "--btf and --vmlinux both give the "
 				      "kernel's types", "give one of them");
 	if (vmlinux) {
-		if ((ret = vm_vmlinux_symbols(d, vmlinux, e)) ||
+		if ((ret = mdb_vm_vmlinux_symbols(d, vmlinux, e)) ||
 		    (ret = check_symbols(d, vmlinux, e)))
 			return ret;
-		return vm_types_dwarf(&d->types, vmlinux, e);
+		return mdb_vm_types_dwarf(&d->types, vmlinux, e);
 	}
 	if (!kallsyms)
 		return mdb_error_fail(e, MDB_E_INVAL, d->name, -1, -1,
@@ -767,7 +767,7 @@ static int symbols_and_types(struct vm_dump *d, const char *kallsyms,
 				      "give --kallsyms FILE (the System.map "
 				      "or /proc/kallsyms of the dumped boot) "
 				      "or --vmlinux FILE");
-	if ((ret = kallsyms_load(&d->ks, kallsyms, e)))
+	if ((ret = mdb_kallsyms_load(&d->ks, kallsyms, e)))
 		return ret;
 	d->have_ks = 1;
 	if ((ret = check_symbols(d, kallsyms, e)) ||
@@ -793,9 +793,9 @@ static int symbols_and_types(struct vm_dump *d, const char *kallsyms,
 	return load_btf(d, e);
 }
 
-int vm_dump_open(struct vm_dump *d, const char *name, int fd,
-		 const char *kallsyms, const char *vmlinux, const char *btf,
-		 struct mdb_error *e)
+int mdb_vm_dump_open(struct vm_dump *d, const char *name, int fd,
+		     const char *kallsyms, const char *vmlinux, const char *btf,
+		     struct mdb_error *e)
 {
 	int ret;
 
@@ -812,18 +812,18 @@ int vm_dump_open(struct vm_dump *d, const char *name, int fd,
 	d->c.name = name;
 	d->c.page_size = d->info.page_size;
 	d->c.max_steps = 1u << 26;
-	return vm_arch_init(&d->c, e);
+	return mdb_vm_arch_init(&d->c, e);
 }
 
-void vm_dump_close(struct vm_dump *d)
+void mdb_vm_dump_close(struct vm_dump *d)
 {
-	vm_arch_release(&d->c);
-	vm_types_release(&d->types);
+	mdb_vm_arch_release(&d->c);
+	mdb_vm_types_release(&d->types);
 	if (d->have_ks)
-		kallsyms_release(&d->ks);
+		mdb_kallsyms_release(&d->ks);
 	if (d->have_vsyms)
-		u64map_release(&d->vsyms);
-	vm_info_release(&d->info);
+		mdb_u64map_release(&d->vsyms);
+	mdb_vm_info_release(&d->info);
 	if (d->k)
 		kd.free_ctx(d->k);
 	memset(d, 0, sizeof(*d));

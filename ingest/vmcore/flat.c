@@ -18,11 +18,22 @@
 #include "../../common/bytes.h"
 #include "vmcore.h"
 
+/*
+ * Walk the records of a flattened dump in @buf: @fn(ctx, offset, data,
+ * size) for each (offset in the reassembled file).  Returns 0, or
+ * -MDB_E_CORRUPT with @e naming @name and the byte offset of a bad record
+ * (negative offset or size, data beyond the end, no end marker).
+ */
+static int vm_flat_walk(const void *buf, size_t len, const char *name,
+			int (*fn)(void *ctx, uint64_t off, const void *data,
+				  size_t size),
+			void *ctx, struct mdb_error *e);
+
 #define FLAT_TYPE 1
 #define FLAT_VERSION 1
 #define FLAT_REC 16
 
-int vm_flat_probe(const void *buf, size_t len)
+int mdb_vm_flat_probe(const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 
@@ -39,16 +50,16 @@ static int flat_bad(struct mdb_error *e, const char *name, size_t off,
 	return -MDB_E_CORRUPT;
 }
 
-int vm_flat_walk(const void *buf, size_t len, const char *name,
-		 int (*fn)(void *ctx, uint64_t off, const void *data,
-			   size_t size),
-		 void *ctx, struct mdb_error *e)
+static int vm_flat_walk(const void *buf, size_t len, const char *name,
+			int (*fn)(void *ctx, uint64_t off, const void *data,
+				  size_t size),
+			void *ctx, struct mdb_error *e)
 {
 	const uint8_t *p = buf;
 	size_t pos = VM_FLAT_HDR;
 	int ret;
 
-	if (!vm_flat_probe(buf, len))
+	if (!mdb_vm_flat_probe(buf, len))
 		return flat_bad(e, name, 16, "not a flattened dump header",
 				len >= 24 ? (int64_t)get_be64(p + 16) : -1);
 	if (get_be64(p + 24) != FLAT_VERSION)
@@ -107,8 +118,8 @@ static int flat_write(void *ctx, uint64_t off, const void *data, size_t size)
 	return 0;
 }
 
-int vm_flat_reassemble(const void *buf, size_t len, const char *name,
-		       int *fd, struct mdb_error *e)
+int mdb_vm_flat_reassemble(const void *buf, size_t len, const char *name,
+			   int *fd, struct mdb_error *e)
 {
 	const char *dir = getenv("TMPDIR");
 	struct flat_out o = { -1, name, e };

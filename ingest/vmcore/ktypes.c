@@ -15,7 +15,7 @@
 
 #include "vmcore.h"
 
-void vm_types_release(struct vm_types *t)
+void mdb_vm_types_release(struct vm_types *t)
 {
 	if (t && t->release)
 		t->release(t->priv);
@@ -157,8 +157,8 @@ static void btf_release(void *priv)
 	btf__free(priv);
 }
 
-int vm_types_btf(struct vm_types *t, const void *raw, size_t len,
-		 const char *name, struct mdb_error *e)
+int mdb_vm_types_btf(struct vm_types *t, const void *raw, size_t len,
+		     const char *name, struct mdb_error *e)
 {
 	struct btf *b;
 

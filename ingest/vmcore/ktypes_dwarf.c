@@ -84,8 +84,8 @@ static void put(struct dwidx *x, struct u64map *m, const char *n, char k,
 {
 	size_t i = seen_slot(n, k);
 
-	/* u64map_put keeps the value already there: the first wins */
-	if (!u64map_put(m, key(k, n), v, NULL))
+	/* mdb_u64map_put keeps the value already there: the first wins */
+	if (!mdb_u64map_put(m, key(k, n), v, NULL))
 		x->nomem = 1;
 	x->seen[i].n = n;
 	x->seen[i].k = k;
@@ -178,12 +178,12 @@ static void *part_thread(void *arg)
 /* Add @from's keys that @to lacks (@to's units come first). */
 static void merge_map(struct u64map *to, const struct u64map *from, int *nomem)
 {
-	if (from->has_zero && !u64map_put(to, 0, from->zero_val, NULL))
+	if (from->has_zero && !mdb_u64map_put(to, 0, from->zero_val, NULL))
 		*nomem = 1;
 	for (size_t i = 0; from->slots && i <= from->mask; i++)
 		if (from->slots[i].key &&
-		    !u64map_put(to, from->slots[i].key, from->slots[i].val,
-				NULL))
+		    !mdb_u64map_put(to, from->slots[i].key, from->slots[i].val,
+				    NULL))
 			*nomem = 1;
 }
 
@@ -197,8 +197,8 @@ static void idx_done(struct dwidx *x)
 static void idx_release(struct dwidx *x)
 {
 	idx_done(x);
-	u64map_release(&x->types);
-	u64map_release(&x->enums);
+	mdb_u64map_release(&x->types);
+	mdb_u64map_release(&x->enums);
 }
 
 /*
@@ -285,7 +285,7 @@ static int find(struct dw *d, const char *type, Dwarf_Die *out)
 		k = 'u', n = type + 6;
 	else if (!strncmp(type, "enum ", 5))
 		k = 'e', n = type + 5;
-	off = u64map_get(&d->idx.types, key(k, n));
+	off = mdb_u64map_get(&d->idx.types, key(k, n));
 	if (!off || !dwarf_offdie(d->dw, *off - 1, out))
 		return -1;
 	return strcmp(dwarf_diename(out) ? dwarf_diename(out) : "", n) ? -1 :
@@ -443,7 +443,7 @@ static int dw_enumval(void *priv, const char *name, int64_t *v)
 	struct dw *d = priv;
 	uint64_t *p;
 
-	if (!(p = u64map_get(&d->idx.enums, key('v', name))))
+	if (!(p = mdb_u64map_get(&d->idx.enums, key('v', name))))
 		return -1;
 	*v = (int64_t)*p;
 	return 0;
@@ -463,7 +463,7 @@ static void dw_release(void *priv)
 	free(d);
 }
 
-int vm_types_dwarf(struct vm_types *t, const char *path, struct mdb_error *e)
+int mdb_vm_types_dwarf(struct vm_types *t, const char *path, struct mdb_error *e)
 {
 	struct dw *d = calloc(1, sizeof(*d));
 

@@ -11,7 +11,7 @@
 #include "../../common/bytes.h"
 #include "vmcore.h"
 
-void vm_warn(const struct vm_ctx *c, uint64_t addr, const char *fmt, ...)
+void mdb_vm_warn(const struct vm_ctx *c, uint64_t addr, const char *fmt, ...)
 {
 	struct mdb_error w;
 	char *msg = NULL;
@@ -31,17 +31,17 @@ void vm_warn(const struct vm_ctx *c, uint64_t addr, const char *fmt, ...)
 	c->warn(c->warn_ctx, &w);
 }
 
-uint64_t vm_word(const struct vm_ctx *c)
+uint64_t mdb_vm_word(const struct vm_ctx *c)
 {
 	return c->ptr_size == 4 ? 4 : 8;
 }
 
-uint64_t vm_get_word(const struct vm_ctx *c, const uint8_t *p)
+uint64_t mdb_vm_get_word(const struct vm_ctx *c, const uint8_t *p)
 {
-	return vm_word(c) == 4 ? get_u32(p, c->order) : get_u64(p, c->order);
+	return mdb_vm_word(c) == 4 ? get_u32(p, c->order) : get_u64(p, c->order);
 }
 
-int vm_read_u64(const struct vm_ctx *c, uint64_t addr, uint64_t *v)
+int mdb_vm_read_u64(const struct vm_ctx *c, uint64_t addr, uint64_t *v)
 {
 	uint8_t b[8];
 
@@ -51,7 +51,7 @@ int vm_read_u64(const struct vm_ctx *c, uint64_t addr, uint64_t *v)
 	return 0;
 }
 
-int vm_read_u32(const struct vm_ctx *c, uint64_t addr, uint32_t *v)
+int mdb_vm_read_u32(const struct vm_ctx *c, uint64_t addr, uint32_t *v)
 {
 	uint8_t b[4];
 
@@ -61,8 +61,8 @@ int vm_read_u32(const struct vm_ctx *c, uint64_t addr, uint32_t *v)
 	return 0;
 }
 
-int vm_read_sized(const struct vm_ctx *c, uint64_t addr, uint64_t size,
-		  uint64_t *v)
+int mdb_vm_read_sized(const struct vm_ctx *c, uint64_t addr, uint64_t size,
+		      uint64_t *v)
 {
 	uint8_t b[8];
 
@@ -75,13 +75,13 @@ int vm_read_sized(const struct vm_ctx *c, uint64_t addr, uint64_t size,
 	return 0;
 }
 
-int vm_read_ptr(const struct vm_ctx *c, uint64_t addr, uint64_t *v)
+int mdb_vm_read_ptr(const struct vm_ctx *c, uint64_t addr, uint64_t *v)
 {
-	return vm_read_sized(c, addr, vm_word(c), v);
+	return mdb_vm_read_sized(c, addr, mdb_vm_word(c), v);
 }
 
-int vm_read_str(const struct vm_ctx *c, uint64_t addr, size_t max,
-		char **out)
+int mdb_vm_read_str(const struct vm_ctx *c, uint64_t addr, size_t max,
+		    char **out)
 {
 	char *s = malloc(max + 1);
 	size_t n = 0;
@@ -112,7 +112,7 @@ int vm_read_str(const struct vm_ctx *c, uint64_t addr, size_t max,
 	return 0;
 }
 
-int64_t vm_off(const struct vm_ctx *c, const char *type, const char *member)
+int64_t mdb_vm_off(const struct vm_ctx *c, const char *type, const char *member)
 {
 	struct vm_member m;
 
@@ -122,7 +122,7 @@ int64_t vm_off(const struct vm_ctx *c, const char *type, const char *member)
 	return (int64_t)(m.bit_off / 8);
 }
 
-int64_t vm_size(const struct vm_ctx *c, const char *type)
+int64_t mdb_vm_size(const struct vm_ctx *c, const char *type)
 {
 	uint64_t s;
 

@@ -43,13 +43,13 @@ static int layout_slab(struct slub *s)
 	const struct vm_types *t = s->c->types;
 	void *p = t->priv;
 
-	s->slab = vm_size(s->c, "struct slab") > 0 ? "struct slab" :
+	s->slab = mdb_vm_size(s->c, "struct slab") > 0 ? "struct slab" :
 						      "struct page";
-	s->sl_list = vm_off(s->c, s->slab, "slab_list");
+	s->sl_list = mdb_vm_off(s->c, s->slab, "slab_list");
 	if (s->sl_list < 0)
-		s->sl_list = vm_off(s->c, s->slab, "lru");
-	s->sl_freelist = vm_off(s->c, s->slab, "freelist");
-	s->sl_next = vm_off(s->c, s->slab, "next");
+		s->sl_list = mdb_vm_off(s->c, s->slab, "lru");
+	s->sl_freelist = mdb_vm_off(s->c, s->slab, "freelist");
+	s->sl_next = mdb_vm_off(s->c, s->slab, "next");
 	if (t->member(p, s->slab, "inuse", &s->sl_inuse) ||
 	    t->member(p, s->slab, "objects", &s->sl_objects))
 		return -1;
@@ -63,26 +63,26 @@ static int layout(struct slub *s, struct mdb_error *e)
 		   *kn = "struct kmem_cache_node";
 	struct vm_member node;
 
-	s->kc_list = vm_off(c, kc, "list");
-	s->kc_name = vm_off(c, kc, "name");
-	s->kc_objsize = vm_off(c, kc, "object_size");
-	s->kc_size = vm_off(c, kc, "size");
-	s->kc_oo = vm_off(c, kc, "oo");
-	s->kc_offset = vm_off(c, kc, "offset");
-	s->kc_random = vm_off(c, kc, "random");
-	s->kc_cpu_slab = vm_off(c, kc, "cpu_slab");
-	s->kc_node = vm_off(c, kc, "node");
-	s->kc_refcount = vm_off(c, kc, "refcount");
-	s->kc_red_left = vm_off(c, kc, "red_left_pad");
-	s->cpu_freelist = vm_off(c, cpu, "freelist");
-	s->cpu_slab = vm_off(c, cpu, "slab");
+	s->kc_list = mdb_vm_off(c, kc, "list");
+	s->kc_name = mdb_vm_off(c, kc, "name");
+	s->kc_objsize = mdb_vm_off(c, kc, "object_size");
+	s->kc_size = mdb_vm_off(c, kc, "size");
+	s->kc_oo = mdb_vm_off(c, kc, "oo");
+	s->kc_offset = mdb_vm_off(c, kc, "offset");
+	s->kc_random = mdb_vm_off(c, kc, "random");
+	s->kc_cpu_slab = mdb_vm_off(c, kc, "cpu_slab");
+	s->kc_node = mdb_vm_off(c, kc, "node");
+	s->kc_refcount = mdb_vm_off(c, kc, "refcount");
+	s->kc_red_left = mdb_vm_off(c, kc, "red_left_pad");
+	s->cpu_freelist = mdb_vm_off(c, cpu, "freelist");
+	s->cpu_slab = mdb_vm_off(c, cpu, "slab");
 	if (s->cpu_slab < 0)
-		s->cpu_slab = vm_off(c, cpu, "page");
-	s->cpu_partial = vm_off(c, cpu, "partial");
-	s->n_partial = vm_off(c, kn, "partial");
-	s->n_nr_partial = vm_off(c, kn, "nr_partial");
-	s->n_nr_slabs = vm_off(c, kn, "nr_slabs");
-	s->n_total = vm_off(c, kn, "total_objects");
+		s->cpu_slab = mdb_vm_off(c, cpu, "page");
+	s->cpu_partial = mdb_vm_off(c, cpu, "partial");
+	s->n_partial = mdb_vm_off(c, kn, "partial");
+	s->n_nr_partial = mdb_vm_off(c, kn, "nr_partial");
+	s->n_nr_slabs = mdb_vm_off(c, kn, "nr_slabs");
+	s->n_total = mdb_vm_off(c, kn, "total_objects");
 	if (c->types->member(c->types->priv, kc, "node", &node))
 		node.nelem = 0;
 	s->node_max = node.nelem;
@@ -118,8 +118,8 @@ static int read_field(const struct vm_ctx *c, uint64_t base,
 	unsigned sh;
 
 	if (!m->bit_size)
-		return vm_read_sized(c, base + m->bit_off / 8, m->size, v);
-	if (vm_read_u64(c, base + m->bit_off / 64 * 8, &word))
+		return mdb_vm_read_sized(c, base + m->bit_off / 8, m->size, v);
+	if (mdb_vm_read_u64(c, base + m->bit_off / 64 * 8, &word))
 		return -1;
 	sh = (unsigned)(m->bit_off % 64);
 	if (sh + m->bit_size > 64)
@@ -140,9 +140,9 @@ static int64_t walk_freelist(const struct slub *s, struct kcache *kc,
 
 	if (!head)
 		return 0;
-	if (vm_page_addr(c, slab, &base)) {
-		vm_warn(c, slab, "cache %s: slab pointer outside the page "
-			"array", kc->k.name);
+	if (mdb_vm_page_addr(c, slab, &base)) {
+		mdb_vm_warn(c, slab, "cache %s: slab pointer outside the page "
+			    "array", kc->k.name);
 		return -1;
 	}
 	while (p) {
@@ -150,25 +150,25 @@ static int64_t walk_freelist(const struct slub *s, struct kcache *kc,
 
 		if (p < base + kc->red_left || rel % kc->size ||
 		    rel / kc->size >= objects) {
-			vm_warn(c, p, "cache %s: free pointer outside slab "
-				"0x%llx", kc->k.name, (unsigned long long)slab);
+			mdb_vm_warn(c, p, "cache %s: free pointer outside slab "
+				    "0x%llx", kc->k.name, (unsigned long long)slab);
 			return -1;
 		}
 		if ((uint64_t)++n > objects) {
-			vm_warn(c, p, "cache %s: free list of slab 0x%llx "
-				"loops", kc->k.name, (unsigned long long)slab);
+			mdb_vm_warn(c, p, "cache %s: free list of slab 0x%llx "
+				    "loops", kc->k.name, (unsigned long long)slab);
 			return -1;
 		}
-		if (vm_read_ptr(c, p + kc->offset, &next)) {
-			vm_warn(c, p + kc->offset, "cache %s: free pointer "
-				"not in the dump", kc->k.name);
+		if (mdb_vm_read_ptr(c, p + kc->offset, &next)) {
+			mdb_vm_warn(c, p + kc->offset, "cache %s: free pointer "
+				    "not in the dump", kc->k.name);
 			return -1;
 		}
 		/* freelist_ptr(): ptr ^ s->random ^ swab(ptr_addr), swab of
 		 * an unsigned long */
 		if (kc->hardened)
 			next ^= kc->random ^
-				(vm_word(c) == 4 ?
+				(mdb_vm_word(c) == 4 ?
 				 __builtin_bswap32((uint32_t)(p + kc->offset)) :
 				 __builtin_bswap64(p + kc->offset));
 		p = next;
@@ -183,9 +183,9 @@ static int slab_counts(const struct slub *s, struct kcache *kc,
 {
 	if (read_field(s->c, slab, &s->sl_objects, objects) ||
 	    read_field(s->c, slab, &s->sl_inuse, inuse) ||
-	    vm_read_ptr(s->c, slab + (uint64_t)s->sl_freelist, freelist)) {
-		vm_warn(s->c, slab, "cache %s: slab not in the dump",
-			kc->k.name);
+	    mdb_vm_read_ptr(s->c, slab + (uint64_t)s->sl_freelist, freelist)) {
+		mdb_vm_warn(s->c, slab, "cache %s: slab not in the dump",
+			    kc->k.name);
 		return -1;
 	}
 	return 0;
@@ -211,10 +211,10 @@ static void walk_node(const struct slub *s, struct kcache *kc, uint64_t node,
 	const struct vm_ctx *c = s->c;
 	uint64_t head = node + (uint64_t)s->n_partial, p, nr, bound, steps = 0;
 
-	if (vm_read_ptr(c, node + (uint64_t)s->n_nr_partial, &nr) ||
-	    vm_read_ptr(c, head, &p)) {
-		vm_warn(c, node, "cache %s: kmem_cache_node not in the dump",
-			kc->k.name);
+	if (mdb_vm_read_ptr(c, node + (uint64_t)s->n_nr_partial, &nr) ||
+	    mdb_vm_read_ptr(c, head, &p)) {
+		mdb_vm_warn(c, node, "cache %s: kmem_cache_node not in the dump",
+			    kc->k.name);
 		kc->k.incomplete = 1;
 		return;
 	}
@@ -224,9 +224,9 @@ static void walk_node(const struct slub *s, struct kcache *kc, uint64_t node,
 		int64_t n;
 
 		if (++steps > bound) {
-			vm_warn(c, p, "cache %s: partial list longer than "
-				"nr_partial=%llu (a loop?)", kc->k.name,
-				(unsigned long long)nr);
+			mdb_vm_warn(c, p, "cache %s: partial list longer than "
+				    "nr_partial=%llu (a loop?)", kc->k.name,
+				    (unsigned long long)nr);
 			kc->k.incomplete = 1;
 			return;
 		}
@@ -237,9 +237,9 @@ static void walk_node(const struct slub *s, struct kcache *kc, uint64_t node,
 		}
 		*xfree += n;
 		*sfree += (int64_t)objects - (int64_t)inuse;
-		if (vm_read_ptr(c, p, &p)) {
-			vm_warn(c, p, "cache %s: partial list not in the dump",
-				kc->k.name);
+		if (mdb_vm_read_ptr(c, p, &p)) {
+			mdb_vm_warn(c, p, "cache %s: partial list not in the dump",
+				    kc->k.name);
 			kc->k.incomplete = 1;
 			return;
 		}
@@ -258,15 +258,15 @@ static int walk_nodes(const struct slub *s, struct kcache *kc,
 	for (uint32_t i = 0; i < nn; i++) {
 		uint64_t node, slabs, total;
 
-		if (vm_read_ptr(c, kc->addr + (uint64_t)s->kc_node +
-					vm_word(c) * i, &node))
+		if (mdb_vm_read_ptr(c, kc->addr + (uint64_t)s->kc_node +
+					mdb_vm_word(c) * i, &node))
 			return -1;
 		if (!node)
 			continue;
-		if (vm_read_ptr(c, node + (uint64_t)s->n_nr_slabs, &slabs) ||
-		    vm_read_ptr(c, node + (uint64_t)s->n_total, &total)) {
-			vm_warn(c, node, "cache %s: kmem_cache_node not in "
-				"the dump", kc->k.name);
+		if (mdb_vm_read_ptr(c, node + (uint64_t)s->n_nr_slabs, &slabs) ||
+		    mdb_vm_read_ptr(c, node + (uint64_t)s->n_total, &total)) {
+			mdb_vm_warn(c, node, "cache %s: kmem_cache_node not in "
+				    "the dump", kc->k.name);
 			kc->k.incomplete = 1;
 			continue;
 		}
@@ -285,12 +285,12 @@ static int64_t walk_cpu(const struct slub *s, struct kcache *kc,
 	uint64_t slab, fl, part = 0, inuse, objects, sfl, steps = 0;
 	int64_t n = 0, m;
 
-	if (vm_read_ptr(c, cpu + (uint64_t)s->cpu_slab, &slab) ||
-	    vm_read_ptr(c, cpu + (uint64_t)s->cpu_freelist, &fl) ||
+	if (mdb_vm_read_ptr(c, cpu + (uint64_t)s->cpu_slab, &slab) ||
+	    mdb_vm_read_ptr(c, cpu + (uint64_t)s->cpu_freelist, &fl) ||
 	    (s->cpu_partial >= 0 &&
-	     vm_read_ptr(c, cpu + (uint64_t)s->cpu_partial, &part))) {
-		vm_warn(c, cpu, "cache %s: kmem_cache_cpu not in the dump",
-			kc->k.name);
+	     mdb_vm_read_ptr(c, cpu + (uint64_t)s->cpu_partial, &part))) {
+		mdb_vm_warn(c, cpu, "cache %s: kmem_cache_cpu not in the dump",
+			    kc->k.name);
 		return -1;
 	}
 	if (slab) {
@@ -305,14 +305,14 @@ static int64_t walk_cpu(const struct slub *s, struct kcache *kc,
 	}
 	for (; part; steps++) {
 		if (steps > c->max_steps || s->sl_next < 0) {
-			vm_warn(c, part, "cache %s: per-CPU partial list "
-				"loops", kc->k.name);
+			mdb_vm_warn(c, part, "cache %s: per-CPU partial list "
+				    "loops", kc->k.name);
 			return -1;
 		}
 		if ((m = slab_free(s, kc, part, &inuse)) < 0)
 			return -1;
 		n += m;
-		if (vm_read_ptr(c, part + (uint64_t)s->sl_next, &part))
+		if (mdb_vm_read_ptr(c, part + (uint64_t)s->sl_next, &part))
 			return -1;
 	}
 	return n;
@@ -324,32 +324,32 @@ static int cache_head(const struct slub *s, struct kcache *kc)
 	uint64_t name, oo = 0, v;
 	uint32_t u;
 
-	if (vm_read_ptr(c, kc->addr + (uint64_t)s->kc_name, &name) ||
-	    vm_read_str(c, name, NAME_MAX_LEN, &kc->k.name))
+	if (mdb_vm_read_ptr(c, kc->addr + (uint64_t)s->kc_name, &name) ||
+	    mdb_vm_read_str(c, name, NAME_MAX_LEN, &kc->k.name))
 		return -1;
-	if (vm_read_u32(c, kc->addr + (uint64_t)s->kc_size, &u))
+	if (mdb_vm_read_u32(c, kc->addr + (uint64_t)s->kc_size, &u))
 		return -1;
 	kc->size = kc->k.size = u;
-	if (vm_read_u32(c, kc->addr + (uint64_t)s->kc_objsize, &u))
+	if (mdb_vm_read_u32(c, kc->addr + (uint64_t)s->kc_objsize, &u))
 		return -1;
 	kc->k.object_size = u;
-	if (vm_read_u32(c, kc->addr + (uint64_t)s->kc_oo, &u))
+	if (mdb_vm_read_u32(c, kc->addr + (uint64_t)s->kc_oo, &u))
 		return -1;
 	oo = u;
 	kc->k.order = (int64_t)(oo >> OO_SHIFT);
 	kc->k.objperslab = (int64_t)(oo & ((1u << OO_SHIFT) - 1));
-	if (vm_read_u32(c, kc->addr + (uint64_t)s->kc_offset, &u))
+	if (mdb_vm_read_u32(c, kc->addr + (uint64_t)s->kc_offset, &u))
 		return -1;
 	kc->offset = u;
 	kc->k.refcount = -1;
 	if (s->kc_refcount >= 0 &&
-	    !vm_read_u32(c, kc->addr + (uint64_t)s->kc_refcount, &u))
+	    !mdb_vm_read_u32(c, kc->addr + (uint64_t)s->kc_refcount, &u))
 		kc->k.refcount = (int32_t)u;
 	if (s->kc_red_left >= 0 &&
-	    !vm_read_u32(c, kc->addr + (uint64_t)s->kc_red_left, &u))
+	    !mdb_vm_read_u32(c, kc->addr + (uint64_t)s->kc_red_left, &u))
 		kc->red_left = u;
 	if (s->kc_random >= 0) {
-		if (vm_read_ptr(c, kc->addr + (uint64_t)s->kc_random, &v))
+		if (mdb_vm_read_ptr(c, kc->addr + (uint64_t)s->kc_random, &v))
 			return -1;
 		kc->random = v;
 		kc->hardened = 1;
@@ -365,10 +365,10 @@ static int walk_cache(const struct slub *s, struct kcache *kc)
 
 	if (walk_nodes(s, kc, &sfree, &xfree) < 0)
 		return -1;
-	if (vm_read_ptr(c, kc->addr + (uint64_t)s->kc_cpu_slab, &cpus))
+	if (mdb_vm_read_ptr(c, kc->addr + (uint64_t)s->kc_cpu_slab, &cpus))
 		return -1;
 	for (uint32_t i = 0; cpus && i < c->ncpus; i++) {
-		int64_t n = walk_cpu(s, kc, vm_percpu(c, cpus, i));
+		int64_t n = walk_cpu(s, kc, mdb_vm_percpu(c, cpus, i));
 
 		if (n < 0)
 			kc->k.incomplete = 1;
@@ -380,9 +380,9 @@ static int walk_cache(const struct slub *s, struct kcache *kc)
 	return 0;
 }
 
-int vm_slub_walk(const struct vm_ctx *c,
-		 int (*fn)(void *ctx, const struct vm_cache *k), void *ctx,
-		 struct mdb_error *e)
+int mdb_vm_slub_walk(const struct vm_ctx *c,
+		     int (*fn)(void *ctx, const struct vm_cache *k), void *ctx,
+		     struct mdb_error *e)
 {
 	struct slub s = { .c = c };
 	uint64_t head, p, n = 0;
@@ -391,23 +391,23 @@ int vm_slub_walk(const struct vm_ctx *c,
 	if ((ret = layout(&s, e)))
 		return ret;
 	if (c->sym(c->sym_ctx, "slab_caches", &head) ||
-	    vm_read_ptr(c, head, &p))
+	    mdb_vm_read_ptr(c, head, &p))
 		return mdb_error_fail(e, MDB_E_FORMAT, c->name, -1, -1,
 				      "cannot read slab_caches", NULL);
 	while (p != head) {
 		struct kcache kc;
 
 		if (++n > MAX_CACHES) {
-			vm_warn(c, p, "slab_caches: more than %d caches (a "
-				"loop?)", MAX_CACHES);
+			mdb_vm_warn(c, p, "slab_caches: more than %d caches (a "
+				    "loop?)", MAX_CACHES);
 			break;
 		}
 		memset(&kc, 0, sizeof(kc));
 		kc.addr = p - (uint64_t)s.kc_list;
 		if (cache_head(&s, &kc) || walk_cache(&s, &kc)) {
-			vm_warn(c, kc.addr, "slab_caches: kmem_cache %s "
-				"unreadable; the list ends here",
-				kc.k.name ? kc.k.name : "?");
+			mdb_vm_warn(c, kc.addr, "slab_caches: kmem_cache %s "
+				    "unreadable; the list ends here",
+				    kc.k.name ? kc.k.name : "?");
 			free(kc.k.name);
 			return 1;
 		}
@@ -415,9 +415,9 @@ int vm_slub_walk(const struct vm_ctx *c,
 		free(kc.k.name);
 		if (ret < 0)
 			return ret;
-		if (vm_read_ptr(c, kc.addr + (uint64_t)s.kc_list, &p)) {
-			vm_warn(c, kc.addr, "slab_caches: list not in the "
-				"dump");
+		if (mdb_vm_read_ptr(c, kc.addr + (uint64_t)s.kc_list, &p)) {
+			mdb_vm_warn(c, kc.addr, "slab_caches: list not in the "
+				    "dump");
 			return 1;
 		}
 	}

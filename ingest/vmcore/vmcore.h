@@ -33,23 +33,12 @@
 #define VM_FLAT_SIG "makedumpfile"
 #define VM_FLAT_HDR 4096
 
-/*
- * Walk the records of a flattened dump in @buf: @fn(ctx, offset, data,
- * size) for each (offset in the reassembled file).  Returns 0, or
- * -MDB_E_CORRUPT with @e naming @name and the byte offset of a bad record
- * (negative offset or size, data beyond the end, no end marker).
- */
-int vm_flat_walk(const void *buf, size_t len, const char *name,
-		 int (*fn)(void *ctx, uint64_t off, const void *data,
-			   size_t size),
-		 void *ctx, struct mdb_error *e);
-
 /* Is @buf a flattened dump's header? */
-int vm_flat_probe(const void *buf, size_t len);
+int mdb_vm_flat_probe(const void *buf, size_t len);
 
 /* Reassemble @buf into an unlinked temporary file: its descriptor in *@fd. */
-int vm_flat_reassemble(const void *buf, size_t len, const char *name,
-		       int *fd, struct mdb_error *e);
+int mdb_vm_flat_reassemble(const void *buf, size_t len, const char *name,
+			   int *fd, struct mdb_error *e);
 
 /* ---- kdump-compressed files (diskdump.c) ----------------------------- */
 
@@ -81,20 +70,20 @@ struct vm_dd_arch {
  * with @e naming @path, the offset and the field or part.  @arch (if not
  * NULL) gets what its notes tell of its architecture.
  */
-int vm_diskdump_check(const char *path, const void *buf, size_t len,
-		      struct vm_dd_arch *arch, struct mdb_error *e);
+int mdb_vm_diskdump_check(const char *path, const void *buf, size_t len,
+			  struct vm_dd_arch *arch, struct mdb_error *e);
 
 /* The libkdumpfile name of the architecture @a's notes tell for certain,
  * else NULL. */
-const char *vm_dd_arch_name(const struct vm_dd_arch *a);
+const char *mdb_vm_dd_arch_name(const struct vm_dd_arch *a);
 
 /*
  * An ELF core in @buf (anything else: 0) whose program headers and
  * PT_LOAD data lie in the file; else -MDB_E_TRUNCATED naming @path and
  * the offset (vminput.c).
  */
-int vm_elf_check(const char *path, const uint8_t *buf, size_t len,
-		 struct mdb_error *e);
+int mdb_vm_elf_check(const char *path, const uint8_t *buf, size_t len,
+		     struct mdb_error *e);
 
 /* ---- VMCOREINFO (vmcoreinfo.c) ---------------------------------------- */
 
@@ -112,20 +101,20 @@ struct vm_info {
  * KEY=VALUE; a line without '=' or a malformed number of a key memdb uses
  * is an error naming @name and the line.
  */
-int vm_info_parse(struct vm_info *vi, const char *buf, size_t len,
-		  const char *name, struct mdb_error *e);
-void vm_info_release(struct vm_info *vi);
+int mdb_vm_info_parse(struct vm_info *vi, const char *buf, size_t len,
+		      const char *name, struct mdb_error *e);
+void mdb_vm_info_release(struct vm_info *vi);
 /* Value of KEY (the text after "KEY="), its length in *@vlen; NULL. */
-const char *vm_info_get(const struct vm_info *vi, const char *key,
-			size_t *vlen);
+const char *mdb_vm_info_get(const struct vm_info *vi, const char *key,
+			    size_t *vlen);
 /* SYMBOL(@sym) as a number: 0, or -1 when absent or malformed. */
-int vm_info_symbol(const struct vm_info *vi, const char *sym,
-		   uint64_t *addr);
+int mdb_vm_info_symbol(const struct vm_info *vi, const char *sym,
+		       uint64_t *addr);
 /* Each SYMBOL(name)=value line in turn: @fn(ctx, name, len, value). */
-int vm_info_each_symbol(const struct vm_info *vi,
-			int (*fn)(void *ctx, const char *name, size_t len,
-				  uint64_t value),
-			void *ctx);
+int mdb_vm_info_each_symbol(const struct vm_info *vi,
+			    int (*fn)(void *ctx, const char *name, size_t len,
+				      uint64_t value),
+			    void *ctx);
 
 /* ---- kernel types (ktypes.c) ------------------------------------------ */
 
@@ -151,11 +140,11 @@ struct vm_types {
 };
 
 /* BTF from raw bytes (read out of the dump); 0 or -MDB_E_CORRUPT. */
-int vm_types_btf(struct vm_types *t, const void *raw, size_t len,
-		 const char *name, struct mdb_error *e);
+int mdb_vm_types_btf(struct vm_types *t, const void *raw, size_t len,
+		     const char *name, struct mdb_error *e);
 /* DWARF of the vmlinux at @path (ktypes_dwarf.c); 0 or <0. */
-int vm_types_dwarf(struct vm_types *t, const char *path, struct mdb_error *e);
-void vm_types_release(struct vm_types *t);
+int mdb_vm_types_dwarf(struct vm_types *t, const char *path, struct mdb_error *e);
+void mdb_vm_types_release(struct vm_types *t);
 
 /* ---- the dump (dump.c) ------------------------------------------------ */
 
@@ -194,29 +183,29 @@ struct vm_ctx {
 };
 
 /* Warn through @c: "@what" at @addr in @obj. */
-void vm_warn(const struct vm_ctx *c, uint64_t addr, const char *fmt, ...)
+void mdb_vm_warn(const struct vm_ctx *c, uint64_t addr, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
  * Typed reads in the dump's byte order; 0 or -1 (unreadable: not in the
- * dump, filtered).  vm_read_ptr reads a pointer or an unsigned long (the
- * kernel's word: 4 bytes on i386), vm_read_sized 1, 2, 4 or 8 bytes.
+ * dump, filtered).  mdb_vm_read_ptr reads a pointer or an unsigned long (the
+ * kernel's word: 4 bytes on i386), mdb_vm_read_sized 1, 2, 4 or 8 bytes.
  */
-int vm_read_u64(const struct vm_ctx *c, uint64_t addr, uint64_t *v);
-int vm_read_u32(const struct vm_ctx *c, uint64_t addr, uint32_t *v);
-int vm_read_ptr(const struct vm_ctx *c, uint64_t addr, uint64_t *v);
-int vm_read_sized(const struct vm_ctx *c, uint64_t addr, uint64_t size,
-		  uint64_t *v);
+int mdb_vm_read_u64(const struct vm_ctx *c, uint64_t addr, uint64_t *v);
+int mdb_vm_read_u32(const struct vm_ctx *c, uint64_t addr, uint32_t *v);
+int mdb_vm_read_ptr(const struct vm_ctx *c, uint64_t addr, uint64_t *v);
+int mdb_vm_read_sized(const struct vm_ctx *c, uint64_t addr, uint64_t size,
+		      uint64_t *v);
 /* The kernel's word size in bytes (4 or 8). */
-uint64_t vm_word(const struct vm_ctx *c);
-/* A word (vm_word bytes) at @p, read from the dump, in its byte order. */
-uint64_t vm_get_word(const struct vm_ctx *c, const uint8_t *p);
+uint64_t mdb_vm_word(const struct vm_ctx *c);
+/* A word (mdb_vm_word bytes) at @p, read from the dump, in its byte order. */
+uint64_t mdb_vm_get_word(const struct vm_ctx *c, const uint8_t *p);
 /* A NUL-terminated string of at most @max bytes, malloc'd. */
-int vm_read_str(const struct vm_ctx *c, uint64_t addr, size_t max,
-		char **out);
+int mdb_vm_read_str(const struct vm_ctx *c, uint64_t addr, size_t max,
+		    char **out);
 /* Offset in bytes of @type's @member, or -1 (not in the types). */
-int64_t vm_off(const struct vm_ctx *c, const char *type, const char *member);
-int64_t vm_size(const struct vm_ctx *c, const char *type);
+int64_t mdb_vm_off(const struct vm_ctx *c, const char *type, const char *member);
+int64_t mdb_vm_size(const struct vm_ctx *c, const char *type);
 
 /* ---- the architecture (arch.c) ---------------------------------------- */
 
@@ -228,23 +217,23 @@ int64_t vm_size(const struct vm_ctx *c, const char *type);
  * The architecture of libkdumpfile's name @name ("x86_64", "aarch64",
  * "ia32", "s390x"), NULL when memdb does not read it; its name back.
  */
-const struct vm_arch *vm_arch_find(const char *name);
-const char *vm_arch_name(const struct vm_arch *a);
+const struct vm_arch *mdb_vm_arch_find(const char *name);
+const char *mdb_vm_arch_name(const struct vm_arch *a);
 /* The names memdb reads, for messages: "x86_64, aarch64, ..." */
-const char *vm_arch_names(void);
+const char *mdb_vm_arch_names(void);
 
 /*
  * Fill c->page_offset, vmemmap, page_struct, ncpus, cpu_offset, nnodes
  * (c->arch, c->info and the symbols set).
  */
-int vm_arch_init(struct vm_ctx *c, struct mdb_error *e);
-void vm_arch_release(struct vm_ctx *c);
+int mdb_vm_arch_init(struct vm_ctx *c, struct mdb_error *e);
+void mdb_vm_arch_release(struct vm_ctx *c);
 /* Address of the memory a struct page (or slab, folio) describes. */
-int vm_page_addr(const struct vm_ctx *c, uint64_t page, uint64_t *addr);
+int mdb_vm_page_addr(const struct vm_ctx *c, uint64_t page, uint64_t *addr);
 /* Is @addr in the kernel image of @a (where symbols move with KASLR)? */
-int vm_arch_image_addr(const struct vm_arch *a, uint64_t addr);
+int mdb_vm_arch_image_addr(const struct vm_arch *a, uint64_t addr);
 /* Per-CPU pointer @ptr of CPU @cpu. */
-uint64_t vm_percpu(const struct vm_ctx *c, uint64_t ptr, uint32_t cpu);
+uint64_t mdb_vm_percpu(const struct vm_ctx *c, uint64_t ptr, uint32_t cpu);
 
 /* ---- the walks (slub.c, buddy.c) ------------------------------------- */
 
@@ -259,9 +248,9 @@ struct vm_cache {
 };
 
 /* Every slab cache in list order: @fn for each; 0 or <0 (fatal). */
-int vm_slub_walk(const struct vm_ctx *c,
-		 int (*fn)(void *ctx, const struct vm_cache *k), void *ctx,
-		 struct mdb_error *e);
+int mdb_vm_slub_walk(const struct vm_ctx *c,
+		     int (*fn)(void *ctx, const struct vm_cache *k), void *ctx,
+		     struct mdb_error *e);
 
 struct vm_buddy {
 	int node;
@@ -273,9 +262,9 @@ struct vm_buddy {
 	int incomplete;
 };
 
-int vm_buddy_walk(const struct vm_ctx *c,
-		  int (*fn)(void *ctx, const struct vm_buddy *b), void *ctx,
-		  struct mdb_error *e);
+int mdb_vm_buddy_walk(const struct vm_ctx *c,
+		      int (*fn)(void *ctx, const struct vm_buddy *b), void *ctx,
+		      struct mdb_error *e);
 
 /* One vmlinux alloc tag: a line of /proc/allocinfo (alloctag.c). */
 struct vm_tag {
@@ -299,20 +288,20 @@ struct vm_tag_stats {
  * No symbols __start_alloc_tags/__stop_alloc_tags: nothing, silently.
  * 0, or what @fn returned when < 0.
  */
-int vm_alloctag_walk(const struct vm_ctx *c,
-		     int (*fn)(void *ctx, const struct vm_tag *t), void *ctx,
-		     struct vm_tag_stats *st);
+int mdb_vm_alloctag_walk(const struct vm_ctx *c,
+			 int (*fn)(void *ctx, const struct vm_tag *t), void *ctx,
+			 struct vm_tag_stats *st);
 
 /*
  * The kernel's clock at the dump: wall seconds (xtime) and seconds since
  * boot, from shadow_timekeeper (counters.c).  0, or -1 when unreadable.
  */
-int vm_clock(const struct vm_ctx *c, int64_t *wall, int64_t *uptime);
+int mdb_vm_clock(const struct vm_ctx *c, int64_t *wall, int64_t *uptime);
 
 /* The vm_stat counters and the clock (counters.c). */
-int vm_counters_walk(const struct vm_ctx *c,
-		     int (*fn)(void *ctx, const char *scope, int node,
-			       const char *zone, const char *name, int64_t v),
-		     void *ctx);
+int mdb_vm_counters_walk(const struct vm_ctx *c,
+			 int (*fn)(void *ctx, const char *scope, int node,
+				   const char *zone, const char *name, int64_t v),
+			 void *ctx);
 
 #endif

@@ -11,14 +11,14 @@
 
 #include "vmcore.h"
 
-void vm_info_release(struct vm_info *vi)
+void mdb_vm_info_release(struct vm_info *vi)
 {
 	free(vi->text);
 	memset(vi, 0, sizeof(*vi));
 }
 
-const char *vm_info_get(const struct vm_info *vi, const char *key,
-			size_t *vlen)
+const char *mdb_vm_info_get(const struct vm_info *vi, const char *key,
+			    size_t *vlen)
 {
 	size_t klen = strlen(key);
 	const char *p = vi->text;
@@ -62,8 +62,8 @@ static int parse_num(const char *s, size_t n, int base, uint64_t *v)
 	return 0;
 }
 
-int vm_info_symbol(const struct vm_info *vi, const char *sym,
-		   uint64_t *addr)
+int mdb_vm_info_symbol(const struct vm_info *vi, const char *sym,
+		       uint64_t *addr)
 {
 	size_t n = strlen(sym) + 9, vlen;
 	char *key = malloc(n);
@@ -72,15 +72,15 @@ int vm_info_symbol(const struct vm_info *vi, const char *sym,
 	if (!key)
 		return -1;
 	snprintf(key, n, "SYMBOL(%s)", sym);
-	v = vm_info_get(vi, key, &vlen);
+	v = mdb_vm_info_get(vi, key, &vlen);
 	free(key);
 	return v ? parse_num(v, vlen, 16, addr) : -1;
 }
 
-int vm_info_each_symbol(const struct vm_info *vi,
-			int (*fn)(void *ctx, const char *name, size_t len,
-				  uint64_t value),
-			void *ctx)
+int mdb_vm_info_each_symbol(const struct vm_info *vi,
+			    int (*fn)(void *ctx, const char *name, size_t len,
+				      uint64_t value),
+			    void *ctx)
 {
 	const char *p = vi->text;
 
@@ -118,7 +118,7 @@ static int info_num(struct vm_info *vi, const char *key, int base,
 		    uint64_t *out, const char *name, struct mdb_error *e)
 {
 	size_t vlen;
-	const char *v = vm_info_get(vi, key, &vlen);
+	const char *v = mdb_vm_info_get(vi, key, &vlen);
 
 	if (!v)
 		return 0;
@@ -136,15 +136,15 @@ static void info_str(struct vm_info *vi, const char *key, char *out,
 		     size_t cap)
 {
 	size_t vlen;
-	const char *v = vm_info_get(vi, key, &vlen);
+	const char *v = mdb_vm_info_get(vi, key, &vlen);
 
 	if (v)
 		snprintf(out, cap, "%.*s", (int)(vlen < cap ? vlen : cap - 1),
 			 v);
 }
 
-int vm_info_parse(struct vm_info *vi, const char *buf, size_t len,
-		  const char *name, struct mdb_error *e)
+int mdb_vm_info_parse(struct vm_info *vi, const char *buf, size_t len,
+		      const char *name, struct mdb_error *e)
 {
 	uint64_t t = 0;
 	int ret;
@@ -180,6 +180,6 @@ int vm_info_parse(struct vm_info *vi, const char *buf, size_t len,
 	}
 	return 0;
 fail:
-	vm_info_release(vi);
+	mdb_vm_info_release(vi);
 	return ret;
 }

@@ -38,19 +38,19 @@ struct vm_dump {
  * Open the dump on descriptor @fd (kept open by the caller while @d is
  * used), with the symbols of @kallsyms and the types of the dump's BTF,
  * or of the BTF file @btf; or both from @vmlinux.  On error @d must
- * still be closed with vm_dump_close().
+ * still be closed with mdb_vm_dump_close().
  */
-int vm_dump_open(struct vm_dump *d, const char *name, int fd,
-		 const char *kallsyms, const char *vmlinux, const char *btf,
-		 struct mdb_error *e);
+int mdb_vm_dump_open(struct vm_dump *d, const char *name, int fd,
+		     const char *kallsyms, const char *vmlinux, const char *btf,
+		     struct mdb_error *e);
 
 /*
  * The symbol table of @vmlinux into d->vsyms, once its build id is
  * found equal to VMCOREINFO's BUILD-ID (else refused naming both); KASLR
  * moves them by KERNELOFFSET (vmlinux.c).
  */
-int vm_vmlinux_symbols(struct vm_dump *d, const char *vmlinux,
-		       struct mdb_error *e);
-void vm_dump_close(struct vm_dump *d);
+int mdb_vm_vmlinux_symbols(struct vm_dump *d, const char *vmlinux,
+			   struct mdb_error *e);
+void mdb_vm_dump_close(struct vm_dump *d);
 
 #endif

@@ -21,6 +21,9 @@
 #include "vmdump.h"
 #include "vminput.h"
 
+/* An ELF core of a machine memdb reads: libkdumpfile's name; else NULL. */
+static const char *vm_elf_machine(const uint8_t *p, size_t len);
+
 #define ELF_HDR 64
 
 struct vm_input {
@@ -41,13 +44,13 @@ struct vm_emit {
 	struct mdb_snap_info *info;
 };
 
-int vm_probe(const void *buf, size_t len)
+int mdb_vm_probe(const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 
 	if (len >= 8 && !memcmp(p, "KDUMP   ", 8))
 		return 1;
-	if (vm_flat_probe(buf, len))
+	if (mdb_vm_flat_probe(buf, len))
 		return 1;
 	return vm_elf_machine(p, len) != NULL;
 }
@@ -57,7 +60,7 @@ int vm_probe(const void *buf, size_t len)
  * arch.c reads: its libkdumpfile name, else NULL.  QEMU writes ELF64
  * for i386 guests too (their memory map reaches 4 GiB).
  */
-const char *vm_elf_machine(const uint8_t *p, size_t len)
+static const char *vm_elf_machine(const uint8_t *p, size_t len)
 {
 	static const struct {
 		uint16_t machine;
@@ -88,8 +91,8 @@ const char *vm_elf_machine(const uint8_t *p, size_t len)
  * segment, end beyond the file.  libkdumpfile would read such pages as
  * missing; memdb refuses the file at the offset where data is missing.
  */
-int vm_elf_check(const char *path, const uint8_t *p, size_t len,
-		 struct mdb_error *e)
+int mdb_vm_elf_check(const char *path, const uint8_t *p, size_t len,
+		     struct mdb_error *e)
 {
 	uint64_t phoff, end;
 	uint16_t phentsize, phnum;
@@ -137,7 +140,7 @@ static void vi_free(struct vm_input *v)
 {
 	if (!v)
 		return;
-	vm_dump_close(&v->d);
+	mdb_vm_dump_close(&v->d);
 	if (v->guarded)
 		mdb_map_unguard();
 	if (v->fd >= 0)
@@ -234,7 +237,7 @@ static int on_tag(void *ctx, const struct vm_tag *t)
 static int vi_tags(const struct vm_ctx *c, struct vm_emit *v)
 {
 	struct vm_tag_stats st;
-	int ret = vm_alloctag_walk(c, on_tag, v, &st);
+	int ret = mdb_vm_alloctag_walk(c, on_tag, v, &st);
 
 	if (ret < 0 || !st.present)
 		return ret;
@@ -245,19 +248,19 @@ static int vi_tags(const struct vm_ctx *c, struct vm_emit *v)
 			  (int64_t)st.skipped);
 }
 
-int vm_decode_walks(const struct vm_ctx *c, const struct mdb_snap_sink *sink,
-		    struct mdb_snap_info *info, struct mdb_error *e)
+int mdb_vm_decode_walks(const struct vm_ctx *c, const struct mdb_snap_sink *sink,
+			struct mdb_snap_info *info, struct mdb_error *e)
 {
 	struct vm_emit v = { .sink = sink, .info = info };
 	int ret;
 
-	ret = vm_slub_walk(c, on_cache, &v, e);
+	ret = mdb_vm_slub_walk(c, on_cache, &v, e);
 	if (ret < 0)
 		return ret;
-	ret = vm_buddy_walk(c, on_buddy, &v, e);
+	ret = mdb_vm_buddy_walk(c, on_buddy, &v, e);
 	if (ret < 0)
 		return ret;
-	ret = vm_counters_walk(c, on_counter, &v);
+	ret = mdb_vm_counters_walk(c, on_counter, &v);
 	if (ret < 0)
 		return ret;
 	ret = vi_tags(c, &v);
@@ -293,7 +296,7 @@ static int vi_decode(struct mdb_input *in, const struct mdb_snap_sink *sink,
 	memset(info, 0, sizeof(*info));
 	snprintf(info->version, sizeof(info->version), "%s",
 		 v->d.c.types->what);
-	ret = vm_decode_walks(&v->d.c, sink, info, e);
+	ret = mdb_vm_decode_walks(&v->d.c, sink, info, e);
 	if ((ret = vi_same(v, ret, v->vmlinux, e)) < 0)
 		return ret;
 	if (v->d.bad_reads) {
@@ -333,13 +336,13 @@ static void vi_meta(struct vm_input *v, struct mdb_source_meta *m)
 	m->abi_version = -1;
 	m->overruns = -1;
 	m->order = v->d.c.order;
-	m->word_size = (int)vm_word(&v->d.c);
+	m->word_size = (int)mdb_vm_word(&v->d.c);
 	m->ncpus = (int)v->d.c.ncpus;
 	m->data_bytes = v->map.len;
 	/* kdump's CRASHTIME, else the kernel's clock (QEMU dumps) */
 	if (v->d.info.crash_time > 0)
 		m->taken = v->d.info.crash_time;
-	else if (!vm_clock(&v->d.c, &wall, &up) && wall > 0)
+	else if (!mdb_vm_clock(&v->d.c, &wall, &up) && wall > 0)
 		m->taken = wall;
 	snprintf(m->kernel_release, sizeof(m->kernel_release), "%s",
 		 v->d.info.release);
@@ -370,7 +373,7 @@ static int flat_check(const char *path, int fd, struct vm_dd_arch *arch,
 		return mdb_error_set(e, errno == ENOMEM ? MDB_E_NOMEM :
 				     MDB_E_IO, path, -1, -1, "%s",
 				     strerror(errno));
-	ret = vm_diskdump_check(path, p, (size_t)st.st_size, arch, e);
+	ret = mdb_vm_diskdump_check(path, p, (size_t)st.st_size, arch, e);
 	munmap(p, (size_t)st.st_size);
 	return ret;
 }
@@ -380,11 +383,11 @@ static int flat_check(const char *path, int fd, struct vm_dd_arch *arch,
 static int vi_file(struct vm_input *v, const char *path, int fd,
 		   struct mdb_error *e)
 {
-	int ret = vm_elf_check(path, v->map.data, v->map.len, e);
+	int ret = mdb_vm_elf_check(path, v->map.data, v->map.len, e);
 
 	if (ret ||
-	    (ret = vm_diskdump_check(path, v->map.data, v->map.len, &v->d.dd,
-				     e)))
+	    (ret = mdb_vm_diskdump_check(path, v->map.data, v->map.len, &v->d.dd,
+					 e)))
 		return ret;
 	v->file_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (v->file_fd < 0)
@@ -392,9 +395,9 @@ static int vi_file(struct vm_input *v, const char *path, int fd,
 				     strerror(errno));
 	if ((ret = mdb_stamp_fd(v->file_fd, path, &v->file_st, e)))
 		return ret;
-	if (vm_flat_probe(v->map.data, v->map.len)) {
-		if ((ret = vm_flat_reassemble(v->map.data, v->map.len, path,
-					      &v->fd, e)))
+	if (mdb_vm_flat_probe(v->map.data, v->map.len)) {
+		if ((ret = mdb_vm_flat_reassemble(v->map.data, v->map.len, path,
+						  &v->fd, e)))
 			return ret;
 		return flat_check(path, v->fd, &v->d.dd, e);
 	}
@@ -405,9 +408,9 @@ static int vi_file(struct vm_input *v, const char *path, int fd,
 	return 0;
 }
 
-int vm_input_open(const char *path, struct mdb_map *map, int fd,
-		  const struct mdb_ingest_opts *o, struct mdb_input **out,
-		  struct mdb_error *e)
+int mdb_vm_input_open(const char *path, struct mdb_map *map, int fd,
+		      const struct mdb_ingest_opts *o, struct mdb_input **out,
+		      struct mdb_error *e)
 {
 	struct mdb_input *in = calloc(1, sizeof(*in));
 	struct vm_input *v = calloc(1, sizeof(*v));
@@ -429,8 +432,8 @@ int vm_input_open(const char *path, struct mdb_map *map, int fd,
 	v->e = e;
 	ret = vi_file(v, path, fd, e);
 	if (!ret)
-		ret = vm_dump_open(&v->d, v->path, v->fd, o->kallsyms,
-				   o->vmlinux, o->btf, e);
+		ret = mdb_vm_dump_open(&v->d, v->path, v->fd, o->kallsyms,
+				       o->vmlinux, o->btf, e);
 	if (ret && v->file_fd >= 0)
 		ret = vi_same(v, ret, o->vmlinux, e);
 	if (ret) {

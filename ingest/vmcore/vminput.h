@@ -11,9 +11,7 @@
 
 struct vm_ctx;
 
-int vm_probe(const void *buf, size_t len);
-/* An ELF core of a machine memdb reads: libkdumpfile's name; else NULL. */
-const char *vm_elf_machine(const uint8_t *p, size_t len);
+int mdb_vm_probe(const void *buf, size_t len);
 
 /*
  * The rows of the dump @c reads into @sink, counted in @info: a zone row
@@ -21,10 +19,10 @@ const char *vm_elf_machine(const uint8_t *p, size_t len);
  * and alloc_tags_skipped when the kernel has alloc tags), a tag row per
  * readable vmlinux alloc tag.  0, or <0 with @e filled.
  */
-int vm_decode_walks(const struct vm_ctx *c, const struct mdb_snap_sink *sink,
-		    struct mdb_snap_info *info, struct mdb_error *e);
-int vm_input_open(const char *path, struct mdb_map *map, int fd,
-		  const struct mdb_ingest_opts *o, struct mdb_input **out,
-		  struct mdb_error *e);
+int mdb_vm_decode_walks(const struct vm_ctx *c, const struct mdb_snap_sink *sink,
+			struct mdb_snap_info *info, struct mdb_error *e);
+int mdb_vm_input_open(const char *path, struct mdb_map *map, int fd,
+		      const struct mdb_ingest_opts *o, struct mdb_input **out,
+		      struct mdb_error *e);
 
 #endif

@@ -37,9 +37,9 @@ static int read_symtab(struct vm_dump *d, Elf *elf)
 			    !(n = elf_strptr(elf, sh.sh_link, sym.st_name)) ||
 			    !*n || sym.st_shndx == SHN_UNDEF)
 				continue;
-			if (!u64map_get(&d->vsyms, XXH64(n, strlen(n), 0)) &&
-			    !u64map_put(&d->vsyms, XXH64(n, strlen(n), 0),
-					sym.st_value, NULL))
+			if (!mdb_u64map_get(&d->vsyms, XXH64(n, strlen(n), 0)) &&
+			    !mdb_u64map_put(&d->vsyms, XXH64(n, strlen(n), 0),
+					    sym.st_value, NULL))
 				return -1;
 		}
 		return 0;
@@ -71,8 +71,8 @@ static int check_build_id(struct vm_dump *d, Elf *elf, const char *path,
 	return 0;
 }
 
-int vm_vmlinux_symbols(struct vm_dump *d, const char *vmlinux,
-		       struct mdb_error *e)
+int mdb_vm_vmlinux_symbols(struct vm_dump *d, const char *vmlinux,
+			   struct mdb_error *e)
 {
 	int fd = open(vmlinux, O_RDONLY | O_CLOEXEC), ret;
 	Elf *elf;
@@ -89,7 +89,7 @@ int vm_vmlinux_symbols(struct vm_dump *d, const char *vmlinux,
 	}
 	if ((ret = check_build_id(d, elf, vmlinux, e)))
 		goto out;
-	u64map_init(&d->vsyms);
+	mdb_u64map_init(&d->vsyms);
 	d->have_vsyms = 1;
 	ret = read_symtab(d, elf);
 	if (ret)

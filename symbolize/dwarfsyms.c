@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* DWARF lookups through libdwfl; see dwarf.h. */
+/* DWARF lookups through libdwfl; see dwarfsyms.h. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "../common/file.h"
-#include "dwarf.h"
+#include "dwarfsyms.h"
 
 #define MAX_DEPTH 256 /* scopes nested deeper than this are cut */
 
@@ -177,7 +177,7 @@ static void alloc_span(struct dw_image *im)
 	}
 }
 
-int dw_open(struct dw_image *im, const char *path, struct mdb_error *e)
+int mdb_dw_open(struct dw_image *im, const char *path, struct mdb_error *e)
 {
 	const char *base = strrchr(path, '/');
 	GElf_Ehdr eh;
@@ -185,14 +185,14 @@ int dw_open(struct dw_image *im, const char *path, struct mdb_error *e)
 	int ret;
 
 	memset(im, 0, sizeof(*im));
-	u64map_init(&im->cu_map);
+	mdb_u64map_init(&im->cu_map);
 	ret = check_magic(path, e);
 	if (ret < 0)
 		return ret;
 	im->path = strdup(path);
 	im->dwfl = dwfl_begin(&offline_callbacks);
 	if (!im->path || !im->dwfl) {
-		dw_close(im);
+		mdb_dw_close(im);
 		return mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
 	}
 	dwfl_report_begin(im->dwfl);
@@ -229,11 +229,11 @@ bad_elf:
 	if (ret == 1)
 		mdb_error_hint(e, "this elfutils cannot read zstd-compressed "
 				  "files; decompress it (unzstd)");
-	dw_close(im);
+	mdb_dw_close(im);
 	return -MDB_E_FORMAT;
 }
 
-void dw_close(struct dw_image *im)
+void mdb_dw_close(struct dw_image *im)
 {
 	if (im->dwfl)
 		dwfl_end(im->dwfl);
@@ -242,14 +242,14 @@ void dw_close(struct dw_image *im)
 		free(im->cus[i].max_hi);
 	}
 	free(im->cus);
-	u64map_release(&im->cu_map);
+	mdb_u64map_release(&im->cu_map);
 	free(im->damage);
 	free(im->buf);
 	free(im->path);
 	memset(im, 0, sizeof(*im));
 }
 
-int dw_section_addr(const struct dw_image *im, size_t shndx, uint64_t *addr)
+int mdb_dw_section_addr(const struct dw_image *im, size_t shndx, uint64_t *addr)
 {
 	GElf_Shdr sh;
 
@@ -259,7 +259,7 @@ int dw_section_addr(const struct dw_image *im, size_t shndx, uint64_t *addr)
 	return 0;
 }
 
-void dw_loc_release(struct dw_loc *loc)
+void mdb_dw_loc_release(struct dw_loc *loc)
 {
 	free(loc->file);
 	free(loc->inlines);
@@ -644,7 +644,7 @@ out:
 static struct dw_cu *cu_get(struct dw_image *im, Dwarf_Die *cudie)
 {
 	uint64_t key = dwarf_dieoffset(cudie) + 1; /* key 0 is fine too */
-	uint64_t *v = u64map_get(&im->cu_map, key);
+	uint64_t *v = mdb_u64map_get(&im->cu_map, key);
 	const char *why = NULL;
 	int ret;
 
@@ -672,7 +672,7 @@ static struct dw_cu *cu_get(struct dw_image *im, Dwarf_Die *cudie)
 		free(im->cus[im->ncus].max_hi);
 		return NULL;
 	}
-	if (!u64map_put(&im->cu_map, key, im->ncus + 1, NULL)) {
+	if (!mdb_u64map_put(&im->cu_map, key, im->ncus + 1, NULL)) {
 		free(im->cus[im->ncus].tops);
 		free(im->cus[im->ncus].max_hi);
 		return NULL;
@@ -909,7 +909,7 @@ static int format_chain(struct dw_image *im, Dwarf_Die *cudie,
 	return 0;
 }
 
-int dw_lookup(struct dw_image *im, uint64_t a, struct dw_loc *loc)
+int mdb_dw_lookup(struct dw_image *im, uint64_t a, struct dw_loc *loc)
 {
 	Dwarf_Die chain[MAX_DEPTH], *cudie;
 	Dwarf_Addr cbias;
@@ -948,19 +948,19 @@ int dw_lookup(struct dw_image *im, uint64_t a, struct dw_loc *loc)
 	}
 	n = scope_chain(im, c, cudie, a - cbias, chain, MAX_DEPTH);
 	if (n == -2) {
-		dw_loc_release(loc);
+		mdb_dw_loc_release(loc);
 		loc->line = -1;
 		loc->damaged = 1;
 		return 0;
 	}
 	if (n < 0 || format_chain(im, cudie, chain, n, src, line) < 0) {
-		dw_loc_release(loc);
+		mdb_dw_loc_release(loc);
 		return -MDB_E_NOMEM;
 	}
 	if (im->len) {
 		loc->inlines = strndup(im->buf, im->len);
 		if (!loc->inlines) {
-			dw_loc_release(loc);
+			mdb_dw_loc_release(loc);
 			return -MDB_E_NOMEM;
 		}
 	}

@@ -6,7 +6,7 @@
  * prints it.
  *
  * Addresses here are libdwfl's: the ELF address plus dw_image.bias for an
- * executable, section address (dw_section_addr) plus offset for a
+ * executable, section address (mdb_dw_section_addr) plus offset for a
  * relocatable object, as eu-addr2line -j SECTION places them.
  *
  * The inline chain is found without dwarf_getscopes, which walks its
@@ -51,7 +51,7 @@ struct dw_image {
 	char *damage;        /* what the first one was, for the warning */
 };
 
-/* What dw_lookup() found; strings are malloc'ed (NULL when unknown). */
+/* What mdb_dw_lookup() found; strings are malloc'ed (NULL when unknown). */
 struct dw_loc {
 	char *file;
 	int64_t line;      /* -1 when no line */
@@ -65,12 +65,12 @@ struct dw_loc {
  * vmlinuz, a text file ...).  Missing DWARF is not an error: dw is NULL
  * and nodwarf says why.
  */
-int dw_open(struct dw_image *im, const char *path, struct mdb_error *e);
+int mdb_dw_open(struct dw_image *im, const char *path, struct mdb_error *e);
 
-void dw_close(struct dw_image *im);
+void mdb_dw_close(struct dw_image *im);
 
 /* libdwfl address of section @shndx of a relocatable file; -1 if none. */
-int dw_section_addr(const struct dw_image *im, size_t shndx, uint64_t *addr);
+int mdb_dw_section_addr(const struct dw_image *im, size_t shndx, uint64_t *addr);
 
 /*
  * Source of the instruction at libdwfl address @a (0, or -MDB_E_NOMEM).
@@ -84,8 +84,8 @@ int dw_section_addr(const struct dw_image *im, size_t shndx, uint64_t *addr);
  * cannot be read, comes back with loc->damaged set and nothing else.
  * im->ndamaged and im->damage say what was found.
  */
-int dw_lookup(struct dw_image *im, uint64_t a, struct dw_loc *loc);
+int mdb_dw_lookup(struct dw_image *im, uint64_t a, struct dw_loc *loc);
 
-void dw_loc_release(struct dw_loc *loc);
+void mdb_dw_loc_release(struct dw_loc *loc);
 
 #endif
