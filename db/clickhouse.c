@@ -162,7 +162,7 @@ int mdb_ch_query(struct mdb_ch *ch, const char *sql, char **out,
 	 * to rows already sent.  On Distributed tables, "sid IN (SELECT ...
 	 * FROM memdb_source)" runs on each shard over its own sources (a
 	 * host's rows and sources share its shard), as an IN that the
-	 * primary key serves: a GLOBAL IN is not (ten times slower).
+	 * primary key serves: a GLOBAL IN is not, and is far slower.
 	 */
 	int ret = post(ch, "wait_end_of_query=1&distributed_product_mode=local",
 		       sql, strlen(sql), &b, e);

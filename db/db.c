@@ -586,10 +586,10 @@ static int write_image(int fd)
  * under no name (O_TMPFILE), synced, then given @path, which fails if
  * something is there by then.  So no other process ever sees it half
  * written, and there is no schema to create in a transaction of its own
- * (an ingest of a 600 KB perf.data into a new database 74 -> 68 ms;
- * SQLite reads the schema either way).  The zeros are written too: a
- * file with holes where the tables' first pages are made the first
- * COMMIT slower than the schema's own transaction was.
+ * (a first ingest saves that transaction; SQLite reads the schema either
+ * way).  The zeros are written too: a file with holes where the tables'
+ * first pages are made the first COMMIT slower than the schema's own
+ * transaction was.
  * 1 when made; 0 when it could not be done (no O_TMPFILE on this file
  * system, no /proc, a dangling symbolic link at @path) or a file is at
  * @path by then: the caller goes on as before there was an image, SQLite
@@ -725,9 +725,8 @@ int mdb_db_open(struct mdb_db *db, const char *path, unsigned flags,
 	 * A database already in WAL mode needs no exclusive lock to say so.
 	 * A new one gets 64 KB pages, SQLite's largest (its default is
 	 * 4 KB): fewer pages, page writes and B-tree balancing for the same
-	 * rows (16 KB took 8% off a bulk insert, 64 KB another 5-7% off the
-	 * perf.data bench), and a block of alloc_blk (10 to 40 KB) fits in
-	 * one page; the page size is the file's for good.
+	 * rows, so a bulk insert is faster, and a block of alloc_blk (10 to
+	 * 40 KB) fits in one page; the page size is the file's for good.
 	 */
 	ret = db->fresh || rollback_mode(path) ?
 	      mdb_db_exec(db, db->fresh ? "PRAGMA page_size = 65536;"
@@ -748,8 +747,7 @@ int mdb_db_open(struct mdb_db *db, const char *path, unsigned flags,
 	/*
 	 * A small page cache (2 MB): an ingest appends, so SQLite writes
 	 * full pages out as it goes (the kernel flushing them meanwhile)
-	 * instead of all at COMMIT, whose fsync then has less to wait for
-	 * (29 -> 20 ms for a 19 MB source).
+	 * instead of all at COMMIT, whose fsync then has less to wait for.
 	 */
 	ret = mdb_db_exec(db, "PRAGMA synchronous = NORMAL;"
 			      "PRAGMA cache_size = -2048;"

@@ -88,7 +88,7 @@ static const struct ch_col source_cols[] = {
  * A tag's rows carry its key, a hash of (file, line, function, module),
  * its names going once to memdb_tagname: the fleet reports add up a
  * tag's figures over the hosts by a number, not by its strings, which
- * ClickHouse 18.16 reads and hashes ten times slower (docs/usage.md).
+ * ClickHouse 18.16 reads and hashes far slower (docs/usage.md).
  * "Key": the tag's key, tag_key(), sent as UInt64; "Skip": read for the
  * key and memdb_tagname, not sent with the row.
  */

@@ -46,8 +46,8 @@ static int load_nomem(struct mdb_load *l)
  * for all of them to be written out.  So this thread, which has time
  * while the writer thread works, asks the kernel to start writing them
  * (sync_file_range(SYNC_FILE_RANGE_WRITE): no wait, no promise; COMMIT
- * still syncs) every WRITEBACK_EVERY events and when the events end:
- * COMMIT on the perf.data bench 29-39 -> 15-19 ms.  The rows go to the
+ * still syncs) every WRITEBACK_EVERY events and when the events end, so
+ * that COMMIT finds most of them written.  The rows go to the
  * database file in a new database (rollback journal, db.c), else to its
  * write-ahead log.
  *

@@ -35,9 +35,8 @@
 /*
  * libkdumpfile is loaded when a core dump is first opened, not when
  * memdb starts: through libsnappy it brings libstdc++ and four more
- * libraries, 3 ms at every start of every memdb command (a trivial
- * program linked against memdb's libraries starts in 8 ms with them, 5
- * without), and only a core dump needs it.  The soname is the one built
+ * libraries, whose loading every start of every memdb command would pay,
+ * and only a core dump needs it.  The soname is the one built
  * against (MDB_KDUMP_SONAME, from the Makefile), the prototypes its
  * header's; kd_open_fd() and the attribute calls are the header's own
  * inline functions over the entry points it names.
