@@ -7,8 +7,9 @@
  * alloc id it holds, so a source's ids stay one contiguous range
  * (source.alloc_lo to alloc_hi) and the largest id is max(id).
  *
- * Constraints on id (=, <, <=, >, >=) and source_id (=) are used: the
- * blocks read are those of that range; any other filter is SQLite's.
+ * Constraints on id (=, <, <=, >, >=) and source_id (=) with integer
+ * values choose the blocks read; SQLite still checks every constraint on
+ * the rows it gets.
  * Rows come in id order.  The table is read-only: ingest writes blocks
  * (db/writer.c), merge and delete move them by id range like any other
  * ranged table (db/db.c's mdb_source_tables).
@@ -170,7 +171,6 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 			continue;
 		ops[n++] = op;
 		info->aConstraintUsage[i].argvIndex = n;
-		info->aConstraintUsage[i].omit = 1;
 	}
 	ops[n] = 0;
 	info->idxStr = sqlite3_mprintf("%s", ops);
@@ -317,34 +317,10 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *ops,
 	for (int i = 0; i < argc && ops[i]; i++) {
 		int64_t x;
 
-		if (sqlite3_value_numeric_type(argv[i]) != SQLITE_INTEGER) {
-			/* NULL, a real or text: compare as SQLite would
-			 * is not worth it here; a non-integer id or source
-			 * matches no row of an integer column */
-			double d = sqlite3_value_double(argv[i]);
-
-			if (sqlite3_value_type(argv[i]) == SQLITE_NULL ||
-			    ops[i] == 's' || ops[i] == '=') {
-				c->eof = 1;
-				return SQLITE_OK;
-			}
-			/* a real bound: the integers it admits */
-			if (d >= 9.2e18 || d <= -9.2e18) {
-				if ((d > 0) == (ops[i] == 'g' || ops[i] == 'G')) {
-					c->eof = 1;
-					return SQLITE_OK;
-				}
-				continue;
-			}
-			x = (int64_t)d;
-			switch (ops[i]) {
-			case 'g': if ((double)x < d) x++; lo = x > lo ? x : lo; break;
-			case 'G': if ((double)x <= d) x++; lo = x > lo ? x : lo; break;
-			case 'l': if ((double)x > d) x--; hi = x < hi ? x : hi; break;
-			case 'L': if ((double)x >= d) x--; hi = x < hi ? x : hi; break;
-			}
+		/* a NULL, real or text value narrows nothing: SQLite checks
+		 * every constraint again on the rows (omit is not set) */
+		if (sqlite3_value_type(argv[i]) != SQLITE_INTEGER)
 			continue;
-		}
 		x = sqlite3_value_int64(argv[i]);
 		switch (ops[i]) {
 		case 's': c->source = x; break;

@@ -31,6 +31,8 @@ struct mdb_load {
 	struct mdb_sink sink;
 	struct mdb_analysis an;
 	struct mdb_writer_ranges ranges;
+	int blocks_scanned;       /* a large source: slab_scan reads its
+				   * blocks (slice_meta.col_lo) */
 	int wb_fd;                /* the file the rows go to; -1 none */
 	char hash[MDB_HASH_HEX];  /* a hash come late (mdb_load_hash()) */
 };
@@ -198,8 +200,8 @@ int mdb_load_begin(struct mdb_db *db, const char *path,
 		return ret;
 	}
 	writeback_open(l);
-	ret = mdb_writer_start(&l->writer, db, l->h.source_id,
-			       l->an.stats->sl_big, e);
+	l->blocks_scanned = l->an.stats->sl_big;
+	ret = mdb_writer_start(&l->writer, db, l->h.source_id, e);
 	if (ret < 0) {
 		mdb_load_abort(l);
 		return ret;
@@ -368,9 +370,9 @@ static int write_counts(struct mdb_load *l, const struct mdb_decode_stats *d)
 static int write_cols(struct mdb_load *l)
 {
 	sqlite3_stmt *st = NULL;
-	int ret = 0, whole = l->ranges.col_whole;
+	int ret = 0;
 
-	if (!l->ranges.col_lo)
+	if (!l->blocks_scanned || !l->ranges.alloc_lo)
 		return 0;
 	if (sqlite3_prepare_v2(l->h.db->h, "UPDATE slice_meta SET col_lo = "
 			       "?2, col_hi = ?3 WHERE source_id = ?1", -1,
@@ -378,8 +380,8 @@ static int write_cols(struct mdb_load *l)
 		return mdb_db_error(l->h.db, l->h.e,
 				    "cannot write to database");
 	sqlite3_bind_int64(st, 1, l->h.source_id);
-	bind_opt(st, 2, l->ranges.col_lo, !whole);
-	bind_opt(st, 3, l->ranges.col_hi, !whole);
+	sqlite3_bind_int64(st, 2, l->ranges.alloc_lo);
+	sqlite3_bind_int64(st, 3, l->ranges.alloc_hi);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		ret = mdb_db_error(l->h.db, l->h.e, "cannot write to database");
 	sqlite3_finalize(st);

@@ -92,7 +92,6 @@ struct mdb_writer {
 	uint8_t *pc_buf;
 	sqlite3_stmt *blk_ins;
 	int64_t next_id;
-	int pack;               /* the reports read the blocks (slab_scan) */
 };
 
 /* Bind bad_free row @k: ?(2 + 12k) .. ?(13 + 12k), ?1 the source. */
@@ -349,7 +348,7 @@ static void finalize_all(struct mdb_writer *w)
 }
 
 int mdb_writer_start(struct mdb_writer **out, struct mdb_db *db,
-		     int64_t source_id, int pack, struct mdb_error *e)
+		     int64_t source_id, struct mdb_error *e)
 {
 	struct mdb_writer *w = calloc(1, sizeof(*w));
 	int ret;
@@ -360,7 +359,6 @@ int mdb_writer_start(struct mdb_writer **out, struct mdb_db *db,
 	w->db = db;
 	mdb_error_clear(&w->err);
 	ret = prepare_all(w, source_id, e);
-	w->pack = pack;
 	if (ret < 0) {
 		finalize_all(w);
 		free(w);
@@ -473,11 +471,6 @@ int mdb_writer_finish(struct mdb_writer *w, struct mdb_writer_ranges *r,
 		ret = -MDB_E_DB;
 	}
 	*r = w->r;
-	if (w->pack) {
-		r->col_lo = r->alloc_lo;
-		r->col_hi = r->alloc_hi;
-	}
-	r->col_whole = w->pack;
 	free(w);
 	return ret;
 }

@@ -18,19 +18,15 @@
 struct mdb_writer;
 
 /* alloc_*: the alloc ids of the lifetimes written, bad_*: bad_free's
- * rowids (0 when none); with pack, col_* are alloc_* and col_whole is
- * set: the source's slicing reports read its blocks (slice_meta.col_lo,
- * db/schema-11.sql) */
+ * rowids (0 when none) */
 struct mdb_writer_ranges {
-	int64_t alloc_lo, alloc_hi, bad_lo, bad_hi, col_lo, col_hi;
-	int col_whole;
+	int64_t alloc_lo, alloc_hi, bad_lo, bad_hi;
 };
 
 /* Prepare the inserts of @source_id's lifetimes (blocks of alloc_blk,
- * db/allocvt.c) and bad_free rows and start the thread.  @pack: the
- * source's slicing reports will read the blocks (report/scan.c). */
+ * db/allocvt.c) and bad_free rows and start the thread. */
 int mdb_writer_start(struct mdb_writer **w, struct mdb_db *db,
-		     int64_t source_id, int pack, struct mdb_error *e);
+		     int64_t source_id, struct mdb_error *e);
 
 /* Queue a row; fails only when the writer has failed (@e filled). */
 int mdb_writer_lifetime(struct mdb_writer *w, const struct mdb_lifetime *lt,

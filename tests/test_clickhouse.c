@@ -50,23 +50,6 @@ static pid_t pids[2];
 static int http[2], tcp[2];
 static char *url[2];   /* the database "fleet" on each server */
 
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void sh(const char *fmt, ...)
-{
-	va_list ap;
-	char *cmd;
-	struct run r;
-
-	va_start(ap, fmt);
-	cmd = vstrf(fmt, ap);
-	va_end(ap);
-	run(&r, "%s", cmd);
-	assert_run_ok(&r);
-	run_free(&r);
-	free(cmd);
-}
-
 /* A TCP port nothing listens on now (the kernel's pick). */
 static int free_port(void)
 {
@@ -89,7 +72,7 @@ static void write_config(int i)
 	char *dir = strf("%s/ch%d", tmp, i), *p;
 	FILE *f;
 
-	sh("mkdir -p '%s/data' '%s/tmp' '%s/user_files'", dir, dir, dir);
+	run_ok("mkdir -p '%s/data' '%s/tmp' '%s/user_files'", dir, dir, dir);
 	p = strf("%s/users.xml", dir);
 	f = fopen(p, "w");
 	assert_non_null(f);
@@ -276,37 +259,37 @@ static void make_hosts(void)
 		for (int t = 0; t < 2; t++) {
 			char *n = strf("%s-t%d", hosts[i], t);
 
-			sh("awk -v k=%d 'NR <= 2 { print; next } { $1 *= k; "
+			run_ok("awk -v k=%d 'NR <= 2 { print; next } { $1 *= k; "
 			   "$2 *= k; print }' '%s/succeed/snapshots/"
 			   "allocinfo-t%d.txt' > '%s/%s'", k, td, t, tmp, n);
 			if (k == 3 && t == 1) /* h3 leaks a tag */
-				sh("printf '%%12d %%8d mm/leak.c:42 "
+				run_ok("printf '%%12d %%8d mm/leak.c:42 "
 				   "func:leaky \\n' 8388608 2048 >> '%s/%s'",
 				   tmp, n);
 			add(hosts[i], 3600 * t, n);
 			free(n);
 		}
 	}
-	sh("awk 'NR <= 2 { print; next } { $1 *= 7; $2 *= 7; print }' "
+	run_ok("awk 'NR <= 2 { print; next } { $1 *= 7; $2 *= 7; print }' "
 	   "'%s/succeed/snapshots/allocinfo-v2.txt' > '%s/h1-t2'", td, tmp);
 	add("h1", 7200, "h1-t2");
 	for (int i = 0; i < 3; i++) {
 		char *n = strf("%s-slab", hosts[i]);
 
-		sh("awk -v k=%d 'NR <= 2 { print; next } { $2 *= k; $3 *= k; "
+		run_ok("awk -v k=%d 'NR <= 2 { print; next } { $2 *= k; $3 *= k; "
 		   "print }' '%s/real-6.18-small/slabinfo.before' > '%s/%s'",
 		   i + 1, td, tmp, n);
 		add(hosts[i], 1800, n);
 		free(n);
 		n = strf("%s-trace", hosts[i]);
-		sh("zstd -dc '%s/real-6.18-small/ftrace.txt.zst' | awk -v "
+		run_ok("zstd -dc '%s/real-6.18-small/ftrace.txt.zst' | awk -v "
 		   "a=%d -v b=%d 'NR <= 12 || (NR - 12 >= a && NR - 12 <= "
 		   "b)' > '%s/%s'", td, 1 + 1500 * i, 1500 * (i + 1) + 500,
 		   tmp, n);
 		add(hosts[i], 600, n);
 		free(n);
 	}
-	sh("awk 'NR <= 2 { print; next } { $2 *= 2; $3 *= 2; print }' "
+	run_ok("awk 'NR <= 2 { print; next } { $2 *= 2; $3 *= 2; print }' "
 	   "'%s/real-6.18-small/slabinfo.after' > '%s/h2-slab2'", td, tmp);
 	add("h2", 5400, "h2-slab2");
 	/* h4's zones: a core dump's slab caches (and its counters) */
@@ -324,7 +307,7 @@ static void make_hosts(void)
 		free(ins);
 		ins = n;
 	}
-	sh("'%s' merge -q '%s' %s", env("MEMDB"), fleet, ins);
+	run_ok("'%s' merge -q '%s' %s", env("MEMDB"), fleet, ins);
 	free(ins);
 }
 

@@ -26,24 +26,6 @@
 
 static char *tmp, *fleet, *manifest;
 
-/* Run a shell command that must succeed. */
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void sh(const char *fmt, ...)
-{
-	va_list ap;
-	char *cmd;
-	struct run r;
-
-	va_start(ap, fmt);
-	cmd = vstrf(fmt, ap);
-	va_end(ap);
-	run(&r, "%s", cmd);
-	assert_run_ok(&r);
-	run_free(&r);
-	free(cmd);
-}
-
 /*
  * Input @name of host @label taken at T0 + @dt: ingested into the host's
  * own database, listed in the manifest as @kind.
@@ -57,7 +39,7 @@ static void add(const char *label, int dt, const char *kind,
 
 	ingest_ok(db, "%s --time @%d '%s'", lab, T0 + dt, path);
 	if (label[0])
-		sh("printf '%%s\\t%%d\\t%%s\\t%%s\\n' %s %d %s '%s' >> '%s'",
+		run_ok("printf '%%s\\t%%d\\t%%s\\t%%s\\n' %s %d %s '%s' >> '%s'",
 		   label, T0 + dt, kind, path, manifest);
 	free(lab);
 	free(path);
@@ -67,7 +49,7 @@ static void add(const char *label, int dt, const char *kind,
 /* An allocinfo fixture with sizes and calls times @k, to @name. */
 static void scaled_allocinfo(const char *fixture, int k, const char *name)
 {
-	sh("awk -v k=%d 'NR <= 2 { print; next } { $1 *= k; $2 *= k; print "
+	run_ok("awk -v k=%d 'NR <= 2 { print; next } { $1 *= k; $2 *= k; print "
 	   "}' '%s/succeed/snapshots/%s' > '%s/%s'", k, env("TESTDATA"),
 	   fixture, tmp, name);
 }
@@ -75,7 +57,7 @@ static void scaled_allocinfo(const char *fixture, int k, const char *name)
 /* A real slabinfo with its objects times @k, to @name. */
 static void scaled_slabinfo(const char *fixture, int k, const char *name)
 {
-	sh("awk -v k=%d 'NR <= 2 { print; next } { $2 *= k; $3 *= k; print "
+	run_ok("awk -v k=%d 'NR <= 2 { print; next } { $2 *= k; $3 *= k; print "
 	   "}' '%s/real-6.18-small/%s' > '%s/%s'", k, env("TESTDATA"),
 	   fixture, tmp, name);
 }
@@ -83,7 +65,7 @@ static void scaled_slabinfo(const char *fixture, int k, const char *name)
 /* Lines @from to @to of the real trace (after its header), to @name. */
 static void trace_slice(int from, int to, const char *name)
 {
-	sh("zstd -dc '%s/real-6.18-small/ftrace.txt.zst' | awk -v a=%d -v "
+	run_ok("zstd -dc '%s/real-6.18-small/ftrace.txt.zst' | awk -v a=%d -v "
 	   "b=%d 'NR <= 12 || (NR - 12 >= a && NR - 12 <= b)' > '%s/%s'",
 	   env("TESTDATA"), from, to, tmp, name);
 }
@@ -105,7 +87,7 @@ static int setup_all(void **state)
 		scaled_allocinfo("allocinfo-t1.txt", k, b);
 		/* h3 leaks a tag of its own */
 		if (k == 3)
-			sh("printf '%%12d %%8d mm/leak.c:42 func:leaky \\n' "
+			run_ok("printf '%%12d %%8d mm/leak.c:42 func:leaky \\n' "
 			   "8388608 2048 >> '%s/%s'", tmp, b);
 		add(hosts[i], 0, "allocinfo", a);
 		add(hosts[i], 3600, "allocinfo", b);
@@ -140,7 +122,7 @@ static int setup_all(void **state)
 		free(ins);
 		ins = n;
 	}
-	sh("'%s' merge -q '%s' %s '%s/nolabel.db'", env("MEMDB"), fleet, ins,
+	run_ok("'%s' merge -q '%s' %s '%s/nolabel.db'", env("MEMDB"), fleet, ins,
 	   tmp);
 	free(ins);
 	return 0;
@@ -287,7 +269,7 @@ static void test_stdin_taken_now(void **state)
 	char *db = fresh_db(tmp, "stdin.db");
 
 	(void)state;
-	sh("cat '%s/succeed/snapshots/allocinfo-t0.txt' | '%s' ingest -q "
+	run_ok("cat '%s/succeed/snapshots/allocinfo-t0.txt' | '%s' ingest -q "
 	   "-d '%s' --label s -", env("TESTDATA"), env("MEMDB"), db);
 	assert_int_equal(db_int(db, "SELECT abs(strftime('%s', 'now') - "
 				"strftime('%s', taken_at)) < 600 FROM source"),

@@ -70,31 +70,13 @@ static void memdb_ok(const char *db, const char *fmt, ...)
 	free(args);
 }
 
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void sh(const char *fmt, ...)
-{
-	struct run r;
-	va_list ap;
-	char *cmd;
-
-	va_start(ap, fmt);
-	cmd = vstrf(fmt, ap);
-	va_end(ap);
-	run(&r, "%s", cmd);
-	if (r.status)
-		fail_run(&r, "stdout:\n%s", r.out);
-	run_free(&r);
-	free(cmd);
-}
-
 /* A kmemtrace capture in @dir: one kmalloc ALLOC per address. */
 static void write_capture(const char *dir, const uint64_t *addrs, size_t n)
 {
 	char *p;
 	FILE *f;
 
-	sh("rm -rf '%s' && mkdir -p '%s' && echo 1 > '%s/abi_version'", dir,
+	run_ok("rm -rf '%s' && mkdir -p '%s' && echo 1 > '%s/abi_version'", dir,
 	   dir, dir);
 	p = path_in(dir, "cpu0");
 	f = fopen(p, "wb");
@@ -617,7 +599,7 @@ static int setup_all(void **state)
 	(void)state;
 	tmp = tmpdir("symbolize");
 	bin = path_in(tmp, "bin");
-	sh("sh '%s/symbolize/build.sh' '%s'", env("TESTDATA"), bin);
+	run_ok("sh '%s/symbolize/build.sh' '%s'", env("TESTDATA"), bin);
 	vmlinux = path_in(bin, "vmlinux-test");
 	module_ko = path_in(bin, "testmod.ko");
 	vaddrs = insns(vmlinux, ".text", &nvaddrs);
@@ -994,7 +976,7 @@ static void test_kaslr(void **state)
 	 * used when no option names one */
 	free(db);
 	db = fresh_db(tmp, "kaslr-kept.db");
-	sh("cp '%s' '%s/kallsyms'", ks, cap);
+	run_ok("cp '%s' '%s/kallsyms'", ks, cap);
 	memdb_ok(db, "ingest -q '%s'", cap);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM source_file WHERE "
 				    "source_id = 1 AND name = 'kallsyms'"), 1);
@@ -1177,7 +1159,7 @@ static void test_module(void **state)
 		a[nt + i] = MOD_COLD + cold[i];
 	write_capture(cap, a, nt + nc);
 	/* the module is test_mod, its file test-mod.ko.xz ('-' = '_') */
-	sh("rm -rf '%s' && mkdir -p '%s/kernel/x' && xz -c '%s' > "
+	run_ok("rm -rf '%s' && mkdir -p '%s/kernel/x' && xz -c '%s' > "
 	   "'%s/kernel/x/test-mod.ko.xz'", mods, mods, module_ko, mods);
 	f = fopen(secs, "w");
 	assert_non_null(f);
@@ -1320,15 +1302,15 @@ static void test_bad_inputs(void **state)
 	(void)state;
 	write_capture(cap, vaddrs, nvaddrs);
 	memdb_ok(db, "ingest -q '%s'", cap);
-	sh("echo 'hello' > '%s' && strip --strip-all -o '%s' '%s' && "
+	run_ok("echo 'hello' > '%s' && strip --strip-all -o '%s' '%s' && "
 	   "strip --strip-debug -o '%s' '%s'", text, stripped, vmlinux, nodw,
 	   vmlinux);
 	/* kallsyms with a garbage line, all-zero, another kernel's */
 	write_kallsyms(ks, 0);
-	sh("sed -i '3i this is not a symbol' '%s'", ks);
-	sh("printf '0000000000000000 T _stext\\n0000000000000000 t f\\n' > "
+	run_ok("sed -i '3i this is not a symbol' '%s'", ks);
+	run_ok("printf '0000000000000000 T _stext\\n0000000000000000 t f\\n' > "
 	   "'%s'", zero);
-	sh("printf 'ffffffff81000000 T _stext\\n' > '%s' && for i in "
+	run_ok("printf 'ffffffff81000000 T _stext\\n' > '%s' && for i in "
 	   "$(seq 1 40); do printf 'ffffffff81%%06x T other_%%d\\n' "
 	   "$((i * 0x40 + 7)) $i; done >> '%s'", other, other);
 
@@ -1355,7 +1337,7 @@ static void test_bad_inputs(void **state)
 	refused(db, args, "vmlinux does not match the kallsyms snapshot");
 	refused(db, "--source 9 --kallsyms /dev/null", "no such source");
 	refused(db, "", "nothing to resolve");
-	sh("touch '%s/empty'", tmp);
+	run_ok("touch '%s/empty'", tmp);
 	args = restrf(args, "--vmlinux '%s' --modules '%s/nope' "
 		 "--proc-modules '%s/empty'", vmlinux, tmp, tmp);
 	refused(db, args, "cannot read module directory");
@@ -1537,7 +1519,7 @@ static void test_fifo(void **state)
 	write_capture(cap, vaddrs, nvaddrs);
 	memdb_ok(db, "ingest -q '%s'", cap);
 	write_kallsyms(ks, 0);
-	sh("rm -f '%s' && mkfifo '%s' && rm -rf '%s' && mkdir -p '%s' && "
+	run_ok("rm -f '%s' && mkfifo '%s' && rm -rf '%s' && mkdir -p '%s' && "
 	   "mkfifo '%s/test_mod.ko'", fifo, fifo, mods, mods, mods);
 	before = db_counts(db);
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
@@ -1591,7 +1573,7 @@ static void test_real_capture(void **state)
 	struct run r;
 
 	(void)state;
-	sh("rm -rf '%s' && mkdir -p '%s' && cd '%s' && "
+	run_ok("rm -rf '%s' && mkdir -p '%s' && cd '%s' && "
 	   "cp '%s/real-6.18-small/kmemtrace-v1-le/abi_version' . && "
 	   "zstd -dq '%s/real-6.18-small/kmemtrace-v1-le/cpu0.out.zst' "
 	   "-o cpu0.out && "

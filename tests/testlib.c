@@ -413,6 +413,22 @@ char *fresh_db(const char *dir, const char *name)
 	return p;
 }
 
+void run_ok(const char *fmt, ...)
+{
+	struct run r;
+	va_list ap;
+	char *cmd;
+
+	va_start(ap, fmt);
+	cmd = vstrf(fmt, ap);
+	va_end(ap);
+	run(&r, "%s", cmd);
+	if (r.status)
+		run_expect(0, &r, __FILE__, __LINE__, "%s", cmd);
+	run_free(&r);
+	free(cmd);
+}
+
 void ingest_ok(const char *db, const char *fmt, ...)
 {
 	struct run r;

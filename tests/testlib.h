@@ -103,6 +103,9 @@ char *db_counts(const char *db);
 void db_as_schema10(const char *db);
 
 /* memdb ingest -q ARGS into @db, failing the test when it fails. */
+/* Run a shell command that must succeed (fails the test otherwise). */
+void run_ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 void ingest_ok(const char *db, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
