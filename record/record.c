@@ -283,12 +283,21 @@ static int open_cpus(struct rec *r)
 	return 0;
 }
 
-/* Move what CPU @c's ring buffer holds to its copy. */
-static int drain_cpu(struct rec *r, int c)
+/*
+ * Move what CPU @c's ring buffer holds to its copy, at most @pages pages
+ * (0: all).  While tracing runs, the bound matters: each write allocates
+ * memory, which is traced on this CPU, and reading on until the buffer is
+ * empty would copy page after page holding little but the recorder's own
+ * events.
+ */
+static int drain_cpu(struct rec *r, int c, uint64_t pages)
 {
-	ssize_t n;
+	ssize_t n = 0;
 
-	while ((n = read(r->cpus[c].in, r->page, r->subbuf)) > 0) {
+	for (uint64_t i = 0; !pages || i < pages; i++) {
+		n = read(r->cpus[c].in, r->page, r->subbuf);
+		if (n <= 0)
+			break;
 		if (write(r->cpus[c].out, r->page, (size_t)n) != n)
 			return io_error(r, r->o->outdir, "write");
 		r->bytes += (uint64_t)n;
@@ -303,7 +312,7 @@ static int drain(struct rec *r)
 	int ret = 0;
 
 	for (int c = 0; c < r->ncpus && !ret; c++)
-		ret = drain_cpu(r, c);
+		ret = drain_cpu(r, c, 0);
 	return ret;
 }
 
@@ -342,9 +351,14 @@ static int drain_ready(struct rec *r)
 						      DEFAULT_BUFFER_KB) * 512;
 	int ret = 0;
 
-	for (int c = 0; c < r->ncpus && !ret; c++)
-		if (unread_bytes(r, c) >= half)
-			ret = drain_cpu(r, c);
+	for (int c = 0; c < r->ncpus && !ret; c++) {
+		uint64_t unread = unread_bytes(r, c);
+
+		/* the pages that were full when looked at, and the one the
+		 * writer was on */
+		if (unread != UINT64_MAX && unread >= half)
+			ret = drain_cpu(r, c, unread / r->subbuf + 1);
+	}
 	return ret;
 }
 

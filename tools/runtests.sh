@@ -43,6 +43,9 @@ jobs=${MEMDB_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 logs=$(mktemp -d "${TMPDIR:-/tmp}/memdb-tests.XXXXXX") || exit 1
 trap 'rm -rf "$logs"' EXIT
 # Each program's path goes through a file, so that xargs splits nothing.
+# Each program has its own $TEST_TMP/PROGRAM, removed when it passes
+# (kept when it fails, or when MEMDB_KEEP_TMP is set): the whole run's
+# files would take gigabytes.
 # Its wall time is taken around it (nanoseconds from date), its CPU time
 # is what the shell's times builtin reports for its children.
 i=0
@@ -51,10 +54,16 @@ for t in "$@"; do
 	printf '%s' "$t" > "$logs/$i.path"
 	echo "$i"
 done | xargs -P "$jobs" -I{} sh -c \
-	't=$(cat "$0/$1.path"); s=$(date +%s%N); "$t" > "$0/$1.log" 2>&1;
-	echo $? > "$0/$1.rc"; e=$(date +%s%N); times > "$0/$1.cpu";
-	echo "$s $e $(tail -n 1 "$0/$1.cpu")" > "$0/$1.time"' \
-	"$logs" {}
+	't=$(cat "$0/$1.path"); d=; s=$(date +%s%N);
+	if [ -n "${TEST_TMP:-}" ]; then
+		d=$TEST_TMP/${t##*/}; rm -rf "$d"; mkdir -p "$d"
+	fi
+	TEST_TMP=${d:-${TEST_TMP:-}} "$t" > "$0/$1.log" 2>&1; rc=$?;
+	echo $rc > "$0/$1.rc"; e=$(date +%s%N); times > "$0/$1.cpu";
+	echo "$s $e $(tail -n 1 "$0/$1.cpu")" > "$0/$1.time";
+	if [ $rc = 0 ] && [ -n "$d" ] && [ -z "${MEMDB_KEEP_TMP:-}" ]; then
+		rm -rf "$d"
+	fi' "$logs" {}
 pass=0
 fail=0
 i=0
