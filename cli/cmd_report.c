@@ -218,8 +218,13 @@ static char *param_help(const struct mdb_rparam *p)
 		fprintf(f, "%s; the first listed is the default:", p->help);
 		print_choices(f, p->opt);
 	} else {
-		print_users(f, p->where ? "@where" : p->param,
-			    p->kind == MDB_RP_INT ? p->alt : NULL);
+		/* a selection: the reports with @where's conditions or
+		 * slab_scan's arguments (report/engine.c) */
+		if (p->where)
+			print_users(f, "@where", "slab_scan");
+		else
+			print_users(f, p->param,
+				    p->kind == MDB_RP_INT ? p->alt : NULL);
 		fputs(p->help, f);
 	}
 	fclose(f);

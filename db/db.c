@@ -867,7 +867,7 @@ int mdb_db_source_exists(struct mdb_db *db, int64_t id, struct mdb_error *e)
 
 /*
  * Every table holding rows of a source, in the order they are deleted
- * (db.h): slice_meta after the tables whose rowid ranges it holds.  A
+ * (db.h): a table after those whose rowid ranges it holds.  A
  * new per-source table is a row here, or merge and delete miss it
  * (tests/test_merge.c checks every table with a source_id column is).
  */
@@ -882,17 +882,6 @@ static const struct mdb_source_table source_tables[] = {
 	{ "node_stats", NULL, NULL, NULL },
 	{ "anomaly", NULL, NULL, NULL },
 	{ "timeline", NULL, NULL, NULL },
-	{ "slice_bucket", "slice_meta", "bucket_lo", "bucket_hi" },
-	{ "slice_key", "slice_meta", "key_lo", "key_hi" },
-	{ "slice_pid", "slice_meta", "pid_lo", "pid_hi" },
-	{ "slice_bucket_comm", "slice_meta", "bcomm_lo", "bcomm_hi" },
-	{ "slice_pp", "slice_meta", "pp_lo", "pp_hi" },
-	{ "slice_stack", "slice_meta", "stack_lo", "stack_hi" },
-	{ "slice_ptr", NULL, NULL, NULL },
-	{ "slice_bucket_pid", "slice_meta", "bpid_lo", "bpid_hi" },
-	{ "slice_pp_pid", "slice_meta", "ppid_lo", "ppid_hi" },
-	{ "slice_block", NULL, NULL, NULL },
-	{ "slice_meta", NULL, NULL, NULL },
 	{ "symbol", NULL, NULL, NULL },
 	{ "source_file", NULL, NULL, NULL },
 	{ "zone", NULL, NULL, NULL },

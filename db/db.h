@@ -14,7 +14,7 @@
 #include "../common/error.h"
 #include "../ingest/ingest.h"
 
-#define MDB_SCHEMA_VERSION 11
+#define MDB_SCHEMA_VERSION 12
 
 enum {
 	MDB_DB_READONLY = 1 << 0, /* never writes; the file must exist */
@@ -102,8 +102,8 @@ int mdb_db_delete_rows(struct mdb_db *db, int64_t id, struct mdb_error *e);
  * The tables holding a source's rows besides source itself, the one list
  * delete and merge go by: a table's rows of source ID are those whose
  * source_id is ID or, for a table with an @owner, the rowids from @lo to
- * @hi of the owner's row of ID ("source": its id; "slice_meta": its
- * source_id), the source's rows being one contiguous range there.
+ * @hi of the owner's row of ID ("source": its id), the source's rows
+ * being one contiguous range there.
  */
 struct mdb_source_table {
 	const char *name;

@@ -31,8 +31,6 @@ struct mdb_load {
 	struct mdb_sink sink;
 	struct mdb_analysis an;
 	struct mdb_writer_ranges ranges;
-	int blocks_scanned;       /* a large source: slab_scan reads its
-				   * blocks (slice_meta.col_lo) */
 	int wb_fd;                /* the file the rows go to; -1 none */
 	char hash[MDB_HASH_HEX];  /* a hash come late (mdb_load_hash()) */
 };
@@ -147,24 +145,6 @@ void mdb_load_abort(struct mdb_load *l)
 	load_free(l);
 }
 
-/*
- * The size from which a source gets the slicing index's level 7 tables:
- * MDB_SL_BIG_BYTES (analysis/stats.h), or for the tests only the bytes
- * in the environment variable MEMDB_TEST_SLICE_BIG (docs/design.md §3.3),
- * so a small fixture takes the large sources' path.
- */
-static uint64_t big_bytes(void)
-{
-	const char *v = getenv("MEMDB_TEST_SLICE_BIG");
-	char *end;
-	unsigned long long n;
-
-	if (!v || !*v)
-		return MDB_SL_BIG_BYTES;
-	n = strtoull(v, &end, 10);
-	return *end ? MDB_SL_BIG_BYTES : (uint64_t)n;
-}
-
 const struct mdb_sink *mdb_load_sink(struct mdb_load *l)
 {
 	return &l->sink;
@@ -189,7 +169,6 @@ int mdb_load_begin(struct mdb_db *db, const char *path,
 		load_free(l);
 		return mdb_error_nomem(e);
 	}
-	l->an.stats->sl_big = m && m->data_bytes >= big_bytes();
 	l->sink.ctx = l;
 	l->sink.event = load_event;
 	l->sink.ahead = load_ahead;
@@ -200,7 +179,6 @@ int mdb_load_begin(struct mdb_db *db, const char *path,
 		return ret;
 	}
 	writeback_open(l);
-	l->blocks_scanned = l->an.stats->sl_big;
 	ret = mdb_writer_start(&l->writer, db, l->h.source_id, e);
 	if (ret < 0) {
 		mdb_load_abort(l);
@@ -363,31 +341,6 @@ static int write_counts(struct mdb_load *l, const struct mdb_decode_stats *d)
 	return ret;
 }
 
-/*
- * Mark the source's slice_meta row (when it has one: db/schema-5.sql)
- * as one whose slicing reports read its blocks (db/schema-11.sql).
- */
-static int write_cols(struct mdb_load *l)
-{
-	sqlite3_stmt *st = NULL;
-	int ret = 0;
-
-	if (!l->blocks_scanned || !l->ranges.alloc_lo)
-		return 0;
-	if (sqlite3_prepare_v2(l->h.db->h, "UPDATE slice_meta SET col_lo = "
-			       "?2, col_hi = ?3 WHERE source_id = ?1", -1,
-			       &st, NULL) != SQLITE_OK)
-		return mdb_db_error(l->h.db, l->h.e,
-				    "cannot write to database");
-	sqlite3_bind_int64(st, 1, l->h.source_id);
-	sqlite3_bind_int64(st, 2, l->ranges.alloc_lo);
-	sqlite3_bind_int64(st, 3, l->ranges.alloc_hi);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		ret = mdb_db_error(l->h.db, l->h.e, "cannot write to database");
-	sqlite3_finalize(st);
-	return ret;
-}
-
 int mdb_load_commit(struct mdb_load *l, const struct mdb_decode_stats *st,
 		    struct mdb_load_result *res, struct mdb_error *e)
 {
@@ -412,8 +365,6 @@ int mdb_load_commit(struct mdb_load *l, const struct mdb_decode_stats *st,
 	if (ret >= 0)
 		ret = mdb_stats_write(l->an.stats, l->h.db->h, l->h.source_id,
 				      e);
-	if (ret >= 0)
-		ret = write_cols(l);
 	if (ret >= 0)
 		ret = write_counts(l, st);
 	if (ret < 0) {

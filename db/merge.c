@@ -5,8 +5,8 @@
  *
  * A source keeps everything but its id: label, path, times, hash, notes.
  * Ids that are the database's own are given anew: the source's id, and
- * the rowids its rows occupy in the tables read by range (alloc,
- * bad_free, the slicing index's; mdb_source_tables()), which stay one
+ * the rowids its rows occupy in the tables read by range (alloc's
+ * blocks, bad_free; mdb_source_tables()), which stay one
  * contiguous range each, moved by one offset, their owner's lo/hi
  * columns moved with them.  Everything else a row refers to (call sites,
  * strings, stacks, blocks) is numbered per source and copied as it is.

@@ -22,6 +22,7 @@
 #include "schema9.inc" /* schema9_sql[], from db/schema-9.sql */
 #include "schema10.inc" /* schema10_sql[], from db/schema-10.sql */
 #include "schema11.inc" /* schema11_sql[], from db/schema-11.sql */
+#include "schema12.inc" /* schema12_sql[], from db/schema-12.sql */
 
 /*
  * Version 2: a second free of a freed allocation is a duplicate free (an
@@ -60,6 +61,7 @@ static const char *const mdb_migrations[] = {
 	schema9_sql,
 	schema10_sql,
 	schema11_sql,
+	schema12_sql,
 };
 
 #define MDB_NMIGRATIONS \

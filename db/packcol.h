@@ -42,7 +42,7 @@
 #include "../analysis/pair.h"
 
 #define MDB_PC_VERSION 2
-#define MDB_PC_ROWS 1024   /* rows per block: slice_block's (MDB_SL_BLOCK) */
+#define MDB_PC_ROWS 1024   /* rows per block */
 
 enum mdb_pc_col {
 	MDB_PC_TS, MDB_PC_PTR, MDB_PC_SEQ, MDB_PC_END_TS, MDB_PC_SITE,

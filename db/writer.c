@@ -164,6 +164,31 @@ static int insert_blob(struct mdb_writer *w, sqlite3_stmt *st, size_t n)
 	return 0;
 }
 
+/* Bind the time range of @b's allocations that have a time (its zone
+ * map, db/schema-12.sql) to ?4 and ?5: NULL when none has. */
+static void bind_zone(sqlite3_stmt *st, const struct mdb_pc_block *b)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+	for (size_t i = 0; i < b->rows; i++) {
+		int64_t t = b->v[MDB_PC_TS][i];
+
+		if (b->null[MDB_PC_TS][i])
+			continue;
+		if (t < lo)
+			lo = t;
+		if (t > hi)
+			hi = t;
+	}
+	if (lo > hi) {
+		sqlite3_bind_null(st, 4);
+		sqlite3_bind_null(st, 5);
+	} else {
+		sqlite3_bind_int64(st, 4, lo);
+		sqlite3_bind_int64(st, 5, hi);
+	}
+}
+
 /* Write the block being filled, if it has rows, into alloc_blk: its id
  * the last alloc id it holds. */
 static int pack_flush(struct mdb_writer *w)
@@ -173,6 +198,7 @@ static int pack_flush(struct mdb_writer *w)
 
 	if (!rows)
 		return 0;
+	bind_zone(w->blk_ins, w->pc);
 	n = mdb_pc_pack(w->pc, w->pc_buf);
 	w->pc->rows = 0;
 	sqlite3_bind_int64(w->blk_ins, 1, last);
@@ -321,7 +347,8 @@ static int prepare_all(struct mdb_writer *w, int64_t source_id,
 	w->next_id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	if (sqlite3_prepare_v2(w->db->h, "INSERT INTO alloc_blk (id, "
-			       "source_id, data) VALUES (?, ?, ?)", -1,
+			       "source_id, data, min_ts, max_ts) VALUES (?, ?, "
+			       "?, ?, ?)", -1,
 			       &w->blk_ins, NULL) != SQLITE_OK)
 		return mdb_db_error(w->db, e, "cannot write to database");
 	sqlite3_bind_int64(w->blk_ins, 2, source_id);

@@ -179,12 +179,8 @@ static char *expand(const char *sql, const char *tok, const char *with)
 	return out;
 }
 
-/*
- * "(1 AND cond AND ...)" of the options given that have one; of those but
- * the window when @nowin (what @fwhere becomes: the slicing index applies
- * the window itself, docs/design.md §3.3).
- */
-static char *where_of(struct mdb_report *r, int nowin)
+/* "(1 AND cond AND ...)" of the options given that have one. */
+static char *where_of(struct mdb_report *r)
 {
 	size_t n, len;
 	const struct mdb_rparam *p = mdb_report_params(&n);
@@ -195,16 +191,12 @@ static char *where_of(struct mdb_report *r, int nowin)
 		return NULL;
 	fputs("(1", f);
 	for (size_t i = 0; i < n; i++) {
-		int win = p[i].kind == MDB_RP_WINDOW;
-
-		if (!p[i].where || !r->args.a[i].text || (nowin && win))
+		if (!p[i].where || !r->args.a[i].text)
 			continue;
 		fprintf(f, " AND %s", p[i].where);
 		r->selected = 1;
-		if (win)
+		if (p[i].kind == MDB_RP_WINDOW)
 			r->windowed = 1;
-		else
-			r->filtered = 1;
 	}
 	fputs(")", f);
 	if (fclose(f)) {
@@ -229,18 +221,15 @@ static int uses(const struct mdb_report *r, const char *tok)
 	       (shares_setup(r) && mdb_query_uses(r->named, tok));
 }
 
-/* @sql with @sort, @where and @fwhere expanded (@where: the
- * conditions). */
+/* @sql with @sort and @where expanded (@where: the conditions). */
 static char *expand_all(const struct mdb_report *r, const char *sql,
 			const char *where)
 {
 	char *s1 = expand(sql, "@where", where);
-	char *s2 = s1 ? expand(s1, "@fwhere", r->fwhere) : NULL;
-	char *s3 = s2 ? expand(s2, "@sort", r->order ? r->order : "1") : NULL;
+	char *s2 = s1 ? expand(s1, "@sort", r->order ? r->order : "1") : NULL;
 
 	free(s1);
-	free(s2);
-	return s3;
+	return s2;
 }
 
 /* r->sql: the SQL of what runs, @sort and @where expanded; the same of
@@ -249,8 +238,7 @@ static int expand_sql(struct mdb_report *r, struct mdb_error *e)
 {
 	char *where;
 
-	r->fwhere = where_of(r, 1);
-	where = r->fwhere ? where_of(r, 0) : NULL;
+	where = where_of(r);
 	r->sql = where ? expand_all(r, r->q->sql, where) : NULL;
 	if (r->sql && shares_setup(r)) {
 		r->setup_sql = expand_all(r, r->named->sql, where);
@@ -303,9 +291,12 @@ static int plan(struct mdb_report *r, const char *name,
 				     name, p[i].opt, v->time ? "ID|LABEL" :
 				     "DATE (2026-11-22, 2026-11-22T10:00Z, "
 				     "@UNIXSECONDS)", v->text);
-		if (v->text && !uses(r, p[i].where ? "@where" :
-				     (v->time && p[i].alt) ? p[i].alt :
-				     p[i].param))
+		/* a selection: the conditions of @where, or slab_scan's
+		 * arguments (report/scan.c) */
+		if (v->text && (p[i].where ? !uses(r, "@where") &&
+						!uses(r, "slab_scan") :
+				!uses(r, (v->time && p[i].alt) ? p[i].alt :
+					 p[i].param)))
 			return usage(e, "report '%s' takes no --%s", name,
 				     p[i].opt);
 		if (v->text && (p[i].kind == MDB_RP_DURATION ||
@@ -489,8 +480,6 @@ int mdb_report_param(const struct mdb_report *r, const char *name,
 		return int_value(iv, r->selected);
 	if (!strcmp(name, ":tsel"))
 		return int_value(iv, r->windowed);
-	if (!strcmp(name, ":fsel"))
-		return int_value(iv, r->filtered);
 	if (!strcmp(name, ":fleet"))
 		return int_value(iv, r->args.fleet);
 	for (size_t i = 0; i < n; i++) {
@@ -678,8 +667,7 @@ void mdb_report_release(struct mdb_report *r)
 	free(r->sql);
 	free(r->setup_sql);
 	free(r->order);
-	free(r->fwhere);
-	r->sql = r->setup_sql = r->order = r->fwhere = NULL;
+	r->sql = r->setup_sql = r->order = NULL;
 	for (size_t i = 0; i < MDB_RP_MAX; i++) {
 		free(r->value[i]);
 		r->value[i] = NULL;

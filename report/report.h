@@ -152,10 +152,6 @@ struct mdb_report {
 	int selected;                  /* an option with .where given: bound
 					* to :sel (1, else 0) */
 	int windowed;                  /* a window (--time) given: :tsel */
-	int filtered;                  /* another .where option: :fsel */
-	char *fwhere;                  /* what @fwhere becomes: the .where
-					* of the options given but the
-					* window's */
 	int timed;                     /* option needing timestamps, or -1 */
 	int fleet;                     /* the fleet form (ClickHouse) */
 };

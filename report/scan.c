@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * slab_scan: a table-valued function over a source's packed columns
- * (db/packcol.h, db/schema-8.sql).  It selects the slab allocations as
+ * slab_scan: a table-valued function over a source's blocks of packed
+ * columns (db/packcol.h, db/schema-11.sql, the zone map of
+ * db/schema-12.sql), the one scan of the reports that select
+ * allocations.  It selects the slab allocations as
  * the reports' options do and sums them per group, in C, block by block:
  *
  *   SELECT * FROM slab_scan(source_id, by, tsel, t_lo, t_hi, pid, comm,
@@ -26,10 +28,11 @@
  * Per group: hits, bytes_req, bytes_alloc, freed (ended by a FREE up to
  * t_hi), pingpong (of those, on another CPU) and pp_bytes (their
  * bytes_alloc), live (live at t_hi) and live_bytes, and the position
- * (last_seq) and site_id of the latest allocation: the figures the
- * alloc-row statements of callsites.sql, allocs.sql, fragmentation.sql,
- * pingpong.sql and stacks.sql compute (tests/test_slicing.c compares
- * them).  A damaged blob is an error naming its row and byte.
+ * (last_seq) and site_id of the latest allocation: what callsites.sql,
+ * allocs.sql, fragmentation.sql, pingpong.sql and stacks.sql show, the
+ * figures SQL over the alloc rows gives (tests/test_slicing.c holds them
+ * against tests/slice_count.py).  A damaged blob is an error naming its
+ * row and byte.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -541,16 +544,15 @@ static int scan_source(struct scan_cursor *c, const struct sel *s,
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	/* the source's blocks, with their time range (slice_block: blocks
-	 * whose times miss the window are not read); block k holds alloc
-	 * ids alloc_lo + 1024 k on, its id the last (db/allocvt.c) */
+	/* the source's blocks, with their time range (the zone map,
+	 * db/schema-12.sql: blocks whose times miss the window are not
+	 * read); block k holds alloc ids alloc_lo + 1024 k on, its id the
+	 * last (db/allocvt.c) */
 	rc = sqlite3_prepare_v2(vt->db,
-		"SELECT b.id, (b.id - s.alloc_lo) / 1024 AS blk, k.min_ts, "
-		"k.max_ts, b.data FROM source s "
+		"SELECT b.id, (b.id - s.alloc_lo) / 1024 AS blk, b.min_ts, "
+		"b.max_ts, b.data FROM source s "
 		"CROSS JOIN alloc_blk b ON b.id BETWEEN s.alloc_lo AND s.alloc_hi "
-		"LEFT JOIN slice_block k ON k.source_id = s.id "
-		"AND k.blk = (b.id - s.alloc_lo) / 1024 WHERE s.id = ?1", -1,
-		&st, NULL);
+		"WHERE s.id = ?1", -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return set_err(c, "slab_scan: %s", sqlite3_errmsg(vt->db));
 	sqlite3_bind_int64(st, 1, source_id);

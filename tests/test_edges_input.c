@@ -475,6 +475,11 @@ static pid_t start_memdb(int in, char *const argv[])
 		dup2(fd, 0);
 		dup2(null, 1);
 		dup2(null, 2);
+		/* as from a terminal: a run in the background of a shell
+		 * ignores SIGINT, which memdb then leaves ignored */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		execv(env("MEMDB"), argv);
 		_exit(127);
 	}

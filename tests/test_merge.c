@@ -5,7 +5,7 @@
  * kept, perf.data traces with the large-source slicing tables, an ftrace
  * trace with stacks and symbols, a core dump) merged into one.  Every
  * table with a source_id column is compared row by row with the input,
- * ids aside; each rowid range (source.alloc_lo ..., slice_meta.*_lo ...)
+ * ids aside; each rowid range (source.alloc_lo ..., bad_lo ...)
  * checked to hold exactly its source's rows in order; the slicing
  * reports of a merged source equal those of the input.  Content already
  * there is skipped, merging again adds nothing, an older schema is
@@ -60,11 +60,8 @@ static int setup_all(void **state)
 	ingest_fx(h1, "h1", "", "real-6.18-small/slabinfo.before");
 	ingest_fx(h1, "h1", "", "succeed/memstat/zone_stats-le-4.bin");
 	ingest_fx(h1, "h1", "", "real-tracefs");
-	/* every source large: the slicing tables of big sources too */
-	setenv("MEMDB_TEST_SLICE_BIG", "0", 1);
 	ingest_fx(h1, "h1", "", "real-perf/slab.data.zst");
 	ingest_fx(h1, "h1", "", "real-perf/cg.data.zst");
-	unsetenv("MEMDB_TEST_SLICE_BIG");
 	k = fixture("vmcore/nokaslr.kallsyms.zst");
 	opt = strf("--kallsyms '%s'", k);
 	ingest_fx(h1, "h1", opt, "vmcore/nokaslr.kdump");
@@ -144,7 +141,7 @@ static int renumbered(const char *table, const char *col)
 
 	if (!strcmp(col, "source_id"))
 		return 1;
-	if (!strcmp(table, "source") || !strcmp(table, "slice_meta"))
+	if (!strcmp(table, "source"))
 		return !strcmp(col, "id") || (n > 3 &&
 			(!strcmp(col + n - 3, "_lo") ||
 			 !strcmp(col + n - 3, "_hi")));
@@ -224,7 +221,7 @@ static void same_rows(const char *in, int64_t in_id, const char *out,
 							       &save)) {
 		char *x, *y;
 
-		/* an older input's table the migration drops (slice_col) */
+		/* an older input's table the migration drops (slice_*) */
 		if (!has_table(b, t))
 			continue;
 		x = dump(a, a, t, in_id);
@@ -251,7 +248,7 @@ static void same_rows(const char *in, int64_t in_id, const char *out,
 }
 
 /*
- * Each rowid range of @db (source.alloc_lo ..., slice_meta.X_lo ...)
+ * Each rowid range of @db (source.alloc_lo ..., bad_lo ...)
  * holds exactly the rows of its source, and ranges do not overlap.
  */
 static void ranges_hold_their_rows(const char *db)
@@ -259,14 +256,6 @@ static void ranges_hold_their_rows(const char *db)
 	static const char *const r[][4] = {
 		{ "alloc", "source", "id", "alloc" },
 		{ "bad_free", "source", "id", "bad" },
-		{ "slice_bucket", "slice_meta", "source_id", "bucket" },
-		{ "slice_key", "slice_meta", "source_id", "key" },
-		{ "slice_pid", "slice_meta", "source_id", "pid" },
-		{ "slice_bucket_comm", "slice_meta", "source_id", "bcomm" },
-		{ "slice_pp", "slice_meta", "source_id", "pp" },
-		{ "slice_stack", "slice_meta", "source_id", "stack" },
-		{ "slice_bucket_pid", "slice_meta", "source_id", "bpid" },
-		{ "slice_pp_pid", "slice_meta", "source_id", "ppid" },
 	};
 
 	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++) {

@@ -477,15 +477,16 @@ void db_as_schema10(const char *db)
 	sqlite3_stmt *st;
 	char *msg = NULL, *sql;
 
-	/* the schema-10 alloc table and its indexes, from the migrations */
+	/* the schema-10 alloc table and its indexes, and the slicing
+	 * index's tables (empty), from the migrations */
 	if (sqlite3_open(":memory:", &m))
 		fail_msg("cannot open a database in memory");
 	for (int v = 0; v < 10; v++)
 		if (sqlite3_exec(m, mdb_migrations[v], NULL, NULL, &msg))
 			fail_msg("migration %d: %s", v, msg);
 	if (sqlite3_prepare_v2(m, "SELECT group_concat(sql, '; ') FROM "
-			       "sqlite_master WHERE tbl_name IN ('alloc', "
-			       "'slice_col')", -1,
+			       "sqlite_master WHERE tbl_name = 'alloc' OR "
+			       "tbl_name LIKE 'slice\\_%' ESCAPE '\\'", -1,
 			       &st, NULL) || sqlite3_step(st) != SQLITE_ROW)
 		fail_msg("no alloc table in schema 10: %s", sqlite3_errmsg(m));
 	sql = strf("CREATE TEMP TABLE rows10 AS SELECT * FROM alloc; "

@@ -98,8 +98,8 @@ int64_t db_int(const char *db, const char *sql);
 char *db_counts(const char *db);
 
 /* Turn database @db of the current schema into one of schema 10, the
- * last whose alloc was a table of rows: the same rows, as rows (and an
- * empty slice_col, whose blocks schema 11 no longer keeps). */
+ * last whose alloc was a table of rows: the same rows, as rows, and the
+ * slicing index's tables of then, empty (db/schema-12.sql drops them). */
 void db_as_schema10(const char *db);
 
 /* memdb ingest -q ARGS into @db, failing the test when it fails. */
