@@ -423,31 +423,25 @@ static void anom_lifetime(struct mdb_stats *s, const struct mdb_lifetime *lt)
 static int slab_flush(struct mdb_stats *s)
 {
 	const uint32_t *hint[MDB_ST_AHEAD];
+	struct mdb_fkey k[MDB_ST_AHEAD];
 	size_t n = s->nq;
 
 	s->nq = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct mdb_lifetime *lt = &s->q[i];
-		struct mdb_fkey k = { .site_id = lt->site_id,
-				      .type = lt->type,
-				      .cache_id = lt->cache_id,
-				      .obj_size = lt->bytes_alloc };
-
-		hint[i] = ftable_ahead(&s->slab, &k);
+		k[i] = (struct mdb_fkey){ .site_id = s->q[i].site_id,
+					  .type = s->q[i].type,
+					  .cache_id = s->q[i].cache_id,
+					  .obj_size = s->q[i].bytes_alloc };
+		hint[i] = ftable_ahead(&s->slab, &k[i]);
 	}
 	for (size_t i = 0; i < n; i++)
 		ftable_row_ahead(&s->slab, hint[i]);
 	for (size_t i = 0; i < n; i++) {
-		const struct mdb_lifetime *lt = &s->q[i];
-		struct mdb_fkey k = { .site_id = lt->site_id,
-				      .type = lt->type,
-				      .cache_id = lt->cache_id,
-				      .obj_size = lt->bytes_alloc };
-		struct mdb_frow *r = ftable_get(&s->slab, &k);
+		struct mdb_frow *r = ftable_get(&s->slab, &k[i]);
 
 		if (!r)
 			return -MDB_E_NOMEM;
-		figs_add(&r->f, lt);
+		figs_add(&r->f, &s->q[i]);
 	}
 	return 0;
 }

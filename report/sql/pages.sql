@@ -28,13 +28,18 @@
 -- Orders are of 4096-byte pages.  --by caller: per call site.
 --
 -- Parameters: :src_lo, :src_hi.  Reads alloc (the source's id range)
--- and bad_free.
+-- of the sources with page allocations, and bad_free.
 
 WITH RECURSIVE ord(n) AS (
 	SELECT 0 UNION ALL SELECT n + 1 FROM ord WHERE n < 10
 ), src AS (
-	SELECT id, alloc_lo, alloc_hi FROM source
+	-- the sources with page allocations (site_stats has a row for
+	-- every site and type seen): a slab-only source's blocks are not
+	-- read
+	SELECT id, alloc_lo, alloc_hi FROM source s
 	WHERE id BETWEEN :src_lo AND :src_hi AND alloc_lo IS NOT NULL
+	  AND EXISTS (SELECT 1 FROM site_stats t
+	              WHERE t.source_id = s.id AND t.type = 2)
 ), m AS (
 	SELECT ord.n AS o, a.migratetype AS mt, count(*) AS c
 	FROM src CROSS JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
@@ -58,7 +63,10 @@ FROM ord
 ORDER BY ord.n;
 
 WITH src AS (
-	SELECT id, alloc_lo, alloc_hi, bad_lo, bad_hi FROM source
+	SELECT id, alloc_lo, alloc_hi, bad_lo, bad_hi,
+	       EXISTS (SELECT 1 FROM site_stats t
+	               WHERE t.source_id = s.id AND t.type = 2) AS pages
+	FROM source s
 	WHERE id BETWEEN :src_lo AND :src_hi
 ), a AS (
 	SELECT count(*) AS n, CAST(total(a.bytes_alloc) AS INTEGER) AS b,
@@ -69,7 +77,7 @@ WITH src AS (
 	       CAST(total(CASE WHEN a.state = 3 THEN a.bytes_alloc END)
 	            AS INTEGER) AS xb
 	FROM src CROSS JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
-	WHERE a.type = 2
+	WHERE src.pages AND a.type = 2
 ), f AS (
 	SELECT count(*) AS n, CAST(total(b.bytes) AS INTEGER) AS b
 	FROM src JOIN bad_free b ON b.id BETWEEN src.bad_lo AND src.bad_hi

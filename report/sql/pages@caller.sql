@@ -38,6 +38,10 @@ SELECT a.source_id, a.stack_id, a.bytes_alloc, a.migratetype, a.gfp,
 FROM source src CROSS JOIN alloc a
   ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
 WHERE src.id BETWEEN :src_lo AND :src_hi AND src.alloc_lo IS NOT NULL
+  -- a source without page allocations (site_stats: none of type 2)
+  -- has no block to read
+  AND EXISTS (SELECT 1 FROM site_stats t
+              WHERE t.source_id = src.id AND t.type = 2)
   AND a.type = 2 AND a.state <> 3 AND @where
 GROUP BY a.source_id, a.stack_id, a.bytes_alloc, a.migratetype, a.gfp,
          a.gfp_id;
