@@ -51,9 +51,9 @@ LIB_SRCS := $(wildcard common/*.c ingest/*.c ingest/*/*.c analysis/*.c db/*.c re
 CLI_SRCS := $(wildcard cli/*.c)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TESTLIB  := $(BUILD)/obj/tests/testlib.o
-QUERIES := $(sort $(wildcard report/sql/*.sql))
+QUERIES := $(sort $(wildcard queries/*.sql))
 # the fleet forms of reports, for ClickHouse (report/fleet.c)
-FLEET_QUERIES := $(sort $(wildcard report/sql/fleet/*.sql))
+FLEET_QUERIES := $(sort $(wildcard queries/fleet/*.sql))
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)

@@ -22,7 +22,7 @@ static const char usage_head[] =
 "                         [--format table|csv|json|folded|svg] [--human]\n"
 "                         [--columns A,B,...] [--wide] [REPORT OPTIONS]\n"
 "\n"
-"Run a canned report (an SQL file of report/sql/, built into memdb) over\n"
+"Run a canned report (an SQL file of queries/, built into memdb) over\n"
 "the database.  'memdb report list' names them with a line of help each.\n"
 "\n"
 "A report covers the most recently ingested source of the kind it reads\n"

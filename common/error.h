@@ -2,7 +2,7 @@
 /*
  * Error codes and the error context every library layer fills.
  *
- * ingest/, db/, symbolize/ and report/sql/ never print and never exit: they
+ * ingest/, db/, symbolize/ and queries/ never print and never exit: they
  * return 0 or a negative MDB_E_* code and describe the failure in a
  * struct mdb_error (what, which file, which byte offset or line, detail,
  * hint).  Only cli/ turns that into a message and an exit status.

@@ -3,7 +3,7 @@
 -- (db/schema-9.sql).  A new database runs every migration, in order.
 --
 -- What a trace source needs to give perf kmem stat's own figures
--- (report/sql/summary.sql), NULL for sources ingested before version 10
+-- (queries/summary.sql), NULL for sources ingested before version 10
 -- and for snapshots:
 --
 -- cpu_node: the traced machine's CPU-to-node map as a JSON array of

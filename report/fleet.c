@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The fleet forms of the reports (report/sql/fleet/NAME.sql) run on
+ * The fleet forms of the reports (queries/fleet/NAME.sql) run on
  * ClickHouse: each statement sent with the option values written in as
  * literals (ClickHouse 18.16's HTTP interface has no bound parameters),
  * the same values the engine binds for the SQLite form
@@ -212,7 +212,7 @@ static int next_stmt(const char **at, const char **s, size_t *n)
 
 /* ---- shared fragments ----------------------------------------------
  *
- * report/sql/fleet/_shared.sql defines the parts every fleet form
+ * queries/fleet/_shared.sql defines the parts every fleet form
  * shares (which sources a report reads, the tags' names, ...) once:
  * "@NAME(a, b) = TEXT;".  A form calls one as @NAME(x, y): the call
  * becomes TEXT with each $a, $b replaced by the text given for it, its
@@ -342,7 +342,7 @@ static int expand_call(FILE *f, const char *name, size_t nlen,
 		mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1,
 			      "fragment=%.*s args=%d", (int)nlen, name, nargs);
 		mdb_error_msg(e, "a fleet form calls a fragment that "
-			      "report/sql/fleet/_shared.sql does not define "
+			      "queries/fleet/_shared.sql does not define "
 			      "so");
 		return -MDB_E_INVAL;
 	}

@@ -10,7 +10,7 @@ static const struct mdb_query queries[] = {
 #include "queries.inc" /* the .sql files as strings, by tools/embed.sh */
 };
 
-/* report/sql/fleet/: the fleet forms, for ClickHouse */
+/* queries/fleet/: the fleet forms, for ClickHouse */
 static const struct mdb_query fleet[] = {
 #include "fleet.inc"
 };

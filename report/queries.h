@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The canned reports: the .sql files of report/sql/, embedded at build
+ * The canned reports: the .sql files of queries/, embedded at build
  * time as they are (tools/embed.sh only turns them into C strings).  Each
  * file holds a header comment, the rows statement and, optionally, a
  * second statement giving the one 'total' row.  The header's annotation
@@ -37,7 +37,7 @@ const struct mdb_query *mdb_query_find(const char *name);
 const struct mdb_query *mdb_query_all(size_t *n);
 
 /*
- * The fleet form of report @name (report/sql/fleet/NAME.sql: the same
+ * The fleet form of report @name (queries/fleet/NAME.sql: the same
  * report over ClickHouse's tables, report/fleet.c), or NULL; all of
  * them, sorted by name.
  */

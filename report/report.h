@@ -167,7 +167,7 @@ int mdb_report_plan(struct mdb_report *r, const char *name,
 
 /*
  * mdb_report_plan() of the fleet form of report @name (its SQL over the
- * ClickHouse tables, report/sql/fleet/), which mdb_report_run_fleet()
+ * ClickHouse tables, queries/fleet/), which mdb_report_run_fleet()
  * runs.
  */
 int mdb_report_plan_fleet(struct mdb_report *r, const char *name,

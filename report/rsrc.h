@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The sources a fleet report picked (its set-up fills temp.rsrc:
- * source_id, label, ...; report/sql/growth.sql, outliers.sql), for the
+ * source_id, label, ...; queries/growth.sql, outliers.sql), for the
  * report's header.
  */
 #ifndef MDB_REPORT_RSRC_H

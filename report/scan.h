@@ -3,7 +3,7 @@
  * The table-valued function slab_scan (report/scan.c): the slab
  * allocations of a source with packed columns (db/packcol.h), selected
  * and summed per group in C.  The reports call it where no index table
- * serves their selection (report/sql/callsites.sql, allocs.sql).
+ * serves their selection (queries/callsites.sql, allocs.sql).
  */
 #ifndef MDB_SCAN_H
 #define MDB_SCAN_H

@@ -222,7 +222,7 @@ static void test_reports_declare_kind(void **state)
 	struct run r;
 
 	(void)state;
-	run(&r, "cd '%s/../report/sql' && for f in *.sql; do "
+	run(&r, "cd '%s/../queries' && for f in *.sql; do "
 		"grep -Eq '^-- source: (trace|tags\\|zones|tags|zones)$' "
 		"\"$f\" || echo \"$f\"; done", env("TESTS_DIR"));
 	assert_run_ok(&r);

@@ -6,7 +6,7 @@
  * export --print-ddl --cluster made on both, and the databases of five
  * hosts (allocinfo and real slabinfo snapshots scaled per host, slices
  * of the real 6.18 ftrace trace, a core dump) exported into the
- * Distributed tables of the first.  Every fleet form (report/sql/fleet/,
+ * Distributed tables of the first.  Every fleet form (queries/fleet/,
  * each --by, --label, dates, --sort) must print exactly what the SQLite
  * form prints with --label over a memdb merge of the same databases;
  * exporting again sends nothing, a source exported twice (two exports

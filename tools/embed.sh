@@ -7,7 +7,7 @@
 #
 # A report's name is its file name without .sql; its text is the file
 # itself, comments included, so what runs is exactly what a user reads in
-# report/sql/.  The header annotations are read in C (report/queries.c),
+# queries/.  The header annotations are read in C (report/queries.c),
 # not here.
 set -eu
 

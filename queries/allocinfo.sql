@@ -38,7 +38,7 @@
 -- (--source) whose label matches --label GLOB, when given; or, for a
 -- fleet, of each label matching GLOB (default *) its latest snapshot
 -- with tags, by taken_at (ties: the larger content hash), among those
--- taken from :from_time to :to_time.  report/sql/fleet/allocinfo.sql
+-- taken from :from_time to :to_time.  queries/fleet/allocinfo.sql
 -- picks the same ones.
 DROP TABLE IF EXISTS temp.rsrc;
 CREATE TEMP TABLE rsrc AS

@@ -6,7 +6,7 @@
 -- by: site|cache|type|label
 -- sort: bytes=bytes_alloc|callsite=addr < 0,addr|hit=hits|pingpong|frag=frag_pct|hits|waste|live=live_bytes|bytes_alloc|bytes_req|frag_pct|freed|live_bytes|avg_alloc
 --
--- The fleet form of report/sql/callsites.sql: the per-call-site
+-- The fleet form of queries/callsites.sql: the per-call-site
 -- figures (memdb_site, from each trace's site_stats) of each host's
 -- latest trace, slab allocations only, added up over the hosts: one row
 -- per symbol (each host's kernel at its own KASLR offset), per address

@@ -59,7 +59,7 @@
 --                      seconds, NULL for no bound)
 
 -- The sources covered, into temp.rsrc: as in allocinfo.sql, of the
--- sources with zones.  report/sql/fleet/zones.sql picks the same ones.
+-- sources with zones.  queries/fleet/zones.sql picks the same ones.
 DROP TABLE IF EXISTS temp.rsrc;
 CREATE TEMP TABLE rsrc AS
 SELECT id AS source_id, label FROM source

@@ -6,7 +6,7 @@
 -- total: none
 -- drop: fleet_median hosts module function
 --
--- The fleet form of report/sql/outliers.sql: the same question over
+-- The fleet form of queries/outliers.sql: the same question over
 -- the ClickHouse tables; each item's values over the hosts sorted in
 -- an array (arraySort(groupArray())), its percentiles interpolated as
 -- there (@above_p99), the hosts above the 99th unrolled (ARRAY JOIN),

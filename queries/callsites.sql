@@ -50,7 +50,7 @@
 -- allocinfo.sql.
 
 -- The sources covered, into temp.rsrc: as in allocinfo.sql, of the
--- traces (sources with no tags nor zones).  report/sql/fleet/callsites.sql
+-- traces (sources with no tags nor zones).  queries/fleet/callsites.sql
 -- picks the same ones.
 DROP TABLE IF EXISTS temp.rsrc;
 CREATE TEMP TABLE rsrc AS

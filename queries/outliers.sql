@@ -25,7 +25,7 @@
 --   excess        bytes - fleet_p99
 -- By excess, largest first, ties by kind, name, function, module,
 -- label.  No total row: the rows are of different items.
--- report/sql/fleet/outliers.sql asks ClickHouse the same.
+-- queries/fleet/outliers.sql asks ClickHouse the same.
 --
 -- Parameters: :fleet (1: each label's latest snapshots; else the
 -- sources :src_lo to :src_hi whose label matches :label), :label (a

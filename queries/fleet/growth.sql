@@ -7,7 +7,7 @@
 -- by: tag|function|file|module|label
 -- sort: bytes|calls|count
 --
--- The fleet form of report/sql/growth.sql: of each series (label and
+-- The fleet form of queries/growth.sql: of each series (label and
 -- format) of the labels matching --label GLOB, the first and the last
 -- snapshot taken within --from and --to (by taken_at, ties by the
 -- larger content hash; a series with one snapshot there is left out);

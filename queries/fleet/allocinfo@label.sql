@@ -5,7 +5,7 @@
 -- drop: tags calls sources taken_at
 -- sort: bytes|calls|count
 --
--- The fleet form of report/sql/allocinfo@label.sql: one row per label,
+-- The fleet form of queries/allocinfo@label.sql: one row per label,
 -- its latest allocinfo snapshot's tags added up (per sid, then named
 -- by memdb_source).
 -- The fleet, as the SQLite form picks it (temp.rsrc there): of each

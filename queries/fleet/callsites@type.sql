@@ -1,13 +1,12 @@
 -- SPDX-License-Identifier: MIT
--- report: callsites --by cache
--- help: per cache over the hosts of a fleet: hits, bytes, average, waste, fragmentation, ping-pong, live at end
+-- report: callsites --by type
+-- help: per allocation type (kmalloc, kmem_cache) over the hosts of a fleet: hits, bytes, waste, ping-pong, live
 -- source: trace
 -- drop: avg_alloc freed waste bytes_req live pingpong live_bytes
 -- sort: bytes=bytes_alloc|hit=hits|pingpong|frag=frag_pct|hits|waste|live=live_bytes|bytes_alloc|bytes_req|frag_pct|freed|live_bytes|avg_alloc
 --
--- The fleet form of report/sql/callsites@cache.sql: the per-cache figures
--- (memdb_cache, from each trace's cache_stats, named as callsites --by
--- cache names them) added up per cache name over the hosts.
+-- The fleet form of queries/callsites@type.sql: per allocation type, added
+-- up over the hosts.
 -- The fleet, as the SQLite form picks it (temp.rsrc there): of each
 -- label matching --label GLOB (none: every label), the latest source
 -- with neither tags nor zones (a trace) taken within --from and --to,
@@ -19,14 +18,14 @@
 -- for no bound).  Statements: the rows, the total, the scope (labels,
 -- sources, the first and the last taken_at) that the title gives.
 
-@trace_by(cache, cache, 0, memdb_cache, :label, :label_re, :from_time,
-          :to_time)
-ORDER BY @sort, cache
+@trace_by(type, if(type = 0, 'kmalloc', 'kmem_cache'), type, memdb_site,
+          :label, :label_re, :from_time, :to_time)
+ORDER BY @sort, ord
 LIMIT :top;
 
-SELECT 'total' AS cache,
+SELECT 'total' AS type,
        @figures()
 FROM (
-	SELECT @trace_rows(memdb_cache, :label, :label_re, :from_time, :to_time));
+	SELECT @trace_rows(memdb_site, :label, :label_re, :from_time, :to_time));
 
 @scope(1, :label, :label_re, :from_time, :to_time);

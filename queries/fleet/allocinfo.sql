@@ -7,7 +7,7 @@
 -- by: tag|function|file|module|label
 -- sort: bytes|calls|count
 --
--- The fleet form of report/sql/allocinfo.sql, on the ClickHouse tables
+-- The fleet form of queries/allocinfo.sql, on the ClickHouse tables
 -- memdb export writes (docs/usage.md, *ClickHouse*): the tags of each
 -- host's latest allocinfo snapshot added up over the hosts, one row per
 -- tag (or --by function, file, module; --by label: allocinfo@label.sql),

@@ -6,7 +6,7 @@
 -- sort: pos|name|size|used|free|requests|fails|bytes|unused_pct
 -- by: zone|label
 --
--- The fleet form of report/sql/zones.sql: each host's latest zone
+-- The fleet form of queries/zones.sql: each host's latest zone
 -- snapshot (slabinfo, vmstat, memstat, a core dump's slab caches), one
 -- row per allocator, name and instance, its figures added up over the
 -- hosts: size and object_size where all hosts agree, pos the smallest,

@@ -49,7 +49,7 @@
 -- The snapshots compared, into temp.rsrc (source_id, label, series,
 -- role 'from' or 'to'): :from and :to, or for a fleet the first and the
 -- last of each series within the dates, by taken_at (ties: by content
--- hash), as report/sql/fleet/growth.sql picks them.
+-- hash), as queries/fleet/growth.sql picks them.
 DROP TABLE IF EXISTS temp.rsrc;
 CREATE TEMP TABLE rsrc AS
 SELECT :from AS source_id, (SELECT label FROM source WHERE id = :from)

@@ -5,7 +5,7 @@
 -- drop: zones requests fails sources taken_at
 -- sort: bytes|used|free|requests|fails|unused_pct|zones
 --
--- The fleet form of report/sql/zones@label.sql: one row per label and
+-- The fleet form of queries/zones@label.sql: one row per label and
 -- allocator, its latest zone snapshot added up.
 -- The fleet, as the SQLite form picks it (temp.rsrc there): of each
 -- label matching --label GLOB (none: every label), the latest source

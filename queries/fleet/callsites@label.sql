@@ -1,12 +1,12 @@
 -- SPDX-License-Identifier: MIT
--- report: callsites --by type
--- help: per allocation type (kmalloc, kmem_cache) over the hosts of a fleet: hits, bytes, waste, ping-pong, live
+-- report: callsites --by label
+-- help: per label (host) of a fleet: hits, bytes, average, waste, fragmentation, ping-pong, live at end
 -- source: trace
 -- drop: avg_alloc freed waste bytes_req live pingpong live_bytes
 -- sort: bytes=bytes_alloc|hit=hits|pingpong|frag=frag_pct|hits|waste|live=live_bytes|bytes_alloc|bytes_req|frag_pct|freed|live_bytes|avg_alloc
 --
--- The fleet form of report/sql/callsites@type.sql: per allocation type, added
--- up over the hosts.
+-- The fleet form of queries/callsites@label.sql: one row per
+-- label, its latest trace's call sites added up.
 -- The fleet, as the SQLite form picks it (temp.rsrc there): of each
 -- label matching --label GLOB (none: every label), the latest source
 -- with neither tags nor zones (a trace) taken within --from and --to,
@@ -18,12 +18,12 @@
 -- for no bound).  Statements: the rows, the total, the scope (labels,
 -- sources, the first and the last taken_at) that the title gives.
 
-@trace_by(type, if(type = 0, 'kmalloc', 'kmem_cache'), type, memdb_site,
-          :label, :label_re, :from_time, :to_time)
-ORDER BY @sort, ord
+@trace_by(label, label, 0, memdb_site, :label, :label_re, :from_time,
+          :to_time)
+ORDER BY @sort, label
 LIMIT :top;
 
-SELECT 'total' AS type,
+SELECT 'total' AS label,
        @figures()
 FROM (
 	SELECT @trace_rows(memdb_site, :label, :label_re, :from_time, :to_time));
