@@ -102,6 +102,29 @@ static char *work(const struct arch *a, const char *name)
 }
 
 /*
+ * The references read so far, by architecture, mode and text: several
+ * sources of one architecture are held against the same text (the
+ * tracefs copy in two layouts and the kernel's text against trace.txt,
+ * a trace.dat and its report against the report), read once.
+ */
+static struct ref {
+	char *key, *out;
+	struct ref *next;
+} *refs;
+
+static void free_refs(void)
+{
+	while (refs) {
+		struct ref *r = refs;
+
+		refs = r->next;
+		free(r->key);
+		free(r->out);
+		free(r);
+	}
+}
+
+/*
  * Per architecture: top/ (memdb's layout) and tracefs/ (tracefs's: the
  * page layout under events/ only, the trace text beside as `trace`) with
  * their raw pages decompressed; the kallsyms and the texts decompressed.
@@ -137,6 +160,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	free_refs();
 	free(tmp);
 	return 0;
 }
@@ -198,15 +222,28 @@ static void check_source(const struct arch *a, const char *db,
 static char *reference(const struct arch *a, const char *mode,
 		       const char *text)
 {
-	char *t = work(a, text), *k = work(a, "kallsyms");
-	char *s = out_of("python3 '%s/kmem_events.py' %s%s%s < '%s'",
-			 env("TESTS_DIR"), mode,
-			 strcmp(mode, "sites") ? "" : " ",
-			 strcmp(mode, "sites") ? "" : k, t);
+	char *key = strf("%s %s %s", a->name, mode, text), *t, *k;
+	struct ref *r;
 
+	for (r = refs; r; r = r->next)
+		if (!strcmp(r->key, key)) {
+			free(key);
+			return strdup(r->out);
+		}
+	t = work(a, text);
+	k = work(a, "kallsyms");
+	r = malloc(sizeof(*r));
+	assert_non_null(r);
+	r->key = key;
+	r->out = out_of("python3 '%s/kmem_events.py' %s%s%s < '%s'",
+			env("TESTS_DIR"), mode,
+			strcmp(mode, "sites") ? "" : " ",
+			strcmp(mode, "sites") ? "" : k, t);
+	r->next = refs;
+	refs = r;
 	free(k);
 	free(t);
-	return s;
+	return strdup(r->out);
 }
 
 /* @got equals @want (longer than @min bytes); else the first line that
