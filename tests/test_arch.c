@@ -437,10 +437,10 @@ static void test_tracedat(void **state)
  * perf counts a free of a pointer whose last traced allocation was
  * already freed again (tests/test_perfdata.c says more): perf's extra
  * counts, from memdb's own rows.
- */
-/* The duplicate frees (b) and the allocations of their pointers (l), each
+ * The duplicate frees (b) and the allocations of their pointers (l) are
  * read once: a subquery on the alloc virtual table for each free would
- * unpack all of it again each time. */
+ * unpack all of it again each time.
+ */
 #define DUP_WITH                                                            \
 	"WITH b AS MATERIALIZED (SELECT rowid AS r, source_id, ptr, seq "   \
 	"FROM bad_free WHERE class IN (3, 4) AND type < 2), l AS "          \

@@ -145,10 +145,10 @@ static char *perf_figures(const char *file, const char *filter)
  * as freed, and as a ping-pong of that allocation's call site (its CPU
  * was reset to -1).  memdb counts the pointer freed once.  These are
  * perf's extra counts, from memdb's own rows.
- */
-/* The duplicate frees (b) and the allocations of their pointers (l), each
+ * The duplicate frees (b) and the allocations of their pointers (l) are
  * read once: a subquery on the alloc virtual table for each free would
- * unpack all of it again each time. */
+ * unpack all of it again each time.
+ */
 #define DUP_WITH                                                            \
 	"WITH b AS MATERIALIZED (SELECT rowid AS r, source_id, ptr, seq "   \
 	"FROM bad_free WHERE class IN (3, 4) AND type < 2), l AS "          \
