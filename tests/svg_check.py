@@ -138,6 +138,13 @@ def check_text(path, s):
     print("text: found %r" % s)
 
 
+def _add(x, y, lo, hi):
+    """Bytewise x + y (mod 256) of two rows read as integers: the low 7
+    bits of each byte added (no carry out of the byte), the top bit
+    xored (lo: 0x7f in each byte, hi: 0x80)."""
+    return ((x & lo) + (y & lo)) ^ ((x ^ y) & hi)
+
+
 def png_pixels(path):
     data = open(path, "rb").read()
     if data[:8] != b"\x89PNG\r\n\x1a\n":
@@ -156,27 +163,50 @@ def png_pixels(path):
              (path, depth, ctype))
     bpp = 3 if ctype == 2 else 4
     raw, stride = zlib.decompress(idat), w * bpp
-    prev, rows, at = bytearray(stride), [], 0
+    # Sub and Up rows are undone on the whole row at once, a byte per
+    # 8 bits of one integer (sums without carries from byte to byte);
+    # Average and Paeth a byte at a time
+    lo = int.from_bytes(b"\x7f" * stride, "little")
+    every = int.from_bytes(b"\xff" * stride, "little")
+    hi = every ^ lo
+    prev, rows, at = bytes(stride), [], 0
     for _ in range(h):
-        f, line = raw[at], bytearray(raw[at + 1:at + 1 + stride])
+        f, line = raw[at], raw[at + 1:at + 1 + stride]
         at += 1 + stride
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
-            if f == 1:
-                line[i] = (line[i] + a) & 255
-            elif f == 2:
-                line[i] = (line[i] + b) & 255
-            elif f == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+        if f == 1:
+            x, k = int.from_bytes(line, "little"), bpp
+            while k < stride:
+                x = _add(x, x << 8 * k & every, lo, hi)
+                k *= 2
+            line = x.to_bytes(stride, "little")
+        elif f == 2:
+            line = _add(int.from_bytes(line, "little"),
+                        int.from_bytes(prev, "little"), lo,
+                        hi).to_bytes(stride, "little")
+        elif f == 3:
+            line = bytearray(line)
+            for i in range(bpp):
+                line[i] = (line[i] + (prev[i] >> 1)) & 255
+            for i in range(bpp, stride):
+                line[i] = (line[i] + ((line[i - bpp] + prev[i]) >> 1)) \
+                    & 255
+            line = bytes(line)
+        elif f == 4:
+            line = bytearray(line)
+            for i in range(bpp):
+                line[i] = (line[i] + prev[i]) & 255
+            for i in range(bpp, stride):
+                a, b, c = line[i - bpp], prev[i], prev[i - bpp]
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - c - c)
                 pr = a if pa <= pb and pa <= pc else b if pb <= pc else c
                 line[i] = (line[i] + pr) & 255
-        rows.append(bytes(line))
+            line = bytes(line)
+        elif f:
+            fail("%s: PNG filter %d" % (path, f))
+        rows.append(line)
         prev = line
-    return [bytes(r[i:i + 3]) for r in rows for i in range(0, stride, bpp)]
+    px = b"".join(rows)
+    return [px[i:i + 3] for i in range(0, len(px), bpp)]
 
 
 def check_png(path, minimum):

@@ -102,6 +102,29 @@ static char *work(const struct arch *a, const char *name)
 }
 
 /*
+ * The references read so far, by architecture, mode and text: several
+ * sources of one architecture are held against the same text (the
+ * tracefs copy in two layouts and the kernel's text against trace.txt,
+ * a trace.dat and its report against the report), read once.
+ */
+static struct ref {
+	char *key, *out;
+	struct ref *next;
+} *refs;
+
+static void free_refs(void)
+{
+	while (refs) {
+		struct ref *r = refs;
+
+		refs = r->next;
+		free(r->key);
+		free(r->out);
+		free(r);
+	}
+}
+
+/*
  * Per architecture: top/ (memdb's layout) and tracefs/ (tracefs's: the
  * page layout under events/ only, the trace text beside as `trace`) with
  * their raw pages decompressed; the kallsyms and the texts decompressed.
@@ -137,6 +160,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	free_refs();
 	free(tmp);
 	return 0;
 }
@@ -198,15 +222,28 @@ static void check_source(const struct arch *a, const char *db,
 static char *reference(const struct arch *a, const char *mode,
 		       const char *text)
 {
-	char *t = work(a, text), *k = work(a, "kallsyms");
-	char *s = out_of("python3 '%s/kmem_events.py' %s%s%s < '%s'",
-			 env("TESTS_DIR"), mode,
-			 strcmp(mode, "sites") ? "" : " ",
-			 strcmp(mode, "sites") ? "" : k, t);
+	char *key = strf("%s %s %s", a->name, mode, text), *t, *k;
+	struct ref *r;
 
+	for (r = refs; r; r = r->next)
+		if (!strcmp(r->key, key)) {
+			free(key);
+			return strdup(r->out);
+		}
+	t = work(a, text);
+	k = work(a, "kallsyms");
+	r = malloc(sizeof(*r));
+	assert_non_null(r);
+	r->key = key;
+	r->out = out_of("python3 '%s/kmem_events.py' %s%s%s < '%s'",
+			env("TESTS_DIR"), mode,
+			strcmp(mode, "sites") ? "" : " ",
+			strcmp(mode, "sites") ? "" : k, t);
+	r->next = refs;
+	refs = r;
 	free(k);
 	free(t);
-	return s;
+	return strdup(r->out);
 }
 
 /* @got equals @want (longer than @min bytes); else the first line that
@@ -400,13 +437,20 @@ static void test_tracedat(void **state)
  * perf counts a free of a pointer whose last traced allocation was
  * already freed again (tests/test_perfdata.c says more): perf's extra
  * counts, from memdb's own rows.
+ * The duplicate frees (b) and the allocations of their pointers (l) are
+ * read once: a subquery on the alloc virtual table for each free would
+ * unpack all of it again each time.
  */
+#define DUP_WITH                                                            \
+	"WITH b AS MATERIALIZED (SELECT rowid AS r, source_id, ptr, seq "   \
+	"FROM bad_free WHERE class IN (3, 4) AND type < 2), l AS "          \
+	"MATERIALIZED (SELECT source_id, ptr, seq, site_id, bytes_alloc "   \
+	"FROM alloc WHERE type < 2 AND ptr IN (SELECT ptr FROM b)) "
 #define LAST_ALLOC(col)                                                     \
-	"(SELECT " col " FROM alloc a JOIN site s ON s.source_id = "        \
+	"(SELECT " col " FROM l a JOIN site s ON s.source_id = "            \
 	"a.source_id AND s.id = a.site_id WHERE a.source_id = b.source_id " \
-	"AND a.ptr = b.ptr AND a.type < 2 AND a.seq < b.seq ORDER BY a.seq " \
-	"DESC LIMIT 1)"
-#define DUP_FREE "FROM bad_free b WHERE b.class IN (3, 4) AND b.type < 2"
+	"AND a.ptr = b.ptr AND a.seq < b.seq ORDER BY a.seq DESC LIMIT 1)"
+#define DUP_FREE "FROM b ORDER BY b.r"
 
 /* perf kmem's figures of @file, by tests/perf_kmem.awk. */
 static char *perf_figures(const struct arch *a, const char *file,
@@ -423,7 +467,7 @@ static char *perf_figures(const struct arch *a, const char *file,
 /* perf kmem stat's SUMMARY and perf kmem --caller stat's table. */
 static void perf_slab(const struct arch *a, const char *db)
 {
-	int64_t dup = db_int(db, "SELECT coalesce(sum(" LAST_ALLOC(
+	int64_t dup = db_int(db, DUP_WITH "SELECT coalesce(sum(" LAST_ALLOC(
 				     "a.bytes_alloc") "), 0) " DUP_FREE);
 	char *dups = work(a, "dups"), *want, *got, *m;
 
@@ -443,7 +487,7 @@ static void perf_slab(const struct arch *a, const char *db)
 	free(m);
 	free(want);
 	free(got);
-	free(out_of("'%s' sql -d '%s' -f csv \"SELECT " LAST_ALLOC(
+	free(out_of("'%s' sql -d '%s' -f csv \"" DUP_WITH "SELECT " LAST_ALLOC(
 			    "printf('0x%%x', s.addr)") " " DUP_FREE "\" | "
 		    "tail -n +2 > '%s'", env("MEMDB"), db, dups));
 	want = perf_figures(a, "perf/slab.kmem-caller.txt",

@@ -161,7 +161,9 @@ static char *dump(sqlite3 *h, sqlite3 *schema, const char *table,
 		  int64_t id)
 {
 	sqlite3_stmt *st;
-	char *cols = strdup(""), *sql, *acc = strdup("");
+	char *cols = strdup(""), *sql, *acc = NULL;
+	size_t len;
+	FILE *f;
 	int rowid;
 
 	/* the columns of @schema's table (an input of an older schema) */
@@ -187,8 +189,15 @@ static char *dump(sqlite3 *h, sqlite3 *schema, const char *table,
 		   (long long)id, rowid ? "rowid" : "1");
 	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL))
 		fail_msg("%s: %s", sql, sqlite3_errmsg(h));
+	/* a stream, not append(): a table's rows are many, and copying the
+	 * whole text again for each row is quadratic */
+	f = open_memstream(&acc, &len);
+	if (!f)
+		fail_msg("open_memstream failed");
 	while (sqlite3_step(st) == SQLITE_ROW)
-		acc = append(acc, "%s\n", sqlite3_column_text(st, 0));
+		fprintf(f, "%s\n", sqlite3_column_text(st, 0));
+	if (fclose(f))
+		fail_msg("open_memstream: cannot write");
 	sqlite3_finalize(st);
 	free(sql);
 	free(cols);
