@@ -83,6 +83,11 @@ struct cursor {
 	size_t row;             /* the current row of the block */
 	int eof;
 	struct mdb_pc_block *b;
+	/* column = value constraints the rows are held to here (SQLite
+	 * checks them again): packed column, value */
+	int nkeep;
+	int keep_pc[NCOLS];
+	int64_t keep_v[NCOLS];
 };
 
 static int vt_connect(sqlite3 *db, void *aux, int argc,
@@ -139,7 +144,9 @@ static int vt_disconnect(sqlite3_vtab *vt)
 
 /*
  * The plan: idxStr holds one letter per argument: 's' source_id =,
- * '=' id =, 'g' id >=, 'G' id >, 'l' id <=, 'L' id <.
+ * '=' id =, 'g' id >=, 'G' id >, 'l' id <=, 'L' id <, or 0x80 | column
+ * for another column's = (rows without that value are passed over in
+ * C, not handed to SQLite: leaks' state = 0, pages' type = 2).
  */
 static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 {
@@ -166,6 +173,9 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 			default: break;
 			}
 			range += op != 0;
+		} else if (c->iColumn > 1 && c->iColumn < NCOLS &&
+			   c->op == SQLITE_INDEX_CONSTRAINT_EQ) {
+			op = (char)(0x80 | c->iColumn);
 		}
 		if (!op)
 			continue;
@@ -291,10 +301,19 @@ static int next_block(struct cursor *c)
 	}
 }
 
-static int vt_next(sqlite3_vtab_cursor *cur)
+/* Does the current row have every value the constraints ask for? */
+static int row_kept(const struct cursor *c)
 {
-	struct cursor *c = (struct cursor *)cur;
+	for (int k = 0; k < c->nkeep; k++)
+		if (c->b->null[c->keep_pc[k]][c->row] ||
+		    c->b->v[c->keep_pc[k]][c->row] != c->keep_v[k])
+			return 0;
+	return 1;
+}
 
+/* The next row, kept or not. */
+static int step_row(struct cursor *c)
+{
 	if (++c->row < c->b->rows) {
 		if (c->id0 + (int64_t)c->row > c->hi)
 			c->eof = 1;
@@ -302,6 +321,24 @@ static int vt_next(sqlite3_vtab_cursor *cur)
 	}
 	c->row = 0;
 	return next_block(c);
+}
+
+/* From the current row on, the first kept one (or eof). */
+static int skip_rows(struct cursor *c)
+{
+	int rc = SQLITE_OK;
+
+	while (rc == SQLITE_OK && !c->eof && !row_kept(c))
+		rc = step_row(c);
+	return rc;
+}
+
+static int vt_next(sqlite3_vtab_cursor *cur)
+{
+	struct cursor *c = (struct cursor *)cur;
+	int rc = step_row(c);
+
+	return rc == SQLITE_OK ? skip_rows(c) : rc;
 }
 
 static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *ops,
@@ -314,6 +351,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *ops,
 	(void)idx;
 	c->source = -1;
 	c->eof = 0;
+	c->nkeep = 0;
 	for (int i = 0; i < argc && ops[i]; i++) {
 		int64_t x;
 
@@ -322,6 +360,16 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *ops,
 		if (sqlite3_value_type(argv[i]) != SQLITE_INTEGER)
 			continue;
 		x = sqlite3_value_int64(argv[i]);
+		if ((unsigned char)ops[i] & 0x80) {
+			int col = (unsigned char)ops[i] & 0x7f;
+
+			if (col < NCOLS && cols[col].pc >= 0 &&
+			    c->nkeep < NCOLS) {
+				c->keep_pc[c->nkeep] = cols[col].pc;
+				c->keep_v[c->nkeep++] = x;
+			}
+			continue;
+		}
 		switch (ops[i]) {
 		case 's': c->source = x; break;
 		case '=': lo = x > lo ? x : lo; hi = x < hi ? x : hi; break;
@@ -379,7 +427,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *ops,
 	}
 	if (!c->eof && c->id0 + (int64_t)c->row > c->hi)
 		c->eof = 1;
-	return SQLITE_OK;
+	return skip_rows(c);
 }
 
 static int vt_eof(sqlite3_vtab_cursor *cur)
