@@ -43,7 +43,7 @@ WITH RECURSIVE ord(n) AS (
 ), m AS (
 	SELECT ord.n AS o, a.migratetype AS mt, count(*) AS c
 	FROM src CROSS JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
-	JOIN ord ON a.bytes_alloc = (4096 << ord.n)
+	CROSS JOIN ord ON a.bytes_alloc = (4096 << ord.n)
 	WHERE a.type = 2 AND a.state <> 3
 	GROUP BY 1, 2
 )
