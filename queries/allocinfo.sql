@@ -38,26 +38,11 @@
 -- (--source) whose label matches --label GLOB, when given; or, for a
 -- fleet, of each label matching GLOB (default *) its latest snapshot
 -- with tags, by taken_at (ties: the larger content hash), among those
--- taken from :from_time to :to_time.  queries/fleet/allocinfo.sql
--- picks the same ones.
+-- taken from :from_time to :to_time (queries/_shared.sql).
+-- queries/fleet/allocinfo.sql picks the same ones.
 DROP TABLE IF EXISTS temp.rsrc;
 CREATE TEMP TABLE rsrc AS
-SELECT id AS source_id, label FROM source
-WHERE NOT coalesce(:fleet, 0) AND id BETWEEN :src_lo AND :src_hi
-  AND (:label IS NULL OR label GLOB :label)
-UNION ALL
-SELECT id, label FROM (
-	SELECT s.id, s.label,
-	       row_number() OVER (PARTITION BY s.label
-	                          ORDER BY s.taken_at DESC, s.hash DESC) AS k
-	FROM source s
-	WHERE :fleet AND s.label GLOB coalesce(:label, '*')
-	  AND EXISTS (SELECT 1 FROM tag t WHERE t.source_id = s.id)
-	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) >=
-	               :from_time, :from_time IS NULL)
-	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) <=
-	               :to_time, :to_time IS NULL)
-) WHERE k = 1;
+@rsrc('tags', 1, @has_tags());
 
 WITH p AS (
 	SELECT coalesce(:by, 'tag') AS by, coalesce(:sort, 'bytes') AS sort

@@ -54,23 +54,7 @@
 -- picks the same ones.
 DROP TABLE IF EXISTS temp.rsrc;
 CREATE TEMP TABLE rsrc AS
-SELECT id AS source_id, label FROM source
-WHERE NOT coalesce(:fleet, 0) AND id BETWEEN :src_lo AND :src_hi
-  AND (:label IS NULL OR label GLOB :label)
-UNION ALL
-SELECT id, label FROM (
-	SELECT s.id, s.label,
-	       row_number() OVER (PARTITION BY s.label
-	                          ORDER BY s.taken_at DESC, s.hash DESC) AS k
-	FROM source s
-	WHERE :fleet AND s.label GLOB coalesce(:label, '*')
-	  AND NOT EXISTS (SELECT 1 FROM tag t WHERE t.source_id = s.id)
-	  AND NOT EXISTS (SELECT 1 FROM zone z WHERE z.source_id = s.id)
-	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) >=
-	               :from_time, :from_time IS NULL)
-	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) <=
-	               :to_time, :to_time IS NULL)
-) WHERE k = 1;
+@rsrc('trace', 1, NOT @has_tags() AND NOT @has_zones());
 
 DROP TABLE IF EXISTS temp.slab_rows;
 DROP TABLE IF EXISTS temp.slab_total;

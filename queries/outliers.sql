@@ -33,44 +33,13 @@
 -- bound), :top.
 
 -- The snapshots read, into temp.rsrc (source_id, label, kind 'tags'
--- or 'zones'), as allocinfo.sql and zones.sql pick them.
+-- or 'zones'), as allocinfo.sql and zones.sql pick them, but of the
+-- range only those with tags or zones.
 DROP TABLE IF EXISTS temp.rsrc;
 CREATE TEMP TABLE rsrc AS
-SELECT id AS source_id, label, 'tags' AS kind FROM source s
-WHERE NOT coalesce(:fleet, 0) AND id BETWEEN :src_lo AND :src_hi
-  AND (:label IS NULL OR label GLOB :label)
-  AND EXISTS (SELECT 1 FROM tag t WHERE t.source_id = s.id)
+@rsrc('tags', @has_tags(), @has_tags())
 UNION ALL
-SELECT id, label, 'zones' FROM source s
-WHERE NOT coalesce(:fleet, 0) AND id BETWEEN :src_lo AND :src_hi
-  AND (:label IS NULL OR label GLOB :label)
-  AND EXISTS (SELECT 1 FROM zone z WHERE z.source_id = s.id)
-UNION ALL
-SELECT id, label, kind FROM (
-	SELECT s.id, s.label, 'tags' AS kind,
-	       row_number() OVER (PARTITION BY s.label
-	                          ORDER BY s.taken_at DESC, s.hash DESC) AS k
-	FROM source s
-	WHERE :fleet AND s.label GLOB coalesce(:label, '*')
-	  AND EXISTS (SELECT 1 FROM tag t WHERE t.source_id = s.id)
-	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) >=
-	               :from_time, :from_time IS NULL)
-	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) <=
-	               :to_time, :to_time IS NULL)
-) WHERE k = 1
-UNION ALL
-SELECT id, label, kind FROM (
-	SELECT s.id, s.label, 'zones' AS kind,
-	       row_number() OVER (PARTITION BY s.label
-	                          ORDER BY s.taken_at DESC, s.hash DESC) AS k
-	FROM source s
-	WHERE :fleet AND s.label GLOB coalesce(:label, '*')
-	  AND EXISTS (SELECT 1 FROM zone z WHERE z.source_id = s.id)
-	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) >=
-	               :from_time, :from_time IS NULL)
-	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) <=
-	               :to_time, :to_time IS NULL)
-) WHERE k = 1;
+@rsrc('zones', @has_zones(), @has_zones());
 
 -- Each host's bytes of each item.
 DROP TABLE IF EXISTS temp.outlier_vals;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../db/clickhouse.h"
+#include "fragment.h"
 #include "report.h"
 
 static int ident_char(char c)
@@ -163,280 +164,6 @@ nomem:
 	free(out);
 	mdb_error_nomem(e);
 	return NULL;
-}
-
-/* The first ';' of @p outside comments and quoted text, or NULL. */
-static const char *semicolon(const char *p)
-{
-	while (*p) {
-		if (p[0] == '-' && p[1] == '-') {
-			p += strcspn(p, "\n");
-		} else if (*p == '\'' || *p == '"' || *p == '`') {
-			const char *q = p + 1;
-
-			while (*q && *q != *p)
-				q += q[0] == '\\' && q[1] ? 2 : 1;
-			p = *q ? q + 1 : q;
-		} else if (*p == ';') {
-			return p;
-		} else {
-			p++;
-		}
-	}
-	return NULL;
-}
-
-/* The next statement from *@at: its start and length; 0 when only
- * blanks and comments are left. */
-static int next_stmt(const char **at, const char **s, size_t *n)
-{
-	const char *p = *at, *semi = semicolon(p);
-	const char *stop = semi ? semi : p + strlen(p);
-	const char *q = p;
-
-	while (q < stop) {
-		if (q[0] == '-' && q[1] == '-')
-			q += strcspn(q, "\n");
-		else if (*q == ' ' || *q == '\t' || *q == '\n')
-			q++;
-		else
-			break;
-	}
-	if (q >= stop)
-		return 0;
-	*s = p;
-	*n = (size_t)(stop - p);
-	*at = semi ? semi + 1 : stop;
-	return 1;
-}
-
-/* ---- shared fragments ----------------------------------------------
- *
- * queries/fleet/_shared.sql defines the parts every fleet form
- * shares (which sources a report reads, the tags' names, ...) once:
- * "@NAME(a, b) = TEXT;".  A form calls one as @NAME(x, y): the call
- * becomes TEXT with each $a, $b replaced by the text given for it, its
- * own calls expanded in turn.  A form passes the report's parameters
- * (":label") as arguments, so that its text names each one it reads
- * (mdb_query_uses() decides which options a report takes).
- */
-
-#define MAX_ARGS 8
-#define MAX_DEPTH 8
-
-struct span {
-	const char *p;
-	size_t n;
-};
-
-/* @p..@end past blanks and "--" comments. */
-static const char *skip_blank(const char *p, const char *end)
-{
-	while (p < end) {
-		if (p[0] == '-' && p + 1 < end && p[1] == '-')
-			while (p < end && *p != '\n')
-				p++;
-		else if (*p == ' ' || *p == '\t' || *p == '\n')
-			p++;
-		else
-			break;
-	}
-	return p;
-}
-
-/* Past the quoted text at @p ('...', "...", `...`). */
-static const char *skip_quoted(const char *p, const char *end)
-{
-	const char *q = p + 1;
-
-	while (q < end && *q != *p)
-		q += *q == '\\' ? 2 : 1;
-	return q < end ? q + 1 : end;
-}
-
-/*
- * The comma-separated items between the '(' at @p and its ')' into @a
- * (blanks around each trimmed): their count, or -1 when there is no
- * closing ')' or more than MAX_ARGS; *@after past the ')'.
- */
-static int split_args(const char *p, const char *end, struct span *a,
-		      const char **after)
-{
-	const char *start = ++p;
-	int depth = 0, n = 0;
-
-	for (; p < end; p++) {
-		if (*p == '\'' || *p == '"' || *p == '`') {
-			p = skip_quoted(p, end) - 1;
-			continue;
-		}
-		if (*p == '(' || (*p == ')' && depth)) {
-			depth += *p == '(' ? 1 : -1;
-			continue;
-		}
-		if ((*p != ',' && *p != ')') || depth)
-			continue;
-		/* a comma or the closing ')' */
-		while (start < p && strchr(" \t\n", *start))
-			start++;
-		if (n == MAX_ARGS)
-			return -1;
-		a[n].p = start;
-		a[n].n = (size_t)(p - start);
-		while (a[n].n && strchr(" \t\n", start[a[n].n - 1]))
-			a[n].n--;
-		/* "()": no arguments */
-		if (a[n].n || *p == ',' || n)
-			n++;
-		start = p + 1;
-		if (*p == ')') {
-			*after = p + 1;
-			return n;
-		}
-	}
-	return -1;
-}
-
-/* The definition of fragment @name (@n bytes): its formal names and its
- * text; 0 when _shared.sql has none. */
-static int fragment(const char *name, size_t n, struct span *formal,
-		    int *nformal, struct span *text)
-{
-	const struct mdb_query *q = mdb_fleet_find("_shared");
-	const char *at = q ? q->sql : "", *s;
-	size_t len;
-
-	while (next_stmt(&at, &s, &len)) {
-		const char *end = s + len, *p = skip_blank(s, end), *after;
-
-		if (p + n + 2 > end || *p != '@' || strncmp(p + 1, name, n) ||
-		    p[n + 1] != '(')
-			continue;
-		*nformal = split_args(p + n + 1, end, formal, &after);
-		p = *nformal < 0 ? end : skip_blank(after, end);
-		if (p >= end || *p != '=')
-			return 0;
-		text->p = p + 1;
-		text->n = (size_t)(end - text->p);
-		return 1;
-	}
-	return 0;
-}
-
-static int expand_frags(FILE *f, const char *sql, size_t n, int depth,
-			struct mdb_error *e);
-
-/* Fragment @name's text into @f, its formals replaced by @arg. */
-static int expand_call(FILE *f, const char *name, size_t nlen,
-		       const struct span *arg, int nargs, int depth,
-		       struct mdb_error *e)
-{
-	struct span formal[MAX_ARGS], text;
-	int nformal = 0, ret;
-	char *out = NULL;
-	size_t len;
-	FILE *g;
-
-	if (depth >= MAX_DEPTH || !fragment(name, nlen, formal, &nformal,
-					    &text) || nformal != nargs) {
-		mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1,
-			      "fragment=%.*s args=%d", (int)nlen, name, nargs);
-		mdb_error_msg(e, "a fleet form calls a fragment that "
-			      "queries/fleet/_shared.sql does not define "
-			      "so");
-		return -MDB_E_INVAL;
-	}
-	g = open_memstream(&out, &len);
-	if (!g)
-		return mdb_error_nomem(e);
-	for (const char *p = text.p, *end = text.p + text.n; p < end;) {
-		int k = nformal;
-
-		if (*p == '$')
-			for (k = 0; k < nformal; k++)
-				if (p + 1 + formal[k].n <= end &&
-				    !strncmp(p + 1, formal[k].p, formal[k].n) &&
-				    (p + 1 + formal[k].n == end ||
-				     !ident_char(p[1 + formal[k].n])))
-					break;
-		if (k < nformal) {
-			fwrite(arg[k].p, 1, arg[k].n, g);
-			p += 1 + formal[k].n;
-		} else if (p[0] == '-' && p + 1 < end && p[1] == '-') {
-			while (p < end && *p != '\n')
-				p++;
-		} else {
-			fputc(*p++, g);
-		}
-	}
-	if (fclose(g)) {
-		free(out);
-		return mdb_error_nomem(e);
-	}
-	ret = expand_frags(f, out, len, depth + 1, e);
-	free(out);
-	return ret;
-}
-
-/* @sql (@n bytes) into @f with every fragment call expanded. */
-static int expand_frags(FILE *f, const char *sql, size_t n, int depth,
-			struct mdb_error *e)
-{
-	const char *p = sql, *end = sql + n;
-
-	while (p < end) {
-		const char *q = p + 1, *after;
-		struct span arg[MAX_ARGS];
-		int nargs;
-
-		if (p[0] == '-' && p + 1 < end && p[1] == '-') {
-			q = p;
-			while (q < end && *q != '\n')
-				q++;
-		} else if (*p == '\'' || *p == '"' || *p == '`') {
-			q = skip_quoted(p, end);
-		} else if (*p == '@' && (p == sql || !ident_char(p[-1]))) {
-			while (q < end && ident_char(*q))
-				q++;
-			if (q < end && *q == '(' && q > p + 1) {
-				nargs = split_args(q, end, arg, &after);
-				if (nargs < 0)
-					nargs = MAX_ARGS + 1; /* refused */
-				if (expand_call(f, p + 1, (size_t)(q - p - 1),
-						arg, nargs, depth, e) < 0)
-					return -MDB_E_INVAL;
-				p = after;
-				continue;
-			}
-		}
-		fwrite(p, 1, (size_t)(q - p), f);
-		p = q;
-	}
-	return 0;
-}
-
-/* @sql (@n bytes) with its fragments expanded, malloc'ed; *@len. */
-static char *with_fragments(const char *sql, size_t n, size_t *len,
-			    struct mdb_error *e)
-{
-	char *out = NULL;
-	FILE *f = open_memstream(&out, len);
-
-	if (!f) {
-		mdb_error_nomem(e);
-		return NULL;
-	}
-	if (expand_frags(f, sql, n, 0, e) < 0) {
-		fclose(f);
-		free(out);
-		return NULL;
-	}
-	if (fclose(f)) {
-		free(out);
-		mdb_error_nomem(e);
-		return NULL;
-	}
-	return out;
 }
 
 /* TSV field @f in place: ClickHouse's escapes undone; its length. */
@@ -610,6 +337,7 @@ int mdb_report_run_fleet(struct mdb_ch *ch, const struct mdb_report *r,
 {
 	sqlite3 *mem = NULL;
 	sqlite3_stmt *rows = NULL, *total = NULL, *sc = NULL;
+	const struct mdb_query *shared;
 	const char *at, *s;
 	char *whole;
 	size_t n;
@@ -634,7 +362,10 @@ int mdb_report_run_fleet(struct mdb_ch *ch, const struct mdb_report *r,
 			      "names them)", r->named->name);
 		return -MDB_E_INVAL;
 	}
-	whole = with_fragments(r->sql, strlen(r->sql), &n, e);
+	shared = mdb_fleet_find("_shared");
+	whole = mdb_sql_expand(r->sql, strlen(r->sql),
+			       shared ? shared->sql : NULL,
+			       "queries/fleet/_shared.sql", &n, e);
 	if (!whole)
 		return -MDB_E_INVAL;
 	at = whole;
@@ -643,7 +374,7 @@ int mdb_report_run_fleet(struct mdb_ch *ch, const struct mdb_report *r,
 		free(whole);
 		return mdb_error_nomem(e);
 	}
-	while (ret == 0 && k < stmts && next_stmt(&at, &s, &n)) {
+	while (ret == 0 && k < stmts && mdb_sql_next_stmt(&at, &s, &n)) {
 		char *sql = substitute(r, s, n, "\nFORMAT "
 				       "TabSeparatedWithNamesAndTypes", e);
 		char *body = NULL, name[16];

@@ -2,11 +2,14 @@
 /* The table of embedded reports and their header annotations; see
  * queries.h. */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "fragment.h"
 #include "queries.h"
 
-static const struct mdb_query queries[] = {
+/* queries/: the reports and _shared.sql, their fragments */
+static const struct mdb_query files[] = {
 #include "queries.inc" /* the .sql files as strings, by tools/embed.sh */
 };
 
@@ -29,18 +32,66 @@ const struct mdb_query *mdb_fleet_all(size_t *n)
 	return fleet;
 }
 
+/*
+ * The reports, built once: each file of queries/ but _shared.sql, its
+ * fragment calls expanded from _shared.sql, so that the engine reads
+ * (and finds the parameters in) the SQL that runs.  A report that cannot
+ * be expanded (no memory, a call _shared.sql does not define) keeps its
+ * text, which SQLite then refuses; tests/test_report_engine.c checks
+ * that each one is expanded.
+ */
+static const struct mdb_query *reports(size_t *n)
+{
+	static struct mdb_query *table;
+	static size_t ntable;
+	const size_t nfiles = sizeof(files) / sizeof(files[0]);
+	const char *shared = "";
+	struct mdb_error e;
+	size_t len;
+
+	if (table) {
+		*n = ntable;
+		return table;
+	}
+	for (size_t i = 0; i < nfiles; i++)
+		if (!strcmp(files[i].name, "_shared"))
+			shared = files[i].sql;
+	table = calloc(nfiles, sizeof(*table));
+	if (!table) {
+		*n = nfiles;
+		return files;
+	}
+	for (size_t i = 0; i < nfiles; i++) {
+		struct mdb_query *q = &table[ntable];
+		char *sql;
+
+		if (files[i].name[0] == '_')
+			continue;
+		mdb_error_clear(&e);
+		sql = mdb_sql_expand(files[i].sql, strlen(files[i].sql), shared,
+				     "queries/_shared.sql", &len, &e);
+		q->name = files[i].name;
+		q->sql = sql ? sql : files[i].sql;
+		ntable++;
+	}
+	*n = ntable;
+	return table;
+}
+
 const struct mdb_query *mdb_query_find(const char *name)
 {
-	for (size_t i = 0; i < sizeof(queries) / sizeof(queries[0]); i++)
-		if (!strcmp(queries[i].name, name))
-			return &queries[i];
+	size_t n;
+	const struct mdb_query *q = reports(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(q[i].name, name))
+			return &q[i];
 	return NULL;
 }
 
 const struct mdb_query *mdb_query_all(size_t *n)
 {
-	*n = sizeof(queries) / sizeof(queries[0]);
-	return queries;
+	return reports(n);
 }
 
 const char *mdb_query_annot(const struct mdb_query *q, const char *key,

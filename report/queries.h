@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The canned reports: the .sql files of queries/, embedded at build
- * time as they are (tools/embed.sh only turns them into C strings).  Each
+ * time as they are (tools/embed.sh only turns them into C strings), the
+ * fragment calls expanded from queries/_shared.sql (report/fragment.h),
+ * which is not a report.  Each
  * file holds a header comment, the rows statement and, optionally, a
  * second statement giving the one 'total' row.  The header's annotation
  * lines "-- KEY: value" say what the report is and takes:

@@ -3,7 +3,8 @@
  * The report engine (report/): the header annotations of the embedded
  * reports, choosing a report and its variant, the options' values and
  * the usage errors, and a run whose rows and total are checked against
- * figures counted by hand from testdata/succeed/ftrace-6.18/trace.
+ * figures counted by hand from testdata/succeed/ftrace-6.18/trace; the
+ * fragments the queries share (report/fragment.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "../report/fragment.h"
 #include "../report/report.h"
 #include "testlib.h"
 
@@ -105,6 +107,72 @@ static void test_embedded_reports(void **state)
 		assert_true(mdb_query_in_list(by, len, at + 1));
 		free(base);
 	}
+}
+
+/* @sql expanded from @shared: a malloc'ed string, NULL on an error. */
+static char *expand(const char *sql, const char *shared)
+{
+	struct mdb_error e;
+	size_t len;
+	char *out;
+
+	mdb_error_clear(&e);
+	out = mdb_sql_expand(sql, strlen(sql), shared, "x.sql", &len, &e);
+	if (out)
+		assert_int_equal(len, strlen(out));
+	else
+		assert_non_null(strstr(e.msg, "x.sql"));
+	return out;
+}
+
+/* A fragment call becomes its text, the arguments (nested parentheses,
+ * quoted commas, calls of their own) in place of its formals. */
+static void test_fragments(void **state)
+{
+	static const char shared[] =
+		"-- two fragments; comments may hold ';'\n"
+		"@pair(a, b) = ($a, $b, $ab) -- $a, not in the text\n;\n"
+		"@one() = 1;\n";
+	char *s;
+
+	(void)state;
+	s = expand("SELECT @pair(f(1, 2), 'x,)') -- @pair(\n, '@one()'",
+		   shared);
+	assert_string_equal(s, "SELECT  (f(1, 2), 'x,)', $ab) \n"
+			    " -- @pair(\n, '@one()'");
+	free(s);
+	s = expand("@pair(@one(), @pair(@one(), 2))", shared);
+	assert_string_equal(s, " ( 1,  ( 1, 2, $ab) \n, $ab) \n");
+	free(s);
+	s = expand("@pair(1)", shared);   /* too few arguments */
+	assert_null(s);
+	s = expand("@none()", shared);    /* not defined */
+	assert_null(s);
+	s = expand("@where AND x @ (y)", shared); /* not calls */
+	assert_string_equal(s, "@where AND x @ (y)");
+	free(s);
+}
+
+/* Each report of the table has its calls expanded (none is left for
+ * SQLite to refuse); queries/_shared.sql holds fragments, not a report,
+ * and the parameters a fragment reads are the report's. */
+static void test_reports_expanded(void **state)
+{
+	size_t n;
+	const struct mdb_query *q = mdb_query_all(&n);
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		char *s = expand(q[i].sql, "");
+
+		assert_non_null(s);
+		free(s);
+		assert_true(q[i].name[0] != '_');
+	}
+	assert_null(mdb_query_find("_shared"));
+	assert_true(mdb_query_uses(mdb_query_find("zones"), ":from_time"));
+	assert_true(mdb_query_uses(mdb_query_find("callsites"), ":fleet"));
+	assert_null(strstr(mdb_query_find("outliers")->sql, "@rsrc"));
 }
 
 static size_t param_index(const char *opt)
@@ -421,6 +489,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_annotations),
 		cmocka_unit_test(test_embedded_reports),
+		cmocka_unit_test(test_fragments),
+		cmocka_unit_test(test_reports_expanded),
 		cmocka_unit_test(test_option_values),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_plan_refusals),

@@ -6,9 +6,9 @@
 #   tools/embed.sh --queries FILE... > out.inc (the report table)
 #
 # A report's name is its file name without .sql; its text is the file
-# itself, comments included, so what runs is exactly what a user reads in
-# queries/.  The header annotations are read in C (report/queries.c),
-# not here.
+# itself, comments included, so what runs is what a user reads in
+# queries/ (with the fragment calls expanded in C: report/fragment.c).
+# The header annotations are read in C (report/queries.c), not here.
 set -eu
 
 literal() {

@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: MIT
 -- The parts the fleet forms share, each defined once as a fragment
--- "@NAME(a, b) = TEXT;" that a form calls as @NAME(x, y): report/fleet.c
+-- "@NAME(a, b) = TEXT;" that a form calls as @NAME(x, y): report/fragment.c
 -- puts TEXT there, each $a replaced by the text given for it.  A form
 -- passes the report's parameters (:label, :from_time, ...) to the
 -- fragments that read them, so that its own text names every parameter

@@ -1,0 +1,37 @@
+-- SPDX-License-Identifier: MIT
+-- The parts the reports share, each defined once as a fragment
+-- "@NAME(a, b) = TEXT;" that a report calls as @NAME(x, y): the report
+-- table (report/queries.c) holds each report with its calls replaced by
+-- TEXT, each $a replaced by the text given for it (report/fragment.c,
+-- which expands the fleet forms' fragments too).  A fragment may read
+-- the report's parameters (:label, :from_time, ...) itself: the engine
+-- looks for them in the expanded text.  Not a report.
+
+-- The sources a report covers, the rows of temp.rsrc: those of :src_lo
+-- to :src_hi (--source) whose label matches --label GLOB, when given,
+-- and of which RANGE holds; or, for a fleet (:fleet), of each label
+-- matching GLOB (default *) its latest source of which LATEST holds, by
+-- taken_at (ties: the larger content hash), among those taken from
+-- :from_time to :to_time (Unix seconds, NULL for no bound).  RANGE and
+-- LATEST are conditions on source s.  Columns: source_id, label, kind
+-- (the text KIND).
+@rsrc(kind, range, latest) =
+SELECT id AS source_id, label, $kind AS kind FROM source s
+WHERE NOT coalesce(:fleet, 0) AND id BETWEEN :src_lo AND :src_hi
+  AND (:label IS NULL OR label GLOB :label) AND $range
+UNION ALL
+SELECT id, label, kind FROM (
+	SELECT s.id, s.label, $kind AS kind,
+	       row_number() OVER (PARTITION BY s.label
+	                          ORDER BY s.taken_at DESC, s.hash DESC) AS k
+	FROM source s
+	WHERE :fleet AND s.label GLOB coalesce(:label, '*') AND $latest
+	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) >=
+	               :from_time, :from_time IS NULL)
+	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) <=
+	               :to_time, :to_time IS NULL)
+) WHERE k = 1;
+
+-- Source s has tags (/proc/allocinfo lines), zones (slabinfo, ...).
+@has_tags() = EXISTS (SELECT 1 FROM tag t WHERE t.source_id = s.id);
+@has_zones() = EXISTS (SELECT 1 FROM zone z WHERE z.source_id = s.id);
