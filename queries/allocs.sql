@@ -25,28 +25,40 @@
 -- :cache, :site; @sort.
 
 -- Per address, summed by slab_scan over each source's blocks
--- (report/scan.c), then over the sources; the latest call site is that
--- of the largest position (the row max() picks).
+-- (report/scan.c), then over the sources when there are several (one
+-- source's rows are one per address already); the latest call site is
+-- that of the largest position (the row max() picks).
+DROP TABLE IF EXISTS temp.al_src;
+CREATE TEMP TABLE al_src AS
+SELECT id AS sid FROM source
+WHERE id BETWEEN :src_lo AND :src_hi AND alloc_lo IS NOT NULL;
+
 DROP TABLE IF EXISTS temp.al_key;
 CREATE TEMP TABLE al_key AS
-SELECT ptr, total(hits) AS hits, max(last_seq) AS last_seq, source_id,
-       site_id, total(bytes_req) AS bytes_req,
-       total(bytes_alloc) AS bytes_alloc, total(freed) AS freed,
-       total(pingpong) AS pingpong, total(live) AS live
-FROM (
-	SELECT a.rk AS ptr, a.hits, a.last_seq, s.id AS source_id,
+WITH a AS (
+	SELECT a.rk AS ptr, a.hits, a.last_seq, s.sid AS source_id,
 	       a.site_id, a.bytes_req, a.bytes_alloc, a.freed, a.pingpong,
 	       a.live
-	FROM source s
-	CROSS JOIN slab_scan(s.id, 'ptr', :tsel, :t_lo, :t_hi,
+	FROM temp.al_src s
+	CROSS JOIN slab_scan(s.sid, 'ptr', :tsel, :t_lo, :t_hi,
 	                     CASE WHEN :given_pid THEN :pid END, :comm,
 	                     :cache, :site) a
-	WHERE s.id BETWEEN :src_lo AND :src_hi
 )
+SELECT * FROM a WHERE (SELECT count(*) FROM temp.al_src) = 1
+UNION ALL
+SELECT ptr, total(hits), max(last_seq), source_id, site_id,
+       total(bytes_req), total(bytes_alloc), total(freed), total(pingpong),
+       total(live)
+FROM a WHERE (SELECT count(*) FROM temp.al_src) > 1
 GROUP BY ptr;
 
+-- The rows shown, in order (rowid), then named (the names are text made
+-- per row: for every address they cost more than the sort).  ptr is
+-- ordered as its text, as the report always has.
+DROP TABLE IF EXISTS temp.al_top;
+CREATE TEMP TABLE al_top AS
 WITH r AS (
-	SELECT k.ptr, v.call_site, v.symbol, v.addr,
+	SELECT printf('0x%x', k.ptr) AS ptr, k.source_id, k.site_id, t.addr,
 	       CAST(k.hits AS INTEGER) AS hits,
 	       CAST(k.bytes_req AS INTEGER) AS bytes_req,
 	       CAST(k.bytes_alloc AS INTEGER) AS bytes_alloc,
@@ -58,14 +70,18 @@ WITH r AS (
 	       CAST(k.pingpong AS INTEGER) AS pingpong,
 	       CAST(k.live AS INTEGER) AS live
 	FROM temp.al_key k
-	JOIN v_sites v ON v.source_id = k.source_id AND v.site_id = k.site_id
+	JOIN site t ON t.source_id = k.source_id AND t.id = k.site_id
 )
-SELECT printf('0x%x', ptr) AS ptr, hits, bytes_req, bytes_alloc,
-       bytes_alloc / hits AS avg_alloc, waste, frag_pct, freed, pingpong,
-       live, call_site, symbol
-FROM r
+SELECT * FROM r
 ORDER BY @sort, ptr < 0, ptr
 LIMIT :top;
+
+SELECT a.ptr, a.hits, a.bytes_req, a.bytes_alloc,
+       a.bytes_alloc / a.hits AS avg_alloc, a.waste, a.frag_pct, a.freed,
+       a.pingpong, a.live, v.call_site, v.symbol
+FROM temp.al_top a
+JOIN v_sites v ON v.source_id = a.source_id AND v.site_id = a.site_id
+ORDER BY a.rowid;
 
 SELECT 'total' AS ptr,
        coalesce(CAST(total(hits) AS INTEGER), 0) AS hits,
