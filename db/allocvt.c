@@ -218,8 +218,9 @@ static int vt_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 		return SQLITE_NOMEM;
 	memset(c, 0, sizeof(*c));
 	c->b = sqlite3_malloc(sizeof(*c->b));
-	sql = sqlite3_mprintf("SELECT id, source_id, data FROM \"%w\".alloc_blk "
-			      "WHERE id >= ?1 ORDER BY id", v->schema);
+	sql = sqlite3_mprintf("SELECT id, source_id, data, kinds FROM "
+			      "\"%w\".alloc_blk WHERE id >= ?1 ORDER BY id",
+			      v->schema);
 	rc = c->b && sql ? SQLITE_OK : SQLITE_NOMEM;
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(v->db, sql, -1, &c->blocks, NULL);
@@ -257,6 +258,30 @@ static int vt_close(sqlite3_vtab_cursor *cur)
 	return SQLITE_OK;
 }
 
+/*
+ * Can block @st's row be passed over unread: the block lies before the
+ * range's end and its kinds (db/schema-12.sql) lack a state or type a
+ * constraint asks for?
+ */
+static int block_lacks(const struct cursor *c, sqlite3_stmt *st)
+{
+	int64_t kinds;
+
+	if (!c->nkeep || sqlite3_column_type(st, 3) != SQLITE_INTEGER ||
+	    sqlite3_column_int64(st, 0) > c->hi)
+		return 0;
+	kinds = sqlite3_column_int64(st, 3);
+	for (int k = 0; k < c->nkeep; k++) {
+		int64_t v = c->keep_v[k];
+		int bit = c->keep_pc[k] == MDB_PC_STATE ? 0 :
+			  c->keep_pc[k] == MDB_PC_TYPE ? 8 : -1;
+
+		if (bit >= 0 && v >= 0 && v < 8 && !(kinds >> (bit + v) & 1))
+			return 1;
+	}
+	return 0;
+}
+
 /* Read the next block of the range into the cursor; eof at its end. */
 static int next_block(struct cursor *c)
 {
@@ -281,6 +306,8 @@ static int next_block(struct cursor *c)
 		}
 		last = sqlite3_column_int64(c->blocks, 0);
 		c->blk_source = sqlite3_column_int64(c->blocks, 1);
+		if (block_lacks(c, c->blocks))
+			continue;
 		p = sqlite3_column_blob(c->blocks, 2);
 		if (mdb_pc_unpack(p, (size_t)sqlite3_column_bytes(c->blocks, 2),
 				  c->b, &why, &off) < 0) {

@@ -16,6 +16,14 @@
 ALTER TABLE alloc_blk ADD COLUMN min_ts INTEGER;
 ALTER TABLE alloc_blk ADD COLUMN max_ts INTEGER;
 
+-- kinds: which states and types the block's allocations have, bit
+-- state (0 live to 4 zero-size, analysis/pair.h) and bit 8 + type (0
+-- kmalloc to 2 page, ingest/event.h); NULL
+-- for a block written before version 12.  alloc's virtual table passes
+-- over a block without the state or type a constraint asks for (leaks'
+-- live allocations, pages' page allocations) without unpacking it.
+ALTER TABLE alloc_blk ADD COLUMN kinds INTEGER;
+
 -- slice_block held the same ranges for the blocks of an indexed source
 -- (block k: alloc ids alloc_lo + 1024 k on, as alloc_blk's).
 UPDATE alloc_blk SET (min_ts, max_ts) = (

@@ -165,14 +165,21 @@ static int insert_blob(struct mdb_writer *w, sqlite3_stmt *st, size_t n)
 }
 
 /* Bind the time range of @b's allocations that have a time (its zone
- * map, db/schema-12.sql) to ?4 and ?5: NULL when none has. */
+ * map, db/schema-12.sql) to ?4 and ?5, NULL when none has, and the
+ * states and types they have to ?6 (alloc_blk.kinds). */
 static void bind_zone(sqlite3_stmt *st, const struct mdb_pc_block *b)
 {
-	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	int64_t lo = INT64_MAX, hi = INT64_MIN, kinds = 0;
 
 	for (size_t i = 0; i < b->rows; i++) {
 		int64_t t = b->v[MDB_PC_TS][i];
+		int64_t state = b->v[MDB_PC_STATE][i];
+		int64_t type = b->v[MDB_PC_TYPE][i];
 
+		if (state >= 0 && state < 8)
+			kinds |= (int64_t)1 << state;
+		if (type >= 0 && type < 8)
+			kinds |= (int64_t)1 << (8 + type);
 		if (b->null[MDB_PC_TS][i])
 			continue;
 		if (t < lo)
@@ -180,6 +187,7 @@ static void bind_zone(sqlite3_stmt *st, const struct mdb_pc_block *b)
 		if (t > hi)
 			hi = t;
 	}
+	sqlite3_bind_int64(st, 6, kinds);
 	if (lo > hi) {
 		sqlite3_bind_null(st, 4);
 		sqlite3_bind_null(st, 5);
@@ -347,8 +355,8 @@ static int prepare_all(struct mdb_writer *w, int64_t source_id,
 	w->next_id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	if (sqlite3_prepare_v2(w->db->h, "INSERT INTO alloc_blk (id, "
-			       "source_id, data, min_ts, max_ts) VALUES (?, ?, "
-			       "?, ?, ?)", -1,
+			       "source_id, data, min_ts, max_ts, kinds) VALUES "
+			       "(?, ?, ?, ?, ?, ?)", -1,
 			       &w->blk_ins, NULL) != SQLITE_OK)
 		return mdb_db_error(w->db, e, "cannot write to database");
 	sqlite3_bind_int64(w->blk_ins, 2, source_id);
