@@ -7,10 +7,11 @@
 -- drop: fleet_median hosts module function
 --
 -- The fleet form of queries/outliers.sql: the same question over
--- the ClickHouse tables; each item's values over the hosts sorted in
--- an array (arraySort(groupArray())), its percentiles interpolated as
--- there (@above_p99), the hosts above the 99th unrolled (ARRAY JOIN),
--- the tags named and the hosts labelled after.
+-- the ClickHouse tables; each item's values over the hosts gathered in
+-- an array (groupArray()), each host's summed (@per_host), its
+-- percentiles interpolated as there (@above_p99), the hosts above the
+-- 99th unrolled (ARRAY JOIN), the tags named and the hosts labelled
+-- after.
 -- A tag's figures are added up by its key (memdb_tag.tag_key, a hash of
 -- file, line, function and module), then named from memdb_tagname:
 -- ClickHouse groups numbers far faster than strings.
