@@ -7,10 +7,11 @@
 -- drop: fleet_median hosts module function
 --
 -- The fleet form of queries/outliers.sql: the same question over
--- the ClickHouse tables; each item's values over the hosts sorted in
--- an array (arraySort(groupArray())), its percentiles interpolated as
--- there (@above_p99), the hosts above the 99th unrolled (ARRAY JOIN),
--- the tags named and the hosts labelled after.
+-- the ClickHouse tables; each item's values over the hosts gathered in
+-- an array (groupArray()), each host's summed (@per_host), its
+-- percentiles interpolated as there (@above_p99), the hosts above the
+-- 99th unrolled (ARRAY JOIN), the tags named and the hosts labelled
+-- after.
 -- A tag's figures are added up by its key (memdb_tag.tag_key, a hash of
 -- file, line, function and module), then named from memdb_tagname:
 -- ClickHouse groups numbers far faster than strings.
@@ -31,12 +32,16 @@ FROM (
 	FROM (
 		SELECT key, sid, bytes, fleet_p99, fleet_median, hosts
 		FROM (
-			SELECT tag_key AS key, @per_host(sid, bytes),
-			       @above_p99(h_sids, h_vals)
-			FROM memdb_tag
-			WHERE sid IN (SELECT l_sid FROM @latest(2, :label, :label_re,
-				:from_time, :to_time))
-			GROUP BY tag_key)
+			SELECT key, @above_p99(h_sids, h_vals)
+			FROM (
+				SELECT key, @per_host()
+				FROM (
+					SELECT tag_key AS key, groupArray(sid) AS r_sids,
+					       groupArray(bytes) AS r_vals
+					FROM memdb_tag
+					WHERE sid IN (SELECT l_sid FROM @latest(2, :label,
+						:label_re, :from_time, :to_time))
+					GROUP BY tag_key)))
 		ARRAY JOIN o_sids AS sid, o_vals AS bytes) AS r
 	ANY LEFT JOIN @names() AS n USING key
 	UNION ALL
@@ -46,13 +51,18 @@ FROM (
 	       materialize(if(0, z_alloc, NULL)) AS module, sid, bytes,
 	       fleet_p99, fleet_median, hosts
 	FROM (
-		SELECT allocator AS z_alloc, name AS z_name,
-		       @per_host(sid, assumeNotNull(bytes)),
-		       @above_p99(h_sids, h_vals)
-		FROM memdb_zone
-		WHERE isNotNull(bytes) AND sid IN (SELECT l_sid FROM @latest(4,
-			:label, :label_re, :from_time, :to_time))
-		GROUP BY allocator, name)
+		SELECT z_alloc, z_name, @above_p99(h_sids, h_vals)
+		FROM (
+			SELECT z_alloc, z_name, @per_host()
+			FROM (
+				SELECT allocator AS z_alloc, name AS z_name,
+				       groupArray(sid) AS r_sids,
+				       groupArray(assumeNotNull(bytes)) AS r_vals
+				FROM memdb_zone
+				WHERE isNotNull(bytes) AND sid IN (SELECT l_sid
+					FROM @latest(4, :label, :label_re, :from_time,
+					             :to_time))
+				GROUP BY allocator, name)))
 	ARRAY JOIN o_sids AS sid, o_vals AS bytes) AS r
 ANY LEFT JOIN @labels() AS l USING sid
 ORDER BY excess DESC, kind, name, function NULLS FIRST, module NULLS FIRST,
