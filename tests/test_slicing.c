@@ -652,6 +652,42 @@ static void test_scan_windows(void **state)
 	check_windows(gen_db);
 }
 
+/* A damaged block, with blocks before and after it: the scan's error
+ * names its row, block and byte. */
+static void test_damaged_block(void **state)
+{
+	char *bad = path_in(tmp, "damaged.db");
+	int64_t blk3;
+	char *q, *want;
+	struct run r;
+
+	(void)state;
+	free(out_of("cp '%s' '%s'", gen_db, bad));
+	assert_true(db_int(bad, "SELECT count(*) FROM alloc_blk") > 6);
+	blk3 = db_int(bad, "SELECT alloc_lo FROM source WHERE id = 1") +
+	       4 * 1024 - 1;
+	q = strf("UPDATE alloc_blk SET data = substr(data, 1, 200) WHERE "
+		 "id = %lld", (long long)blk3);
+	want = strf("alloc_blk row %lld (source 1, block 3) offset=5: the "
+		    "zstd frame does not decompress", (long long)blk3);
+	free(out_of("sqlite3 '%s' '%s'", bad, q));
+	for (int i = 0; i < 3; i++) {
+		static const char *const reps[] = {
+			"allocs --pid 1003", "callsites --time 1.0,1.05",
+			"pingpong --comm tar",
+		};
+
+		run_memdb(&r, bad, "report %s", reps[i]);
+		assert_run_status(&r, 1);
+		if (!strstr(r.err, want))
+			fail_msg("%s: %s", reps[i], r.err);
+		run_free(&r);
+	}
+	free(q);
+	free(want);
+	free(bad);
+}
+
 /* An ingest that fails part way leaves the database as it was; the
  * whole trace goes in after it. */
 static void test_abort(void **state)
@@ -876,6 +912,7 @@ int main(void)
 		cmocka_unit_test(test_open_window_is_whole),
 		cmocka_unit_test(test_site_forms),
 		cmocka_unit_test(test_scan_windows),
+		cmocka_unit_test(test_damaged_block),
 		cmocka_unit_test(test_abort),
 		cmocka_unit_test(test_schema11),
 		cmocka_unit_test(test_slice_stacks),
