@@ -149,7 +149,7 @@ static int write_anomalies(struct table_writer *w, const struct mdb_stats *s)
 /* ---- many rows, MULTI_ROWS at once -------------------------------- */
 
 #define MULTI_ROWS 32 /* rows per multi-row INSERT, as db/writer.c's */
-#define MW_COLS 12    /* columns at most, after the source id */
+#define MW_COLS 9     /* columns at most, after the source id */
 
 /*
  * A table written MULTI_ROWS rows per INSERT (SQLite's per-statement
@@ -162,7 +162,6 @@ struct multi_writer {
 	int ncols, k;                   /* columns; rows kept */
 	int64_t v[MULTI_ROWS][MW_COLS];
 	unsigned null[MULTI_ROWS];      /* bit c: column c is NULL */
-	int64_t lo, hi;                 /* rowids written; 0: none */
 };
 
 /* "INSERT INTO @table (source_id, @cols) VALUES (?1, ...)..." for
@@ -223,9 +222,6 @@ static int mw_step(struct multi_writer *m, sqlite3_stmt *st, int rows)
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return tw_error(m->w);
-	m->hi = sqlite3_last_insert_rowid(m->w->db);
-	if (!m->lo)
-		m->lo = m->hi - rows + 1;
 	return 0;
 }
 
@@ -254,46 +250,18 @@ static int mw_flush(struct multi_writer *m)
 	return ret;
 }
 
-/* What writes a table's rows through mw_row(); @which: which table. */
-typedef int (*mw_fill)(struct multi_writer *m, const struct mdb_stats *s,
-		       int which);
-
-/*
- * Table @table's rows (@ncols columns @cols, after the source id): @fill
- * keeps them, the rest go out at the end; their rowid range into *@lo,
- * *@hi when given (0 when none).
- */
-static int mw_table(struct table_writer *w, int64_t source_id,
-		    const char *table, const char *cols, int ncols,
-		    mw_fill fill, const struct mdb_stats *s, int which,
-		    int64_t *lo, int64_t *hi)
+/* The timeline's slots that events fell in, MULTI_ROWS rows an INSERT. */
+static int write_timeline(struct table_writer *w, int64_t source_id,
+			  const struct mdb_stats *s)
 {
 	struct multi_writer *m = malloc(sizeof(*m));
 	int ret;
 
 	if (!m)
 		return mdb_error_nomem(w->e);
-	ret = mw_open(m, w, source_id, table, cols, ncols);
-	if (!ret)
-		ret = fill(m, s, which);
-	if (!ret)
-		ret = mw_flush(m);
-	if (lo) {
-		*lo = m->lo;
-		*hi = m->hi;
-	}
-	mw_close(m);
-	free(m);
-	return ret;
-}
-
-/* The timeline's slots that events fell in. */
-static int fill_timeline(struct multi_writer *m, const struct mdb_stats *s,
-			 int which)
-{
-	int ret = 0;
-
-	(void)which;
+	ret = mw_open(m, w, source_id, "timeline", "slot, first_seq, "
+		      "last_seq, first_ts, last_ts, allocs, frees, bytes_in, "
+		      "bytes_out", 9);
 	for (size_t i = 0; !ret && i < s->tl_n; i++) {
 		const struct mdb_tl_slot *t = &s->tl[i];
 		const int64_t v[9] = { (int64_t)i, t->first_seq, t->last_seq,
@@ -307,6 +275,10 @@ static int fill_timeline(struct multi_writer *m, const struct mdb_stats *s,
 		ret = mw_row(m, v, (unsigned)(t->first_ts == MDB_NO_TS) << 3 |
 				   (unsigned)(t->last_ts == MDB_NO_TS) << 4);
 	}
+	if (!ret)
+		ret = mw_flush(m);
+	mw_close(m);
+	free(m);
 	return ret;
 }
 
@@ -344,9 +316,6 @@ int mdb_stats_write(const struct mdb_stats *s, sqlite3 *db,
 		w.st = NULL;
 	}
 	if (!ret)
-		ret = mw_table(&w, source_id, "timeline", "slot, first_seq, "
-			       "last_seq, first_ts, last_ts, allocs, frees, "
-			       "bytes_in, bytes_out", 9, fill_timeline, s, 0,
-			       NULL, NULL);
+		ret = write_timeline(&w, source_id, s);
 	return ret;
 }

@@ -35,25 +35,6 @@ static char *dir, *full, *cg, *snap, *check, *svgcheck;
 /* The search's highlight, as cli/flame.js paints it. */
 #define HIGHLIGHT "230,0,230"
 
-/* Run a shell command line; fail the test unless it exits 0. */
-static void sh_ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void sh_ok(const char *fmt, ...)
-{
-	struct run r;
-	va_list ap;
-	char *cmd;
-
-	va_start(ap, fmt);
-	cmd = vstrf(fmt, ap);
-	va_end(ap);
-	run(&r, "%s", cmd);
-	if (r.status)
-		fail_msg("%s: status %d: %s%s", cmd, r.status, r.out, r.err);
-	run_free(&r);
-	free(cmd);
-}
-
 /* The output of a shell command line, which must exit 0, less its
  * last newline. */
 static char *sh_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -83,14 +64,14 @@ static char *sh_out(const char *fmt, ...)
 /* memdb ARGS -d @db > dir/@out */
 static void memdb_to(const char *db, const char *args, const char *out)
 {
-	sh_ok("'%s' %s -d '%s' > '%s/%s'", env("MEMDB"), args, db, dir, out);
+	run_ok("'%s' %s -d '%s' > '%s/%s'", env("MEMDB"), args, db, dir, out);
 }
 
 /* A slabinfo with 1,000 small caches and memdb_big (@objs objects of
  * 1 KB) after the real ones. */
 static void big_slabinfo(const char *out, long objs)
 {
-	sh_ok("awk '{ print } END { for (i = 0; i < 1000; i++) printf "
+	run_ok("awk '{ print } END { for (i = 0; i < 1000; i++) printf "
 	      "\"memdb_%%d 1 1 64 64 1 : tunables 0 0 0 : slabdata 1 1 0\\n\","
 	      " i; printf \"memdb_big %ld %ld 1024 32 8 : tunables 0 0 0 : "
 	      "slabdata %ld %ld 0\\n\", %ld, %ld, %ld, %ld }' "
@@ -105,7 +86,7 @@ static char *trace_db(const char *name, const char *kallsyms)
 	char *db = fresh_db(dir, name);
 
 	ingest_ok(db, "'%s/cg.data'", dir);
-	sh_ok("'%s' symbolize -q -d '%s' --kallsyms '%s'", env("MEMDB"), db,
+	run_ok("'%s' symbolize -q -d '%s' --kallsyms '%s'", env("MEMDB"), db,
 	      kallsyms);
 	return db;
 }
@@ -119,7 +100,7 @@ static int setup(void **state)
 	dir = tmpdir("html_page");
 	check = path_in(env("TESTS_DIR"), "page_check.py");
 	svgcheck = path_in(env("TESTS_DIR"), "svg_check.py");
-	sh_ok("zstd -dqf '%s/real-perf/cg.data.zst' -o '%s/cg.data'", td, dir);
+	run_ok("zstd -dqf '%s/real-perf/cg.data.zst' -o '%s/cg.data'", td, dir);
 	big_slabinfo("big.before", 2000000);
 	big_slabinfo("big.after", 2100000);
 	full = trace_db("full.db", ks);
@@ -173,7 +154,7 @@ static void test_tables(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		memdb_to(full, t[i].args, "t.csv");
-		sh_ok("python3 '%s' table '%s/full.html' %s '%s/t.csv'", check,
+		run_ok("python3 '%s' table '%s/full.html' %s '%s/t.csv'", check,
 		      dir, t[i].section, dir);
 	}
 	/* figures the page has: grouped, and a position past 999 plain */
@@ -193,7 +174,7 @@ static void test_tables(void **state)
 	free(pos);
 	free(page);
 	/* no figure in any table with more than 3 decimals */
-	sh_ok("! grep -E '<td>-?[0-9]+\\.[0-9]{4,}</td>' '%s'", file);
+	run_ok("! grep -E '<td>-?[0-9]+\\.[0-9]{4,}</td>' '%s'", file);
 	free(file);
 }
 
@@ -201,10 +182,10 @@ static void test_tables(void **state)
 static void test_not_shown_once(void **state)
 {
 	(void)state;
-	sh_ok("python3 '%s' notshown '%s/full.html'", check, dir);
-	sh_ok("python3 '%s' notshown '%s/cg.html' zones=1 growth=1", check,
+	run_ok("python3 '%s' notshown '%s/full.html'", check, dir);
+	run_ok("python3 '%s' notshown '%s/cg.html' zones=1 growth=1", check,
 	      dir);
-	sh_ok("python3 '%s' notshown '%s/snap.html' summary=1 timeline=1 "
+	run_ok("python3 '%s' notshown '%s/snap.html' summary=1 timeline=1 "
 	      "callsites=1 stacks=1", check, dir);
 }
 
@@ -227,7 +208,7 @@ static void test_timeline_axes(void **state)
 		a = strf("report timeline --format csv %s", args[i]);
 		memdb_to(full, a, "t.csv");
 		free(a);
-		sh_ok("python3 '%s' axes '%s/t.svg' '%s/t.csv'", check, dir,
+		run_ok("python3 '%s' axes '%s/t.svg' '%s/t.csv'", check, dir,
 		      dir);
 	}
 	/* the page's timeline is by time, the axis named in words */
@@ -243,7 +224,7 @@ static void test_timeline_axes(void **state)
 	ingest_ok(kt, "'%s/succeed/kt-small-le'", env("TESTDATA"));
 	memdb_to(kt, "report timeline --format svg", "t.svg");
 	memdb_to(kt, "report timeline --format csv", "t.csv");
-	sh_ok("python3 '%s' axes '%s/t.svg' '%s/t.csv'", check, dir, dir);
+	run_ok("python3 '%s' axes '%s/t.svg' '%s/t.csv'", check, dir, dir);
 	memdb_to(kt, "html", "kt.html");
 	file = path_in(dir, "kt.html");
 	page = slurp(file, NULL);
@@ -263,8 +244,8 @@ static void test_flame_svg(void **state)
 	char *ks, *h, *n;
 
 	(void)state;
-	sh_ok("python3 '%s' xml '%s/stacks.svg'", svgcheck, dir);
-	sh_ok("python3 '%s' flame '%s/stacks.svg' '%s/stacks.folded'",
+	run_ok("python3 '%s' xml '%s/stacks.svg'", svgcheck, dir);
+	run_ok("python3 '%s' flame '%s/stacks.svg' '%s/stacks.folded'",
 	      svgcheck, dir, dir);
 	n = sh_out("grep -c '<script' '%s/stacks.svg'; grep -c "
 		   "'<script><!\\[CDATA\\[' '%s/stacks.svg'; grep -c ']]>' "
@@ -275,14 +256,14 @@ static void test_flame_svg(void **state)
 	free(n);
 	/* load_elf_binary renamed x<script>&"']]>y */
 	ks = strf("%s/h.kallsyms", dir);
-	sh_ok("sed 's/ load_elf_binary$/ x<script>\\&\"'\\'']]>y/' "
+	run_ok("sed 's/ load_elf_binary$/ x<script>\\&\"'\\'']]>y/' "
 	      "'%s/real-perf/stacks.kallsyms' > '%s'", env("TESTDATA"), ks);
 	h = trace_db("h.db", ks);
 	memdb_to(h, "report stacks --format svg", "h.svg");
 	memdb_to(h, "html", "h.html");
-	sh_ok("python3 '%s' xml '%s/h.svg'", svgcheck, dir);
-	sh_ok("python3 '%s' xml '%s/h.html'", svgcheck, dir);
-	sh_ok("python3 '%s' text '%s/h.svg' 'x<script>&\"'\\'']]>y'",
+	run_ok("python3 '%s' xml '%s/h.svg'", svgcheck, dir);
+	run_ok("python3 '%s' xml '%s/h.html'", svgcheck, dir);
+	run_ok("python3 '%s' text '%s/h.svg' 'x<script>&\"'\\'']]>y'",
 	      svgcheck, dir);
 	n = sh_out("cat '%s/h.svg' '%s/h.html' | grep -c '<script'; "
 		   "grep -c ']]>' '%s/h.svg'", dir, dir, dir);
@@ -303,16 +284,16 @@ static void test_flame_svg(void **state)
 static void screenshot(const char *url, const char *png, const char *size,
 		       const char *scale)
 {
-	sh_ok(CHROMIUM "--force-device-scale-factor=%s --screenshot='%s/%s' "
+	run_ok(CHROMIUM "--force-device-scale-factor=%s --screenshot='%s/%s' "
 	      "--window-size=%s 'file://%s/%s' >/dev/null 2>&1; st=$?; "
 	      "rm -rf \"$u\"; exit $st", scale, dir, png, size, dir, url);
-	sh_ok("python3 '%s' png '%s/%s' 2000", svgcheck, dir, png);
+	run_ok("python3 '%s' png '%s/%s' 2000", svgcheck, dir, png);
 }
 
 /* The DOM of dir/@url once its scripts ran, into dir/@out. */
 static void dump_dom(const char *url, const char *out)
 {
-	sh_ok(CHROMIUM "--dump-dom 'file://%s/%s' > '%s/%s' 2>/dev/null; "
+	run_ok(CHROMIUM "--dump-dom 'file://%s/%s' > '%s/%s' 2>/dev/null; "
 	      "st=$?; rm -rf \"$u\"; exit $st", dir, url, dir, out);
 }
 
@@ -355,41 +336,41 @@ static void test_chromium(void **state)
 		}
 		url = strf("stacks.svg?s=%s", search[i][0]);
 		dump_dom(url, "dom.xml");
-		sh_ok("python3 '%s' match '%s/dom.xml' '%s/stacks.folded' '%s'",
+		run_ok("python3 '%s' match '%s/dom.xml' '%s/stacks.folded' '%s'",
 		      check, dir, dir, search[i][1]);
 		free(url);
 	}
 	url = strf("stacks.svg#zoom=%s", id);
 	dump_dom(url, "dom.xml");
-	sh_ok("python3 '%s' zoom '%s/dom.xml' '%s/stacks.svg' %s", check, dir,
+	run_ok("python3 '%s' zoom '%s/dom.xml' '%s/stacks.svg' %s", check, dir,
 	      dir, id);
 	/* ... and its pictures */
 	screenshot("stacks.svg", "s.png", "1200,900", "1");
 	screenshot(url, "sz.png", "1200,900", "1");
 	free(url);
 	screenshot("stacks.svg?s=kmalloc", "ss.png", "1200,900", "1");
-	sh_ok("python3 '%s' pngcolour '%s/s.png' " HIGHLIGHT " 0 0", check,
+	run_ok("python3 '%s' pngcolour '%s/s.png' " HIGHLIGHT " 0 0", check,
 	      dir);
-	sh_ok("python3 '%s' pngdiff '%s/s.png' '%s/sz.png' 20000", check, dir,
+	run_ok("python3 '%s' pngdiff '%s/s.png' '%s/sz.png' 20000", check, dir,
 	      dir);
-	sh_ok("python3 '%s' pngcolour '%s/ss.png' " HIGHLIGHT " 5000 "
+	run_ok("python3 '%s' pngcolour '%s/ss.png' " HIGHLIGHT " 5000 "
 	      "1080000", check, dir);
 	/* the page: its top, then the whole of it down to the flame graph
 	 * at half scale (a fragment's scroll leaves headless screenshots
 	 * blank) */
 	screenshot("full.html", "p.png", "1200,900", "1");
 	dump_dom("full.html?s=kmalloc", "dom.html");
-	sh_ok("python3 '%s' match '%s/dom.html' '%s/stacks.folded' kmalloc",
+	run_ok("python3 '%s' match '%s/dom.html' '%s/stacks.folded' kmalloc",
 	      check, dir, dir);
 	url = strf("full.html?zoom=%s", id);
 	screenshot("full.html", "p0.png", "1200,3600", "0.5");
 	screenshot(url, "pz.png", "1200,3600", "0.5");
 	screenshot("full.html?s=kmalloc", "ps.png", "1200,3600", "0.5");
-	sh_ok("python3 '%s' pngcolour '%s/p0.png' " HIGHLIGHT " 0 0", check,
+	run_ok("python3 '%s' pngcolour '%s/p0.png' " HIGHLIGHT " 0 0", check,
 	      dir);
-	sh_ok("python3 '%s' pngdiff '%s/p0.png' '%s/pz.png' 5000", check,
+	run_ok("python3 '%s' pngdiff '%s/p0.png' '%s/pz.png' 5000", check,
 	      dir, dir);
-	sh_ok("python3 '%s' pngcolour '%s/ps.png' " HIGHLIGHT " 1000 "
+	run_ok("python3 '%s' pngcolour '%s/ps.png' " HIGHLIGHT " 1000 "
 	      "1080000", check, dir);
 	free(url);
 	free(id);

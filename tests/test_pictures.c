@@ -31,25 +31,6 @@ static char *dir, *db, *check;
 static const char *const pictures[] = { "timeline", "callsites", "zones",
 					"growth", "stacks" };
 
-/* Run a shell command line; fail the test unless it exits 0. */
-static void sh_ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void sh_ok(const char *fmt, ...)
-{
-	struct run r;
-	va_list ap;
-	char *cmd;
-
-	va_start(ap, fmt);
-	cmd = vstrf(fmt, ap);
-	va_end(ap);
-	run(&r, "%s", cmd);
-	if (r.status)
-		fail_run(&r, "stdout: %s", r.out);
-	run_free(&r);
-	free(cmd);
-}
-
 static int setup(void **state)
 {
 	const char *td = env("TESTDATA");
@@ -61,7 +42,7 @@ static int setup(void **state)
 	/* the frames get addresses at ingest, names from symbolize */
 	ingest_ok(db, "'%s/real-ftrace-stacks/trace.zst' --kallsyms "
 		  "'%s/real-ftrace-stacks/kallsyms'", td, td);
-	sh_ok("'%s' symbolize -q -d '%s' --kallsyms "
+	run_ok("'%s' symbolize -q -d '%s' --kallsyms "
 	      "'%s/real-ftrace-stacks/kallsyms'", env("MEMDB"), db, td);
 	ingest_ok(db, "--label s '%s/real-6.18-small/slabinfo.before'", td);
 	ingest_ok(db, "--label s '%s/real-6.18-small/slabinfo.after'", td);
@@ -115,7 +96,7 @@ static void test_escape(void **state)
 /* memdb report NAME ARGS -d DB > dir/OUT */
 static void report_to(const char *name, const char *args, const char *out)
 {
-	sh_ok("'%s' report %s %s -d '%s' > '%s/%s' 2>/dev/null", env("MEMDB"),
+	run_ok("'%s' report %s %s -d '%s' > '%s/%s' 2>/dev/null", env("MEMDB"),
 	      name, args, db, dir, out);
 }
 
@@ -130,22 +111,22 @@ static void test_figures(void **state)
 	for (size_t i = 0; i < sizeof(bars) / sizeof(bars[0]); i++) {
 		report_to(bars[i].name, "--format svg", "b.svg");
 		report_to(bars[i].name, "--format csv --top 20", "b.csv");
-		sh_ok("python3 '%s' bars '%s/b.svg' '%s/b.csv' %s", check, dir,
+		run_ok("python3 '%s' bars '%s/b.svg' '%s/b.csv' %s", check, dir,
 		      dir, bars[i].col);
 	}
 	/* --sort and --top carry over into the picture */
 	report_to("zones", "--format svg --sort bytes --top 7", "b.svg");
 	report_to("zones", "--format csv --sort bytes --top 7", "b.csv");
-	sh_ok("python3 '%s' bars '%s/b.svg' '%s/b.csv' bytes", check, dir,
+	run_ok("python3 '%s' bars '%s/b.svg' '%s/b.csv' bytes", check, dir,
 	      dir);
 	report_to("timeline", "--format svg --buckets 37", "t.svg");
 	report_to("timeline", "--format csv --buckets 37", "t.csv");
-	sh_ok("python3 '%s' timeline '%s/t.svg' '%s/t.csv'", check, dir, dir);
+	run_ok("python3 '%s' timeline '%s/t.svg' '%s/t.csv'", check, dir, dir);
 	report_to("stacks", "--format svg", "s.svg");
 	report_to("stacks", "", "s.folded");
-	sh_ok("python3 '%s' flame '%s/s.svg' '%s/s.folded'", check, dir, dir);
+	run_ok("python3 '%s' flame '%s/s.svg' '%s/s.folded'", check, dir, dir);
 	/* the symbolized frames are named in the flame graph */
-	sh_ok("python3 '%s' text '%s/s.svg' __kmalloc_cache_noprof", check,
+	run_ok("python3 '%s' text '%s/s.svg' __kmalloc_cache_noprof", check,
 	      dir);
 }
 
@@ -155,15 +136,15 @@ static void test_hostile_names(void **state)
 	struct run r;
 
 	(void)state;
-	sh_ok("sed 's/^dentry /<script>\\&\"x'\\'' /' "
+	run_ok("sed 's/^dentry /<script>\\&\"x'\\'' /' "
 	      "'%s/real-6.18-small/slabinfo.before' > '%s/h.slabinfo'",
 	      env("TESTDATA"), dir);
 	ingest_ok(hdb, "'%s/h.slabinfo'", dir);
-	sh_ok("'%s' report zones --format svg --sort bytes -d '%s' > "
+	run_ok("'%s' report zones --format svg --sort bytes -d '%s' > "
 	      "'%s/h.svg'", env("MEMDB"), hdb, dir);
-	sh_ok("python3 '%s' text '%s/h.svg' '<script>&\"x'\\'", check, dir);
-	sh_ok("'%s' html -d '%s' -o '%s/h.html'", env("MEMDB"), hdb, dir);
-	sh_ok("python3 '%s' xml '%s/h.html'", check, dir);
+	run_ok("python3 '%s' text '%s/h.svg' '<script>&\"x'\\'", check, dir);
+	run_ok("'%s' html -d '%s' -o '%s/h.html'", env("MEMDB"), hdb, dir);
+	run_ok("python3 '%s' xml '%s/h.html'", check, dir);
 	run(&r, "cat '%s/h.svg' '%s/h.html' | grep -c '<script'", dir, dir);
 	assert_string_equal(r.out, "0\n");
 	run_free(&r);
@@ -195,8 +176,8 @@ static void test_html(void **state)
 	struct run r;
 
 	(void)state;
-	sh_ok("'%s' html -d '%s' -o '%s/page.html'", env("MEMDB"), db, dir);
-	sh_ok("python3 '%s' xml '%s/page.html'", check, dir);
+	run_ok("'%s' html -d '%s' -o '%s/page.html'", env("MEMDB"), db, dir);
+	run_ok("python3 '%s' xml '%s/page.html'", check, dir);
 	/* one <svg> per picture, all drawn; nothing loaded from elsewhere,
 	 * one script: the flame graph's own */
 	run(&r, "grep -c '<svg ' '%s/page.html'; grep -c 'not shown' "
@@ -239,13 +220,13 @@ static void test_html_trace_only(void **state)
 /* Screenshot dir/@name in headless chromium; check it is not blank. */
 static void screenshot(const char *name)
 {
-	sh_ok("cd '%s' && u=$(mktemp -d) && timeout 180 chromium --headless "
+	run_ok("cd '%s' && u=$(mktemp -d) && timeout 180 chromium --headless "
 	      "--no-sandbox --disable-gpu --disable-quic --no-first-run "
 	      "--disable-background-networking --disable-component-update "
 	      "--disable-sync --user-data-dir=\"$u\" --screenshot='%s/%s.png' "
 	      "--window-size=1200,900 'file://%s/%s' >/dev/null 2>&1; "
 	      "st=$?; rm -rf \"$u\"; exit $st", dir, dir, name, dir, name);
-	sh_ok("python3 '%s' png '%s/%s.png' 2000", check, dir, name);
+	run_ok("python3 '%s' png '%s/%s.png' 2000", check, dir, name);
 }
 
 static void test_chromium(void **state)
@@ -262,7 +243,7 @@ static void test_chromium(void **state)
 		skip();
 	}
 	run_free(&r);
-	sh_ok("'%s' html -d '%s' -o '%s/page.html'", env("MEMDB"), db, dir);
+	run_ok("'%s' html -d '%s' -o '%s/page.html'", env("MEMDB"), db, dir);
 	screenshot("page.html");
 	for (size_t i = 0; i < sizeof(pictures) / sizeof(pictures[0]); i++) {
 		char *name = strf("%s.svg", pictures[i]);

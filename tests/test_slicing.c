@@ -21,10 +21,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <sqlite3.h>
-
 #include "../db/db.h"
-#include "../db/migrations.h"
 #include "testlib.h"
 
 static char *tmp, *kt_db, *slab_db, *hand_db, *text_db, *page_db, *text;
@@ -48,35 +45,19 @@ static size_t nrefs;
  */
 static void db_as_schema11(const char *db)
 {
-	sqlite3 *m, *h;
-	sqlite3_stmt *st;
-	char *msg = NULL, *sql;
+	char *tables = schema_of_version(11, "tbl_name LIKE 'slice\\_%' "
+					 "ESCAPE '\\'");
+	char *sql = strf("%s; INSERT INTO slice_block (source_id, blk, "
+			 "min_ts, max_ts) SELECT s.id, (a.id - s.alloc_lo) / "
+			 "1024, min(a.ts), max(a.ts) FROM source s JOIN alloc "
+			 "a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi GROUP "
+			 "BY 1, 2; ALTER TABLE alloc_blk DROP COLUMN min_ts; "
+			 "ALTER TABLE alloc_blk DROP COLUMN max_ts; "
+			 "ALTER TABLE alloc_blk DROP COLUMN kinds; "
+			 "PRAGMA user_version = 11", tables);
 
-	if (sqlite3_open(":memory:", &m))
-		fail_msg("cannot open a database in memory");
-	for (int v = 0; v < 11; v++)
-		if (sqlite3_exec(m, mdb_migrations[v], NULL, NULL, &msg))
-			fail_msg("migration %d: %s", v, msg);
-	if (sqlite3_prepare_v2(m, "SELECT group_concat(sql, '; ') FROM "
-			       "sqlite_master WHERE tbl_name LIKE "
-			       "'slice\\_%' ESCAPE '\\'", -1, &st, NULL) ||
-	    sqlite3_step(st) != SQLITE_ROW)
-		fail_msg("no slicing tables in schema 11: %s",
-			 sqlite3_errmsg(m));
-	sql = strf("%s; INSERT INTO slice_block (source_id, blk, min_ts, "
-		   "max_ts) SELECT s.id, (a.id - s.alloc_lo) / 1024, "
-		   "min(a.ts), max(a.ts) FROM source s JOIN alloc a ON a.id "
-		   "BETWEEN s.alloc_lo AND s.alloc_hi GROUP BY 1, 2; "
-		   "ALTER TABLE alloc_blk DROP COLUMN min_ts; "
-		   "ALTER TABLE alloc_blk DROP COLUMN max_ts; "
-		   "ALTER TABLE alloc_blk DROP COLUMN kinds; "
-		   "PRAGMA user_version = 11", sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	sqlite3_close(m);
-	if (sqlite3_open(db, &h) ||
-	    sqlite3_exec(h, sql, NULL, NULL, &msg) != SQLITE_OK)
-		fail_msg("%s: %s", db, msg ? msg : sqlite3_errmsg(h));
-	sqlite3_close(h);
+	db_exec(db, sql);
+	free(tables);
 	free(sql);
 }
 

@@ -471,34 +471,56 @@ char *report_csv(const char *db, const char *name)
 	return out;
 }
 
-void db_as_schema10(const char *db)
+char *schema_of_version(int version, const char *where)
 {
-	sqlite3 *m, *h;
+	sqlite3 *m;
 	sqlite3_stmt *st;
-	char *msg = NULL, *sql;
+	char *msg = NULL, *sql = NULL;
 
-	/* the schema-10 alloc table and its indexes, and the slicing
-	 * index's tables (empty), from the migrations */
 	if (sqlite3_open(":memory:", &m))
 		fail_msg("cannot open a database in memory");
-	for (int v = 0; v < 10; v++)
+	for (int v = 0; v < version; v++)
 		if (sqlite3_exec(m, mdb_migrations[v], NULL, NULL, &msg))
 			fail_msg("migration %d: %s", v, msg);
-	if (sqlite3_prepare_v2(m, "SELECT group_concat(sql, '; ') FROM "
-			       "sqlite_master WHERE tbl_name = 'alloc' OR "
-			       "tbl_name LIKE 'slice\\_%' ESCAPE '\\'", -1,
-			       &st, NULL) || sqlite3_step(st) != SQLITE_ROW)
-		fail_msg("no alloc table in schema 10: %s", sqlite3_errmsg(m));
-	sql = strf("CREATE TEMP TABLE rows10 AS SELECT * FROM alloc; "
-		   "DROP TABLE alloc; DROP TABLE alloc_blk; %s; "
-		   "INSERT INTO alloc SELECT * FROM temp.rows10; "
-		   "DROP TABLE temp.rows10; PRAGMA user_version = 10",
-		   sqlite3_column_text(st, 0));
+	sql = strf("SELECT group_concat(sql, '; ') FROM sqlite_master "
+		   "WHERE %s", where);
+	if (sqlite3_prepare_v2(m, sql, -1, &st, NULL) ||
+	    sqlite3_step(st) != SQLITE_ROW ||
+	    sqlite3_column_type(st, 0) == SQLITE_NULL)
+		fail_msg("nothing of schema %d where %s: %s", version, where,
+			 sqlite3_errmsg(m));
+	free(sql);
+	sql = strdup((const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 	sqlite3_close(m);
+	return sql;
+}
+
+void db_exec(const char *db, const char *sql)
+{
+	sqlite3 *h;
+	char *msg = NULL;
+
 	if (sqlite3_open(db, &h) ||
 	    sqlite3_exec(h, sql, NULL, NULL, &msg) != SQLITE_OK)
 		fail_msg("%s: %s", db, msg ? msg : sqlite3_errmsg(h));
 	sqlite3_close(h);
+}
+
+void db_as_schema10(const char *db)
+{
+	/* the schema-10 alloc table and its indexes, and the slicing
+	 * index's tables (empty), from the migrations */
+	char *tables = schema_of_version(10, "tbl_name = 'alloc' OR "
+					 "tbl_name LIKE 'slice\\_%' "
+					 "ESCAPE '\\'");
+	char *sql = strf("CREATE TEMP TABLE rows10 AS SELECT * FROM alloc; "
+			 "DROP TABLE alloc; DROP TABLE alloc_blk; %s; "
+			 "INSERT INTO alloc SELECT * FROM temp.rows10; "
+			 "DROP TABLE temp.rows10; PRAGMA user_version = 10",
+			 tables);
+
+	db_exec(db, sql);
+	free(tables);
 	free(sql);
 }

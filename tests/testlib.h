@@ -102,6 +102,14 @@ char *db_counts(const char *db);
  * slicing index's tables of then, empty (db/schema-12.sql drops them). */
 void db_as_schema10(const char *db);
 
+/* The SQL (";"-joined) of what schema @version's migrations make where
+ * @where holds over sqlite_master (e.g. "tbl_name = 'alloc'"); failing
+ * the test when nothing does.  Malloc'ed. */
+char *schema_of_version(int version, const char *where);
+
+/* Run @sql on database @db, failing the test when it fails. */
+void db_exec(const char *db, const char *sql);
+
 /* memdb ingest -q ARGS into @db, failing the test when it fails. */
 /* Run a shell command that must succeed (fails the test otherwise). */
 void run_ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
