@@ -189,7 +189,7 @@ static void *hash_main(void *arg)
 {
 	struct file_input *fi = arg;
 
-	mdb_hash_update(fi->hasher, fi->map.data, fi->map.len);
+	mdb_hash_map(fi->hasher, &fi->map, MDB_RELEASE_STEP);
 	return NULL;
 }
 
@@ -225,7 +225,9 @@ static int file_prepare(struct mdb_input *in, struct file_input *fi,
 	if (!h)
 		return -MDB_E_NOMEM;
 	if (fi->f->prepare) {
-		/* its decoder keeps every page: none are released */
+		/* the hash thread releases the pages behind it; the
+		 * decoder reads them again from the page cache where it
+		 * needs them (perf.data: only up to its current round) */
 		fi->hasher = h;
 		if (pthread_create(&fi->hash_thread, NULL, hash_main,
 				   fi) == 0) {

@@ -198,6 +198,7 @@ struct pd {
 	int64_t round_max;     /* the largest time at the round before */
 	int64_t max_ts;        /* the largest time walked */
 	int64_t emitted_ts;    /* the time of the last entry emitted */
+	uint64_t round_off;    /* where the round being walked began */
 	struct pd_run *heap;
 	size_t nheap, heap_cap;
 	size_t seg_start;      /* first entry in no segment yet */
@@ -1203,6 +1204,18 @@ static int pd_record(struct pd *d, uint32_t type, struct mdb_cursor *body,
 	}
 }
 
+/*
+ * A round ended at @at and was flushed: every entry of the rounds before
+ * it was emitted (their times are at most the bound), so the file before
+ * this round's first record is not read again and its pages can go.
+ */
+static void pd_round_done(struct pd *d, uint64_t at)
+{
+	if (d->o && d->o->done && d->round_off > d->data_off)
+		d->o->done(d->o->done_ctx, (size_t)d->round_off);
+	d->round_off = at;
+}
+
 /* Pass one over the records of [@off, @end). */
 static int pd_walk(struct pd *d, const struct mdb_cursor *buf, uint64_t off,
 		   uint64_t end)
@@ -1237,6 +1250,8 @@ static int pd_walk(struct pd *d, const struct mdb_cursor *buf, uint64_t off,
 		ret = pd_record(d, type, &body, &after, &extra);
 		if (ret < 0)
 			return ret;
+		if (type == REC_FINISHED_ROUND && d->rounds && !d->in_z)
+			pd_round_done(d, at);
 		mdb_cursor_skip(&c, (size_t)extra);
 		d->st->records++;
 		/* the share of the data section read, as a share of the
