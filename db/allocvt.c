@@ -1,25 +1,28 @@
 // SPDX-License-Identifier: MIT
 /*
- * The alloc table as SQL sees it: a virtual table (module memdb_alloc)
- * over alloc_blk, where a source's allocation lifetimes are kept as
- * blocks of packed columns (db/packcol.h, db/schema-11.sql).  Row id k
- * of block b is alloc id b.id - rows + 1 + k: a block's id is the last
- * alloc id it holds, so a source's ids stay one contiguous range
- * (source.alloc_lo to alloc_hi) and the largest id is max(id).
+ * The alloc and bad_free tables as SQL sees them: virtual tables (modules
+ * memdb_alloc and memdb_bad_free) over alloc_blk and bad_free_blk, where
+ * a source's allocation lifetimes and its bad frees are kept as blocks
+ * of packed columns (db/packcol.h, db/schema-11.sql, db/schema-13.sql).
+ * Row id k of block b is id b.id - rows + 1 + k: a block's id is the
+ * last id it holds, so a source's ids stay one contiguous range
+ * (source.alloc_lo to alloc_hi, bad_lo to bad_hi) and the largest id is
+ * max(id).
  *
  * Constraints on id (=, <, <=, >, >=) and source_id (=) with integer
  * values choose the blocks read; SQLite still checks every constraint on
  * the rows it gets.
- * Rows come in id order.  The table is read-only: ingest writes blocks
+ * Rows come in id order.  The tables are read-only: ingest writes blocks
  * (db/writer.c), merge and delete move them by id range like any other
  * ranged table (db/db.c's mdb_source_tables).
  *
- * The aggregate memdb_alloc_pack(base, id, columns...) packs rows into a
- * block: the migration of a database of schema 10 or older, whose alloc
- * was a table of rows, uses it (db/schema-11.sql).
+ * The aggregates memdb_alloc_pack(base, id, columns...) and
+ * memdb_bad_free_pack() pack rows into a block: the migrations of a
+ * database whose alloc or bad_free was a table of rows use them
+ * (db/schema-11.sql, db/schema-13.sql).
  *
  * This file is also compiled into the loadable SQLite extension
- * (db/sqlite_ext.c), so that sqlite3 and Python read a memdb database.
+ * (db/ext/memdb.c), so that sqlite3 and Python read a memdb database.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,14 +33,17 @@
 #include "allocvt.h"
 #include "packcol.h"
 
-/* The columns, in alloc's order: the packed column each one is, or the
- * block's id (ROW_ID) or source (ROW_SOURCE). */
+/* A column: the packed column it is, or the block's id (ROW_ID) or
+ * source (ROW_SOURCE). */
 enum { ROW_ID = -1, ROW_SOURCE = -2 };
 
-static const struct {
+struct col {
 	const char *name;
 	int pc;
-} cols[] = {
+};
+
+/* alloc's columns, in its order */
+static const struct col alloc_cols[] = {
 	{ "id", ROW_ID },
 	{ "source_id", ROW_SOURCE },
 	{ "seq", MDB_PC_SEQ },
@@ -64,18 +70,54 @@ static const struct {
 	{ "stack_id", MDB_PC_STACK },
 };
 
-#define NCOLS ((int)(sizeof(cols) / sizeof(cols[0])))
+/* bad_free's columns, in its order (db/packcol.c's mdb_pc_add_free()):
+ * the class in state's column, the earlier free in end_seq's */
+static const struct col bad_cols[] = {
+	{ "id", ROW_ID },
+	{ "source_id", ROW_SOURCE },
+	{ "seq", MDB_PC_SEQ },
+	{ "ts", MDB_PC_TS },
+	{ "cpu", MDB_PC_CPU },
+	{ "type", MDB_PC_TYPE },
+	{ "site_id", MDB_PC_SITE },
+	{ "ptr", MDB_PC_PTR },
+	{ "cache_id", MDB_PC_CACHE },
+	{ "class", MDB_PC_STATE },
+	{ "prev_seq", MDB_PC_END_SEQ },
+	{ "pid", MDB_PC_PID },
+	{ "comm_id", MDB_PC_COMM },
+	{ "bytes", MDB_PC_ALLOC },
+};
+
+#define NCOLS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define MAXCOLS NCOLS(alloc_cols)
+
+/* A table of blocks as SQL sees it: the module, the blocks' table, the
+ * source's id range of them, the columns, the packing aggregate. */
+struct kind {
+	const char *module, *blocks, *lo, *hi, *pack;
+	const struct col *cols;
+	int ncols;
+};
+
+static const struct kind tables[] = {
+	{ "memdb_alloc", "alloc_blk", "alloc_lo", "alloc_hi",
+	  "memdb_alloc_pack", alloc_cols, NCOLS(alloc_cols) },
+	{ "memdb_bad_free", "bad_free_blk", "bad_lo", "bad_hi",
+	  "memdb_bad_free_pack", bad_cols, NCOLS(bad_cols) },
+};
 
 struct vtab {
 	sqlite3_vtab base;
 	sqlite3 *db;
-	char *schema;           /* the database alloc_blk is in */
+	char *schema;           /* the database the blocks are in */
+	const struct kind *k;
 };
 
 struct cursor {
 	sqlite3_vtab_cursor base;
-	sqlite3_stmt *blocks;   /* alloc_blk from an id on */
-	sqlite3_stmt *range;    /* a source's alloc_lo, alloc_hi */
+	sqlite3_stmt *blocks;   /* the blocks from an id on */
+	sqlite3_stmt *range;    /* a source's range of ids */
 	int64_t hi;             /* the last id wanted */
 	int64_t source;         /* the source wanted, or -1 */
 	int64_t id0;            /* the id of the block's row 0 */
@@ -86,25 +128,25 @@ struct cursor {
 	/* column = value constraints the rows are held to here (SQLite
 	 * checks them again): packed column, value */
 	int nkeep;
-	int keep_pc[NCOLS];
-	int64_t keep_v[NCOLS];
+	int keep_pc[MAXCOLS];
+	int64_t keep_v[MAXCOLS];
 };
 
 static int vt_connect(sqlite3 *db, void *aux, int argc,
 		      const char *const *argv, sqlite3_vtab **out,
 		      char **err)
 {
+	const struct kind *k = aux;
 	struct vtab *v;
 	sqlite3_str *s = sqlite3_str_new(db);
 	char *sql;
 	int rc;
 
-	(void)aux;
 	(void)argc;
 	(void)err;
-	for (int i = 0; i < NCOLS; i++)
+	for (int i = 0; i < k->ncols; i++)
 		sqlite3_str_appendf(s, "%s%s INTEGER", i ? ", " : "",
-				    cols[i].name);
+				    k->cols[i].name);
 	sql = sqlite3_str_finish(s);
 	if (!sql)
 		return SQLITE_NOMEM;
@@ -123,6 +165,7 @@ static int vt_connect(sqlite3 *db, void *aux, int argc,
 		return SQLITE_NOMEM;
 	memset(v, 0, sizeof(*v));
 	v->db = db;
+	v->k = k;
 	v->schema = sqlite3_mprintf("%s", argv[1]);
 	if (!v->schema) {
 		sqlite3_free(v);
@@ -150,10 +193,10 @@ static int vt_disconnect(sqlite3_vtab *vt)
  */
 static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 {
+	const struct kind *k = ((struct vtab *)vt)->k;
 	char ops[64];
 	int n = 0, eq = 0, range = 0, source = 0;
 
-	(void)vt;
 	for (int i = 0; i < info->nConstraint && n < 63; i++) {
 		const struct sqlite3_index_constraint *c = &info->aConstraint[i];
 		char op = 0;
@@ -173,7 +216,7 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 			default: break;
 			}
 			range += op != 0;
-		} else if (c->iColumn > 1 && c->iColumn < NCOLS &&
+		} else if (c->iColumn > 1 && c->iColumn < k->ncols &&
 			   c->op == SQLITE_INDEX_CONSTRAINT_EQ) {
 			op = (char)(0x80 | c->iColumn);
 		}
@@ -219,15 +262,16 @@ static int vt_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 	memset(c, 0, sizeof(*c));
 	c->b = sqlite3_malloc(sizeof(*c->b));
 	sql = sqlite3_mprintf("SELECT id, source_id, data, kinds FROM "
-			      "\"%w\".alloc_blk WHERE id >= ?1 ORDER BY id",
-			      v->schema);
+			      "\"%w\".\"%w\" WHERE id >= ?1 ORDER BY id",
+			      v->schema, v->k->blocks);
 	rc = c->b && sql ? SQLITE_OK : SQLITE_NOMEM;
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(v->db, sql, -1, &c->blocks, NULL);
 	sqlite3_free(sql);
 	if (rc == SQLITE_OK) {
-		sql = sqlite3_mprintf("SELECT alloc_lo, alloc_hi FROM "
-				      "\"%w\".source WHERE id = ?1", v->schema);
+		sql = sqlite3_mprintf("SELECT \"%w\", \"%w\" FROM "
+				      "\"%w\".source WHERE id = ?1", v->k->lo,
+				      v->k->hi, v->schema);
 		rc = sql ? sqlite3_prepare_v2(v->db, sql, -1, &c->range, NULL) :
 			   SQLITE_NOMEM;
 		sqlite3_free(sql);
@@ -313,8 +357,8 @@ static int next_block(struct cursor *c)
 				  c->b, &why, &off) < 0) {
 			sqlite3_free(v->base.zErrMsg);
 			v->base.zErrMsg = sqlite3_mprintf(
-				"alloc_blk row %lld (source %lld): %s at byte "
-				"%lld", (long long)last,
+				"%s row %lld (source %lld): %s at byte %lld",
+				v->k->blocks, (long long)last,
 				(long long)c->blk_source, why, (long long)off);
 			return SQLITE_CORRUPT;
 		}
@@ -372,6 +416,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *ops,
 		     int argc, sqlite3_value **argv)
 {
 	struct cursor *c = (struct cursor *)cur;
+	const struct kind *k = ((struct vtab *)cur->pVtab)->k;
 	int64_t lo = INT64_MIN, hi = INT64_MAX;
 	int rc;
 
@@ -390,9 +435,9 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *ops,
 		if ((unsigned char)ops[i] & 0x80) {
 			int col = (unsigned char)ops[i] & 0x7f;
 
-			if (col < NCOLS && cols[col].pc >= 0 &&
-			    c->nkeep < NCOLS) {
-				c->keep_pc[c->nkeep] = cols[col].pc;
+			if (col < k->ncols && k->cols[col].pc >= 0 &&
+			    c->nkeep < MAXCOLS) {
+				c->keep_pc[c->nkeep] = k->cols[col].pc;
 				c->keep_v[c->nkeep++] = x;
 			}
 			continue;
@@ -465,7 +510,7 @@ static int vt_eof(sqlite3_vtab_cursor *cur)
 static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
 {
 	struct cursor *c = (struct cursor *)cur;
-	int pc = cols[i].pc;
+	int pc = ((struct vtab *)cur->pVtab)->k->cols[i].pc;
 
 	if (pc == ROW_ID)
 		sqlite3_result_int64(ctx, c->id0 + (int64_t)c->row);
@@ -484,7 +529,7 @@ static int vt_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *id)
 	return SQLITE_OK;
 }
 
-static sqlite3_module alloc_module = {
+static sqlite3_module blocks_module = {
 	.iVersion = 0,
 	.xCreate = vt_connect,
 	.xConnect = vt_connect,
@@ -504,6 +549,7 @@ static sqlite3_module alloc_module = {
  * memdb_alloc_pack(base, id, seq, ts, ...): the rows of one block, each
  * at id - base (0 to MDB_PC_ROWS - 1), their columns in alloc's order
  * from seq on.  The rows must be base, base + 1, ... with none missing.
+ * memdb_bad_free_pack() the same with bad_free's columns.
  */
 struct pack {
 	struct mdb_pc_block *b;
@@ -514,6 +560,7 @@ struct pack {
 
 static void pack_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
+	const struct kind *k = sqlite3_user_data(ctx);
 	struct pack *p = sqlite3_aggregate_context(ctx, sizeof(*p));
 	int64_t at;
 
@@ -533,14 +580,14 @@ static void pack_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		p->base = sqlite3_value_int64(argv[0]);
 	}
 	at = sqlite3_value_int64(argv[1]) - p->base;
-	if (argc != NCOLS || at < 0 || at >= MDB_PC_ROWS || p->have[at] ||
+	if (argc != k->ncols || at < 0 || at >= MDB_PC_ROWS || p->have[at] ||
 	    sqlite3_value_int64(argv[0]) != p->base) {
 		p->failed = 1;
 		return;
 	}
 	p->have[at] = 1;
-	for (int i = 2; i < NCOLS; i++) {
-		int pc = cols[i].pc;
+	for (int i = 2; i < k->ncols; i++) {
+		int pc = k->cols[i].pc;
 		int null = sqlite3_value_type(argv[i]) == SQLITE_NULL;
 
 		p->b->null[pc][at] = (uint8_t)null;
@@ -563,8 +610,13 @@ static void pack_final(sqlite3_context *ctx)
 	for (size_t r = rows; r < MDB_PC_ROWS && !p->failed; r++)
 		p->failed = p->have[r];
 	if (p->failed || !rows) {
-		sqlite3_result_error(ctx, "memdb_alloc_pack: the rows of a "
-				     "block are not one run of ids", -1);
+		char *m = sqlite3_mprintf("%s: the rows of a block are not "
+					  "one run of ids",
+					  ((const struct kind *)
+					   sqlite3_user_data(ctx))->pack);
+
+		sqlite3_result_error(ctx, m ? m : "out of memory", -1);
+		sqlite3_free(m);
 		goto out;
 	}
 	p->b->rows = rows;
@@ -582,12 +634,20 @@ out:
 
 int mdb_allocvt_register(sqlite3 *db)
 {
-	int rc = sqlite3_create_module(db, "memdb_alloc", &alloc_module, NULL);
+	int rc = SQLITE_OK;
 
-	if (rc == SQLITE_OK)
-		rc = sqlite3_create_function(db, "memdb_alloc_pack", NCOLS,
-					     SQLITE_UTF8 |
-					     SQLITE_DETERMINISTIC, NULL, NULL,
-					     pack_step, pack_final);
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]) &&
+			   rc == SQLITE_OK; i++) {
+		const struct kind *k = &tables[i];
+
+		rc = sqlite3_create_module(db, k->module, &blocks_module,
+					   (void *)k);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_create_function(db, k->pack, k->ncols,
+						     SQLITE_UTF8 |
+						     SQLITE_DETERMINISTIC,
+						     (void *)k, NULL, pack_step,
+						     pack_final);
+	}
 	return rc;
 }

@@ -873,7 +873,7 @@ int mdb_db_source_exists(struct mdb_db *db, int64_t id, struct mdb_error *e)
  */
 static const struct mdb_source_table source_tables[] = {
 	{ "alloc_blk", "source", "alloc_lo", "alloc_hi" },
-	{ "bad_free", "source", "bad_lo", "bad_hi" },
+	{ "bad_free_blk", "source", "bad_lo", "bad_hi" },
 	{ "site", NULL, NULL, NULL },
 	{ "str", NULL, NULL, NULL },
 	{ "site_stats", NULL, NULL, NULL },

@@ -23,6 +23,7 @@
 #include "schema10.inc" /* schema10_sql[], from db/schema-10.sql */
 #include "schema11.inc" /* schema11_sql[], from db/schema-11.sql */
 #include "schema12.inc" /* schema12_sql[], from db/schema-12.sql */
+#include "schema13.inc" /* schema13_sql[], from db/schema-13.sql */
 
 /*
  * Version 2: a second free of a freed allocation is a duplicate free (an
@@ -62,6 +63,7 @@ static const char *const mdb_migrations[] = {
 	schema10_sql,
 	schema11_sql,
 	schema12_sql,
+	schema13_sql,
 };
 
 #define MDB_NMIGRATIONS \

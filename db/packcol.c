@@ -18,7 +18,6 @@ void mdb_pc_add(struct mdb_pc_block *b, const struct mdb_lifetime *lt)
 		b->v[c][r] = n_ ? 0 : (int64_t)(val); \
 	} while (0)
 
-	/* as db/writer.c's bind_lifetime() */
 	PUT(MDB_PC_TS, lt->ts, lt->ts == MDB_NO_TS);
 	PUT(MDB_PC_PTR, lt->ptr, 0);
 	PUT(MDB_PC_SEQ, lt->seq, 0);
@@ -42,6 +41,36 @@ void mdb_pc_add(struct mdb_pc_block *b, const struct mdb_lifetime *lt)
 	PUT(MDB_PC_FREE_TYPE, lt->free_type, !freed);
 	PUT(MDB_PC_MIGRATETYPE, lt->migratetype,
 	    lt->migratetype == MDB_NO_MIGRATETYPE);
+#undef PUT
+}
+
+void mdb_pc_add_free(struct mdb_pc_block *b, const struct mdb_free *f)
+{
+	size_t r = b->rows++;
+
+	/* every column NULL but those bad_free maps (db/allocvt.c) */
+	for (int c = 0; c < MDB_PC_NCOLS; c++) {
+		b->null[c][r] = 1;
+		b->v[c][r] = 0;
+	}
+#define PUT(c, val, isnull) do { \
+		int n_ = (isnull); \
+		b->null[c][r] = (uint8_t)n_; \
+		b->v[c][r] = n_ ? 0 : (int64_t)(val); \
+	} while (0)
+
+	PUT(MDB_PC_SEQ, f->seq, 0);
+	PUT(MDB_PC_TS, f->ts, f->ts == MDB_NO_TS);
+	PUT(MDB_PC_CPU, f->cpu, 0);
+	PUT(MDB_PC_TYPE, f->type, 0);
+	PUT(MDB_PC_SITE, f->site_id, 0);
+	PUT(MDB_PC_PTR, f->ptr, 0);
+	PUT(MDB_PC_CACHE, f->cache_id, !f->cache_id);
+	PUT(MDB_PC_STATE, f->class, 0);
+	PUT(MDB_PC_END_SEQ, f->prev_seq, f->prev_seq == MDB_NO_SEQ);
+	PUT(MDB_PC_PID, f->pid, f->pid == MDB_NO_PID);
+	PUT(MDB_PC_COMM, f->comm_id, !f->comm_id);
+	PUT(MDB_PC_ALLOC, f->bytes, !f->bytes);
 #undef PUT
 }
 

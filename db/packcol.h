@@ -2,7 +2,9 @@
 /*
  * Packed columns (db/schema-11.sql, docs/design.md §3.2): a source's
  * allocation lifetimes, MDB_PC_ROWS at a time, as one BLOB per block in
- * alloc_blk, every column of alloc.  The alloc virtual table
+ * alloc_blk, every column of alloc; its bad frees the same way in
+ * bad_free_blk (db/schema-13.sql), bad_free's columns in some of alloc's
+ * (db/allocvt.c maps them), the others all NULL.  The alloc virtual table
  * (db/allocvt.c) and the reports' slab_scan (report/scan.c) read a
  * block's blob into plain arrays; the writer (db/writer.c) packs them.
  *
@@ -72,6 +74,10 @@ struct mdb_pc_block {
 
 /* Append lifetime @lt as the next row of @b (rows < MDB_PC_ROWS). */
 void mdb_pc_add(struct mdb_pc_block *b, const struct mdb_lifetime *lt);
+
+/* Append bad free @f as the next row of @b, in the columns bad_free's
+ * virtual table maps (db/allocvt.c); the others NULL. */
+void mdb_pc_add_free(struct mdb_pc_block *b, const struct mdb_free *f);
 
 /* Pack @b's rows (1 or more) into @out (MDB_PC_MAX_BYTES); its length.
  * @b's body is overwritten. */

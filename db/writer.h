@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The row writer: a thread that inserts allocation and bad-free rows
- * while the decoder and the pairing run on the caller's thread, so that
- * ingest takes about as long as SQLite's inserts alone (two cores).
+ * The writer: a thread that packs allocation lifetimes and bad frees
+ * into blocks (db/packcol.h) and inserts them into alloc_blk and
+ * bad_free_blk while the decoder and the pairing run on the caller's
+ * thread (two cores).
  *
  * Rows travel in fixed batches through a small queue; memory is bounded
  * by the queue, not by the input.  The SQLite connection is used only by
@@ -18,13 +19,13 @@
 struct mdb_writer;
 
 /* alloc_*: the alloc ids of the lifetimes written, bad_*: bad_free's
- * rowids (0 when none) */
+ * ids (0 when none) */
 struct mdb_writer_ranges {
 	int64_t alloc_lo, alloc_hi, bad_lo, bad_hi;
 };
 
-/* Prepare the inserts of @source_id's lifetimes (blocks of alloc_blk,
- * db/allocvt.c) and bad_free rows and start the thread. */
+/* Prepare the inserts of @source_id's lifetimes and bad frees (blocks
+ * of alloc_blk and bad_free_blk, db/allocvt.c) and start the thread. */
 int mdb_writer_start(struct mdb_writer **w, struct mdb_db *db,
 		     int64_t source_id, struct mdb_error *e);
 

@@ -356,6 +356,24 @@ static void test_escapes_on_terminal(void **state)
 
 /* ---- schema 10's alloc rows become blocks ---------------------------- */
 
+/* The one value of query @q on @db, read directly, as text. */
+static char *query_text(const char *db, const char *q)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	char *out;
+
+	assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, q, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	out = strdup(sqlite3_column_type(st, 0) == SQLITE_NULL ? "" :
+		     (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return out;
+}
+
 /* Every alloc row of sources 1 and 2 of @db, every column, as text. */
 static char *alloc_rows(const char *db)
 {
@@ -372,18 +390,8 @@ static char *alloc_rows(const char *db)
 		"quote(pid) || ',' || quote(comm_id) || ',' || "
 		"quote(migratetype) || ',' || quote(stack_id), char(10)) "
 		"FROM (SELECT * FROM alloc WHERE source_id <= 2 ORDER BY id)";
-	sqlite3 *h;
-	sqlite3_stmt *st;
-	char *out;
 
-	assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL),
-			 SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(h, q, -1, &st, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	out = strdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	return out;
+	return query_text(db, q);
 }
 
 /* A report of @db over every source, as CSV. */
@@ -456,6 +464,82 @@ static void test_schema10_rows_become_blocks(void **state)
 	free(cs11);
 	free(lk);
 	free(lk11);
+	free(db);
+}
+
+/* bad_free's rows of @db as text, every column, in id order */
+static char *bad_rows(const char *db)
+{
+	return query_text(db, "SELECT count(*) || char(10) || group_concat("
+		       "quote(id) || ',' || quote(source_id) || ',' || "
+		       "quote(seq) || ',' || quote(ts) || ',' || quote(cpu) || "
+		       "',' || quote(type) || ',' || quote(site_id) || ',' || "
+		       "quote(ptr) || ',' || quote(cache_id) || ',' || "
+		       "quote(class) || ',' || quote(prev_seq) || ',' || "
+		       "quote(pid) || ',' || quote(comm_id) || ',' || "
+		       "quote(bytes), char(10)) FROM (SELECT * FROM bad_free "
+		       "ORDER BY id)");
+}
+
+/* bad_free_blk of @db as text: every block, its blob as hex */
+static char *bad_blocks(const char *db)
+{
+	return query_text(db, "SELECT group_concat(id || ',' || source_id || "
+		       "',' || quote(min_ts) || ',' || quote(max_ts) || ',' || "
+		       "kinds || ',' || hex(data), char(10)) FROM (SELECT * "
+		       "FROM bad_free_blk ORDER BY id)");
+}
+
+/*
+ * A database of schema 12, whose bad_free was a table of rows, is
+ * converted by an ingest: the same rows, now blocks of bad_free_blk
+ * read through the virtual table, each block (blob, zone map, kinds)
+ * byte for byte the one the writer makes.  real-diff/b has more bad
+ * frees than a block holds (1,393).
+ */
+static void test_schema12_bad_frees_become_blocks(void **state)
+{
+	char *db = fresh_db(tmp, "v12.db");
+	char *rows, *rows12, *rows13, *blocks, *blocks13, *er, *er13;
+	struct run r;
+
+	(void)state;
+	ingest_ok(db, "'%s/real-diff/a'", env("TESTDATA"));
+	ingest_ok(db, "'%s/real-diff/b'", env("TESTDATA"));
+	rows = bad_rows(db);
+	assert_int_equal(atoi(rows), 251 + 1393);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM bad_free_blk"),
+			 1 + 2);
+	blocks = bad_blocks(db);
+	er = report_all(db, "pages");
+	db_as_schema12(db);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM sqlite_master "
+				"WHERE name = 'bad_free' AND sql LIKE "
+				"'CREATE TABLE%'"), 1);
+	rows12 = bad_rows(db);
+	assert_string_equal(rows, rows12);
+	ingest_ok(db, "'%s/succeed/kt-small-le'", env("TESTDATA"));
+	assert_int_equal(db_int(db, "PRAGMA user_version"),
+			 MDB_SCHEMA_VERSION);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM sqlite_master "
+				"WHERE name = 'bad_free' AND sql LIKE "
+				"'CREATE VIRTUAL TABLE%'"), 1);
+	MEMDB(&r, db, "sources --delete 3");
+	assert_run_ok(&r);
+	run_free(&r);
+	rows13 = bad_rows(db);
+	assert_string_equal(rows, rows13);
+	blocks13 = bad_blocks(db);
+	assert_string_equal(blocks, blocks13);
+	er13 = report_all(db, "pages");
+	assert_string_equal(er, er13);
+	free(rows);
+	free(rows12);
+	free(rows13);
+	free(blocks);
+	free(blocks13);
+	free(er);
+	free(er13);
 	free(db);
 }
 
@@ -1059,6 +1143,7 @@ int main(void)
 		cmocka_unit_test(test_reader_of_database_being_created),
 		cmocka_unit_test(test_new_database_is_the_migrations),
 		cmocka_unit_test(test_schema10_rows_become_blocks),
+		cmocka_unit_test(test_schema12_bad_frees_become_blocks),
 		cmocka_unit_test(test_alloc_equal_constraints),
 		cmocka_unit_test(test_exit_codes),
 	};

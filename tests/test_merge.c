@@ -116,7 +116,8 @@ static char *append(char *acc, const char *fmt, ...)
 }
 
 /* The tables of @h with a source_id column, blank-separated (not the
- * virtual table alloc: its rows are alloc_blk's). */
+ * virtual tables alloc and bad_free: their rows are alloc_blk's and
+ * bad_free_blk's). */
 static char *source_tables(sqlite3 *h)
 {
 	sqlite3_stmt *st;
@@ -145,10 +146,12 @@ static int renumbered(const char *table, const char *col)
 		return !strcmp(col, "id") || (n > 3 &&
 			(!strcmp(col + n - 3, "_lo") ||
 			 !strcmp(col + n - 3, "_hi")));
-	/* the rowid aliases of alloc, alloc_blk, bad_free, source_file */
+	/* the rowid aliases of alloc, alloc_blk, bad_free, bad_free_blk,
+	 * source_file */
 	return !strcmp(col, "id") && (!strcmp(table, "alloc") ||
 				      !strcmp(table, "alloc_blk") ||
 				      !strcmp(table, "bad_free") ||
+				      !strcmp(table, "bad_free_blk") ||
 				      !strcmp(table, "source_file"));
 }
 

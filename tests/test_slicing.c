@@ -56,6 +56,7 @@ static void db_as_schema11(const char *db)
 			 "ALTER TABLE alloc_blk DROP COLUMN kinds; "
 			 "PRAGMA user_version = 11", tables);
 
+	db_as_schema12(db);
 	db_exec(db, sql);
 	free(tables);
 	free(sql);

@@ -507,6 +507,21 @@ void db_exec(const char *db, const char *sql)
 	sqlite3_close(h);
 }
 
+void db_as_schema12(const char *db)
+{
+	/* schema 12's bad_free table of rows, from the migrations */
+	char *table = schema_of_version(12, "name = 'bad_free'");
+	char *sql = strf("CREATE TEMP TABLE rows12 AS SELECT * FROM "
+			 "bad_free; DROP TABLE bad_free; DROP TABLE "
+			 "bad_free_blk; %s; INSERT INTO bad_free SELECT * "
+			 "FROM temp.rows12; DROP TABLE temp.rows12; "
+			 "PRAGMA user_version = 12", table);
+
+	db_exec(db, sql);
+	free(table);
+	free(sql);
+}
+
 void db_as_schema10(const char *db)
 {
 	/* the schema-10 alloc table and its indexes, and the slicing
@@ -520,6 +535,7 @@ void db_as_schema10(const char *db)
 			 "DROP TABLE temp.rows10; PRAGMA user_version = 10",
 			 tables);
 
+	db_as_schema12(db);
 	db_exec(db, sql);
 	free(tables);
 	free(sql);

@@ -97,6 +97,10 @@ int64_t db_int(const char *db, const char *sql);
 /* Every table's row count, joined as "name=count;..." (for "unchanged"). */
 char *db_counts(const char *db);
 
+/* Turn database @db of the current schema into one of schema 12, the
+ * last whose bad_free was a table of rows: the same rows, as rows. */
+void db_as_schema12(const char *db);
+
 /* Turn database @db of the current schema into one of schema 10, the
  * last whose alloc was a table of rows: the same rows, as rows, and the
  * slicing index's tables of then, empty (db/schema-12.sql drops them). */
