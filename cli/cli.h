@@ -99,27 +99,15 @@ int cli_show_progress(void);
 
 /*
  * The options that say how to read a capture, shared by ingest and check
- * (check reads as ingest would): their getopt values, their entries for
- * a getopt_long table and short-option string, and the parser of one of
- * them into @io (returns 0, or the usage error's exit status).
+ * (check reads as ingest would): their getopt values (their table rows
+ * are CLI_ROWS_CAPTURE, opts.h), and the parser of one of them into @io
+ * (returns 0, or the usage error's exit status).
  */
 enum {
 	CLI_OPT_ENDIAN = 0x1000, CLI_OPT_ABI, CLI_OPT_CPU, CLI_OPT_KALLSYMS,
 	CLI_OPT_PAGE_SIZE, CLI_OPT_STRICT, CLI_OPT_VMLINUX, CLI_OPT_BTF,
 	CLI_OPT_FORMAT = 'F',
 };
-
-#define CLI_CAPTURE_SHORTOPTS "F:"
-#define CLI_CAPTURE_LONGOPTS                                                 \
-	{ "format", required_argument, NULL, CLI_OPT_FORMAT },              \
-	{ "endian", required_argument, NULL, CLI_OPT_ENDIAN },              \
-	{ "abi", required_argument, NULL, CLI_OPT_ABI },                    \
-	{ "cpu", required_argument, NULL, CLI_OPT_CPU },                    \
-	{ "kallsyms", required_argument, NULL, CLI_OPT_KALLSYMS },          \
-	{ "page-size", required_argument, NULL, CLI_OPT_PAGE_SIZE },        \
-	{ "strict", no_argument, NULL, CLI_OPT_STRICT },                    \
-	{ "vmlinux", required_argument, NULL, CLI_OPT_VMLINUX },            \
-	{ "btf", required_argument, NULL, CLI_OPT_BTF }
 
 /* Is @opt (a getopt value) one of the capture options? */
 int cli_is_capture_opt(int opt);

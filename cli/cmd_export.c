@@ -67,7 +67,7 @@ static const struct cli_opt opts[] = {
 	  "of the servers' remote_servers: local tables NAME_local and "
 	  "Distributed tables over them, sharded by label; run them on every "
 	  "server" },
-	{ "quiet", 'q', NULL, "print nothing but errors" },
+	CLI_ROW_QUIET,
 	CLI_ROW_HELP,
 	CLI_ROW_END,
 };

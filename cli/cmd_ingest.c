@@ -90,7 +90,7 @@ static const struct cli_opt opts[] = {
 	  "database again" },
 	{ "no-symbolize", OPT_NO_SYMBOLIZE, NULL, "leave a trace's call sites "
 	  "as addresses although its kernel's symbols are at hand" },
-	{ "quiet", 'q', NULL, "print nothing but errors" },
+	CLI_ROW_QUIET,
 	CLI_ROW_HELP,
 	CLI_ROW_END,
 };

@@ -44,7 +44,7 @@ static const char usage_tail[] =
 "  memdb report growth -d incident.db --label 'web*'\n";
 
 static const struct cli_opt opts[] = {
-	{ "quiet", 'q', NULL, "print nothing but errors" },
+	CLI_ROW_QUIET,
 	CLI_ROW_HELP,
 	CLI_ROW_END,
 };

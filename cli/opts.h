@@ -23,6 +23,7 @@ struct cli_opt {
 /* Rows several commands share, so that each is written once. */
 #define CLI_ROW_DB { "db", 'd', "DB", "database file (default: $MEMDB_DB, " \
 		     "else memdb.db)" }
+#define CLI_ROW_QUIET { "quiet", 'q', NULL, "print nothing but errors" }
 #define CLI_ROW_HELP { "help", 'h', NULL, "show this help" }
 #define CLI_ROW_END { NULL, 0, NULL, NULL }
 /* --wide, of the commands printing tables (cli/render.h) */

@@ -37,6 +37,7 @@
 
 #include "allocvt.h"
 #include "migrations.h"
+#include "sqlutil.h"
 #include "fresh.inc" /* fresh_sql[], generated: see migrations.h */
 #include "fresh_db.inc" /* the file SQLite makes of it: tools/mkfresh.c */
 
@@ -903,16 +904,7 @@ const struct mdb_source_table *mdb_source_tables(size_t *n)
 static int exec_id(struct mdb_db *db, const char *sql, int64_t id,
 		   struct mdb_error *e)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL))
-		return mdb_db_error(db, e, "cannot delete source");
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 :
-	       mdb_db_error(db, e, "cannot delete source");
+	return mdb_sql_exec_id(db, sql, id, NULL, "cannot delete source", e);
 }
 
 int mdb_db_delete_rows(struct mdb_db *db, int64_t id, struct mdb_error *e)
@@ -971,11 +963,11 @@ int mdb_db_source_file(struct mdb_db *db, int64_t id, const char *name,
 
 	*data = NULL;
 	*len = 0;
-	if (sqlite3_prepare_v2(db->h, "SELECT data FROM source_file WHERE "
-			       "source_id = ?1 AND name = ?2", -1, &st, NULL))
-		return mdb_db_error(db, e, "cannot read source files");
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	rc = mdb_sql_prepare_id(db, "SELECT data FROM source_file WHERE "
+				"source_id = ?1 AND name = ?2", id, name, &st,
+				"cannot read source files", e);
+	if (rc)
+		return rc;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		const void *p = sqlite3_column_blob(st, 0);

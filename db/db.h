@@ -83,12 +83,12 @@ int mdb_db_error(struct mdb_db *db, struct mdb_error *e, const char *what);
 /* Run SQL without results. */
 int mdb_db_exec(struct mdb_db *db, const char *sql, struct mdb_error *e);
 
-/* Most recently ingested source id, 0 when there is none. */
 /* Run @sql (its ?1, if any, bound to @arg); the first column of its first
  * row into *@out.  1: a row, 0: none, or -MDB_E_DB. */
 int mdb_db_int_query(struct mdb_db *db, const char *sql, int64_t arg,
 		     int64_t *out, struct mdb_error *e);
 
+/* Most recently ingested source id, 0 when there is none. */
 int mdb_db_latest_source(struct mdb_db *db, int64_t *id,
 			 struct mdb_error *e);
 

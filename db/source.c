@@ -55,18 +55,8 @@ static int same_size(struct mdb_db *db, const struct mdb_source_meta *m,
 int mdb_source_hash(struct mdb_db *db, int64_t source_id, const char *hash,
 		    struct mdb_error *e)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db->h, "UPDATE source SET hash = ?2 WHERE "
-			       "id = ?1", -1, &st, NULL))
-		return mdb_db_error(db, e, "cannot write to database");
-	sqlite3_bind_int64(st, 1, source_id);
-	sqlite3_bind_text(st, 2, hash, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 :
-	       mdb_db_error(db, e, "cannot write to database");
+	return mdb_sql_exec_id(db, "UPDATE source SET hash = ?2 WHERE id = ?1",
+			       source_id, hash, "cannot write to database", e);
 }
 
 static int insert_source(struct mdb_db *db, const char *path,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Private to db/: binding values the way every loader stores them. */
+/* Private to db/: binding values the way every loader stores them, and
+ * the statements of one source id several of db/ run. */
 #ifndef MDB_SQLUTIL_H
 #define MDB_SQLUTIL_H
 
@@ -7,6 +8,9 @@
 #include <stdint.h>
 
 #include "../common/bytes.h"
+
+struct mdb_db;
+struct mdb_error;
 
 /* Addresses and sizes are stored as their 64-bit pattern. */
 static inline void bind_u64(sqlite3_stmt *st, int col, uint64_t v)
@@ -40,6 +44,20 @@ static inline void bind_text_or_null(sqlite3_stmt *st, int col,
  * NULL on ENOMEM.
  */
 char *mdb_sql_rows(const char *head, int nrows, int ncols, int *len);
+
+/*
+ * @sql prepared into *@st, its ?1 bound to @id and, when @text is not
+ * NULL, its ?2 to @text (not copied: it must outlive the statement); 0,
+ * or -MDB_E_DB with the message @what.
+ */
+int mdb_sql_prepare_id(struct mdb_db *db, const char *sql, int64_t id,
+		       const char *text, sqlite3_stmt **st, const char *what,
+		       struct mdb_error *e);
+
+/* mdb_sql_prepare_id() of a statement that returns no rows, run and
+ * finalized. */
+int mdb_sql_exec_id(struct mdb_db *db, const char *sql, int64_t id,
+		    const char *text, const char *what, struct mdb_error *e);
 
 static inline const char *order_name(enum mdb_order o)
 {
