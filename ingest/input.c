@@ -3,9 +3,31 @@
  * Private to ingest/: the generic struct mdb_input interface (input.h):
  * a source, whichever opener made it and whichever decoder reads it.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "input.h"
+
+void *mdb_input_alloc(const char *path, struct mdb_map *map, size_t size,
+		      size_t path_at, size_t map_at, struct mdb_input **in,
+		      struct mdb_error *e)
+{
+	char *priv = calloc(1, size), *copy = strdup(path);
+
+	*in = calloc(1, sizeof(**in));
+	if (!*in || !priv || !copy) {
+		free(*in);
+		free(priv);
+		free(copy);
+		mdb_unmap(map);
+		mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
+		return NULL;
+	}
+	*(char **)(priv + path_at) = copy;
+	memcpy(priv + map_at, map, sizeof(*map));
+	memset(map, 0, sizeof(*map));
+	return priv;
+}
 
 void mdb_ingest_opts_init(struct mdb_ingest_opts *o)
 {

@@ -13,6 +13,7 @@
 #ifndef MDB_INPUT_PRIV_H
 #define MDB_INPUT_PRIV_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../common/file.h"
@@ -46,6 +47,20 @@ struct mdb_input {
 	/* the hash goes on past mdb_input_prepare() (rounds) */
 	int late_hash;
 };
+
+/*
+ * The first step of an opener handed @path mapped in @map: a zeroed input
+ * *@in and the opener's zeroed private state, a @type (returned), whose
+ * members path and map get a copy of @path and take @map over.  Out of
+ * memory: NULL with nothing kept, @map unmapped and @e set for @path.
+ */
+#define MDB_INPUT_ALLOC(type, p, m, in, e)                                  \
+	((type *)mdb_input_alloc((p), (m), sizeof(type),                    \
+				 offsetof(type, path), offsetof(type, map), \
+				 (in), (e)))
+void *mdb_input_alloc(const char *path, struct mdb_map *map, size_t size,
+		      size_t path_at, size_t map_at, struct mdb_input **in,
+		      struct mdb_error *e);
 
 #define MDB_RELEASE_STEP (16u << 20) /* bytes read between page releases */
 

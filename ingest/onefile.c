@@ -248,18 +248,14 @@ int mdb_file_open(const char *path, const struct mdb_format *f,
 		  const struct mdb_ingest_opts *o, struct mdb_input **out,
 		  struct mdb_error *e)
 {
-	struct mdb_input *in = calloc(1, sizeof(*in));
-	struct file_input *fi = calloc(1, sizeof(*fi));
+	struct mdb_input *in;
+	struct file_input *fi = MDB_INPUT_ALLOC(struct file_input, path, map,
+						&in, e);
 	int ret;
 
 	*out = NULL;
-	if (!in || !fi || !(fi->path = strdup(path))) {
-		mdb_unmap(map);
-		ret = mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
-		goto fail;
-	}
-	fi->map = *map;
-	memset(map, 0, sizeof(*map));
+	if (!fi)
+		return -MDB_E_NOMEM;
 	fi->f = f;
 	mdb_decode_opts_init(&fi->dopts, fi->path);
 	fi->dopts.order = o->order;

@@ -159,15 +159,55 @@ void mdb_zone_init(struct mdb_zone *z, enum mdb_zone_kind kind);
 void mdb_snap_lines_init(struct mdb_lines *l, const void *buf, size_t len,
 			 struct mdb_snap_info *info);
 
+/* A row of a text snapshot of one row a line (struct mdb_snap_text). */
+union mdb_snap_row {
+	struct mdb_zone zone;
+	struct mdb_tag tag;
+};
+
 /*
- * The version header line @s that @l just read (input @name) into
- * @info->version by @rule (mdb_version_header()).  Returns 0, 1 when the
- * line is cut short (the input ends without its newline: the decoder
- * refuses it, text.h), or a negative MDB_E_* code with @e filled.
+ * A text snapshot of one row a line (/proc/slabinfo, /proc/allocinfo),
+ * which mdb_snap_text_decode() reads.
  */
-int mdb_snap_version(const struct mdb_lines *l, struct mdb_str s,
-		     const struct mdb_version_rule *rule, const char *name,
-		     struct mdb_snap_info *info, struct mdb_error *e);
+struct mdb_snap_text {
+	/* its version header; a line starting with rule.prefix before any
+	 * row or version is one */
+	struct mdb_version_rule rule;
+	/* Parse data line @s into @r: 0, or -1 with *@what expected and
+	 * *@got found instead. */
+	int (*parse)(struct mdb_str s, union mdb_snap_row *r,
+		     const char **what, struct mdb_str *got);
+	/* Hand @r, parsed from line @no (@s), to @sink, counted in @info:
+	 * 0, or the sink's negative MDB_E_* code. */
+	int (*take)(union mdb_snap_row *r, struct mdb_str s, int64_t no,
+		    const char *name, const struct mdb_snap_sink *sink,
+		    struct mdb_snap_info *info);
+	const char *none; /* what an input without rows lacks */
+};
+
+/* Decode the text snapshot @f, as an mdb_snap_decode_fn does. */
+int mdb_snap_text_decode(const struct mdb_snap_text *f, const void *buf,
+			 size_t len, const char *name,
+			 const struct mdb_snap_sink *sink,
+			 struct mdb_snap_info *info, struct mdb_error *e);
+
+/* Define @fn, the mdb_snap_decode_fn of the text snapshot @f. */
+#define MDB_SNAP_TEXT_DECODER(fn, f)                                          \
+	int fn(const void *buf, size_t len, const char *name,                 \
+	       const struct mdb_snap_sink *sink, struct mdb_snap_info *info,  \
+	       struct mdb_error *e)                                           \
+	{                                                                     \
+		return mdb_snap_text_decode(&(f), buf, len, name, sink, info, \
+					    e);                               \
+	}
+
+/*
+ * Refuse line @no of text input @name: "expected=@what got='@got'",
+ * "malformed @format line".  Returns -MDB_E_CORRUPT.
+ */
+int mdb_snap_bad_line(struct mdb_error *e, const char *name, int64_t no,
+		      const char *format, const char *what,
+		      struct mdb_str got);
 
 /* Refuse a text input without rows: "@what in 'name': lines=N". */
 int mdb_snap_no_rows(struct mdb_error *e, const char *name,

@@ -19,12 +19,27 @@
 static int load_cpu_node(struct mdb_db *db, const char *path,
 			 struct mdb_error *e);
 
+/*
+ * Option --@o binding the SQL parameter :@o; given, it adds " --@o VALUE"
+ * to the report's title.
+ */
+#define TITLED(o) .opt = o, .param = ":" o, .title = " --" o " %v"
+
+/* --from and --to: a source id or label binds :@o, a date :@o_time. */
+#define SOURCE(o)                                                             \
+	.opt = o, .arg = "ID|LABEL|DATE", .kind = MDB_RP_INT, .param = ":" o, \
+	.alt = ":" o "_time", .lo = 1, .hi = INT64_MAX, .labels = 1,          \
+	.takes = "a source id, label or date"
+
+/* An alloc row whose string column @col (an id in str) reads :@o. */
+#define STR_IS(col, o)                                                  \
+	"(+a.source_id, +a." col ") IN (SELECT source_id, id FROM str " \
+	"WHERE text = :" o ")"
+
 static const struct mdb_rparam params[] = {
-	{ .opt = "by", .arg = "KEY", .kind = MDB_RP_CHOICE, .param = ":by",
-	  .variants = 1, .timed = "time", .title = " --by %v",
-	  .help = "group the rows by KEY" },
-	{ .opt = "sort", .arg = "KEY[,KEY...]", .kind = MDB_RP_SORT,
-	  .param = ":sort", .title = " --sort %v",
+	{ TITLED("by"), .arg = "KEY", .kind = MDB_RP_CHOICE, .variants = 1,
+	  .timed = "time", .help = "group the rows by KEY" },
+	{ TITLED("sort"), .arg = "KEY[,KEY...]", .kind = MDB_RP_SORT,
 	  .help = "order the rows by KEY, largest first, then by the next "
 		  "KEY among equals (perf kmem -s: ptr, callsite, bytes, hit, "
 		  "pingpong, frag; for pages page, callsite, bytes, hit, "
@@ -37,10 +52,9 @@ static const struct mdb_rparam params[] = {
 		  "in seconds as the trace prints them (perf kmem --time; "
 		  "'1778.25,' or ',1780' leave an end open); frees after END "
 		  "are not seen" },
-	{ .opt = "cache", .arg = "NAME", .kind = MDB_RP_TEXT,
-	  .param = ":cache", .title = " --cache %v",
-	  .where = "((+a.source_id, +a.cache_id) IN (SELECT source_id, "
-		   "id FROM str WHERE text = :cache) OR "
+	/* a row without a cache id: the cache its type and size name */
+	{ TITLED("cache"), .arg = "NAME", .kind = MDB_RP_TEXT,
+	  .where = "(" STR_IS("cache_id", "cache") " OR "
 		   "(coalesce(a.cache_id, 0) = 0 AND CASE WHEN a.type = 1 "
 		   "THEN 'cache-' || "
 		   "a.bytes_alloc WHEN a.bytes_alloc > 8192 THEN "
@@ -48,27 +62,23 @@ static const struct mdb_rparam params[] = {
 		   ":cache))",
 	  .help = "only allocations from the slab cache NAME, as "
 		  "'callsites --by cache' names it" },
-	{ .opt = "site", .arg = "SYMBOL|ADDRESS", .kind = MDB_RP_TEXT,
-	  .param = ":site", .title = " --site %v",
+	{ TITLED("site"), .arg = "SYMBOL|ADDRESS", .kind = MDB_RP_TEXT,
 	  .where = "(a.source_id, a.site_id) IN (SELECT source_id, site_id "
 		   "FROM v_sites WHERE " MDB_SITE_MATCH ")",
 	  .help = "only allocations made at the call site SYMBOL (a "
 		  "function, or function+0xoff as the reports show it) or "
 		  "ADDRESS (0x...)" },
-	{ .opt = "pid", .arg = "N", .kind = MDB_RP_INT, .param = ":pid",
-	  .lo = 0, .hi = INT32_MAX, .takes = "a task id",
-	  .title = " --pid %v", .where = "+a.pid = :pid", .needs = "pid",
-	  .needs_what = "tasks",
+	{ TITLED("pid"), .arg = "N", .kind = MDB_RP_INT, .lo = 0,
+	  .hi = INT32_MAX, .takes = "a task id", .where = "+a.pid = :pid",
+	  .needs = "pid", .needs_what = "tasks",
 	  .help = "only allocations made by task N (a thread id; captures "
 		  "that name tasks)" },
-	{ .opt = "comm", .arg = "NAME", .kind = MDB_RP_TEXT, .param = ":comm",
-	  .title = " --comm %v", .needs = "comm_id", .needs_what = "tasks",
-	  .where = "(+a.source_id, +a.comm_id) IN (SELECT source_id, id "
-		   "FROM str WHERE text = :comm)",
+	{ TITLED("comm"), .arg = "NAME", .kind = MDB_RP_TEXT,
+	  .needs = "comm_id", .needs_what = "tasks",
+	  .where = STR_IS("comm_id", "comm"),
 	  .help = "only allocations made by tasks called NAME (captures "
 		  "that name tasks)" },
-	{ .opt = "show", .arg = "WHICH", .kind = MDB_RP_CHOICE,
-	  .param = ":show", .title = " --show %v",
+	{ TITLED("show"), .arg = "WHICH", .kind = MDB_RP_CHOICE,
 	  .help = "which rows: 'changed' leaves out the unchanged ones, 'all' "
 		  "keeps them" },
 	{ .opt = "at", .arg = "POS|TIMEs", .kind = MDB_RP_POINT,
@@ -93,9 +103,7 @@ static const struct mdb_rparam params[] = {
 		   "node INTEGER NOT NULL)",
 	  .help = "the traced machine's CPU-to-node map, lines 'CPU NODE', "
 		  "for cross-node allocations" },
-	{ .opt = "from", .arg = "ID|LABEL|DATE", .kind = MDB_RP_INT,
-	  .param = ":from", .alt = ":from_time", .lo = 1, .hi = INT64_MAX,
-	  .labels = 1, .takes = "a source id, label or date",
+	{ SOURCE("from"),
 	  .help = "the earlier snapshot, or trace A of a diff: a source id, "
 		  "or a label (its latest source of the report's kind) "
 		  "(default: the first of the series of the selected "
@@ -103,14 +111,11 @@ static const struct mdb_rparam params[] = {
 		  "with --label GLOB (or --by label), a DATE (2026-11-22, "
 		  "2026-11-22T10:00Z, @UNIXSECONDS): only sources taken then "
 		  "or later" },
-	{ .opt = "to", .arg = "ID|LABEL|DATE", .kind = MDB_RP_INT,
-	  .param = ":to", .alt = ":to_time", .lo = 1, .hi = INT64_MAX,
-	  .labels = 1, .takes = "a source id, label or date",
+	{ SOURCE("to"),
 	  .help = "the later snapshot, or trace B of a diff (default: the "
 		  "last of the series); with --label GLOB (or --by label), "
 		  "a DATE: only sources taken then or earlier" },
-	{ .opt = "label", .arg = "GLOB", .kind = MDB_RP_TEXT,
-	  .param = ":label", .title = " --label %v",
+	{ TITLED("label"), .arg = "GLOB", .kind = MDB_RP_TEXT,
 	  .help = "the hosts of a fleet: of each label matching GLOB (as "
 		  "the shell matches names: *, ?, [a-z]) the latest source "
 		  "of the report's kind (growth: the first and the last "

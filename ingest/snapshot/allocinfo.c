@@ -140,27 +140,6 @@ int mdb_allocinfo_probe(const void *buf, size_t len)
 	       (r == MDB_PROBE_ROW && parse_line(row, &t, &le) == 0);
 }
 
-static int bad_line(struct mdb_error *e, const char *name, int64_t no,
-		    const struct line_error *le)
-{
-	char got[64];
-
-	mdb_error_set(e, MDB_E_CORRUPT, name, -1, no, "expected=%s got='%s'",
-		      le->expected, mdb_str_show(le->got, got, sizeof(got)));
-	mdb_error_msg(e, "malformed allocinfo line");
-	return -MDB_E_CORRUPT;
-}
-
-/* A line that parses but ends the file without its newline: the last
- * field may be cut short (text.h). */
-static int cut_line(struct mdb_error *e, const char *name, int64_t no,
-		    struct mdb_str s)
-{
-	struct line_error le = { .expected = MDB_CUT_WHAT, .got = s };
-
-	return bad_line(e, name, no, &le);
-}
-
 /*
  * Warn of the counters of line @no (@s) printed unsigned at or past 2^63:
  * a counter that went below zero (more frees accounted to the tag than
@@ -187,56 +166,37 @@ static void warn_underflow(const struct mdb_snap_sink *sink,
 	}
 }
 
-static const struct mdb_version_rule version_rule = {
-	ALLOCINFO_HEADER, "allocinfo", 0, 1, 2, "1.x,2.x",
+/* A data line; a header after the first, or after the rows, is refused. */
+static int parse_tag(struct mdb_str s, union mdb_snap_row *r,
+		     const char **what, struct mdb_str *got)
+{
+	struct line_error le = { .expected = "size", .got = s };
+	int ret = mdb_str_starts(s, ALLOCINFO_HEADER) ? -1 :
+		  parse_line(s, &r->tag, &le);
+
+	*what = le.expected;
+	*got = le.got;
+	return ret;
+}
+
+static int take_tag(union mdb_snap_row *r, struct mdb_str s, int64_t no,
+		    const char *name, const struct mdb_snap_sink *sink,
+		    struct mdb_snap_info *info)
+{
+	struct mdb_tag *t = &r->tag;
+
+	t->line = no;
+	if (t->bytes < 0 || t->calls < 0)
+		warn_underflow(sink, name, no, s, t);
+	info->tags++;
+	info->approx += t->approx;
+	info->inaccurate += !t->accurate;
+	return sink->tag(sink->ctx, t);
+}
+
+static const struct mdb_snap_text allocinfo = {
+	.rule = { ALLOCINFO_HEADER, "allocinfo", 0, 1, 2, "1.x,2.x" },
+	.parse = parse_tag, .take = take_tag, .none = "no allocation tags",
 };
 
-int mdb_allocinfo_decode(const void *buf, size_t len, const char *name,
-			 const struct mdb_snap_sink *sink,
-			 struct mdb_snap_info *info, struct mdb_error *e)
-{
-	struct mdb_lines l;
-	struct mdb_str s;
-	int seen_data = 0, ret, more;
-
-	mdb_snap_lines_init(&l, buf, len, info);
-	while ((more = mdb_lines_content(&l, &s, &info->records))) {
-		struct mdb_tag t;
-		struct line_error le;
-
-		if (more < 0) {
-			le.expected = "text";
-			le.got = mdb_str_make(s.p, 0);
-			return bad_line(e, name, l.no, &le);
-		}
-		if (mdb_str_starts(s, ALLOCINFO_HEADER)) {
-			if (seen_data || info->version[0]) {
-				le.expected = "size";
-				le.got = s;
-				return bad_line(e, name, l.no, &le);
-			}
-			ret = mdb_snap_version(&l, s, &version_rule, name,
-					       info, e);
-			if (ret < 0)
-				return ret;
-			if (ret)
-				return cut_line(e, name, l.no, s);
-			continue;
-		}
-		seen_data = 1;
-		if (parse_line(s, &t, &le) < 0)
-			return bad_line(e, name, l.no, &le);
-		if (l.cut)
-			return cut_line(e, name, l.no, s);
-		t.line = l.no;
-		if (t.bytes < 0 || t.calls < 0)
-			warn_underflow(sink, name, l.no, s, &t);
-		info->tags++;
-		info->approx += t.approx;
-		info->inaccurate += !t.accurate;
-		ret = sink->tag(sink->ctx, &t);
-		if (ret < 0)
-			return ret;
-	}
-	return info->tags ? 0 : mdb_snap_no_rows(e, name, info, "no allocation tags");
-}
+MDB_SNAP_TEXT_DECODER(mdb_allocinfo_decode, allocinfo)

@@ -153,57 +153,26 @@ static void warn_underflow(const struct mdb_snap_sink *sink,
 	}
 }
 
-static const struct mdb_version_rule version_rule = {
-	SLABINFO_HEADER, "slabinfo", 1, 2, 2, "2.x",
+static int parse_zone(struct mdb_str s, union mdb_snap_row *r,
+		      const char **what, struct mdb_str *got)
+{
+	return parse_row(s, &r->zone, what, got);
+}
+
+static int take_zone(union mdb_snap_row *r, struct mdb_str s, int64_t no,
+		     const char *name, const struct mdb_snap_sink *sink,
+		     struct mdb_snap_info *info)
+{
+	(void)s;
+	r->zone.line = no;
+	warn_underflow(sink, name, no, &r->zone);
+	info->zones++;
+	return sink->zone(sink->ctx, &r->zone);
+}
+
+static const struct mdb_snap_text slabinfo = {
+	.rule = { SLABINFO_HEADER, "slabinfo", 1, 2, 2, "2.x" },
+	.parse = parse_zone, .take = take_zone, .none = "no slab caches",
 };
 
-int mdb_slabinfo_decode(const void *buf, size_t len, const char *name,
-			const struct mdb_snap_sink *sink,
-			struct mdb_snap_info *info, struct mdb_error *e)
-{
-	struct mdb_lines l;
-	struct mdb_str s, got;
-	int ret, more;
-
-	mdb_snap_lines_init(&l, buf, len, info);
-	while ((more = mdb_lines_content(&l, &s, &info->records))) {
-		const char *what = "text";
-		struct mdb_zone z;
-		char shown[64];
-
-		got = mdb_str_make(s.p, 0);
-		if (more < 0)
-			goto bad;
-		if (mdb_str_starts(s, SLABINFO_HEADER) && !info->zones &&
-		    !info->version[0]) {
-			ret = mdb_snap_version(&l, s, &version_rule, name,
-					       info, e);
-			if (ret < 0)
-				return ret;
-			if (ret)
-				goto cut;
-			continue;
-		}
-		if (parse_row(s, &z, &what, &got) < 0)
-			goto bad;
-		if (l.cut)
-			goto cut;
-		z.line = l.no;
-		warn_underflow(sink, name, l.no, &z);
-		info->zones++;
-		ret = sink->zone(sink->ctx, &z);
-		if (ret < 0)
-			return ret;
-		continue;
-cut:
-		what = MDB_CUT_WHAT;
-		got = s;
-bad:
-		mdb_error_set(e, MDB_E_CORRUPT, name, -1, l.no,
-			      "expected=%s got='%s'", what,
-			      mdb_str_show(got, shown, sizeof(shown)));
-		mdb_error_msg(e, "malformed slabinfo line");
-		return -MDB_E_CORRUPT;
-	}
-	return info->zones ? 0 : mdb_snap_no_rows(e, name, info, "no slab caches");
-}
+MDB_SNAP_TEXT_DECODER(mdb_slabinfo_decode, slabinfo)

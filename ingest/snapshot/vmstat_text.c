@@ -362,12 +362,9 @@ int mdb_vmstat_m_probe(const void *buf, size_t len)
 static int bad_row(struct mdb_error *e, const char *name, int64_t no,
 		   int sec, const char *what, struct mdb_str got)
 {
-	char shown[64];
-
-	mdb_error_set(e, MDB_E_CORRUPT, name, -1, no, "expected=%s got='%s'",
-		      what, mdb_str_show(got, shown, sizeof(shown)));
-	mdb_error_msg(e, "malformed vmstat -%c line", sec == SEC_M ? 'm' : 'z');
-	return -MDB_E_CORRUPT;
+	return mdb_snap_bad_line(e, name, no,
+				 sec == SEC_M ? "vmstat -m" : "vmstat -z", what,
+				 got);
 }
 
 static int vmstat_decode(const void *buf, size_t len, const char *name,

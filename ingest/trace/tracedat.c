@@ -1240,20 +1240,14 @@ int mdb_tdat_input_open(const char *path, struct mdb_map *map, int fd,
 			const struct mdb_ingest_opts *o, struct mdb_input **out,
 			struct mdb_error *e)
 {
-	struct mdb_input *in = calloc(1, sizeof(*in));
-	struct tdat *t = calloc(1, sizeof(*t));
+	struct mdb_input *in;
+	struct tdat *t = MDB_INPUT_ALLOC(struct tdat, path, map, &in, e);
 	int ret;
 
 	*out = NULL;
-	if (t)
-		t->fd = -1;
-	if (!in || !t || !(t->path = strdup(path))) {
-		mdb_unmap(map);
-		ret = mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
-		goto fail;
-	}
-	t->map = *map;
-	memset(map, 0, sizeof(*map));
+	if (!t)
+		return -MDB_E_NOMEM;
+	t->fd = -1;
 	t->e = e;
 	ret = walk_file(t);
 	if (!ret)

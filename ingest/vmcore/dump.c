@@ -155,16 +155,18 @@ static kdump_status kd_set_string_attr(kdump_ctx_t *ctx, const char *key,
 	return kd.set_attr(ctx, key, &attr);
 }
 
-static kdump_status kd_get_string_attr(kdump_ctx_t *ctx, const char *key,
-				       const char **str)
+/* Attribute @key of @type: KDUMP_OK and its value in *@val, or why not. */
+static kdump_status kd_get_typed(kdump_ctx_t *ctx, const char *key,
+				 kdump_attr_type_t type,
+				 kdump_attr_value_t *val)
 {
 	kdump_attr_t attr;
 	kdump_status ret;
 
-	attr.type = KDUMP_STRING;
+	attr.type = type;
 	ret = kd.get_typed_attr(ctx, key, &attr);
 	if (ret == KDUMP_OK)
-		*str = attr.val.string;
+		*val = attr.val;
 	return ret;
 }
 
@@ -379,19 +381,6 @@ static int kdump_fail(struct vm_dump *d, kdump_status st, const char *what,
 	return -code;
 }
 
-static kdump_status kd_get_number_attr(kdump_ctx_t *ctx, const char *key,
-					kdump_num_t *num)
-{
-	kdump_attr_t attr;
-	kdump_status ret;
-
-	attr.type = KDUMP_NUMBER;
-	ret = kd.get_typed_attr(ctx, key, &attr);
-	if (ret == KDUMP_OK)
-		*num = attr.val.number;
-	return ret;
-}
-
 /*
  * A kdump-compressed file whose header names no machine and whose notes
  * do not tell one: refused with what the notes hold.
@@ -431,11 +420,13 @@ static int arch_untold(const struct vm_dump *d, struct mdb_error *e)
 static int check_arch(struct vm_dump *d, struct mdb_error *e)
 {
 	const char *arch = NULL, *told = mdb_vm_dd_arch_name(&d->dd);
-	kdump_num_t order, ptr;
+	kdump_attr_value_t v, order, ptr;
 	kdump_status st;
 
-	if (kd_get_string_attr(d->k, KDUMP_ATTR_ARCH_NAME, &arch) ==
-	    KDUMP_OK && arch) {
+	if (kd_get_typed(d->k, KDUMP_ATTR_ARCH_NAME, KDUMP_STRING, &v) ==
+	    KDUMP_OK)
+		arch = v.string;
+	if (arch) {
 		if (told && strcmp(told, arch)) {
 			mdb_error_set(e, MDB_E_FORMAT, d->name, -1, -1,
 				      "arch=%s notes=%s", arch, told);
@@ -463,19 +454,19 @@ static int check_arch(struct vm_dump *d, struct mdb_error *e)
 			return kdump_fail(d, st, "cannot set the architecture",
 					  e);
 	}
-	if (kd_get_number_attr(d->k, KDUMP_ATTR_BYTE_ORDER, &order) !=
+	if (kd_get_typed(d->k, KDUMP_ATTR_BYTE_ORDER, KDUMP_NUMBER, &order) !=
 	    KDUMP_OK ||
-	    kd_get_number_attr(d->k, KDUMP_ATTR_PTR_SIZE, &ptr) != KDUMP_OK ||
-	    (ptr != 4 && ptr != 8)) {
+	    kd_get_typed(d->k, KDUMP_ATTR_PTR_SIZE, KDUMP_NUMBER, &ptr) !=
+	    KDUMP_OK || (ptr.number != 4 && ptr.number != 8)) {
 		mdb_error_set(e, MDB_E_FORMAT, d->name, -1, -1, "arch=%s",
 			      mdb_vm_arch_name(d->c.arch));
 		mdb_error_msg(e, "libkdumpfile tells no byte order or word "
 				 "size of the dump");
 		return -MDB_E_FORMAT;
 	}
-	d->c.order = order == KDUMP_BIG_ENDIAN ? MDB_ORDER_BIG :
-						 MDB_ORDER_LITTLE;
-	d->c.ptr_size = (unsigned)ptr;
+	d->c.order = order.number == KDUMP_BIG_ENDIAN ? MDB_ORDER_BIG :
+							MDB_ORDER_LITTLE;
+	d->c.ptr_size = (unsigned)ptr.number;
 	return 0;
 }
 

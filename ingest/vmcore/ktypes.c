@@ -157,6 +157,12 @@ static void btf_release(void *priv)
 	btf__free(priv);
 }
 
+/* What mdb_vm_types_btf() fills in, but for priv. */
+static const struct vm_types btf_types = {
+	.what = "BTF", .size = btf_size, .member = btf_member,
+	.enumval = btf_enumval, .release = btf_release,
+};
+
 int mdb_vm_types_btf(struct vm_types *t, const void *raw, size_t len,
 		     const char *name, struct mdb_error *e)
 {
@@ -178,11 +184,7 @@ int mdb_vm_types_btf(struct vm_types *t, const void *raw, size_t len,
 				 "does not parse");
 		return -MDB_E_CORRUPT;
 	}
+	*t = btf_types;
 	t->priv = b;
-	t->what = "BTF";
-	t->size = btf_size;
-	t->member = btf_member;
-	t->enumval = btf_enumval;
-	t->release = btf_release;
 	return 0;
 }

@@ -463,6 +463,12 @@ static void dw_release(void *priv)
 	free(d);
 }
 
+/* What mdb_vm_types_dwarf() fills in, but for priv. */
+static const struct vm_types dw_types = {
+	.what = "DWARF", .size = dw_size, .member = dw_member,
+	.enumval = dw_enumval, .release = dw_release,
+};
+
 int mdb_vm_types_dwarf(struct vm_types *t, const char *path, struct mdb_error *e)
 {
 	struct dw *d = calloc(1, sizeof(*d));
@@ -486,11 +492,7 @@ int mdb_vm_types_dwarf(struct vm_types *t, const char *path, struct mdb_error *e
 		return mdb_error_set(e, MDB_E_NOMEM, path, -1, -1,
 				     "indexing its DWARF");
 	}
+	*t = dw_types;
 	t->priv = d;
-	t->what = "DWARF";
-	t->size = dw_size;
-	t->member = dw_member;
-	t->enumval = dw_enumval;
-	t->release = dw_release;
 	return 0;
 }

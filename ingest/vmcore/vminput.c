@@ -412,23 +412,18 @@ int mdb_vm_input_open(const char *path, struct mdb_map *map, int fd,
 		      const struct mdb_ingest_opts *o, struct mdb_input **out,
 		      struct mdb_error *e)
 {
-	struct mdb_input *in = calloc(1, sizeof(*in));
-	struct vm_input *v = calloc(1, sizeof(*v));
+	struct mdb_input *in;
+	struct vm_input *v = MDB_INPUT_ALLOC(struct vm_input, path, map, &in,
+					     e);
 	int ret;
 
 	*out = NULL;
-	if (!in || !v || !(v->path = strdup(path))) {
-		mdb_unmap(map);
-		free(in);
-		free(v);
-		return mdb_error_set(e, MDB_E_NOMEM, path, -1, -1, NULL);
-	}
+	if (!v)
+		return -MDB_E_NOMEM;
 	v->fd = v->file_fd = -1;
 	v->vmlinux = o->vmlinux;
 	mdb_map_guard();
 	v->guarded = 1;
-	v->map = *map;
-	memset(map, 0, sizeof(*map));
 	v->e = e;
 	ret = vi_file(v, path, fd, e);
 	if (!ret)
