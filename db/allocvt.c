@@ -70,17 +70,10 @@ static const struct col alloc_cols[] = {
 	{ "stack_id", MDB_PC_STACK },
 };
 
-/* bad_free's columns, in its order (db/packcol.c's mdb_pc_add_free()):
- * the class in state's column, the earlier free in end_seq's */
-static const struct col bad_cols[] = {
-	{ "id", ROW_ID },
-	{ "source_id", ROW_SOURCE },
-	{ "seq", MDB_PC_SEQ },
-	{ "ts", MDB_PC_TS },
-	{ "cpu", MDB_PC_CPU },
-	{ "type", MDB_PC_TYPE },
-	{ "site_id", MDB_PC_SITE },
-	{ "ptr", MDB_PC_PTR },
+/* bad_free's columns after the first eight, which are alloc's
+ * (db/packcol.c's mdb_pc_add_free()): the class in state's column, the
+ * earlier free in end_seq's */
+static const struct col bad_tail[] = {
 	{ "cache_id", MDB_PC_CACHE },
 	{ "class", MDB_PC_STATE },
 	{ "prev_seq", MDB_PC_END_SEQ },
@@ -92,20 +85,30 @@ static const struct col bad_cols[] = {
 #define NCOLS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define MAXCOLS NCOLS(alloc_cols)
 
-/* A table of blocks as SQL sees it: the module, the blocks' table, the
- * source's id range of them, the columns, the packing aggregate. */
+/*
+ * A table of blocks as SQL sees it: the module, the blocks' table, the
+ * source's id range of them, the packing aggregate; its columns are the
+ * first @nhead of alloc's, then @tail's.
+ */
 struct kind {
 	const char *module, *blocks, *lo, *hi, *pack;
-	const struct col *cols;
-	int ncols;
+	int nhead, ntail, ncols;
+	const struct col *tail;
 };
 
 static const struct kind tables[] = {
 	{ "memdb_alloc", "alloc_blk", "alloc_lo", "alloc_hi",
-	  "memdb_alloc_pack", alloc_cols, NCOLS(alloc_cols) },
+	  "memdb_alloc_pack", MAXCOLS, 0, MAXCOLS, NULL },
 	{ "memdb_bad_free", "bad_free_blk", "bad_lo", "bad_hi",
-	  "memdb_bad_free_pack", bad_cols, NCOLS(bad_cols) },
+	  "memdb_bad_free_pack", 8, NCOLS(bad_tail), 8 + NCOLS(bad_tail),
+	  bad_tail },
 };
+
+/* Column @i of @k's table. */
+static const struct col *col_of(const struct kind *k, int i)
+{
+	return i < k->nhead ? &alloc_cols[i] : &k->tail[i - k->nhead];
+}
 
 struct vtab {
 	sqlite3_vtab base;
@@ -132,6 +135,22 @@ struct cursor {
 	int64_t keep_v[MAXCOLS];
 };
 
+void *mdb_vtab_new(sqlite3 *db, const char *decl, size_t size, int *rc)
+{
+	void *v;
+
+	*rc = sqlite3_declare_vtab(db, decl);
+	if (*rc != SQLITE_OK)
+		return NULL;
+	v = sqlite3_malloc64(size);
+	if (!v) {
+		*rc = SQLITE_NOMEM;
+		return NULL;
+	}
+	memset(v, 0, size);
+	return v;
+}
+
 static int vt_connect(sqlite3 *db, void *aux, int argc,
 		      const char *const *argv, sqlite3_vtab **out,
 		      char **err)
@@ -146,7 +165,7 @@ static int vt_connect(sqlite3 *db, void *aux, int argc,
 	(void)err;
 	for (int i = 0; i < k->ncols; i++)
 		sqlite3_str_appendf(s, "%s%s INTEGER", i ? ", " : "",
-				    k->cols[i].name);
+				    col_of(k, i)->name);
 	sql = sqlite3_str_finish(s);
 	if (!sql)
 		return SQLITE_NOMEM;
@@ -156,14 +175,10 @@ static int vt_connect(sqlite3 *db, void *aux, int argc,
 	sql = sqlite3_str_finish(s);
 	if (!sql)
 		return SQLITE_NOMEM;
-	rc = sqlite3_declare_vtab(db, sql);
+	v = mdb_vtab_new(db, sql, sizeof(*v), &rc);
 	sqlite3_free(sql);
-	if (rc != SQLITE_OK)
-		return rc;
-	v = sqlite3_malloc(sizeof(*v));
 	if (!v)
-		return SQLITE_NOMEM;
-	memset(v, 0, sizeof(*v));
+		return rc;
 	v->db = db;
 	v->k = k;
 	v->schema = sqlite3_mprintf("%s", argv[1]);
@@ -435,9 +450,9 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *ops,
 		if ((unsigned char)ops[i] & 0x80) {
 			int col = (unsigned char)ops[i] & 0x7f;
 
-			if (col < k->ncols && k->cols[col].pc >= 0 &&
+			if (col < k->ncols && col_of(k, col)->pc >= 0 &&
 			    c->nkeep < MAXCOLS) {
-				c->keep_pc[c->nkeep] = k->cols[col].pc;
+				c->keep_pc[c->nkeep] = col_of(k, col)->pc;
 				c->keep_v[c->nkeep++] = x;
 			}
 			continue;
@@ -510,7 +525,7 @@ static int vt_eof(sqlite3_vtab_cursor *cur)
 static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
 {
 	struct cursor *c = (struct cursor *)cur;
-	int pc = ((struct vtab *)cur->pVtab)->k->cols[i].pc;
+	int pc = col_of(((struct vtab *)cur->pVtab)->k, i)->pc;
 
 	if (pc == ROW_ID)
 		sqlite3_result_int64(ctx, c->id0 + (int64_t)c->row);
@@ -587,7 +602,7 @@ static void pack_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	}
 	p->have[at] = 1;
 	for (int i = 2; i < k->ncols; i++) {
-		int pc = k->cols[i].pc;
+		int pc = col_of(k, i)->pc;
 		int null = sqlite3_value_type(argv[i]) == SQLITE_NULL;
 
 		p->b->null[pc][at] = (uint8_t)null;

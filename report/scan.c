@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "../common/u64map.h"
+#include "../db/allocvt.h"
 #include "../db/packcol.h"
 #include "report.h"
 #include "scan.h"
@@ -99,19 +100,14 @@ static int scan_connect(sqlite3 *db, void *aux, int argc,
 	int rc;
 
 	(void)aux, (void)argc, (void)argv, (void)err;
-	rc = sqlite3_declare_vtab(db, "CREATE TABLE x(rk, k2, k3, hits, "
-				  "bytes_req, bytes_alloc, freed, pingpong, "
-				  "pp_bytes, live, live_bytes, last_seq, "
-				  "site_id, source_id HIDDEN, by HIDDEN, "
-				  "tsel HIDDEN, t_lo HIDDEN, t_hi HIDDEN, "
-				  "pid HIDDEN, comm HIDDEN, cache HIDDEN, "
-				  "site HIDDEN)");
-	if (rc != SQLITE_OK)
-		return rc;
-	v = sqlite3_malloc(sizeof(*v));
+	v = mdb_vtab_new(db, "CREATE TABLE x(rk, k2, k3, hits, bytes_req, "
+			 "bytes_alloc, freed, pingpong, pp_bytes, live, "
+			 "live_bytes, last_seq, site_id, source_id HIDDEN, "
+			 "by HIDDEN, tsel HIDDEN, t_lo HIDDEN, t_hi HIDDEN, "
+			 "pid HIDDEN, comm HIDDEN, cache HIDDEN, site HIDDEN)",
+			 sizeof(*v), &rc);
 	if (!v)
-		return SQLITE_NOMEM;
-	memset(v, 0, sizeof(*v));
+		return rc;
 	v->db = db;
 	*out = &v->base;
 	return SQLITE_OK;

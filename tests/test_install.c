@@ -287,7 +287,8 @@ static const char *san(void)
 
 /*
  * The README's walk: sqlite3 and Python read a memdb database's alloc
- * once they load the installed extension, the same rows memdb reads;
+ * and bad_free once they load the installed extension, the same rows
+ * memdb reads;
  * without it, SQLite says which module is missing.
  */
 static void load_walk(const char *memdb, const char *dest)
@@ -295,7 +296,9 @@ static void load_walk(const char *memdb, const char *dest)
 	char *db = strf("%s/walk.db", dest), *ext = strf("%s/usr/lib/memdb/"
 							 "memdb", dest);
 	const char *q = "SELECT count(*), sum(bytes_alloc), sum(ptr % 4099), "
-			"sum(end_seq) FROM alloc";
+			"sum(end_seq), (SELECT count(*) FROM bad_free), "
+			"(SELECT sum(seq) + sum(class) FROM bad_free) "
+			"FROM alloc";
 	struct run r;
 	char *want;
 
@@ -309,6 +312,7 @@ static void load_walk(const char *memdb, const char *dest)
 	r.out = NULL;
 	run_free(&r);
 	assert_has(want, "1107,");
+	assert_has(want, ",259,");
 	if (have("sqlite3")) {
 		run(&r, "sqlite3 -csv '%s' '.load %s' \"%s\"", db, ext, q);
 		assert_run_ok(&r);
