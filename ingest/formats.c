@@ -118,7 +118,7 @@ static const struct mdb_format formats[] = {
 	/* text event traces: ftrace, perf script, trace-cmd report */
 	{ .name = "ftrace-text", .probe = mdb_ft_probe, .decode = mdb_ft_decode,
 	  .describe = mdb_ft_describe,
-	  .flags = MDB_FMT_KSYMS | MDB_FMT_DIR_TEXT,
+	  .flags = MDB_FMT_KSYMS | MDB_FMT_DIR_TEXT | MDB_FMT_RELAY,
 	  .empty_hint = KMEM_HINT,
 	  .help = "the kmem tracepoints as text: what cat trace, "
 		  "trace_pipe, perf script or trace-cmd report print, from any "
@@ -146,7 +146,8 @@ static const struct mdb_format formats[] = {
 	{ .name = "kmemtrace-relay", .probe = mdb_kt_probe, .decode = mdb_kt_decode,
 	  .describe = mdb_kt_describe, .open = mdb_kt_input_open,
 	  .is_capture = mdb_kt_is_capture, .claims_name = mdb_kt_is_cpu_file,
-	  .all_paths_before = { 4, 2 }, .flags = MDB_FMT_NO_MAGIC,
+	  .all_paths_before = { 4, 2 },
+	  .flags = MDB_FMT_NO_MAGIC | MDB_FMT_RELAY,
 	  .help = "a kmemtrace relay capture: a directory holding one "
 		  "file per CPU (cpu0, cpu1, ... as in debugfs, or cpu0.out, ... "
 		  "as the kmemtrace logger saved them) and, when present, "

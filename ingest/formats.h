@@ -91,6 +91,11 @@ struct mdb_format {
 /* A capture directory's trace text file is read as this format, unless
  * --format names another. */
 #define MDB_FMT_DIR_TEXT 8u
+/* Decoding costs about what the sink does with the events: the decoder
+ * and the sink run on two threads (ingest/relay.c).  Set where that was
+ * measured to pay (bench/README.md); a format whose records cost little
+ * to decode is faster without the hand-over. */
+#define MDB_FMT_RELAY 16u
 
 /* The row of format @name, or NULL. */
 const struct mdb_format *mdb_format_find(const char *name);

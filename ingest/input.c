@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats.h"
 #include "input.h"
+#include "relay.h"
 
 void *mdb_input_alloc(const char *path, struct mdb_map *map, size_t size,
 		      size_t path_at, size_t map_at, struct mdb_input **in,
@@ -77,12 +79,17 @@ int mdb_input_position(const struct mdb_input *in, uint64_t *done,
 int mdb_input_decode(struct mdb_input *in, const struct mdb_sink *sink,
 		     struct mdb_decode_stats *st, struct mdb_error *e)
 {
+	const struct mdb_format *f;
+
 	if (!in->ops->decode) {
 		mdb_error_set(e, MDB_E_INVAL, NULL, -1, -1, "format=%s",
 			      in->meta.format);
 		mdb_error_msg(e, "a snapshot, not a trace");
 		return -MDB_E_INVAL;
 	}
+	f = mdb_format_find(in->meta.format);
+	if (f && (f->flags & MDB_FMT_RELAY))
+		return mdb_map_check(mdb_relay_decode(in, sink, st, e), e);
 	return mdb_map_check(in->ops->decode(in, sink, st, e), e);
 }
 
