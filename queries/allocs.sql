@@ -27,7 +27,9 @@
 -- Per address, summed by slab_scan over each source's blocks
 -- (report/scan.c), then over the sources when there are several (one
 -- source's rows are one per address already); the latest call site is
--- that of the largest position (the row max() picks).
+-- that of the largest position (the row max() picks).  Two statements,
+-- of which one runs: a common table read by both arms of a UNION would
+-- be copied once more.
 DROP TABLE IF EXISTS temp.al_src;
 CREATE TEMP TABLE al_src AS
 SELECT id AS sid FROM source
@@ -35,22 +37,24 @@ WHERE id BETWEEN :src_lo AND :src_hi AND alloc_lo IS NOT NULL;
 
 DROP TABLE IF EXISTS temp.al_key;
 CREATE TEMP TABLE al_key AS
-WITH a AS (
-	SELECT a.rk AS ptr, a.hits, a.last_seq, s.sid AS source_id,
-	       a.site_id, a.bytes_req, a.bytes_alloc, a.freed, a.pingpong,
-	       a.live
-	FROM temp.al_src s
-	CROSS JOIN slab_scan(s.sid, 'ptr', :tsel, :t_lo, :t_hi,
-	                     CASE WHEN :given_pid THEN :pid END, :comm,
-	                     :cache, :site) a
-)
-SELECT * FROM a WHERE (SELECT count(*) FROM temp.al_src) = 1
-UNION ALL
-SELECT ptr, total(hits), max(last_seq), source_id, site_id,
-       total(bytes_req), total(bytes_alloc), total(freed), total(pingpong),
-       total(live)
-FROM a WHERE (SELECT count(*) FROM temp.al_src) > 1
-GROUP BY ptr;
+SELECT a.rk AS ptr, a.hits, a.last_seq, s.sid AS source_id, a.site_id,
+       a.bytes_req, a.bytes_alloc, a.freed, a.pingpong, a.live
+FROM temp.al_src s
+CROSS JOIN slab_scan(s.sid, 'ptr', :tsel, :t_lo, :t_hi,
+                     CASE WHEN :given_pid THEN :pid END, :comm,
+                     :cache, :site) a
+WHERE (SELECT count(*) FROM temp.al_src) = 1;
+
+INSERT INTO temp.al_key
+SELECT a.rk, total(a.hits), max(a.last_seq), s.sid, a.site_id,
+       total(a.bytes_req), total(a.bytes_alloc), total(a.freed),
+       total(a.pingpong), total(a.live)
+FROM temp.al_src s
+CROSS JOIN slab_scan(s.sid, 'ptr', :tsel, :t_lo, :t_hi,
+                     CASE WHEN :given_pid THEN :pid END, :comm,
+                     :cache, :site) a
+WHERE (SELECT count(*) FROM temp.al_src) > 1
+GROUP BY a.rk;
 
 -- The rows shown, in order (rowid), then named (the names are text made
 -- per row: for every address they cost more than the sort).  ptr is
