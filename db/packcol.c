@@ -253,9 +253,10 @@ static void unpack_col(const uint8_t *q, size_t rows, unsigned w, int nulls,
 	}
 }
 
-/* The columns of @b from body @q of @n bytes; offsets are the body's. */
+/* The columns of @b in @mask (bit c: column c) from body @q of @n bytes,
+ * every column's header and length checked; offsets are the body's. */
 static int unpack_body(const uint8_t *q, size_t n, struct mdb_pc_block *b,
-		       const char **why, size_t *off)
+		       uint32_t mask, const char **why, size_t *off)
 {
 	size_t rows = b->rows, at = 9 * MDB_PC_NCOLS;
 
@@ -280,10 +281,13 @@ static int unpack_body(const uint8_t *q, size_t n, struct mdb_pc_block *b,
 				*why = "column runs past the end";
 				return -1;
 			}
-			unpack_col(q + at + bm, rows, 8, 0, base, v, nul);
-			for (size_t r = 0; r < rows; r++) {
-				nul[r] = (q[at + r / 8] >> (r % 8)) & 1;
-				v[r] &= -(int64_t)!nul[r];
+			if (mask >> c & 1) {
+				unpack_col(q + at + bm, rows, 8, 0, base, v,
+					   nul);
+				for (size_t r = 0; r < rows; r++) {
+					nul[r] = (q[at + r / 8] >> (r % 8)) & 1;
+					v[r] &= -(int64_t)!nul[r];
+				}
 			}
 			at += bm + rows * 8;
 			continue;
@@ -299,7 +303,8 @@ static int unpack_body(const uint8_t *q, size_t n, struct mdb_pc_block *b,
 			*why = "column runs past the end";
 			return -1;
 		}
-		unpack_col(q + at, rows, w, nulls, base, v, nul);
+		if (mask >> c & 1)
+			unpack_col(q + at, rows, w, nulls, base, v, nul);
 		at += rows * w;
 	}
 	if (at != n) {
@@ -312,6 +317,12 @@ static int unpack_body(const uint8_t *q, size_t n, struct mdb_pc_block *b,
 
 int mdb_pc_unpack(const uint8_t *p, size_t n, struct mdb_pc_block *b,
 		  const char **why, size_t *off)
+{
+	return mdb_pc_unpack_cols(p, n, b, MDB_PC_ALL, why, off);
+}
+
+int mdb_pc_unpack_cols(const uint8_t *p, size_t n, struct mdb_pc_block *b,
+		       uint32_t mask, const char **why, size_t *off)
 {
 	unsigned long long body;
 	size_t got;
@@ -338,7 +349,8 @@ int mdb_pc_unpack(const uint8_t *p, size_t n, struct mdb_pc_block *b,
 		return -1;
 	}
 	if (p[4] == MDB_PC_RAW) {
-		ret = unpack_body(p + MDB_PC_HEAD, n - MDB_PC_HEAD, b, why, off);
+		ret = unpack_body(p + MDB_PC_HEAD, n - MDB_PC_HEAD, b, mask, why,
+				  off);
 		*off += MDB_PC_HEAD;
 		return ret;
 	}
@@ -360,7 +372,7 @@ int mdb_pc_unpack(const uint8_t *p, size_t n, struct mdb_pc_block *b,
 		*why = "the zstd frame does not decompress";
 		return -1;
 	}
-	ret = unpack_body(b->body, got, b, why, off);
+	ret = unpack_body(b->body, got, b, mask, why, off);
 	*off = MDB_PC_HEAD;  /* what is wrong is inside the frame */
 	return ret;
 }

@@ -90,4 +90,12 @@ size_t mdb_pc_pack(struct mdb_pc_block *b, uint8_t *out);
 int mdb_pc_unpack(const uint8_t *p, size_t n, struct mdb_pc_block *b,
 		  const char **why, size_t *off);
 
+/* Every column, as a mask of mdb_pc_unpack_cols(). */
+#define MDB_PC_ALL ((uint32_t)((1ull << MDB_PC_NCOLS) - 1))
+
+/* The same, but only the columns of @mask (bit c: column c) are filled
+ * in @b; the whole blob is checked as by mdb_pc_unpack(). */
+int mdb_pc_unpack_cols(const uint8_t *p, size_t n, struct mdb_pc_block *b,
+		       uint32_t mask, const char **why, size_t *off);
+
 #endif

@@ -376,6 +376,18 @@ static struct group *group_get(struct scan_cursor *c, uint64_t h,
 	return g;
 }
 
+/* the key's packed columns, by grouping: rk, k2, k3 (-1: none) */
+static const int kcol[BY__COUNT][3] = {
+	[BY_PTR] = { MDB_PC_PTR, -1, -1 },
+	[BY_SITE] = { MDB_PC_SITE, -1, -1 },
+	[BY_TYPE] = { MDB_PC_TYPE, -1, -1 },
+	[BY_CACHE] = { MDB_PC_CACHE, MDB_PC_TYPE, MDB_PC_ALLOC },
+	[BY_COMM] = { MDB_PC_COMM, -1, -1 },
+	[BY_PID] = { MDB_PC_PID, -1, -1 },
+	[BY_PP] = { MDB_PC_SITE, MDB_PC_CPU, MDB_PC_FREE_CPU },
+	[BY_STACK] = { MDB_PC_STACK, -1, -1 },
+};
+
 struct sel {
 	enum by by;
 	int tsel;
@@ -384,6 +396,7 @@ struct sel {
 	int64_t pid;
 	struct ids comms, caches, sites;
 	struct synth synth;     /* --cache's made-up name, if it is one */
+	uint32_t cols;          /* the packed columns read (bit c: c) */
 };
 
 /*
@@ -438,6 +451,35 @@ static size_t select_rows(const struct sel *s, const struct mdb_pc_block *b,
 	return n;
 }
 
+#define BIT(c) ((uint32_t)1 << (c))
+
+/*
+ * The packed columns the scan of @s reads: those select_rows() filters
+ * on, the key's (kcol) and those scan_block() sums.
+ */
+static uint32_t sel_cols(const struct sel *s)
+{
+	uint32_t m = BIT(MDB_PC_TYPE) | BIT(MDB_PC_STATE) |
+		     BIT(MDB_PC_END_TS) | BIT(MDB_PC_REQ) | BIT(MDB_PC_ALLOC) |
+		     BIT(MDB_PC_CPU) | BIT(MDB_PC_FREE_CPU) | BIT(MDB_PC_SEQ) |
+		     BIT(MDB_PC_SITE);
+
+	for (int j = 0; j < 3; j++)
+		if (kcol[s->by][j] >= 0)
+			m |= BIT(kcol[s->by][j]);
+	if (s->tsel)
+		m |= BIT(MDB_PC_TS);
+	if (s->has_pid)
+		m |= BIT(MDB_PC_PID);
+	if (!s->comms.all)
+		m |= BIT(MDB_PC_COMM);
+	if (!s->caches.all)
+		m |= BIT(MDB_PC_CACHE);
+	return m;
+}
+
+#undef BIT
+
 /* Add @v to @g's sum of bytes @i: an int64, or past it a double. */
 static inline void add_bytes(struct group *g, int i, int64_t v)
 {
@@ -455,17 +497,6 @@ static int scan_block(struct scan_cursor *c, const struct sel *s,
 	const int64_t (*col)[MDB_PC_ROWS] = b->v;
 	uint16_t idx[MDB_PC_ROWS];
 	size_t n = select_rows(s, b, idx);
-	/* the key's columns, by grouping: rk, k2, k3 (-1: none) */
-	static const int kcol[BY__COUNT][3] = {
-		[BY_PTR] = { MDB_PC_PTR, -1, -1 },
-		[BY_SITE] = { MDB_PC_SITE, -1, -1 },
-		[BY_TYPE] = { MDB_PC_TYPE, -1, -1 },
-		[BY_CACHE] = { MDB_PC_CACHE, MDB_PC_TYPE, MDB_PC_ALLOC },
-		[BY_COMM] = { MDB_PC_COMM, -1, -1 },
-		[BY_PID] = { MDB_PC_PID, -1, -1 },
-		[BY_PP] = { MDB_PC_SITE, MDB_PC_CPU, MDB_PC_FREE_CPU },
-		[BY_STACK] = { MDB_PC_STACK, -1, -1 },
-	};
 	const int *kc = kcol[s->by];
 
 	if (!c->cap && group_room(c) < 0)
@@ -563,7 +594,8 @@ static int scan_source(struct scan_cursor *c, const struct sel *s,
 			continue;
 		p = sqlite3_column_blob(st, 4);
 		n = (size_t)sqlite3_column_bytes(st, 4);
-		if (mdb_pc_unpack(p, n, c->blk, &why, &off) < 0) {
+		if (mdb_pc_unpack_cols(p, n, c->blk, s->cols, &why,
+				       &off) < 0) {
 			rc = set_err(c, "alloc_blk row %lld (source %lld, "
 				     "block %lld) offset=%lld: %s",
 				     (long long)sqlite3_column_int64(st, 0),
@@ -658,6 +690,7 @@ static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num,
 		goto out;
 	}
 	c->keys = s.by == BY_CACHE || s.by == BY_PP ? 3 : 1;
+	s.cols = sel_cols(&s);
 	rc = scan_source(c, &s, source_id);
 out:
 	free(s.comms.v);

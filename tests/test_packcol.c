@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Packed columns (db/packcol.h): blocks of random values, with NULLs and
- * the extremes of int64, come back as they went in; every damaged blob
+ * the extremes of int64, come back as they went in, whole or some
+ * columns only (the scan's mdb_pc_unpack_cols()); every damaged blob
  * (each length short of whole, each header field out of range, a byte
- * more) is refused with the offset of what is wrong, never read past.
+ * more) is refused with the offset of what is wrong, never read past,
+ * however few columns are asked for.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -79,6 +81,28 @@ static void assert_same(void)
 	}
 }
 
+/* Unpacking the columns of @mask only fills those, as a whole unpack
+ * does (the others keep what they held). */
+static void masked(const uint8_t *p, size_t n, uint32_t mask)
+{
+	static struct mdb_pc_block part;
+	const char *why;
+	size_t off;
+
+	memset(part.v, 0x5a, sizeof(part.v));
+	assert_int_equal(mdb_pc_unpack_cols(p, n, &part, mask, &why, &off), 0);
+	assert_int_equal(part.rows, in.rows);
+	for (int c = 0; c < MDB_PC_NCOLS; c++) {
+		if (!(mask >> c & 1)) {
+			assert_int_equal(part.v[c][0], 0x5a5a5a5a5a5a5a5a);
+			continue;
+		}
+		assert_memory_equal(part.null[c], in.null[c], in.rows);
+		assert_memory_equal(part.v[c], in.v[c],
+				    in.rows * sizeof(in.v[c][0]));
+	}
+}
+
 static void test_round_trip(void **state)
 {
 	uint64_t x = 88172645463325252ULL;
@@ -95,6 +119,7 @@ static void test_round_trip(void **state)
 		assert_true(n > MDB_PC_HEAD && n <= MDB_PC_MAX_BYTES);
 		assert_int_equal(mdb_pc_unpack(blob, n, &out, &why, &off), 0);
 		assert_same();
+		masked(blob, n, (uint32_t)rnd(&x) & MDB_PC_ALL);
 	}
 }
 
@@ -157,6 +182,15 @@ static void refused(const uint8_t *p, size_t n, size_t want_off,
 	size_t off = 12345;
 
 	assert_int_equal(mdb_pc_unpack(p, n, &out, &why, &off), -1);
+	assert_non_null(why);
+	if (want) {
+		assert_string_equal(why, want);
+		assert_int_equal(off, want_off);
+	}
+	/* unpacking no column checks the blob all the same */
+	why = NULL;
+	off = 12345;
+	assert_int_equal(mdb_pc_unpack_cols(p, n, &out, 0, &why, &off), -1);
 	assert_non_null(why);
 	if (want) {
 		assert_string_equal(why, want);
