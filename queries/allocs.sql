@@ -56,13 +56,15 @@ CROSS JOIN slab_scan(s.sid, 'ptr', :tsel, :t_lo, :t_hi,
 WHERE (SELECT count(*) FROM temp.al_src) > 1
 GROUP BY a.rk;
 
--- The rows shown, in order (rowid), then named (the names are text made
--- per row: for every address they cost more than the sort).  ptr is
--- ordered as its text, as the report always has.
+-- The rows shown, in order (rowid), then named and the address made
+-- text (text made for every address costs more than the sort).  Equal
+-- rows in the order of their address as an unsigned number, as perf
+-- kmem lists them (it sorts its per-address tree, walked in address
+-- order, keeping equal ones as they come).
 DROP TABLE IF EXISTS temp.al_top;
 CREATE TEMP TABLE al_top AS
 WITH r AS (
-	SELECT printf('0x%x', k.ptr) AS ptr, k.source_id, k.site_id, t.addr,
+	SELECT k.ptr, k.source_id, k.site_id, t.addr,
 	       CAST(k.hits AS INTEGER) AS hits,
 	       CAST(k.bytes_req AS INTEGER) AS bytes_req,
 	       CAST(k.bytes_alloc AS INTEGER) AS bytes_alloc,
@@ -80,7 +82,7 @@ SELECT * FROM r
 ORDER BY @sort, ptr < 0, ptr
 LIMIT :top;
 
-SELECT a.ptr, a.hits, a.bytes_req, a.bytes_alloc,
+SELECT printf('0x%x', a.ptr) AS ptr, a.hits, a.bytes_req, a.bytes_alloc,
        a.bytes_alloc / a.hits AS avg_alloc, a.waste, a.frag_pct, a.freed,
        a.pingpong, a.live, v.call_site, v.symbol
 FROM temp.al_top a
