@@ -490,6 +490,8 @@ static inline void add_bytes(struct group *g, int i, int64_t v)
 	g->d[k] += (double)v;
 }
 
+#define SCAN_AHEAD 8  /* rows between fetching a group and summing it */
+
 /* Sum the selected slab rows of block @b into @c's groups. */
 static int scan_block(struct scan_cursor *c, const struct sel *s,
 		      const struct mdb_pc_block *b)
@@ -499,28 +501,52 @@ static int scan_block(struct scan_cursor *c, const struct sel *s,
 	size_t n = select_rows(s, b, idx);
 	const int *kc = kcol[s->by];
 
+	int64_t key[MDB_PC_ROWS][3];
+	uint64_t hash[MDB_PC_ROWS];
+	uint8_t knull[MDB_PC_ROWS];
+
 	if (!c->cap && group_room(c) < 0)
 		return SQLITE_NOMEM;
+	/* the rows' keys first: then the slot and the group of a row a
+	 * few ahead can be fetched while this one is summed (with many
+	 * groups, as per address, each is a cache miss otherwise) */
+	for (size_t i = 0; i < n; i++) {
+		size_t r = idx[i];
+		int nulls = 0;
+
+		for (int j = 0; j < 3; j++) {
+			key[i][j] = 0;
+			if (kc[j] < 0)
+				continue;
+			if (b->null[kc[j]][r])
+				nulls |= 1 << j;
+			else
+				key[i][j] = col[kc[j]][r];
+		}
+		knull[i] = (uint8_t)nulls;
+		hash[i] = group_hash(key[i][0], key[i][1], key[i][2], nulls);
+	}
 	for (size_t i = 0; i < n; i++) {
 		size_t r = idx[i];
 		int64_t state = col[MDB_PC_STATE][r];
 		int64_t end = col[MDB_PC_END_TS][r];
 		int64_t alloc = col[MDB_PC_ALLOC][r];
 		int end_null = b->null[MDB_PC_END_TS][r];
-		int nulls = 0, freed, pp, live;
-		int64_t k[3] = { 0, 0, 0 };
+		int freed, pp, live;
 		struct group *g;
 
-		for (int j = 0; j < 3; j++) {
-			if (kc[j] < 0)
-				continue;
-			if (b->null[kc[j]][r])
-				nulls |= 1 << j;
-			else
-				k[j] = col[kc[j]][r];
+		if (i + 2 * SCAN_AHEAD < n)
+			__builtin_prefetch(&c->slot[hash[i + 2 * SCAN_AHEAD] &
+						    (c->cap - 1)]);
+		if (i + SCAN_AHEAD < n) {
+			uint32_t v = c->slot[hash[i + SCAN_AHEAD] &
+					     (c->cap - 1)];
+
+			if (v)
+				__builtin_prefetch(&c->g[v - 1]);
 		}
-		g = group_get(c, group_hash(k[0], k[1], k[2], nulls), k[0],
-			      k[1], k[2], nulls);
+		g = group_get(c, hash[i], key[i][0], key[i][1], key[i][2],
+			      knull[i]);
 		if (!g)
 			return SQLITE_NOMEM;
 		/* callsites.sql: state = 1 AND coalesce(end_ts <= :t_hi, 1) */
