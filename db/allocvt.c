@@ -130,6 +130,7 @@ struct cursor {
 	struct mdb_pc_block *b;
 	/* column = value constraints the rows are held to here (SQLite
 	 * checks them again): packed column, value */
+	uint32_t cols;          /* the packed columns read (idxNum) */
 	int nkeep;
 	int keep_pc[MAXCOLS];
 	int64_t keep_v[MAXCOLS];
@@ -241,6 +242,14 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 		info->aConstraintUsage[i].argvIndex = n;
 	}
 	ops[n] = 0;
+	/* idxNum: the packed columns the statement reads (the others are
+	 * not unpacked) */
+	for (int i = 0; i < k->ncols; i++) {
+		int pc = col_of(k, i)->pc;
+
+		if (pc >= 0 && (info->colUsed >> (i < 63 ? i : 63) & 1))
+			info->idxNum |= (int)(1u << pc);
+	}
 	info->idxStr = sqlite3_mprintf("%s", ops);
 	if (!info->idxStr)
 		return SQLITE_NOMEM;
@@ -368,8 +377,9 @@ static int next_block(struct cursor *c)
 		if (block_lacks(c, c->blocks))
 			continue;
 		p = sqlite3_column_blob(c->blocks, 2);
-		if (mdb_pc_unpack(p, (size_t)sqlite3_column_bytes(c->blocks, 2),
-				  c->b, &why, &off) < 0) {
+		if (mdb_pc_unpack_cols(p,
+				       (size_t)sqlite3_column_bytes(c->blocks, 2),
+				       c->b, c->cols, &why, &off) < 0) {
 			sqlite3_free(v->base.zErrMsg);
 			v->base.zErrMsg = sqlite3_mprintf(
 				"%s row %lld (source %lld): %s at byte %lld",
@@ -435,7 +445,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *ops,
 	int64_t lo = INT64_MIN, hi = INT64_MAX;
 	int rc;
 
-	(void)idx;
+	c->cols = (uint32_t)idx;
 	c->source = -1;
 	c->eof = 0;
 	c->nkeep = 0;
@@ -453,6 +463,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *ops,
 			if (col < k->ncols && col_of(k, col)->pc >= 0 &&
 			    c->nkeep < MAXCOLS) {
 				c->keep_pc[c->nkeep] = col_of(k, col)->pc;
+				c->cols |= 1u << col_of(k, col)->pc;
 				c->keep_v[c->nkeep++] = x;
 			}
 			continue;
