@@ -28,23 +28,26 @@
 -- Orders are of 4096-byte pages.  --by caller: per call site.
 --
 -- Parameters: :src_lo, :src_hi.  Reads alloc (the source's id range)
--- of the sources with page allocations, and bad_free.
+-- of the sources with page allocations, once, and bad_free.
+
+-- The page allocations of the sources with any (site_stats has a row for
+-- every site and type seen: a slab-only source's blocks are not read),
+-- read once for both tables below.
+DROP TABLE IF EXISTS temp.pg;
+CREATE TEMP TABLE pg AS
+SELECT a.bytes_alloc, a.migratetype, a.state
+FROM source s CROSS JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
+WHERE s.id BETWEEN :src_lo AND :src_hi AND s.alloc_lo IS NOT NULL
+  AND EXISTS (SELECT 1 FROM site_stats t
+              WHERE t.source_id = s.id AND t.type = 2)
+  AND a.type = 2;
 
 WITH RECURSIVE ord(n) AS (
 	SELECT 0 UNION ALL SELECT n + 1 FROM ord WHERE n < 10
-), src AS (
-	-- the sources with page allocations (site_stats has a row for
-	-- every site and type seen): a slab-only source's blocks are not
-	-- read
-	SELECT id, alloc_lo, alloc_hi FROM source s
-	WHERE id BETWEEN :src_lo AND :src_hi AND alloc_lo IS NOT NULL
-	  AND EXISTS (SELECT 1 FROM site_stats t
-	              WHERE t.source_id = s.id AND t.type = 2)
 ), m AS (
 	SELECT ord.n AS o, a.migratetype AS mt, count(*) AS c
-	FROM src CROSS JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
-	CROSS JOIN ord ON a.bytes_alloc = (4096 << ord.n)
-	WHERE a.type = 2 AND a.state <> 3
+	FROM temp.pg a CROSS JOIN ord ON a.bytes_alloc = (4096 << ord.n)
+	WHERE a.state <> 3
 	GROUP BY 1, 2
 )
 SELECT ord.n AS "order",
@@ -62,13 +65,7 @@ SELECT ord.n AS "order",
 FROM ord
 ORDER BY ord.n;
 
-WITH src AS (
-	SELECT id, alloc_lo, alloc_hi, bad_lo, bad_hi,
-	       EXISTS (SELECT 1 FROM site_stats t
-	               WHERE t.source_id = s.id AND t.type = 2) AS pages
-	FROM source s
-	WHERE id BETWEEN :src_lo AND :src_hi
-), a AS (
+WITH a AS (
 	SELECT count(*) AS n, CAST(total(a.bytes_alloc) AS INTEGER) AS b,
 	       CAST(total(a.state = 1) AS INTEGER) AS fn,
 	       CAST(total(CASE WHEN a.state = 1 THEN a.bytes_alloc END)
@@ -76,12 +73,11 @@ WITH src AS (
 	       CAST(total(a.state = 3) AS INTEGER) AS xn,
 	       CAST(total(CASE WHEN a.state = 3 THEN a.bytes_alloc END)
 	            AS INTEGER) AS xb
-	FROM src CROSS JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
-	WHERE src.pages AND a.type = 2
+	FROM temp.pg a
 ), f AS (
 	SELECT count(*) AS n, CAST(total(b.bytes) AS INTEGER) AS b
-	FROM src JOIN bad_free b ON b.id BETWEEN src.bad_lo AND src.bad_hi
-	WHERE b.type = 2
+	FROM source src JOIN bad_free b ON b.id BETWEEN src.bad_lo AND src.bad_hi
+	WHERE src.id BETWEEN :src_lo AND :src_hi AND b.type = 2
 )
 SELECT 'total' AS "order",
        a.n AS alloc_requests, a.b / 1024 AS alloc_requests_kb,
