@@ -32,9 +32,10 @@
  * allocs.sql, fragmentation.sql, pingpong.sql and stacks.sql show, the
  * figures SQL over the alloc rows gives (tests/test_slicing.c holds them
  * against tests/slice_count.py).  A damaged blob is an error naming its
- * row and byte.
+ * row and byte.  The blocks are summed on both cores (scan_source()).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,6 +61,7 @@ enum by { BY_PTR, BY_SITE, BY_TYPE, BY_CACHE, BY_COMM, BY_PID, BY_PP,
 
 struct group {
 	int64_t k1, k2, k3;
+	int64_t first;          /* its first row: block * 1024 + row */
 	int nulls;              /* bit j set: key j (k1, k2, k3) NULL */
 	int64_t f[C_SITE - C_HITS + 1]; /* hits .. site_id */
 	/* a sum of bytes past int64 (sizes out of range in the capture):
@@ -79,17 +81,35 @@ struct scan_vtab {
 	sqlite3 *db;
 };
 
-struct scan_cursor {
-	sqlite3_vtab_cursor base;
+/* Groups by key: a table with open addressing over an array. */
+struct groups {
 	struct group *g;        /* the groups, in order made */
 	size_t n, gcap;         /* in use, allocated */
 	uint32_t *slot;         /* by key hash, open addressing: g's
 				 * index + 1, 0 empty (small: in cache) */
 	size_t cap;             /* slots, a power of 2 */
-	size_t at;              /* xNext's group */
+};
+
+/*
+ * One thread's share of a scan: its groups, its block, and the first
+ * damaged block it met (the one of smallest number).
+ */
+struct part {
+	struct groups gr;
+	struct mdb_pc_block *blk;
+	int bad;                /* a damaged block was met */
+	int64_t bad_row, bad_blk;
+	size_t bad_off;
+	const char *bad_why;
+	int nomem;
+};
+
+struct scan_cursor {
+	sqlite3_vtab_cursor base;
+	struct part part[2];    /* the calling thread's, the helper's */
+	size_t at;              /* xNext's group of part[0] */
 	int64_t rowid;
 	int keys;               /* 3: k2 and k3 are the key's, else 1 */
-	struct mdb_pc_block *blk;
 };
 
 static int scan_connect(sqlite3 *db, void *aux, int argc,
@@ -164,13 +184,25 @@ static int scan_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 	return SQLITE_OK;
 }
 
+static void groups_free(struct groups *gr)
+{
+	free(gr->g);
+	free(gr->slot);
+	memset(gr, 0, sizeof(*gr));
+}
+
+/* Forget a part's groups and damage (its block stays allocated). */
+static void part_reset(struct part *pt)
+{
+	groups_free(&pt->gr);
+	pt->bad = pt->nomem = 0;
+}
+
 static void cursor_reset(struct scan_cursor *c)
 {
-	free(c->g);
-	free(c->slot);
-	c->g = NULL;
-	c->slot = NULL;
-	c->cap = c->n = c->gcap = c->at = 0;
+	part_reset(&c->part[0]);
+	part_reset(&c->part[1]);
+	c->at = 0;
 }
 
 static int scan_close(sqlite3_vtab_cursor *cur)
@@ -178,7 +210,8 @@ static int scan_close(sqlite3_vtab_cursor *cur)
 	struct scan_cursor *c = (struct scan_cursor *)cur;
 
 	cursor_reset(c);
-	free(c->blk);
+	free(c->part[0].blk);
+	free(c->part[1].blk);
 	sqlite3_free(c);
 	return SQLITE_OK;
 }
@@ -313,7 +346,7 @@ static uint64_t group_hash(int64_t k1, int64_t k2, int64_t k3, int nulls)
 }
 
 /* Room for one more group: the slots at most half full. */
-static int group_room(struct scan_cursor *c)
+static int group_room(struct groups *c)
 {
 	if (c->n == c->gcap) {
 		size_t cap = c->gcap ? 2 * c->gcap : 512;
@@ -346,10 +379,11 @@ static int group_room(struct scan_cursor *c)
 	return 0;
 }
 
-/* The group of key (k1, k2, k3) of hash @h, made when new; NULL on
- * ENOMEM. */
-static struct group *group_get(struct scan_cursor *c, uint64_t h,
-			       int64_t k1, int64_t k2, int64_t k3, int nulls)
+/* The group of key (k1, k2, k3) of hash @h, made when new (its first
+ * row @first); NULL on ENOMEM. */
+static struct group *group_get(struct groups *c, uint64_t h,
+			       int64_t k1, int64_t k2, int64_t k3, int nulls,
+			       int64_t first)
 {
 	size_t i = h & (c->cap - 1);
 	struct group *g;
@@ -371,7 +405,8 @@ static struct group *group_get(struct scan_cursor *c, uint64_t h,
 	}
 	c->slot[i] = (uint32_t)(c->n + 1);
 	g = &c->g[c->n++];
-	*g = (struct group){ .k1 = k1, .k2 = k2, .k3 = k3, .nulls = nulls };
+	*g = (struct group){ .k1 = k1, .k2 = k2, .k3 = k3, .nulls = nulls,
+			     .first = first };
 	g->f[C_LAST_SEQ - C_HITS] = INT64_MIN;
 	return g;
 }
@@ -492,9 +527,9 @@ static inline void add_bytes(struct group *g, int i, int64_t v)
 
 #define SCAN_AHEAD 8  /* rows between fetching a group and summing it */
 
-/* Sum the selected slab rows of block @b into @c's groups. */
-static int scan_block(struct scan_cursor *c, const struct sel *s,
-		      const struct mdb_pc_block *b)
+/* Sum the selected slab rows of block @b, number @blk, into groups @c. */
+static int scan_block(struct groups *c, const struct sel *s,
+		      const struct mdb_pc_block *b, int64_t blk)
 {
 	const int64_t (*col)[MDB_PC_ROWS] = b->v;
 	uint16_t idx[MDB_PC_ROWS];
@@ -546,7 +581,7 @@ static int scan_block(struct scan_cursor *c, const struct sel *s,
 				__builtin_prefetch(&c->g[v - 1]);
 		}
 		g = group_get(c, hash[i], key[i][0], key[i][1], key[i][2],
-			      knull[i]);
+			      knull[i], blk * MDB_PC_ROWS + (int64_t)r);
 		if (!g)
 			return SQLITE_NOMEM;
 		/* callsites.sql: state = 1 AND coalesce(end_ts <= :t_hi, 1) */
@@ -589,12 +624,229 @@ static int set_err(struct scan_cursor *c, const char *fmt, ...)
 	return SQLITE_ERROR;
 }
 
-/* Read the source's blocks (those the window reaches) into the groups. */
+/*
+ * Unpack blob @p of @n bytes (alloc_blk row @row, the source's block
+ * @blk) and sum its rows into @pt's groups.  A damaged blob is noted in
+ * @pt, the first by number; after one, later blocks are not read.
+ */
+static void part_block(struct part *pt, const struct sel *s,
+		       const uint8_t *p, size_t n, int64_t row, int64_t blk)
+{
+	const char *why;
+	size_t off;
+
+	if (pt->nomem || pt->bad)
+		return;
+	if (mdb_pc_unpack_cols(p, n, pt->blk, s->cols, &why, &off) < 0) {
+		pt->bad = 1;
+		pt->bad_row = row;
+		pt->bad_blk = blk;
+		pt->bad_off = off;
+		pt->bad_why = why;
+		return;
+	}
+	if (scan_block(&pt->gr, s, pt->blk, blk) != SQLITE_OK)
+		pt->nomem = 1;
+}
+
+/*
+ * Both cores: the calling thread reads the blocks from SQLite and sums
+ * every other batch of SCAN_BATCH itself; a helper thread sums the
+ * batches between, their blobs copied, into a part of its own.  The
+ * parts are then folded into one (groups_merge()).
+ */
+#define SCAN_BATCH 4
+#define SCAN_JOBS 4
+
+struct job {
+	size_t n;                       /* blocks */
+	int64_t row[SCAN_BATCH], blk[SCAN_BATCH];
+	size_t off[SCAN_BATCH + 1];     /* blob k: buf[off[k], off[k + 1]) */
+	uint8_t *buf;
+	size_t cap;
+};
+
+struct helper {
+	const struct sel *s;
+	struct part *pt;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;              /* a job queued or freed, or the end */
+	struct job jobs[SCAN_JOBS];
+	struct job *full[SCAN_JOBS];
+	size_t head, nfull;
+	struct job *spare[SCAN_JOBS];
+	size_t nspare;
+	int end;
+};
+
+static void *helper_main(void *arg)
+{
+	struct helper *h = arg;
+
+	for (;;) {
+		struct job *j;
+
+		pthread_mutex_lock(&h->mu);
+		while (!h->nfull && !h->end)
+			pthread_cond_wait(&h->cv, &h->mu);
+		if (!h->nfull) {
+			pthread_mutex_unlock(&h->mu);
+			return NULL;
+		}
+		j = h->full[h->head];
+		h->head = (h->head + 1) % SCAN_JOBS;
+		h->nfull--;
+		pthread_mutex_unlock(&h->mu);
+		for (size_t k = 0; k < j->n; k++)
+			part_block(h->pt, h->s, j->buf + j->off[k],
+				   j->off[k + 1] - j->off[k], j->row[k],
+				   j->blk[k]);
+		j->n = 0;
+		pthread_mutex_lock(&h->mu);
+		h->spare[h->nspare++] = j;
+		pthread_cond_broadcast(&h->cv);
+		pthread_mutex_unlock(&h->mu);
+	}
+}
+
+/* Queue @j (if it has blocks) and return a free job, waited for. */
+static struct job *helper_swap(struct helper *h, struct job *j)
+{
+	pthread_mutex_lock(&h->mu);
+	if (j->n) {
+		h->full[(h->head + h->nfull) % SCAN_JOBS] = j;
+		h->nfull++;
+		pthread_cond_broadcast(&h->cv);
+		while (!h->nspare)
+			pthread_cond_wait(&h->cv, &h->mu);
+		j = h->spare[--h->nspare];
+	}
+	pthread_mutex_unlock(&h->mu);
+	return j;
+}
+
+/* Copy blob @p (@n bytes) into @j; -1 on ENOMEM. */
+static int job_add(struct job *j, const uint8_t *p, size_t n, int64_t row,
+		   int64_t blk)
+{
+	size_t at = j->n ? j->off[j->n] : 0;
+
+	if (j->cap - at < n) {
+		size_t cap = (at + n) * 2;
+		uint8_t *b = realloc(j->buf, cap);
+
+		if (!b)
+			return -1;
+		j->buf = b;
+		j->cap = cap;
+	}
+	memcpy(j->buf + at, p, n);
+	j->off[j->n] = at;
+	j->row[j->n] = row;
+	j->blk[j->n++] = blk;
+	j->off[j->n] = at + n;
+	return 0;
+}
+
+/* Start the helper for @pt; NULL when it cannot be (then the calling
+ * thread reads every block). */
+static struct helper *helper_start(const struct sel *s, struct part *pt)
+{
+	struct helper *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->s = s;
+	h->pt = pt;
+	for (int i = 0; i < SCAN_JOBS; i++)
+		h->spare[h->nspare++] = &h->jobs[i];
+	pthread_mutex_init(&h->mu, NULL);
+	pthread_cond_init(&h->cv, NULL);
+	if (pthread_create(&h->thread, NULL, helper_main, h)) {
+		pthread_mutex_destroy(&h->mu);
+		pthread_cond_destroy(&h->cv);
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+/* Queue @j, let the helper finish and free it. */
+static void helper_stop(struct helper *h, struct job *j)
+{
+	if (j)
+		helper_swap(h, j);
+	pthread_mutex_lock(&h->mu);
+	h->end = 1;
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	pthread_join(h->thread, NULL);
+	pthread_mutex_destroy(&h->mu);
+	pthread_cond_destroy(&h->cv);
+	for (int i = 0; i < SCAN_JOBS; i++)
+		free(h->jobs[i].buf);
+	free(h);
+}
+
+static int first_cmp(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/*
+ * Fold groups @b into @a, then order @a's by their first row, as one
+ * thread makes them.  1 when a sum passes int64 (SQL's total() of the
+ * rows in their order is what is shown then: the caller reads them again
+ * on one thread), -1 on ENOMEM, else 0.
+ */
+static int groups_merge(struct groups *a, const struct groups *b)
+{
+	for (size_t j = 0; j < b->n; j++) {
+		const struct group *y = &b->g[j];
+		struct group *x = group_get(a, group_hash(y->k1, y->k2, y->k3,
+							  y->nulls),
+					    y->k1, y->k2, y->k3, y->nulls,
+					    y->first);
+
+		if (!x)
+			return -1;
+		if (x->ovf || y->ovf)
+			return 1;
+		if (y->first < x->first)
+			x->first = y->first;
+		for (int k = 0; k < C_LAST_SEQ - C_HITS; k++) {
+			if (__builtin_add_overflow(x->f[k], y->f[k], &x->f[k]))
+				return 1;
+			x->d[k] += y->d[k];
+		}
+		if (y->f[C_LAST_SEQ - C_HITS] > x->f[C_LAST_SEQ - C_HITS]) {
+			x->f[C_LAST_SEQ - C_HITS] = y->f[C_LAST_SEQ - C_HITS];
+			x->f[C_SITE - C_HITS] = y->f[C_SITE - C_HITS];
+		}
+	}
+	if (b->n)
+		qsort(a->g, a->n, sizeof(*a->g), first_cmp);
+	/* the slots index the order before: no group is looked up after */
+	free(a->slot);
+	a->slot = NULL;
+	a->cap = 0;
+	return 0;
+}
+
+/* Read the source's blocks (those the window reaches) into the groups,
+ * on both cores when @two (else the calling thread reads them all). */
 static int scan_source(struct scan_cursor *c, const struct sel *s,
-		       int64_t source_id)
+		       int64_t source_id, int two)
 {
 	struct scan_vtab *vt = (struct scan_vtab *)c->base.pVtab;
+	struct part *pt = &c->part[0], *bad = NULL;
+	struct helper *h = two ? helper_start(s, &c->part[1]) : NULL;
+	struct job *j = h ? h->spare[--h->nspare] : NULL;
 	sqlite3_stmt *st = NULL;
+	size_t seen = 0;
 	int rc;
 
 	/* the source's blocks, with their time range (the zone map,
@@ -606,40 +858,62 @@ static int scan_source(struct scan_cursor *c, const struct sel *s,
 		"b.max_ts, b.data FROM source s "
 		"CROSS JOIN alloc_blk b ON b.id BETWEEN s.alloc_lo AND s.alloc_hi "
 		"WHERE s.id = ?1", -1, &st, NULL);
-	if (rc != SQLITE_OK)
+	if (rc != SQLITE_OK) {
+		if (h)
+			helper_stop(h, j);
 		return set_err(c, "slab_scan: %s", sqlite3_errmsg(vt->db));
+	}
 	sqlite3_bind_int64(st, 1, source_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (!pt->bad && !pt->nomem &&
+	       (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const uint8_t *p;
-		const char *why;
-		size_t n, off;
+		size_t n;
+		int64_t row, blk;
 
 		if (s->tsel && sqlite3_column_type(st, 2) != SQLITE_NULL &&
 		    (sqlite3_column_int64(st, 3) < s->t_lo ||
 		     sqlite3_column_int64(st, 2) > s->t_hi))
 			continue;
+		row = sqlite3_column_int64(st, 0);
+		blk = sqlite3_column_int64(st, 1);
 		p = sqlite3_column_blob(st, 4);
 		n = (size_t)sqlite3_column_bytes(st, 4);
-		if (mdb_pc_unpack_cols(p, n, c->blk, s->cols, &why,
-				       &off) < 0) {
-			rc = set_err(c, "alloc_blk row %lld (source %lld, "
-				     "block %lld) offset=%lld: %s",
-				     (long long)sqlite3_column_int64(st, 0),
-				     (long long)source_id,
-				     (long long)sqlite3_column_int64(st, 1),
-				     (long long)off, why);
-			sqlite3_finalize(st);
-			return rc;
-		}
-		rc = scan_block(c, s, c->blk);
-		if (rc != SQLITE_OK) {
-			sqlite3_finalize(st);
-			return rc;
+		if (!h || (seen++ / SCAN_BATCH) % 2 == 0) {
+			part_block(pt, s, p, n, row, blk);
+		} else if (job_add(j, p, n, row, blk) < 0) {
+			pt->nomem = 1;
+		} else if (j->n == SCAN_BATCH) {
+			j = helper_swap(h, j);
 		}
 	}
+	if (pt->bad || pt->nomem)
+		rc = SQLITE_DONE;
 	sqlite3_finalize(st);
+	if (h)
+		helper_stop(h, j);
 	if (rc != SQLITE_DONE)
 		return set_err(c, "slab_scan: %s", sqlite3_errmsg(vt->db));
+	if (pt->nomem || c->part[1].nomem)
+		return SQLITE_NOMEM;
+	/* the first damaged block, as one thread would have met it */
+	for (int k = 0; k < 2; k++)
+		if (c->part[k].bad &&
+		    (!bad || c->part[k].bad_blk < bad->bad_blk))
+			bad = &c->part[k];
+	if (bad)
+		return set_err(c, "alloc_blk row %lld (source %lld, block %lld) "
+			       "offset=%lld: %s", (long long)bad->bad_row,
+			       (long long)source_id, (long long)bad->bad_blk,
+			       (long long)bad->bad_off, bad->bad_why);
+	rc = groups_merge(&pt->gr, &c->part[1].gr);
+	groups_free(&c->part[1].gr);
+	if (rc < 0)
+		return SQLITE_NOMEM;
+	if (rc > 0) {
+		/* a sum past int64: the rows in order, on one thread */
+		cursor_reset(c);
+		return scan_source(c, s, source_id, 0);
+	}
 	return SQLITE_OK;
 }
 
@@ -711,13 +985,15 @@ static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num,
 #undef INT_ARG
 #undef GIVEN
 #undef ARG
-	if (!c->blk && !(c->blk = malloc(sizeof(*c->blk)))) {
-		rc = SQLITE_NOMEM;
-		goto out;
-	}
+	for (int t = 0; t < 2; t++)
+		if (!c->part[t].blk &&
+		    !(c->part[t].blk = malloc(sizeof(*c->part[t].blk)))) {
+			rc = SQLITE_NOMEM;
+			goto out;
+		}
 	c->keys = s.by == BY_CACHE || s.by == BY_PP ? 3 : 1;
 	s.cols = sel_cols(&s);
-	rc = scan_source(c, &s, source_id);
+	rc = scan_source(c, &s, source_id, 1);
 out:
 	free(s.comms.v);
 	free(s.caches.v);
@@ -733,14 +1009,14 @@ static int scan_eof(sqlite3_vtab_cursor *cur)
 {
 	struct scan_cursor *c = (struct scan_cursor *)cur;
 
-	return c->at >= c->n;
+	return c->at >= c->part[0].gr.n;
 }
 
 static int scan_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
 		       int i)
 {
 	struct scan_cursor *c = (struct scan_cursor *)cur;
-	const struct group *g = &c->g[c->at];
+	const struct group *g = &c->part[0].gr.g[c->at];
 
 	switch (i) {
 	case C_RK:

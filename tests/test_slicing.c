@@ -634,39 +634,66 @@ static void test_scan_windows(void **state)
 	check_windows(gen_db);
 }
 
-/* A damaged block, with blocks before and after it: the scan's error
- * names its row, block and byte. */
-static void test_damaged_block(void **state)
+/* Damage block @k of source 1 of @db (cut its blob short); its row. */
+static int64_t damage(const char *db, int k)
 {
-	char *bad = path_in(tmp, "damaged.db");
-	int64_t blk3;
-	char *q, *want;
+	int64_t row = db_int(db, "SELECT alloc_lo FROM source WHERE id = 1") +
+		      (int64_t)(k + 1) * 1024 - 1;
+	char *q = strf("UPDATE alloc_blk SET data = substr(data, 1, 200) "
+		       "WHERE id = %lld", (long long)row);
+
+	free(out_of("sqlite3 '%s' '%s'", db, q));
+	free(q);
+	return row;
+}
+
+/* Every report of @reps on @db fails naming block @k at @row. */
+static void refused_at(const char *db, int64_t row, int k)
+{
+	static const char *const reps[] = {
+		"allocs --pid 1003", "callsites --time ,",
+		"pingpong --comm tar",
+	};
+	char *want = strf("alloc_blk row %lld (source 1, block %d) offset=5: "
+			  "the zstd frame does not decompress",
+			  (long long)row, k);
 	struct run r;
 
-	(void)state;
-	free(out_of("cp '%s' '%s'", gen_db, bad));
-	assert_true(db_int(bad, "SELECT count(*) FROM alloc_blk") > 6);
-	blk3 = db_int(bad, "SELECT alloc_lo FROM source WHERE id = 1") +
-	       4 * 1024 - 1;
-	q = strf("UPDATE alloc_blk SET data = substr(data, 1, 200) WHERE "
-		 "id = %lld", (long long)blk3);
-	want = strf("alloc_blk row %lld (source 1, block 3) offset=5: the "
-		    "zstd frame does not decompress", (long long)blk3);
-	free(out_of("sqlite3 '%s' '%s'", bad, q));
 	for (int i = 0; i < 3; i++) {
-		static const char *const reps[] = {
-			"allocs --pid 1003", "callsites --time 1.0,1.05",
-			"pingpong --comm tar",
-		};
-
-		run_memdb(&r, bad, "report %s", reps[i]);
+		run_memdb(&r, db, "report %s", reps[i]);
 		assert_run_status(&r, 1);
 		if (!strstr(r.err, want))
 			fail_msg("%s: %s", reps[i], r.err);
 		run_free(&r);
 	}
-	free(q);
 	free(want);
+}
+
+/*
+ * A damaged block, with blocks before and after it: the scan's error
+ * names its row, block and byte.  The scan sums every other four blocks
+ * on a second thread (report/scan.c): a damaged block there, and two
+ * damaged blocks one on each thread, name the first of them.
+ */
+static void test_damaged_block(void **state)
+{
+	char *bad = path_in(tmp, "damaged.db");
+	int64_t row;
+
+	(void)state;
+	free(out_of("cp '%s' '%s'", gen_db, bad));
+	assert_true(db_int(bad, "SELECT count(*) FROM alloc_blk") > 10);
+	row = damage(bad, 3);
+	refused_at(bad, row, 3);
+	free(out_of("cp '%s' '%s'", gen_db, bad));
+	row = damage(bad, 5);           /* the second thread's */
+	refused_at(bad, row, 5);
+	damage(bad, 9);                 /* the first thread's, after it */
+	refused_at(bad, row, 5);
+	free(out_of("cp '%s' '%s'", gen_db, bad));
+	damage(bad, 6);                 /* the second thread's, after */
+	row = damage(bad, 2);
+	refused_at(bad, row, 2);
 	free(bad);
 }
 
