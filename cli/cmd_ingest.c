@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* memdb ingest: read inputs into the database, one source per path. */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,9 @@ static int ingest_usage(void)
 }
 
 struct progress {
+	/* progress comes from the sink, warnings from the decoder: on two
+	 * threads with the relay (ingest/relay.h), one at a time here */
+	pthread_mutex_t mu;
 	const char *path;
 	const struct mdb_input *in; /* its position, when it knows its size */
 	struct timespec start;
@@ -162,9 +166,12 @@ static void show_progress(void *ctx, uint64_t events)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	secs = (double)(now.tv_sec - p->start.tv_sec) +
 	       (double)(now.tv_nsec - p->start.tv_nsec) / 1e9;
+	pthread_mutex_lock(&p->mu);
 	/* called every few thousand events: redrawn 5 times a second */
-	if (secs < 0.2 || (p->shown && secs - p->last < 0.2))
+	if (secs < 0.2 || (p->shown && secs - p->last < 0.2)) {
+		pthread_mutex_unlock(&p->mu);
 		return;
+	}
 	p->last = secs;
 	fputs("\r\033[Kmemdb: ingesting '", stderr);
 	cli_put_safe(stderr, p->path);
@@ -172,6 +179,7 @@ static void show_progress(void *ctx, uint64_t events)
 		cli_num(n, sizeof(n), events), secs);
 	show_eta(p, secs);
 	p->shown = 1;
+	pthread_mutex_unlock(&p->mu);
 }
 
 static void print_events(const char *path, const struct mdb_source_meta *m,
@@ -411,7 +419,9 @@ static void show_warning(void *ctx, const struct mdb_error *w)
 		     (long long)w->line, w->msg) < 0 :
 	    asprintf(&text, "'%s': %s", w->file, w->msg) < 0)
 		text = NULL;
+	pthread_mutex_lock(&p->mu);
 	if (text && said_before(p, text)) {
+		pthread_mutex_unlock(&p->mu);
 		free(text);
 		return;
 	}
@@ -420,6 +430,7 @@ static void show_warning(void *ctx, const struct mdb_error *w)
 		p->shown = 0;
 	}
 	cli_warnf("%s", text ? text : w->msg);
+	pthread_mutex_unlock(&p->mu);
 	free(text);
 }
 
@@ -450,6 +461,7 @@ static int ingest_one(struct mdb_ingest_db *idb, const char *path,
 	struct mdb_error e;
 	int ret;
 
+	pthread_mutex_init(&prog.mu, NULL);
 	mdb_error_clear(&e);
 	if (!quiet) {
 		h.warn = show_warning;
@@ -462,6 +474,7 @@ static int ingest_one(struct mdb_ingest_db *idb, const char *path,
 	if (prog.shown)
 		fputs("\r\033[K", stderr);
 	progress_release(&prog);
+	pthread_mutex_destroy(&prog.mu);
 	if (ret < 0) {
 		cli_error(&e);
 		return -1;

@@ -19,6 +19,7 @@
 #ifndef MDB_DECODE_H
 #define MDB_DECODE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,7 +53,7 @@ struct mdb_decode_opts {
 	 * before emitting them) store here how far they are, in bytes of
 	 * the input (a share of its length), for progress.  May be NULL.
 	 */
-	uint64_t *progress;
+	_Atomic uint64_t *progress;
 	int stream;              /* read from standard input: no directory */
 	/*
 	 * Decoders that sort (perf.data) may emit as they read, in the

@@ -71,7 +71,9 @@ int mdb_input_prepare(struct mdb_input *in, struct mdb_error *e)
 int mdb_input_position(const struct mdb_input *in, uint64_t *done,
 		       uint64_t *size)
 {
-	*done = in->done < in->size ? in->done : in->size;
+	uint64_t d = atomic_load_explicit(&in->done, memory_order_relaxed);
+
+	*done = d < in->size ? d : in->size;
 	*size = in->size;
 	return in->size ? 0 : -1;
 }

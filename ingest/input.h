@@ -13,6 +13,7 @@
 #ifndef MDB_INPUT_PRIV_H
 #define MDB_INPUT_PRIV_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,11 +43,21 @@ struct mdb_input {
 	struct mdb_source_meta meta;
 	void *priv;
 	/* for progress: bytes to read (0: unknown) and read so far, kept
-	 * by the opener from its decoders' done() calls */
-	uint64_t size, done;
+	 * by the opener from its decoders' done() calls; done is written
+	 * on the decoding thread and may be read on the sink's (relay.h) */
+	uint64_t size;
+	_Atomic uint64_t done;
 	/* the hash goes on past mdb_input_prepare() (rounds) */
 	int late_hash;
 };
+
+/* Progress: @in has read @n bytes more (on the decoding thread, the one
+ * writer of done: no read-modify-write needed). */
+static inline void mdb_input_advance(struct mdb_input *in, uint64_t n)
+{
+	atomic_store_explicit(&in->done, atomic_load_explicit(&in->done,
+			      memory_order_relaxed) + n, memory_order_relaxed);
+}
 
 /*
  * The first step of an opener handed @path mapped in @map: a zeroed input

@@ -64,7 +64,7 @@ static void file_done(void *ctx, size_t off)
 	struct mdb_input *in = ctx;
 	struct file_input *fi = in->priv;
 
-	in->done = off;
+	atomic_store_explicit(&in->done, off, memory_order_relaxed);
 	if (off - fi->released >= MDB_RELEASE_STEP) {
 		mdb_map_done(&fi->map, off);
 		fi->released = off;

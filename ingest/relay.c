@@ -22,6 +22,7 @@ struct batch {
 
 struct relay {
 	const struct mdb_sink *down;   /* the sink the events are for */
+	struct mdb_error *de;          /* the decoder's error record */
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;             /* a batch full or free, or the end */
@@ -153,7 +154,7 @@ static int relay_event(void *ctx, const struct mdb_event *ev)
 		char *a = realloc(b->arena, need);
 
 		if (!a)
-			return -MDB_E_NOMEM;
+			return mdb_error_nomem(r->de);
 		b->arena = a;
 		b->cap = need;
 	}
@@ -266,6 +267,7 @@ int mdb_relay_decode(struct mdb_input *in, const struct mdb_sink *sink,
 		return in->ops->decode(in, sink, st, e);
 	}
 	mdb_error_clear(&de);
+	r->de = &de;
 	ret = in->ops->decode(in, &up, st, &de);
 	failed = relay_finish(r);
 	relay_free(r);

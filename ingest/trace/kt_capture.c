@@ -200,7 +200,7 @@ static void kt_file_done(void *ctx, size_t off)
 	struct kt_file *f = ctx;
 
 	if (off > f->done) {
-		f->in->done += off - f->done;
+		mdb_input_advance(f->in, off - f->done);
 		f->done = off;
 	}
 	mdb_map_done(&f->map, off);

@@ -1258,10 +1258,11 @@ static int pd_walk(struct pd *d, const struct mdb_cursor *buf, uint64_t off,
 		 * file (the features after the data are not read here) */
 		if (d->rounds && !d->in_z && d->o && d->o->progress &&
 		    d->data_end > d->data_off)
-			*d->o->progress = (uint64_t)((double)(d->all.end -
+			atomic_store_explicit(d->o->progress,
+				(uint64_t)((double)(d->all.end -
 				d->all.start) * (double)(mdb_cursor_off(&c) -
 				d->data_off) / (double)(d->data_end -
-				d->data_off));
+				d->data_off)), memory_order_relaxed);
 	}
 	return 0;
 }
@@ -1419,8 +1420,10 @@ static int pd_emit(struct pd *d, const struct mdb_sink *sink,
 
 		pd_prefetch(d, idx, n, i);
 		if (d->o && d->o->progress && !d->rounds && !(i & 255))
-			*d->o->progress = (uint64_t)((double)(d->all.end -
-				d->all.start) * (double)i / (double)n);
+			atomic_store_explicit(d->o->progress,
+				(uint64_t)((double)(d->all.end -
+				d->all.start) * (double)i / (double)n),
+				memory_order_relaxed);
 		if (pd_replay(d, en->ts) < 0)
 			return mdb_error_set(d->e, MDB_E_NOMEM, d->name, -1,
 					     -1, NULL);

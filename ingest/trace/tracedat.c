@@ -1026,7 +1026,7 @@ static int tdat_decode(struct mdb_input *in, const struct mdb_sink *sink,
 		t->recs[c] = tracecmd_read_cpu_first(t->h, c);
 	/* progress: how far each CPU's records are into its data */
 	in->size = t->data_bytes;
-	in->done = 0;
+	atomic_store_explicit(&in->done, 0, memory_order_relaxed);
 	/* a page gone from the file reads as zeros: stop there */
 	while (ret >= 0 && !mdb_map_guard_hit() && (c = first_cpu(t)) >= 0) {
 		unsigned long long at = t->recs[c]->offset;
@@ -1035,7 +1035,7 @@ static int tdat_decode(struct mdb_input *in, const struct mdb_sink *sink,
 		tracecmd_free_record(t->recs[c]);
 		t->recs[c] = tracecmd_read_data(t->h, c);
 		if (t->recs[c] && t->recs[c]->offset > at)
-			in->done += t->recs[c]->offset - at;
+			mdb_input_advance(in, t->recs[c]->offset - at);
 	}
 	hit = mdb_map_unguard();
 	/* a read cut short ended the records as if the data ended there;

@@ -504,7 +504,8 @@ static int tfs_decode(struct mdb_input *in, const struct mdb_sink *sink,
 
 	memset(st, 0, sizeof(*st));
 	/* progress: the pages read of every CPU's file */
-	in->size = in->done = 0;
+	in->size = 0;
+	atomic_store_explicit(&in->done, 0, memory_order_relaxed);
 	for (int i = 0; i < t->ncpus; i++)
 		in->size += t->cpus[i].map.len;
 	for (int i = 0; i < t->ncpus && ret >= 0; i++)
@@ -516,7 +517,7 @@ static int tfs_decode(struct mdb_input *in, const struct mdb_sink *sink,
 		if (ret >= 0)
 			ret = cpu_next(t, c, e);
 		if (c->page_off > at)
-			in->done += c->page_off - at;
+			mdb_input_advance(in, c->page_off - at);
 	}
 	if (ret < 0)
 		return ret;
