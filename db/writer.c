@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/queue.h"
 #include "../ingest/event.h"
 #include "packcol.h"
 #include "writer.h"
@@ -36,15 +37,9 @@ struct blocks {
 struct mdb_writer {
 	struct mdb_db *db;
 	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;      /* a batch became full, free, or stop */
+	struct mdb_queue q;     /* batches to the thread */
 	struct batch *all[NBATCHES];
-	struct batch *full[NBATCHES]; /* FIFO of batches to write */
-	size_t full_head, nfull;
-	struct batch *spare[NBATCHES]; /* batches the producer may fill */
-	size_t nspare;
 	struct batch *cur;      /* being filled by the producer */
-	int stop;               /* producer is done (or gave up) */
 	int cancel;             /* drop what is queued */
 	int failed;             /* the writer hit an error: see err */
 	struct mdb_error err;
@@ -134,41 +129,25 @@ static int write_batch(struct mdb_writer *w, const struct batch *b)
 static void *writer_main(void *arg)
 {
 	struct mdb_writer *w = arg;
+	struct batch *b;
 
-	for (;;) {
-		struct batch *b;
-		int failed = 0;
+	while ((b = mdb_queue_take(&w->q))) {
+		int failed = write_batch(w, b) < 0;
 
-		pthread_mutex_lock(&w->mu);
-		while (!w->nfull && !w->stop)
-			pthread_cond_wait(&w->cv, &w->mu);
-		if (!w->nfull || w->cancel) {
-			pthread_mutex_unlock(&w->mu);
-			if (!w->cancel && (pack_flush(w, &w->lt) < 0 ||
-					   pack_flush(w, &w->bad) < 0)) {
-				pthread_mutex_lock(&w->mu);
-				w->failed = 1;
-				pthread_mutex_unlock(&w->mu);
-			}
+		b->nlt = b->nbad = 0;
+		if (failed) {
+			w->failed = 1;
+			mdb_queue_fail(&w->q);
 			return NULL;
 		}
-		b = w->full[w->full_head];
-		w->full_head = (w->full_head + 1) % NBATCHES;
-		w->nfull--;
-		pthread_mutex_unlock(&w->mu);
-
-		failed = write_batch(w, b) < 0;
-		b->nlt = b->nbad = 0;
-
-		pthread_mutex_lock(&w->mu);
-		w->spare[w->nspare++] = b;
-		if (failed)
-			w->failed = 1;
-		pthread_cond_broadcast(&w->cv);
-		pthread_mutex_unlock(&w->mu);
-		if (failed)
-			return NULL;
+		mdb_queue_give(&w->q, b);
 	}
+	/* the producer is done: the blocks being filled, unless it gave
+	 * up */
+	if (!w->cancel && (pack_flush(w, &w->lt) < 0 ||
+			   pack_flush(w, &w->bad) < 0))
+		w->failed = 1;
+	return NULL;
 }
 
 /*
@@ -268,14 +247,12 @@ int mdb_writer_start(struct mdb_writer **out, struct mdb_db *db,
 			goto nomem;
 		w->all[i]->nlt = w->all[i]->nbad = 0;
 	}
+	mdb_queue_init(&w->q);
 	w->cur = w->all[0];
 	for (int i = 1; i < NBATCHES; i++)
-		w->spare[w->nspare++] = w->all[i];
-	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->cv, NULL);
+		mdb_queue_give(&w->q, w->all[i]);
 	if (pthread_create(&w->thread, NULL, writer_main, w)) {
-		pthread_mutex_destroy(&w->mu);
-		pthread_cond_destroy(&w->cv);
+		mdb_queue_destroy(&w->q);
 		goto nomem;
 	}
 	*out = w;
@@ -291,20 +268,11 @@ nomem:
 /* Hand the current batch to the thread and take a spare one. */
 static int writer_push(struct mdb_writer *w, struct mdb_error *e)
 {
-	pthread_mutex_lock(&w->mu);
-	w->full[(w->full_head + w->nfull) % NBATCHES] = w->cur;
-	w->nfull++;
-	w->cur = NULL;
-	pthread_cond_broadcast(&w->cv);
-	while (!w->nspare && !w->failed)
-		pthread_cond_wait(&w->cv, &w->mu);
-	if (w->failed) {
-		pthread_mutex_unlock(&w->mu);
-		*e = w->err;
+	w->cur = mdb_queue_swap(&w->q, w->cur);
+	if (!w->cur) {
+		*e = w->err;   /* written before the thread said it failed */
 		return -MDB_E_DB;
 	}
-	w->cur = w->spare[--w->nspare];
-	pthread_mutex_unlock(&w->mu);
 	return 0;
 }
 
@@ -339,20 +307,11 @@ int mdb_writer_bad_free(struct mdb_writer *w, const struct mdb_free *f,
 
 static void writer_stop(struct mdb_writer *w, int cancel)
 {
-	pthread_mutex_lock(&w->mu);
-	if (!cancel && w->cur && (w->cur->nlt || w->cur->nbad) &&
-	    !w->failed) {
-		w->full[(w->full_head + w->nfull) % NBATCHES] = w->cur;
-		w->nfull++;
-		w->cur = NULL;
-	}
-	w->stop = 1;
 	w->cancel = cancel;
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->mu);
+	mdb_queue_end(&w->q, w->cur && (w->cur->nlt || w->cur->nbad) ?
+		      w->cur : NULL, cancel);
 	pthread_join(w->thread, NULL);
-	pthread_mutex_destroy(&w->mu);
-	pthread_cond_destroy(&w->cv);
+	mdb_queue_destroy(&w->q);
 	for (int i = 0; i < NBATCHES; i++)
 		free(w->all[i]);
 	finalize_all(w);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/queue.h"
 #include "relay.h"
 
 #define RELAY_EVENTS 4096       /* events a batch */
@@ -24,15 +25,9 @@ struct relay {
 	const struct mdb_sink *down;   /* the sink the events are for */
 	struct mdb_error *de;          /* the decoder's error record */
 	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;             /* a batch full or free, or the end */
+	struct mdb_queue q;            /* batches to the sink's thread */
 	struct batch *all[RELAY_BATCHES];
-	struct batch *full[RELAY_BATCHES]; /* FIFO to the sink */
-	size_t full_head, nfull;
-	struct batch *spare[RELAY_BATCHES];
-	size_t nspare;
 	struct batch *cur;             /* being filled by the decoder */
-	int end;                       /* the decoder is done */
 	int failed;                    /* the sink returned failed < 0 */
 };
 
@@ -54,52 +49,21 @@ static int feed(const struct mdb_sink *down, const struct batch *b)
 static void *relay_main(void *arg)
 {
 	struct relay *r = arg;
+	struct batch *b;
 
-	for (;;) {
-		struct batch *b;
-		int ret;
+	/* after a failure, the batches still queued are given back unread */
+	while ((b = mdb_queue_take(&r->q))) {
+		int ret = r->failed ? 0 : feed(r->down, b);
 
-		pthread_mutex_lock(&r->mu);
-		while (!r->nfull && !r->end)
-			pthread_cond_wait(&r->cv, &r->mu);
-		if (!r->nfull) {
-			pthread_mutex_unlock(&r->mu);
-			return NULL;
-		}
-		b = r->full[r->full_head];
-		r->full_head = (r->full_head + 1) % RELAY_BATCHES;
-		r->nfull--;
-		pthread_mutex_unlock(&r->mu);
-
-		ret = r->failed ? 0 : feed(r->down, b);
 		b->n = 0;
 		b->used = 0;
-
-		pthread_mutex_lock(&r->mu);
-		if (ret < 0)
+		if (ret < 0) {
 			r->failed = ret;
-		r->spare[r->nspare++] = b;
-		pthread_cond_broadcast(&r->cv);
-		pthread_mutex_unlock(&r->mu);
+			mdb_queue_fail(&r->q);
+		}
+		mdb_queue_give(&r->q, b);
 	}
-}
-
-/* Queue the batch being filled and take a free one: the sink's failure,
- * or 0. */
-static int hand_over(struct relay *r)
-{
-	int failed;
-
-	pthread_mutex_lock(&r->mu);
-	r->full[(r->full_head + r->nfull) % RELAY_BATCHES] = r->cur;
-	r->nfull++;
-	pthread_cond_broadcast(&r->cv);
-	while (!r->nspare)
-		pthread_cond_wait(&r->cv, &r->mu);
-	r->cur = r->spare[--r->nspare];
-	failed = r->failed;
-	pthread_mutex_unlock(&r->mu);
-	return failed;
+	return NULL;
 }
 
 /* @n bytes of @b's arena, 8-aligned; NULL when they do not fit. */
@@ -142,13 +106,13 @@ static int relay_event(void *ctx, const struct mdb_event *ev)
 	struct batch *b = r->cur;
 	size_t need = event_bytes(ev);
 	struct mdb_event *x;
-	int ret;
 
+	if (!b)
+		return r->failed;      /* called again after the failure */
 	if (b->n == RELAY_EVENTS || (b->n && b->cap - b->used < need)) {
-		ret = hand_over(r);
-		if (ret < 0)
-			return ret;
-		b = r->cur;
+		b = r->cur = mdb_queue_swap(&r->q, b);
+		if (!b)
+			return r->failed;  /* the sink's failure */
 	}
 	if (b->cap < need) {  /* an event larger than an arena: room */
 		char *a = realloc(b->arena, need);
@@ -201,9 +165,6 @@ static struct relay *relay_new(const struct mdb_sink *down)
 		b->n = b->used = 0;
 		b->cap = RELAY_ARENA;
 	}
-	r->cur = r->all[0];
-	for (int i = 1; i < RELAY_BATCHES; i++)
-		r->spare[r->nspare++] = r->all[i];
 	return r;
 }
 
@@ -216,8 +177,10 @@ static int relay_start(struct relay *r)
 	sigset_t all, old;
 	int ret;
 
-	pthread_mutex_init(&r->mu, NULL);
-	pthread_cond_init(&r->cv, NULL);
+	mdb_queue_init(&r->q);
+	r->cur = r->all[0];
+	for (int i = 1; i < RELAY_BATCHES; i++)
+		mdb_queue_give(&r->q, r->all[i]);
 	sigfillset(&all);
 	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
 		sigdelset(&all, faults[i]);
@@ -225,8 +188,7 @@ static int relay_start(struct relay *r)
 	ret = pthread_create(&r->thread, NULL, relay_main, r);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
-		pthread_mutex_destroy(&r->mu);
-		pthread_cond_destroy(&r->cv);
+		mdb_queue_destroy(&r->q);
 		return -1;
 	}
 	return 0;
@@ -235,22 +197,10 @@ static int relay_start(struct relay *r)
 /* Queue what is left, wait for the sink to take it; its failure or 0. */
 static int relay_finish(struct relay *r)
 {
-	int failed;
-
-	pthread_mutex_lock(&r->mu);
-	if (r->cur->n) {
-		r->full[(r->full_head + r->nfull) % RELAY_BATCHES] = r->cur;
-		r->nfull++;
-		r->cur = NULL;
-	}
-	r->end = 1;
-	pthread_cond_broadcast(&r->cv);
-	pthread_mutex_unlock(&r->mu);
+	mdb_queue_end(&r->q, r->cur && r->cur->n ? r->cur : NULL, 0);
 	pthread_join(r->thread, NULL);
-	failed = r->failed;
-	pthread_mutex_destroy(&r->mu);
-	pthread_cond_destroy(&r->cv);
-	return failed;
+	mdb_queue_destroy(&r->q);
+	return r->failed;
 }
 
 int mdb_relay_decode(struct mdb_input *in, const struct mdb_sink *sink,

@@ -173,7 +173,7 @@ static int expand_call(FILE *f, const struct shared *sh, const char *name,
 		       size_t nlen, const struct span *arg, int nargs,
 		       int depth, struct mdb_error *e)
 {
-	struct span formal[MAX_ARGS], text;
+	struct span formal[MAX_ARGS], text = { NULL, 0 };
 	int nformal = 0, ret;
 	char *out = NULL;
 	size_t len;

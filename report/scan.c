@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/queue.h"
 #include "../common/u64map.h"
 #include "../db/allocvt.h"
 #include "../db/packcol.h"
@@ -670,60 +671,24 @@ struct helper {
 	const struct sel *s;
 	struct part *pt;
 	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;              /* a job queued or freed, or the end */
+	struct mdb_queue q;             /* jobs to the helper */
 	struct job jobs[SCAN_JOBS];
-	struct job *full[SCAN_JOBS];
-	size_t head, nfull;
-	struct job *spare[SCAN_JOBS];
-	size_t nspare;
-	int end;
 };
 
 static void *helper_main(void *arg)
 {
 	struct helper *h = arg;
+	struct job *j;
 
-	for (;;) {
-		struct job *j;
-
-		pthread_mutex_lock(&h->mu);
-		while (!h->nfull && !h->end)
-			pthread_cond_wait(&h->cv, &h->mu);
-		if (!h->nfull) {
-			pthread_mutex_unlock(&h->mu);
-			return NULL;
-		}
-		j = h->full[h->head];
-		h->head = (h->head + 1) % SCAN_JOBS;
-		h->nfull--;
-		pthread_mutex_unlock(&h->mu);
+	while ((j = mdb_queue_take(&h->q))) {
 		for (size_t k = 0; k < j->n; k++)
 			part_block(h->pt, h->s, j->buf + j->off[k],
 				   j->off[k + 1] - j->off[k], j->row[k],
 				   j->blk[k]);
 		j->n = 0;
-		pthread_mutex_lock(&h->mu);
-		h->spare[h->nspare++] = j;
-		pthread_cond_broadcast(&h->cv);
-		pthread_mutex_unlock(&h->mu);
+		mdb_queue_give(&h->q, j);
 	}
-}
-
-/* Queue @j (if it has blocks) and return a free job, waited for. */
-static struct job *helper_swap(struct helper *h, struct job *j)
-{
-	pthread_mutex_lock(&h->mu);
-	if (j->n) {
-		h->full[(h->head + h->nfull) % SCAN_JOBS] = j;
-		h->nfull++;
-		pthread_cond_broadcast(&h->cv);
-		while (!h->nspare)
-			pthread_cond_wait(&h->cv, &h->mu);
-		j = h->spare[--h->nspare];
-	}
-	pthread_mutex_unlock(&h->mu);
-	return j;
+	return NULL;
 }
 
 /* Copy blob @p (@n bytes) into @j; -1 on ENOMEM. */
@@ -750,7 +715,7 @@ static int job_add(struct job *j, const uint8_t *p, size_t n, int64_t row,
 }
 
 /* Start the helper for @pt; NULL when it cannot be (then the calling
- * thread reads every block). */
+ * thread reads every block).  The first job is the caller's to fill. */
 static struct helper *helper_start(const struct sel *s, struct part *pt)
 {
 	struct helper *h = calloc(1, sizeof(*h));
@@ -759,31 +724,23 @@ static struct helper *helper_start(const struct sel *s, struct part *pt)
 		return NULL;
 	h->s = s;
 	h->pt = pt;
-	for (int i = 0; i < SCAN_JOBS; i++)
-		h->spare[h->nspare++] = &h->jobs[i];
-	pthread_mutex_init(&h->mu, NULL);
-	pthread_cond_init(&h->cv, NULL);
+	mdb_queue_init(&h->q);
+	for (int i = 1; i < SCAN_JOBS; i++)
+		mdb_queue_give(&h->q, &h->jobs[i]);
 	if (pthread_create(&h->thread, NULL, helper_main, h)) {
-		pthread_mutex_destroy(&h->mu);
-		pthread_cond_destroy(&h->cv);
+		mdb_queue_destroy(&h->q);
 		free(h);
 		return NULL;
 	}
 	return h;
 }
 
-/* Queue @j, let the helper finish and free it. */
+/* Queue @j (if it has blocks), let the helper finish and free it. */
 static void helper_stop(struct helper *h, struct job *j)
 {
-	if (j)
-		helper_swap(h, j);
-	pthread_mutex_lock(&h->mu);
-	h->end = 1;
-	pthread_cond_broadcast(&h->cv);
-	pthread_mutex_unlock(&h->mu);
+	mdb_queue_end(&h->q, j && j->n ? j : NULL, 0);
 	pthread_join(h->thread, NULL);
-	pthread_mutex_destroy(&h->mu);
-	pthread_cond_destroy(&h->cv);
+	mdb_queue_destroy(&h->q);
 	for (int i = 0; i < SCAN_JOBS; i++)
 		free(h->jobs[i].buf);
 	free(h);
@@ -844,7 +801,7 @@ static int scan_source(struct scan_cursor *c, const struct sel *s,
 	struct scan_vtab *vt = (struct scan_vtab *)c->base.pVtab;
 	struct part *pt = &c->part[0], *bad = NULL;
 	struct helper *h = two ? helper_start(s, &c->part[1]) : NULL;
-	struct job *j = h ? h->spare[--h->nspare] : NULL;
+	struct job *j = h ? &h->jobs[0] : NULL;
 	sqlite3_stmt *st = NULL;
 	size_t seen = 0;
 	int rc;
@@ -883,7 +840,7 @@ static int scan_source(struct scan_cursor *c, const struct sel *s,
 		} else if (job_add(j, p, n, row, blk) < 0) {
 			pt->nomem = 1;
 		} else if (j->n == SCAN_BATCH) {
-			j = helper_swap(h, j);
+			j = mdb_queue_swap(&h->q, j);
 		}
 	}
 	if (pt->bad || pt->nomem)
