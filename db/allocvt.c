@@ -285,6 +285,8 @@ static int vt_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 		return SQLITE_NOMEM;
 	memset(c, 0, sizeof(*c));
 	c->b = sqlite3_malloc(sizeof(*c->b));
+	if (c->b)
+		mdb_pc_block_init(c->b);
 	sql = sqlite3_mprintf("SELECT id, source_id, data, kinds FROM "
 			      "\"%w\".\"%w\" WHERE id >= ?1 ORDER BY id",
 			      v->schema, v->k->blocks);
@@ -307,6 +309,7 @@ static int vt_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 		}
 		sqlite3_finalize(c->blocks);
 		sqlite3_finalize(c->range);
+		mdb_pc_block_done(c->b);
 		sqlite3_free(c->b);
 		sqlite3_free(c);
 		return rc;
@@ -321,6 +324,7 @@ static int vt_close(sqlite3_vtab_cursor *cur)
 
 	sqlite3_finalize(c->blocks);
 	sqlite3_finalize(c->range);
+	mdb_pc_block_done(c->b);
 	sqlite3_free(c->b);
 	sqlite3_free(c);
 	return SQLITE_OK;
@@ -596,6 +600,8 @@ static void pack_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		return;
 	if (!p->b) {
 		p->b = sqlite3_malloc(sizeof(*p->b));
+		if (p->b)
+			mdb_pc_block_init(p->b);
 		if (!p->b) {
 			p->failed = 1;
 			return (void)sqlite3_result_error_nomem(ctx);
@@ -654,6 +660,7 @@ static void pack_final(sqlite3_context *ctx)
 	n = mdb_pc_pack(p->b, out);
 	sqlite3_result_blob(ctx, out, (int)n, sqlite3_free);
 out:
+	mdb_pc_block_done(p->b);
 	sqlite3_free(p->b);
 	p->b = NULL;
 }

@@ -44,12 +44,27 @@
 #define BUSY_TIMEOUT_MS (10 * 60 * 1000) /* ingests wait for each other */
 #define WAIT_NOTICE_MS 1000 /* then say what we wait for */
 
+/*
+ * Did SQLite fail for want of memory?  Its own allocations say
+ * SQLITE_NOMEM; a mapping it could not make (the WAL index, -shm) says
+ * "disk I/O error" with errno ENOMEM.
+ */
+static int db_nomem(struct mdb_db *db, int rc)
+{
+	return (rc & 0xff) == SQLITE_NOMEM ||
+	       ((rc & 0xff) == SQLITE_IOERR && db->h &&
+		sqlite3_system_errno(db->h) == ENOMEM);
+}
+
 int mdb_db_error(struct mdb_db *db, struct mdb_error *e, const char *what)
 {
-	mdb_error_set(e, MDB_E_DB, db->path, -1, -1, "%s",
+	int nomem = db->h && db_nomem(db, sqlite3_extended_errcode(db->h));
+
+	mdb_error_set(e, nomem ? MDB_E_NOMEM : MDB_E_DB, db->path, -1, -1,
+		      "%s%s", nomem ? "out of memory: " : "",
 		      db->h ? sqlite3_errmsg(db->h) : "no handle");
 	mdb_error_msg(e, "%s", what);
-	return -MDB_E_DB;
+	return nomem ? -MDB_E_NOMEM : -MDB_E_DB;
 }
 
 static int busy_wait(void *ctx, int n);
@@ -75,11 +90,14 @@ int mdb_db_exec(struct mdb_db *db, const char *sql, struct mdb_error *e)
 		msg = NULL;
 	}
 	if (rc != SQLITE_OK) {
-		mdb_error_set(e, MDB_E_DB, db->path, -1, -1, "%s (%.40s)",
+		int nomem = db_nomem(db, rc);
+
+		mdb_error_set(e, nomem ? MDB_E_NOMEM : MDB_E_DB, db->path, -1,
+			      -1, "%s%s (%.40s)", nomem ? "out of memory: " : "",
 			      msg ? msg : sqlite3_errmsg(db->h), sql);
 		mdb_error_msg(e, "database statement failed");
 		sqlite3_free(msg);
-		return -MDB_E_DB;
+		return nomem ? -MDB_E_NOMEM : -MDB_E_DB;
 	}
 	return 0;
 }

@@ -74,6 +74,20 @@ void mdb_pc_add_free(struct mdb_pc_block *b, const struct mdb_free *f)
 #undef PUT
 }
 
+void mdb_pc_block_init(struct mdb_pc_block *b)
+{
+	b->rows = 0;
+	b->zd = NULL;
+}
+
+void mdb_pc_block_done(struct mdb_pc_block *b)
+{
+	if (b) {
+		ZSTD_freeDCtx(b->zd);
+		b->zd = NULL;
+	}
+}
+
 static void put_le(uint8_t *p, uint64_t v, unsigned w)
 {
 	for (unsigned i = 0; i < w; i++)
@@ -155,40 +169,66 @@ static size_t pack_body(const struct mdb_pc_block *b, uint8_t *out)
 	return at;
 }
 
-/* zstd level 1 with a checksum: @src's @n bytes into @dst (@cap). */
-static size_t compress(void *dst, size_t cap, const void *src, size_t n)
+/* The length of a column's values whose header is @h, in a block of
+ * @rows rows; -1 when the header's width is not one the layout has. */
+static int col_len(const uint8_t *h, size_t rows, size_t *len)
 {
-	ZSTD_CCtx *z = ZSTD_createCCtx();
-	size_t ret;
+	unsigned w = h[0] & 0x3f;
 
-	if (!z)
-		return (size_t)-1;  /* an error: the body stays raw */
-	ret = ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, 1);
-	if (!ZSTD_isError(ret))
-		ret = ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 1);
-	if (!ZSTD_isError(ret))
-		ret = ZSTD_compress2(z, dst, cap, src, n);
-	ZSTD_freeCCtx(z);
-	return ret;
+	if (h[0] == (0x40 | 8)) {       /* a NULL bitmap, then values */
+		*len = (rows + 7) / 8 + rows * 8;
+		return 0;
+	}
+	if ((h[0] & 0x40) || (w != 0 && w != 1 && w != 2 && w != 4 && w != 8))
+		return -1;
+	*len = rows * w;
+	return 0;
 }
 
 size_t mdb_pc_pack(struct mdb_pc_block *b, uint8_t *out)
 {
-	size_t body = pack_body(b, b->body), z;
+	ZSTD_CCtx *z = ZSTD_createCCtx();
+	uint8_t *tab = out + MDB_PC_HEAD + 9 * MDB_PC_NCOLS;
+	size_t at = MDB_PC_HEAD + 14 * MDB_PC_NCOLS, from = 9 * MDB_PC_NCOLS;
 
+	pack_body(b, b->body);
 	out[0] = MDB_PC_VERSION;
 	out[1] = MDB_PC_NCOLS;
 	put_le(out + 2, b->rows, 2);
-	/* compressed when that is smaller (it nearly always is), with the
-	 * frame's checksum: a damaged block is an error, not other values */
-	z = compress(out + MDB_PC_HEAD, body, b->body, body);
-	if (!ZSTD_isError(z) && z < body) {
-		out[4] = MDB_PC_ZSTD;
-		return MDB_PC_HEAD + z;
+	out[4] = MDB_PC_COLS;
+	memcpy(out + MDB_PC_HEAD, b->body, 9 * MDB_PC_NCOLS);
+	if (z && (ZSTD_isError(ZSTD_CCtx_setParameter(z,
+				ZSTD_c_compressionLevel, 1)) ||
+		  ZSTD_isError(ZSTD_CCtx_setParameter(z,
+				ZSTD_c_checksumFlag, 1)))) {
+		ZSTD_freeCCtx(z);
+		z = NULL;               /* every column raw */
 	}
-	out[4] = MDB_PC_RAW;
-	memcpy(out + MDB_PC_HEAD, b->body, body);
-	return MDB_PC_HEAD + body;
+	for (int c = 0; c < MDB_PC_NCOLS; c++) {
+		size_t len = 0, k = (size_t)-1;
+
+		(void)col_len(b->body + 9 * c, b->rows, &len);
+		/* zstd where it saves MDB_PC_GAIN of a column (with the
+		 * frame's checksum: a damaged column is an error, not other
+		 * values), else raw: decompressing costs more than reading
+		 * the few bytes it saves */
+		if (z && len >= 64)
+			k = ZSTD_compress2(z, out + at,
+					   len - len * MDB_PC_GAIN / 100,
+					   b->body + from, len);
+		if (k != (size_t)-1 && !ZSTD_isError(k)) {
+			tab[5 * c] = MDB_PC_ZSTD;
+		} else {
+			tab[5 * c] = MDB_PC_RAW;
+			memcpy(out + at, b->body + from, len);
+			k = len;
+		}
+		put_le(tab + 5 * c + 1, k, 4);
+		at += k;
+		from += len;
+	}
+	ZSTD_freeCCtx(z);
+	return at;
 }
 
 /* @rows unsigned values of @w bytes from @q into @u: a loop per width,
@@ -253,12 +293,36 @@ static void unpack_col(const uint8_t *q, size_t rows, unsigned w, int nulls,
 	}
 }
 
-/* The columns of @b in @mask (bit c: column c) from body @q of @n bytes,
- * every column's header and length checked; offsets are the body's. */
+/* Column @c of @b from its header @h and its values @q (col_len()'s
+ * length, checked by the caller). */
+static void col_unpack(const uint8_t *h, const uint8_t *q,
+		       struct mdb_pc_block *b, int c)
+{
+	size_t rows = b->rows;
+	uint64_t base = get_le(h + 1, 8);
+	int64_t *v = b->v[c];
+	uint8_t *nul = b->null[c];
+
+	if (h[0] == (0x40 | 8)) {       /* a NULL bitmap, then values */
+		size_t bm = (rows + 7) / 8;
+
+		unpack_col(q + bm, rows, 8, 0, base, v, nul);
+		for (size_t r = 0; r < rows; r++) {
+			nul[r] = (q[r / 8] >> (r % 8)) & 1;
+			v[r] &= -(int64_t)!nul[r];
+		}
+		return;
+	}
+	unpack_col(q, rows, h[0] & 0x3f, h[0] & 0x80, base, v, nul);
+}
+
+/* The columns of @b in @mask (bit c: column c) from body @q of @n bytes
+ * (codecs MDB_PC_RAW and MDB_PC_ZSTD), every column's header and length
+ * checked; offsets are the body's. */
 static int unpack_body(const uint8_t *q, size_t n, struct mdb_pc_block *b,
 		       uint32_t mask, const char **why, size_t *off)
 {
-	size_t rows = b->rows, at = 9 * MDB_PC_NCOLS;
+	size_t at = 9 * MDB_PC_NCOLS;
 
 	if (n < at) {
 		*off = n;
@@ -266,46 +330,21 @@ static int unpack_body(const uint8_t *q, size_t n, struct mdb_pc_block *b,
 		return -1;
 	}
 	for (int c = 0; c < MDB_PC_NCOLS; c++) {
-		const uint8_t *h = q + 9 * c;
-		unsigned w = h[0] & 0x3f;
-		int nulls = h[0] & 0x80;
-		uint64_t base = get_le(h + 1, 8);
-		int64_t *v = b->v[c];
-		uint8_t *nul = b->null[c];
+		size_t len;
 
-		if (h[0] == (0x40 | 8)) {  /* a NULL bitmap, then values */
-			size_t bm = (rows + 7) / 8;
-
-			if (n - at < bm + rows * 8) {
-				*off = at;
-				*why = "column runs past the end";
-				return -1;
-			}
-			if (mask >> c & 1) {
-				unpack_col(q + at + bm, rows, 8, 0, base, v,
-					   nul);
-				for (size_t r = 0; r < rows; r++) {
-					nul[r] = (q[at + r / 8] >> (r % 8)) & 1;
-					v[r] &= -(int64_t)!nul[r];
-				}
-			}
-			at += bm + rows * 8;
-			continue;
-		}
-		if ((h[0] & 0x40) ||
-		    (w != 0 && w != 1 && w != 2 && w != 4 && w != 8)) {
-			*off = (size_t)(h - q);
+		if (col_len(q + 9 * c, b->rows, &len) < 0) {
+			*off = 9 * (size_t)c;
 			*why = "bad column width";
 			return -1;
 		}
-		if (n - at < rows * w) {
+		if (n - at < len) {
 			*off = at;
 			*why = "column runs past the end";
 			return -1;
 		}
 		if (mask >> c & 1)
-			unpack_col(q + at, rows, w, nulls, base, v, nul);
-		at += rows * w;
+			col_unpack(q + 9 * c, q + at, b, c);
+		at += len;
 	}
 	if (at != n) {
 		*off = at;
@@ -313,6 +352,79 @@ static int unpack_body(const uint8_t *q, size_t n, struct mdb_pc_block *b,
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The columns of @b in @mask from blob @p of @n bytes of codec
+ * MDB_PC_COLS: every column's header, codec and length checked, the
+ * values of a column not asked for not read (a zstd column's frame is
+ * checked when it is decompressed).
+ */
+static int unpack_cols(const uint8_t *p, size_t n, struct mdb_pc_block *b,
+		       uint32_t mask, const char **why, size_t *off)
+{
+	const uint8_t *h = p + MDB_PC_HEAD, *tab = h + 9 * MDB_PC_NCOLS;
+	size_t at = MDB_PC_HEAD + 14 * MDB_PC_NCOLS;
+	int ret = 0;
+
+	if (n < at) {
+		*off = n;
+		*why = "column headers run past the end";
+		return -1;
+	}
+	for (int c = 0; c < MDB_PC_NCOLS && !ret; c++) {
+		const uint8_t *t = tab + 5 * c;
+		size_t len, k = (size_t)get_le(t + 1, 4), got;
+
+		*off = (size_t)(h - p) + 9 * (size_t)c;
+		if (col_len(h + 9 * c, b->rows, &len) < 0) {
+			*why = "bad column width";
+			return -1;
+		}
+		*off = (size_t)(t - p);
+		if ((t[0] != MDB_PC_RAW && t[0] != MDB_PC_ZSTD) ||
+		    (t[0] == MDB_PC_RAW && k != len)) {
+			*why = "bad column codec or length";
+			ret = -1;
+			break;
+		}
+		if (n - at < k) {
+			*off = at;
+			*why = "column runs past the end";
+			ret = -1;
+			break;
+		}
+		if (mask >> c & 1) {
+			const uint8_t *q = p + at;
+
+			if (t[0] == MDB_PC_ZSTD) {
+				if (!b->zd && !(b->zd = ZSTD_createDCtx())) {
+					*why = "out of memory";
+					ret = -1;
+					break;
+				}
+				got = ZSTD_decompressDCtx(b->zd, b->body,
+							  sizeof(b->body), q,
+							  k);
+				if (ZSTD_isError(got) || got != len) {
+					*off = at;
+					*why = "a zstd column does not "
+					       "decompress";
+					ret = -1;
+					break;
+				}
+				q = b->body;
+			}
+			col_unpack(h + 9 * c, q, b, c);
+		}
+		at += k;
+	}
+	if (!ret && at != n) {
+		*off = at;
+		*why = "bytes after the last column";
+		ret = -1;
+	}
+	return ret;
 }
 
 int mdb_pc_unpack(const uint8_t *p, size_t n, struct mdb_pc_block *b,
@@ -348,6 +460,8 @@ int mdb_pc_unpack_cols(const uint8_t *p, size_t n, struct mdb_pc_block *b,
 		*why = "row count out of range";
 		return -1;
 	}
+	if (p[4] == MDB_PC_COLS)
+		return unpack_cols(p, n, b, mask, why, off);
 	if (p[4] == MDB_PC_RAW) {
 		ret = unpack_body(p + MDB_PC_HEAD, n - MDB_PC_HEAD, b, mask, why,
 				  off);
@@ -366,8 +480,12 @@ int mdb_pc_unpack_cols(const uint8_t *p, size_t n, struct mdb_pc_block *b,
 		*why = "not a zstd frame of the columns' size";
 		return -1;
 	}
-	got = ZSTD_decompress(b->body, sizeof(b->body), p + MDB_PC_HEAD,
-			      n - MDB_PC_HEAD);
+	if (!b->zd && !(b->zd = ZSTD_createDCtx())) {
+		*why = "out of memory";
+		return -1;
+	}
+	got = ZSTD_decompressDCtx(b->zd, b->body, sizeof(b->body),
+				  p + MDB_PC_HEAD, n - MDB_PC_HEAD);
 	if (ZSTD_isError(got) || got != body) {
 		*why = "the zstd frame does not decompress";
 		return -1;

@@ -15,8 +15,9 @@
  *   offset 2   u16 rows, 1 to MDB_PC_ROWS
  *   offset 4   u8  codec: MDB_PC_RAW, the body follows as it is, or
  *                  MDB_PC_ZSTD, the body follows as one zstd frame that
- *                  records its size and a checksum (chosen when that is
- *                  smaller)
+ *                  records its size and a checksum (blocks written
+ *                  before schema 13), or MDB_PC_COLS (below: what
+ *                  memdb writes)
  *   offset 5   the body:
  *     per column, MDB_PC_NCOLS times 9 bytes:
  *                u8 flags: bits 0-3 the width of a value in bytes (0, 1,
@@ -34,6 +35,17 @@
  * The blob's length is exactly the header's plus the arrays'.  Values
  * are those of the alloc row (db/writer.c binds the same), so a column
  * is NULL where alloc's is.
+ *
+ * Codec MDB_PC_COLS codes each column on its own, so that a scan reads
+ * only the columns it needs: after offset 5,
+ *   MDB_PC_NCOLS column headers of 9 bytes, as in the body above;
+ *   MDB_PC_NCOLS entries of 5 bytes: u8 MDB_PC_RAW or MDB_PC_ZSTD, u32
+ *            the column's stored length;
+ *   the columns' stored bytes in order: a column's values as in the
+ *            body above, as they are (MDB_PC_RAW: the stored length is
+ *            theirs) or as one zstd frame with a checksum (MDB_PC_ZSTD,
+ *            chosen where it saves MDB_PC_GAIN percent of them).
+ * The blob ends with the last column's bytes.
  */
 #ifndef MDB_PACKCOL_H
 #define MDB_PACKCOL_H
@@ -58,19 +70,30 @@ enum mdb_pc_col {
 #define MDB_PC_HEAD 5         /* the bytes before the body */
 #define MDB_PC_RAW 0
 #define MDB_PC_ZSTD 1
+#define MDB_PC_COLS 2
+#define MDB_PC_GAIN 30        /* percent zstd must save of a column */
 /* the largest body: every column 8 bytes wide, NULLs as a bitmap */
 #define MDB_PC_MAX_BODY \
 	((9 + 8 * MDB_PC_ROWS + MDB_PC_ROWS / 8) * MDB_PC_NCOLS)
-#define MDB_PC_MAX_BYTES (MDB_PC_HEAD + MDB_PC_MAX_BODY)
+/* the largest blob: that body, every column raw (with its 5-byte entry) */
+#define MDB_PC_MAX_BYTES (MDB_PC_HEAD + MDB_PC_MAX_BODY + 5 * MDB_PC_NCOLS)
 
 /* A block of rows, unpacked: v[col][row], null[col][row] nonzero when
- * NULL (v is then 0); body is room for packing and unpacking. */
+ * NULL (v is then 0); body is room for packing and unpacking; zd the
+ * zstd context its unpacking reuses (made at the first need: zeroed by
+ * mdb_pc_block_init(), freed by mdb_pc_block_done()). */
 struct mdb_pc_block {
 	size_t rows;
+	void *zd;
 	int64_t v[MDB_PC_NCOLS][MDB_PC_ROWS];
 	uint8_t null[MDB_PC_NCOLS][MDB_PC_ROWS];
 	uint8_t body[MDB_PC_MAX_BODY];
 };
+
+/* Before the first use of a block allocated uninitialised, and after
+ * the last (its zstd context). */
+void mdb_pc_block_init(struct mdb_pc_block *b);
+void mdb_pc_block_done(struct mdb_pc_block *b);
 
 /* Append lifetime @lt as the next row of @b (rows < MDB_PC_ROWS). */
 void mdb_pc_add(struct mdb_pc_block *b, const struct mdb_lifetime *lt);
@@ -94,7 +117,8 @@ int mdb_pc_unpack(const uint8_t *p, size_t n, struct mdb_pc_block *b,
 #define MDB_PC_ALL ((uint32_t)((1ull << MDB_PC_NCOLS) - 1))
 
 /* The same, but only the columns of @mask (bit c: column c) are filled
- * in @b; the whole blob is checked as by mdb_pc_unpack(). */
+ * in @b; the blob's layout is checked as by mdb_pc_unpack(), the zstd
+ * frame of a column of MDB_PC_COLS only when that column is read. */
 int mdb_pc_unpack_cols(const uint8_t *p, size_t n, struct mdb_pc_block *b,
 		       uint32_t mask, const char **why, size_t *off);
 

@@ -166,7 +166,7 @@ static int prepare_blocks(struct mdb_writer *w, struct blocks *k,
 	k->pc = malloc(sizeof(*k->pc));
 	if (!k->pc)
 		return mdb_error_nomem(e);
-	k->pc->rows = 0;
+	mdb_pc_block_init(k->pc);
 	sql = sqlite3_mprintf("SELECT coalesce(max(id), 0) + 1 FROM %s",
 			      table);
 	if (!sql)

@@ -211,8 +211,10 @@ static int scan_close(sqlite3_vtab_cursor *cur)
 	struct scan_cursor *c = (struct scan_cursor *)cur;
 
 	cursor_reset(c);
-	free(c->part[0].blk);
-	free(c->part[1].blk);
+	for (int t = 0; t < 2; t++) {
+		mdb_pc_block_done(c->part[t].blk);
+		free(c->part[t].blk);
+	}
 	sqlite3_free(c);
 	return SQLITE_OK;
 }
@@ -943,10 +945,13 @@ static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num,
 #undef GIVEN
 #undef ARG
 	for (int t = 0; t < 2; t++)
-		if (!c->part[t].blk &&
-		    !(c->part[t].blk = malloc(sizeof(*c->part[t].blk)))) {
-			rc = SQLITE_NOMEM;
-			goto out;
+		if (!c->part[t].blk) {
+			c->part[t].blk = malloc(sizeof(*c->part[t].blk));
+			if (!c->part[t].blk) {
+				rc = SQLITE_NOMEM;
+				goto out;
+			}
+			mdb_pc_block_init(c->part[t].blk);
 		}
 	c->keys = s.by == BY_CACHE || s.by == BY_PP ? 3 : 1;
 	s.cols = sel_cols(&s);

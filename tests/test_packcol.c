@@ -2,10 +2,11 @@
 /*
  * Packed columns (db/packcol.h): blocks of random values, with NULLs and
  * the extremes of int64, come back as they went in, whole or some
- * columns only (the scan's mdb_pc_unpack_cols()); every damaged blob
- * (each length short of whole, each header field out of range, a byte
- * more) is refused with the offset of what is wrong, never read past,
- * however few columns are asked for.
+ * columns only (the scan's mdb_pc_unpack_cols()); every damaged blob of
+ * each codec (each length short of whole, each header field out of
+ * range, a byte more) is refused with the offset of what is wrong,
+ * never read past, however few columns are asked for (a damaged zstd
+ * column when it is read).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -146,7 +147,7 @@ static void test_widths(void **state)
 	assert_int_equal(in.body[9 * MDB_PC_PID], 0x80);
 	assert_int_equal(in.body[9 * MDB_PC_TS], 0x81);
 	assert_int_equal(in.body[9 * MDB_PC_STATE], 0);
-	assert_true(n <= MDB_PC_HEAD + 9 * MDB_PC_NCOLS + 4 * (1 + 4 + 1));
+	assert_true(n <= MDB_PC_HEAD + 14 * MDB_PC_NCOLS + 4 * (1 + 4 + 1));
 	assert_int_equal(mdb_pc_unpack(blob, n, &out, &why, &off), 0);
 	assert_same();
 }
@@ -175,13 +176,15 @@ static void test_full_span(void **state)
 	assert_same();
 }
 
-static void refused(const uint8_t *p, size_t n, size_t want_off,
+static void refused_at(int line, const uint8_t *p, size_t n,
+		       size_t want_off,
 		    const char *want)
 {
 	const char *why = NULL;
 	size_t off = 12345;
 
-	assert_int_equal(mdb_pc_unpack(p, n, &out, &why, &off), -1);
+	if (mdb_pc_unpack(p, n, &out, &why, &off) != -1)
+		fail_msg("line %d: not refused", line);
 	assert_non_null(why);
 	if (want) {
 		assert_string_equal(why, want);
@@ -190,13 +193,16 @@ static void refused(const uint8_t *p, size_t n, size_t want_off,
 	/* unpacking no column checks the blob all the same */
 	why = NULL;
 	off = 12345;
-	assert_int_equal(mdb_pc_unpack_cols(p, n, &out, 0, &why, &off), -1);
+	if (mdb_pc_unpack_cols(p, n, &out, 0, &why, &off) != -1)
+		fail_msg("line %d: not refused reading no column", line);
 	assert_non_null(why);
 	if (want) {
 		assert_string_equal(why, want);
 		assert_int_equal(off, want_off);
 	}
 }
+
+#define refused(...) refused_at(__LINE__, __VA_ARGS__)
 
 /* Every length short of whole refused (read from a heap copy of exactly
  * that many bytes: ASan sees a read past it). */
@@ -214,29 +220,83 @@ static void refused_cut(const uint8_t *p, size_t n)
 	}
 }
 
+/* Blob @p (@n bytes, codec MDB_PC_COLS) as codec MDB_PC_RAW into @raw:
+ * the column headers and every column's values, decompressed where
+ * stored so; its length. */
+static size_t as_raw(const uint8_t *p, size_t n, uint8_t *raw)
+{
+	const uint8_t *tab = p + MDB_PC_HEAD + 9 * MDB_PC_NCOLS;
+	size_t at = MDB_PC_HEAD + 14 * MDB_PC_NCOLS;
+	size_t len = MDB_PC_HEAD + 9 * MDB_PC_NCOLS;
+
+	assert_int_equal(p[4], MDB_PC_COLS);
+	memcpy(raw, p, len);
+	raw[4] = MDB_PC_RAW;
+	for (int c = 0; c < MDB_PC_NCOLS; c++) {
+		size_t k = (size_t)tab[5 * c + 1] | (size_t)tab[5 * c + 2] << 8 |
+			   (size_t)tab[5 * c + 3] << 16 |
+			   (size_t)tab[5 * c + 4] << 24;
+
+		if (tab[5 * c] == MDB_PC_ZSTD) {
+			size_t got = ZSTD_decompress(raw + len, MDB_PC_MAX_BODY,
+						     p + at, k);
+
+			assert_false(ZSTD_isError(got));
+			len += got;
+		} else {
+			assert_int_equal(tab[5 * c], MDB_PC_RAW);
+			memcpy(raw + len, p + at, k);
+			len += k;
+		}
+		at += k;
+	}
+	assert_int_equal(at, n);
+	return len;
+}
+
+/* Every damaged blob of each codec is refused: memdb writes MDB_PC_COLS
+ * (a column at a time), databases before schema 13 hold MDB_PC_RAW and
+ * MDB_PC_ZSTD (the whole body) blobs. */
 static void test_damaged(void **state)
 {
-	static uint8_t raw[MDB_PC_MAX_BYTES + 1];
+	static uint8_t raw[MDB_PC_MAX_BYTES + 1], whole[MDB_PC_MAX_BYTES + 1];
+	const uint8_t *tab = blob + MDB_PC_HEAD + 9 * MDB_PC_NCOLS;
 	uint64_t x = 7;
-	size_t n, nraw;
+	size_t n, nraw, nwhole, z, at, k;
+	const char *why;
+	ZSTD_CCtx *cz;
+	int c;
 
 	(void)state;
 	fill(&x, 300, 1);
 	n = mdb_pc_pack(&in, blob);
-	assert_int_equal(blob[4], MDB_PC_ZSTD);
-	/* the same columns uncompressed: the body pack left in the block */
-	memcpy(raw, blob, 4);
-	raw[4] = MDB_PC_RAW;
-	nraw = ZSTD_decompress(raw + MDB_PC_HEAD, MDB_PC_MAX_BODY,
-			       blob + MDB_PC_HEAD, n - MDB_PC_HEAD);
-	assert_false(ZSTD_isError(nraw));
-	assert_memory_equal(raw + MDB_PC_HEAD, in.body, nraw);
-	nraw += MDB_PC_HEAD;
+	/* the same columns as one body: raw, and as one zstd frame */
+	nraw = as_raw(blob, n, raw);
+	assert_memory_equal(raw + MDB_PC_HEAD, in.body, nraw - MDB_PC_HEAD);
+	memcpy(whole, raw, MDB_PC_HEAD);
+	whole[4] = MDB_PC_ZSTD;
+	/* with its checksum, as memdb wrote them */
+	cz = ZSTD_createCCtx();
+	assert_non_null(cz);
+	assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(cz,
+					ZSTD_c_checksumFlag, 1)));
+	z = ZSTD_compress2(cz, whole + MDB_PC_HEAD, MDB_PC_MAX_BODY,
+			   raw + MDB_PC_HEAD, nraw - MDB_PC_HEAD);
+	ZSTD_freeCCtx(cz);
+	assert_false(ZSTD_isError(z));
+	nwhole = MDB_PC_HEAD + z;
+	assert_int_equal(mdb_pc_unpack(raw, nraw, &out, &why, &k), 0);
+	assert_same();
+	assert_int_equal(mdb_pc_unpack(whole, nwhole, &out, &why, &k), 0);
+	assert_same();
 
 	refused_cut(blob, n);
 	refused_cut(raw, nraw);
+	refused_cut(whole, nwhole);
 	raw[nraw] = 0;
 	refused(raw, nraw + 1, nraw, "bytes after the last column");
+	blob[n] = 0;
+	refused(blob, n + 1, n, "bytes after the last column");
 	refused(raw, MDB_PC_HEAD - 1, 0, "shorter than the header");
 	raw[0] = 1;
 	refused(raw, nraw, 0, "unknown version");
@@ -252,15 +312,42 @@ static void test_damaged(void **state)
 	refused(raw, nraw, 2, "row count out of range");
 	raw[2] = 300 & 0xff;
 	raw[3] = 300 >> 8;
-	raw[4] = 2;
+	raw[4] = 3;
 	refused(raw, nraw, 4, "unknown codec");
 	raw[4] = MDB_PC_RAW;
 	raw[MDB_PC_HEAD + 9 * 5] = 3;
 	refused(raw, nraw, MDB_PC_HEAD + 9 * 5, "bad column width");
 	/* a damaged frame: its checksum no longer holds */
-	blob[n / 2] ^= 0x55;
-	blob[n / 2 + 1] ^= 0xaa;
-	refused(blob, n, MDB_PC_HEAD, NULL);
+	whole[nwhole / 2] ^= 0x55;
+	whole[nwhole / 2 + 1] ^= 0xaa;
+	refused(whole, nwhole, MDB_PC_HEAD, NULL);
+
+	/* a column at a time: a bad width, codec or length */
+	blob[MDB_PC_HEAD + 9 * 4] = 3;
+	refused(blob, n, MDB_PC_HEAD + 9 * 4, "bad column width");
+	mdb_pc_pack(&in, blob);
+	blob[MDB_PC_HEAD + 9 * MDB_PC_NCOLS + 5 * 6] = 9;
+	refused(blob, n, MDB_PC_HEAD + 9 * MDB_PC_NCOLS + 5 * 6,
+		"bad column codec or length");
+	mdb_pc_pack(&in, blob);
+	for (c = 0; tab[5 * c] != MDB_PC_RAW; c++)
+		;
+	blob[MDB_PC_HEAD + 9 * MDB_PC_NCOLS + 5 * c + 1] ^= 1;
+	refused(blob, n, MDB_PC_HEAD + 9 * MDB_PC_NCOLS + 5 * (size_t)c,
+		"bad column codec or length");
+	/* a damaged zstd column: refused when it is read */
+	mdb_pc_pack(&in, blob);
+	at = MDB_PC_HEAD + 14 * MDB_PC_NCOLS;
+	for (c = 0; tab[5 * c] != MDB_PC_ZSTD; c++)
+		at += (size_t)tab[5 * c + 1] | (size_t)tab[5 * c + 2] << 8;
+	k = (size_t)tab[5 * c + 1] | (size_t)tab[5 * c + 2] << 8;
+	blob[at + k / 2] ^= 0x55;
+	assert_int_equal(mdb_pc_unpack(blob, n, &out, &why, &z), -1);
+	assert_string_equal(why, "a zstd column does not decompress");
+	assert_int_equal(z, at);
+	assert_int_equal(mdb_pc_unpack_cols(blob, n, &out,
+					    MDB_PC_ALL & ~(1u << c), &why, &z),
+			 0);
 }
 
 int main(void)
