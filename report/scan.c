@@ -66,10 +66,12 @@ struct group {
 	int nulls;              /* bit j set: key j (k1, k2, k3) NULL */
 	int64_t f[C_SITE - C_HITS + 1]; /* hits .. site_id */
 	/* a sum of bytes past int64 (sizes out of range in the capture):
-	 * its bit in ovf, and the sum as SQL's total() makes it, in d */
+	 * its bit in ovf (and in an exact scan the sum as SQL's total()
+	 * makes it in struct groups' d) */
 	unsigned ovf;
-	double d[C_SITE - C_HITS + 1];
 };
+
+#define NSUMS (C_SITE - C_HITS + 1)
 
 struct ids {            /* a sorted list of ids; all = no filter */
 	int all;
@@ -89,6 +91,10 @@ struct groups {
 	uint32_t *slot;         /* by key hash, open addressing: g's
 				 * index + 1, 0 empty (small: in cache) */
 	size_t cap;             /* slots, a power of 2 */
+	/* exact: each group's sums also as doubles in row order, SQL's
+	 * total(), d[k] for g[k] (the one-thread scan) */
+	int exact;
+	double (*d)[NSUMS];
 };
 
 /*
@@ -189,6 +195,7 @@ static void groups_free(struct groups *gr)
 {
 	free(gr->g);
 	free(gr->slot);
+	free(gr->d);
 	memset(gr, 0, sizeof(*gr));
 }
 
@@ -358,6 +365,13 @@ static int group_room(struct groups *c)
 		if (!g)
 			return -1;
 		c->g = g;
+		if (c->exact) {
+			double (*d)[NSUMS] = realloc(c->d, cap * sizeof(*d));
+
+			if (!d)
+				return -1;
+			c->d = d;
+		}
 		c->gcap = cap;
 	}
 	if (2 * (c->n + 1) > c->cap) {
@@ -410,6 +424,8 @@ static struct group *group_get(struct groups *c, uint64_t h,
 	g = &c->g[c->n++];
 	*g = (struct group){ .k1 = k1, .k2 = k2, .k3 = k3, .nulls = nulls,
 			     .first = first };
+	if (c->exact)
+		memset(c->d[c->n - 1], 0, sizeof(c->d[0]));
 	g->f[C_LAST_SEQ - C_HITS] = INT64_MIN;
 	return g;
 }
@@ -518,14 +534,17 @@ static uint32_t sel_cols(const struct sel *s)
 
 #undef BIT
 
-/* Add @v to @g's sum of bytes @i: an int64, or past it a double. */
-static inline void add_bytes(struct group *g, int i, int64_t v)
+/* Add @v to @g's sum of bytes @i (g of @c): an int64, or past it a
+ * double (kept in an exact scan). */
+static inline void add_bytes(struct groups *c, struct group *g, int i,
+			     int64_t v)
 {
 	int k = i - C_HITS;
 
 	if (__builtin_add_overflow(g->f[k], v, &g->f[k]))
 		g->ovf |= 1u << k;
-	g->d[k] += (double)v;
+	if (c->exact)
+		c->d[g - c->g][k] += (double)v;
 }
 
 #define SCAN_AHEAD 8  /* rows between fetching a group and summing it */
@@ -594,16 +613,16 @@ static int scan_block(struct groups *c, const struct sel *s,
 		       ((state == 1 || state == 2) && !end_null &&
 			end > s->t_hi);
 		g->f[C_HITS - C_HITS]++;
-		add_bytes(g, C_REQ, col[MDB_PC_REQ][r]);
-		add_bytes(g, C_ALLOC, alloc);
+		add_bytes(c, g, C_REQ, col[MDB_PC_REQ][r]);
+		add_bytes(c, g, C_ALLOC, alloc);
 		g->f[C_FREED - C_HITS] += freed;
 		/* free_cpu <> cpu: NULL (not freed) counts nothing */
 		pp = freed && !b->null[MDB_PC_FREE_CPU][r] &&
 		     col[MDB_PC_FREE_CPU][r] != col[MDB_PC_CPU][r];
 		g->f[C_PP - C_HITS] += pp;
-		add_bytes(g, C_PP_BYTES, pp ? alloc : 0);
+		add_bytes(c, g, C_PP_BYTES, pp ? alloc : 0);
 		g->f[C_LIVE - C_HITS] += live;
-		add_bytes(g, C_LIVE_BYTES, live ? alloc : 0);
+		add_bytes(c, g, C_LIVE_BYTES, live ? alloc : 0);
 		if (col[MDB_PC_SEQ][r] > g->f[C_LAST_SEQ - C_HITS]) {
 			g->f[C_LAST_SEQ - C_HITS] = col[MDB_PC_SEQ][r];
 			g->f[C_SITE - C_HITS] = col[MDB_PC_SITE][r];
@@ -779,7 +798,6 @@ static int groups_merge(struct groups *a, const struct groups *b)
 		for (int k = 0; k < C_LAST_SEQ - C_HITS; k++) {
 			if (__builtin_add_overflow(x->f[k], y->f[k], &x->f[k]))
 				return 1;
-			x->d[k] += y->d[k];
 		}
 		if (y->f[C_LAST_SEQ - C_HITS] > x->f[C_LAST_SEQ - C_HITS]) {
 			x->f[C_LAST_SEQ - C_HITS] = y->f[C_LAST_SEQ - C_HITS];
@@ -802,11 +820,17 @@ static int scan_source(struct scan_cursor *c, const struct sel *s,
 {
 	struct scan_vtab *vt = (struct scan_vtab *)c->base.pVtab;
 	struct part *pt = &c->part[0], *bad = NULL;
-	struct helper *h = two ? helper_start(s, &c->part[1]) : NULL;
-	struct job *j = h ? &h->jobs[0] : NULL;
+	struct helper *h;
+	struct job *j;
 	sqlite3_stmt *st = NULL;
 	size_t seen = 0;
 	int rc;
+
+	/* one thread keeps the doubles SQL's total() makes, for a sum
+	 * past int64; two fold integers and read again if one overflows */
+	pt->gr.exact = !two;
+	h = two ? helper_start(s, &c->part[1]) : NULL;
+	j = h ? &h->jobs[0] : NULL;
 
 	/* the source's blocks, with their time range (the zone map,
 	 * db/schema-12.sql: blocks whose times miss the window are not
@@ -868,6 +892,8 @@ static int scan_source(struct scan_cursor *c, const struct sel *s,
 	groups_free(&c->part[1].gr);
 	if (rc < 0)
 		return SQLITE_NOMEM;
+	for (size_t k = 0; !pt->gr.exact && !rc && k < pt->gr.n; k++)
+		rc = pt->gr.g[k].ovf != 0;
 	if (rc > 0) {
 		/* a sum past int64: the rows in order, on one thread */
 		cursor_reset(c);
@@ -994,7 +1020,8 @@ static int scan_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
 	default:
 		if (i >= C_HITS && i <= C_SITE)
 			if (g->ovf & (1u << (i - C_HITS)))
-				sqlite3_result_double(ctx, g->d[i - C_HITS]);
+				sqlite3_result_double(ctx,
+					c->part[0].gr.d[c->at][i - C_HITS]);
 			else
 				sqlite3_result_int64(ctx, g->f[i - C_HITS]);
 		else

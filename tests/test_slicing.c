@@ -424,6 +424,57 @@ static void test_open_window_is_whole(void **state)
 }
 
 /*
+ * Sums of bytes past int64 (sizes no kernel has, as a damaged capture
+ * can carry): the scan's sum is then SQL's total() of the rows, a double
+ * (the reports show it cast back, INT64_MAX), never a wrapped integer.
+ * 6,000 allocations at one site, four of 2^62 and 2^61 bytes in blocks
+ * 0, 1, 4 and 5: the scan's two threads (every other four blocks) each
+ * stay within int64, their sums together do not, and the scan reads
+ * the source again on one thread.
+ */
+static void test_sums_past_int64(void **state)
+{
+	char *trace = path_in(tmp, "huge.txt"), *db = path_in(tmp, "huge.db");
+	char *csv, *want;
+	FILE *f = fopen(trace, "w");
+	struct run r;
+
+	(void)state;
+	assert_non_null(f);
+	fprintf(f, "# tracer: nop\n#\n");
+	for (int i = 0; i < 6000; i++) {
+		unsigned long long bytes = 64;
+
+		if (i == 10 || i == 4096 + 10)
+			bytes = 1ULL << 62;
+		else if (i == 1024 + 10 || i == 5120 + 10)
+			bytes = 1ULL << 61;
+		fprintf(f, "            bash-100     [000] .....   %d.%06d: "
+			"kmalloc: call_site=foo_alloc+0x10/0x40 "
+			"ptr=ffff8881%08x bytes_req=32 bytes_alloc=%llu "
+			"gfp_flags=GFP_KERNEL node=-1 accounted=false\n",
+			100 + i / 1000000, i % 1000000, i * 64, bytes);
+	}
+	fclose(f);
+	run_memdb(&r, db, "ingest -q '%s'", trace);
+	assert_run_ok(&r);
+	run_free(&r);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM alloc_blk"), 6);
+	csv = report_csv(db, "callsites --time , --top 0");
+	want = strf(",6000,192000,9223372036854775807,");
+	if (!strstr(csv, want))
+		fail_msg("callsites --time ,: %s", csv);
+	free(csv);
+	csv = report_csv(db, "allocs --time , --sort bytes --top 1");
+	if (!strstr(csv, ",1,32,4611686018427387904,"))
+		fail_msg("allocs --time ,: %s", csv);
+	free(csv);
+	free(want);
+	free(trace);
+	free(db);
+}
+
+/*
  * --site by address, by function and by function+0xoff, on the perf
  * capture symbolized: perf kmem --caller prints this site as
  * "alloc_slab_obj_exts+58 | 11648/465 | 7200/288 | 25".
@@ -919,6 +970,7 @@ int main(void)
 		cmocka_unit_test(test_leaks_slices),
 		cmocka_unit_test(test_pages_sort),
 		cmocka_unit_test(test_open_window_is_whole),
+		cmocka_unit_test(test_sums_past_int64),
 		cmocka_unit_test(test_site_forms),
 		cmocka_unit_test(test_scan_windows),
 		cmocka_unit_test(test_damaged_block),
