@@ -32,6 +32,7 @@ echo "ftrace text: generating $n events as a trace (4 CPUs, live set 10000)"
 lines=$(wc -l < "$dir/trace")
 bytes=$(wc -c < "$dir/trace")
 
+sync	# the trace just written is not being written back while timed
 "$stat" "$memdb" ingest -q -d "$dir/bench.db" "$dir" 2> "$dir/ingest.stat"
 allocs=$(sqlite3 -cmd ".load $build/memdb" "$dir/bench.db" "SELECT count(*) FROM alloc")
 t_ingest=$(secs "$dir/ingest.stat")

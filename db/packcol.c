@@ -77,15 +77,30 @@ void mdb_pc_add_free(struct mdb_pc_block *b, const struct mdb_free *f)
 void mdb_pc_block_init(struct mdb_pc_block *b)
 {
 	b->rows = 0;
-	b->zd = NULL;
+	b->zd = b->zc = NULL;
 }
 
 void mdb_pc_block_done(struct mdb_pc_block *b)
 {
 	if (b) {
 		ZSTD_freeDCtx(b->zd);
-		b->zd = NULL;
+		ZSTD_freeCCtx(b->zc);
+		b->zd = b->zc = NULL;
 	}
+}
+
+/* @b's compression context, level 1 with checksums; NULL without one. */
+static ZSTD_CCtx *cctx(struct mdb_pc_block *b)
+{
+	if (!b->zc && (b->zc = ZSTD_createCCtx()) &&
+	    (ZSTD_isError(ZSTD_CCtx_setParameter(b->zc,
+				ZSTD_c_compressionLevel, 1)) ||
+	     ZSTD_isError(ZSTD_CCtx_setParameter(b->zc,
+				ZSTD_c_checksumFlag, 1)))) {
+		ZSTD_freeCCtx(b->zc);
+		b->zc = NULL;
+	}
+	return b->zc;
 }
 
 static void put_le(uint8_t *p, uint64_t v, unsigned w)
@@ -187,7 +202,7 @@ static int col_len(const uint8_t *h, size_t rows, size_t *len)
 
 size_t mdb_pc_pack(struct mdb_pc_block *b, uint8_t *out)
 {
-	ZSTD_CCtx *z = ZSTD_createCCtx();
+	ZSTD_CCtx *z = cctx(b);       /* NULL: every column raw */
 	uint8_t *tab = out + MDB_PC_HEAD + 9 * MDB_PC_NCOLS;
 	size_t at = MDB_PC_HEAD + 14 * MDB_PC_NCOLS, from = 9 * MDB_PC_NCOLS;
 
@@ -197,13 +212,6 @@ size_t mdb_pc_pack(struct mdb_pc_block *b, uint8_t *out)
 	put_le(out + 2, b->rows, 2);
 	out[4] = MDB_PC_COLS;
 	memcpy(out + MDB_PC_HEAD, b->body, 9 * MDB_PC_NCOLS);
-	if (z && (ZSTD_isError(ZSTD_CCtx_setParameter(z,
-				ZSTD_c_compressionLevel, 1)) ||
-		  ZSTD_isError(ZSTD_CCtx_setParameter(z,
-				ZSTD_c_checksumFlag, 1)))) {
-		ZSTD_freeCCtx(z);
-		z = NULL;               /* every column raw */
-	}
 	for (int c = 0; c < MDB_PC_NCOLS; c++) {
 		size_t len = 0, k = (size_t)-1;
 
@@ -227,7 +235,6 @@ size_t mdb_pc_pack(struct mdb_pc_block *b, uint8_t *out)
 		at += k;
 		from += len;
 	}
-	ZSTD_freeCCtx(z);
 	return at;
 }
 

@@ -79,12 +79,12 @@ enum mdb_pc_col {
 #define MDB_PC_MAX_BYTES (MDB_PC_HEAD + MDB_PC_MAX_BODY + 5 * MDB_PC_NCOLS)
 
 /* A block of rows, unpacked: v[col][row], null[col][row] nonzero when
- * NULL (v is then 0); body is room for packing and unpacking; zd the
- * zstd context its unpacking reuses (made at the first need: zeroed by
- * mdb_pc_block_init(), freed by mdb_pc_block_done()). */
+ * NULL (v is then 0); body is room for packing and unpacking; zd and zc
+ * the zstd contexts its unpacking and packing reuse (made at the first
+ * need: zeroed by mdb_pc_block_init(), freed by mdb_pc_block_done()). */
 struct mdb_pc_block {
 	size_t rows;
-	void *zd;
+	void *zd, *zc;
 	int64_t v[MDB_PC_NCOLS][MDB_PC_ROWS];
 	uint8_t null[MDB_PC_NCOLS][MDB_PC_ROWS];
 	uint8_t body[MDB_PC_MAX_BODY];

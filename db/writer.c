@@ -216,6 +216,7 @@ static void finalize_all(struct mdb_writer *w)
 
 	for (int i = 0; i < 2; i++) {
 		sqlite3_finalize(all[i]->ins);
+		mdb_pc_block_done(all[i]->pc);
 		free(all[i]->pc);
 		all[i]->ins = NULL;
 		all[i]->pc = NULL;
