@@ -712,14 +712,16 @@ static void *helper_main(void *arg)
 	return NULL;
 }
 
-/* Copy blob @p (@n bytes) into @j; -1 on ENOMEM. */
+/* Copy blob @p (@n bytes; NULL when empty, as SQLite gives an empty
+ * one) into @j; -1 on ENOMEM.  The buffer is made even for an empty
+ * blob: the helper points into it. */
 static int job_add(struct job *j, const uint8_t *p, size_t n, int64_t row,
 		   int64_t blk)
 {
 	size_t at = j->n ? j->off[j->n] : 0;
 
-	if (j->cap - at < n) {
-		size_t cap = (at + n) * 2;
+	if (!j->buf || j->cap - at < n) {
+		size_t cap = (at + n + 1) * 2;
 		uint8_t *b = realloc(j->buf, cap);
 
 		if (!b)
@@ -727,7 +729,8 @@ static int job_add(struct job *j, const uint8_t *p, size_t n, int64_t row,
 		j->buf = b;
 		j->cap = cap;
 	}
-	memcpy(j->buf + at, p, n);
+	if (n)
+		memcpy(j->buf + at, p, n);
 	j->off[j->n] = at;
 	j->row[j->n] = row;
 	j->blk[j->n++] = blk;

@@ -685,29 +685,36 @@ static void test_scan_windows(void **state)
 	check_windows(gen_db);
 }
 
-/* Damage block @k of source 1 of @db (cut its blob short); its row. */
-static int64_t damage(const char *db, int k)
+/* Damage block @k of source 1 of @db (cut its blob to @len bytes); its
+ * row. */
+static int64_t damage_to(const char *db, int k, int len)
 {
 	int64_t row = db_int(db, "SELECT alloc_lo FROM source WHERE id = 1") +
 		      (int64_t)(k + 1) * 1024 - 1;
-	char *q = strf("UPDATE alloc_blk SET data = substr(data, 1, 200) "
-		       "WHERE id = %lld", (long long)row);
+	char *q = strf("UPDATE alloc_blk SET data = substr(data, 1, %d) "
+		       "WHERE id = %lld", len, (long long)row);
 
 	free(out_of("sqlite3 '%s' '%s'", db, q));
 	free(q);
 	return row;
 }
 
-/* Every report of @reps on @db fails naming block @k at @row. */
-static void refused_at(const char *db, int64_t row, int k)
+/* Damage block @k of source 1 of @db (cut its blob short); its row. */
+static int64_t damage(const char *db, int k)
+{
+	return damage_to(db, k, 200);
+}
+
+/* Every report of @reps on @db fails naming block @k at @row, with
+ * @what (offset and reason). */
+static void refused_for(const char *db, int64_t row, int k, const char *what)
 {
 	static const char *const reps[] = {
 		"allocs --pid 1003", "callsites --time ,",
 		"pingpong --comm tar",
 	};
-	char *want = strf("alloc_blk row %lld (source 1, block %d) "
-			  "offset=200: column headers run past the end",
-			  (long long)row, k);
+	char *want = strf("alloc_blk row %lld (source 1, block %d) %s",
+			  (long long)row, k, what);
 	struct run r;
 
 	for (int i = 0; i < 3; i++) {
@@ -718,6 +725,13 @@ static void refused_at(const char *db, int64_t row, int k)
 		run_free(&r);
 	}
 	free(want);
+}
+
+/* Every report of @reps on @db fails naming block @k at @row. */
+static void refused_at(const char *db, int64_t row, int k)
+{
+	refused_for(db, row, k,
+		    "offset=200: column headers run past the end");
 }
 
 /*
@@ -745,6 +759,11 @@ static void test_damaged_block(void **state)
 	damage(bad, 6);                 /* the second thread's, after */
 	row = damage(bad, 2);
 	refused_at(bad, row, 2);
+	/* an empty blob (SQLite gives no pointer for it) on the second
+	 * thread, whose job copies the blobs */
+	free(out_of("cp '%s' '%s'", gen_db, bad));
+	row = damage_to(bad, 5, 0);
+	refused_for(bad, row, 5, "offset=0: shorter than the header");
 	free(bad);
 }
 
