@@ -35,3 +35,13 @@ SELECT id, label, kind FROM (
 -- Source s has tags (/proc/allocinfo lines), zones (slabinfo, ...).
 @has_tags() = EXISTS (SELECT 1 FROM tag t WHERE t.source_id = s.id);
 @has_zones() = EXISTS (SELECT 1 FROM zone z WHERE z.source_id = s.id);
+
+-- The rows of a callsites --by KEY report: the groups callsites' set-up
+-- statements computed into temp.slab_rows (k1 the key), named KEY,
+-- ordered by --sort and then by TIE.
+@slab_rows_by(key, tie) =
+SELECT k1 AS $key, hits, bytes_req, bytes_alloc, avg_alloc, waste,
+       frag_pct, freed, pingpong, live, live_bytes
+FROM temp.slab_rows
+ORDER BY @sort, $tie
+LIMIT :top;

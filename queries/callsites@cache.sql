@@ -18,10 +18,6 @@
 -- Parameters: those of callsites, whose set-up statements compute the
 -- groups into temp.slab_rows and their total into temp.slab_total.
 
-SELECT k1 AS cache, hits, bytes_req, bytes_alloc, avg_alloc, waste,
-       frag_pct, freed, pingpong, live, live_bytes
-FROM temp.slab_rows
-ORDER BY @sort, cache
-LIMIT :top;
+@slab_rows_by(cache, cache);
 
 SELECT 'total' AS cache, * FROM temp.slab_total;

@@ -18,10 +18,6 @@
 -- sources into temp.rsrc and compute the groups into temp.slab_rows and
 -- their total into temp.slab_total.
 
-SELECT k1 AS label, hits, bytes_req, bytes_alloc, avg_alloc, waste,
-       frag_pct, freed, pingpong, live, live_bytes
-FROM temp.slab_rows
-ORDER BY @sort, label
-LIMIT :top;
+@slab_rows_by(label, label);
 
 SELECT 'total' AS label, * FROM temp.slab_total;

@@ -17,10 +17,6 @@
 -- Parameters: those of callsites, whose set-up statements compute the
 -- groups into temp.slab_rows and their total into temp.slab_total.
 
-SELECT k1 AS pid, hits, bytes_req, bytes_alloc, avg_alloc, waste,
-       frag_pct, freed, pingpong, live, live_bytes
-FROM temp.slab_rows
-ORDER BY @sort, pid
-LIMIT :top;
+@slab_rows_by(pid, pid);
 
 SELECT 'total' AS pid, * FROM temp.slab_total;

@@ -15,10 +15,6 @@
 -- Parameters: those of callsites, whose set-up statements compute the
 -- groups into temp.slab_rows and their total into temp.slab_total.
 
-SELECT k1 AS type, hits, bytes_req, bytes_alloc, avg_alloc, waste,
-       frag_pct, freed, pingpong, live, live_bytes
-FROM temp.slab_rows
-ORDER BY @sort, ord
-LIMIT :top;
+@slab_rows_by(type, ord);
 
 SELECT 'total' AS type, * FROM temp.slab_total;
