@@ -435,7 +435,7 @@ static void test_open_window_is_whole(void **state)
 static void test_sums_past_int64(void **state)
 {
 	char *trace = path_in(tmp, "huge.txt"), *db = path_in(tmp, "huge.db");
-	char *csv, *want;
+	char *csv;
 	FILE *f = fopen(trace, "w");
 	struct run r;
 
@@ -461,15 +461,13 @@ static void test_sums_past_int64(void **state)
 	run_free(&r);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM alloc_blk"), 6);
 	csv = report_csv(db, "callsites --time , --top 0");
-	want = strf(",6000,192000,9223372036854775807,");
-	if (!strstr(csv, want))
+	if (!strstr(csv, ",6000,192000,9223372036854775807,"))
 		fail_msg("callsites --time ,: %s", csv);
 	free(csv);
 	csv = report_csv(db, "allocs --time , --sort bytes --top 1");
 	if (!strstr(csv, ",1,32,4611686018427387904,"))
 		fail_msg("allocs --time ,: %s", csv);
 	free(csv);
-	free(want);
 	free(trace);
 	free(db);
 }
