@@ -35,13 +35,7 @@ GROUP BY s.id, (a.id - s.alloc_lo) / 1024;
 DROP TABLE alloc;
 CREATE VIRTUAL TABLE alloc USING memdb_alloc;
 
--- The packed columns of large sources (db/schema-8.sql) were a copy of
--- their alloc rows' columns: the blocks are now the rows, and slab_scan
--- (report/scan.c) reads them.  slice_meta.col_lo and col_hi are no
--- longer slice_col's rowids: NOT NULL marks a source whose slicing
--- reports read its blocks (the alloc ids of its blocks when written).
-UPDATE slice_meta SET
-	col_lo = (SELECT alloc_lo FROM source WHERE id = slice_meta.source_id),
-	col_hi = (SELECT alloc_hi FROM source WHERE id = slice_meta.source_id)
-WHERE col_lo IS NOT NULL;
-DROP TABLE slice_col;
+-- The packed columns of the large sources of versions 8 to 10
+-- (slice_col, db/migrations.h) were a copy of their alloc rows' columns:
+-- the blocks are now the rows, and slab_scan (report/scan.c) reads them.
+DROP TABLE IF EXISTS slice_col;

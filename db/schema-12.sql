@@ -5,14 +5,14 @@
 -- One scan: every report that selects allocations (--time, --pid,
 -- --comm, --cache, --site, --by comm and pid) reads the source's blocks
 -- with slab_scan (report/scan.c), and the slicing index (the slice_*
--- tables of db/schema-5.sql to schema-7.sql, one table per selection
--- made fast) goes.  What the scan keeps of it is each block's time
--- range, a zone map: a block whose allocations were all made outside a
--- --time window is not read.
+-- tables of versions 5 to 7, one per selection made fast, which a
+-- database older than 5 no longer builds: db/migrations.h) goes.  What
+-- the scan keeps of it is each block's time range, a zone map: a block
+-- whose allocations were all made outside a --time window is not read.
 --
 -- min_ts, max_ts: the smallest and largest time (ns) of the block's
--- allocations that have one; NULL when none has, or for a block written
--- before version 12 without a slice_block row, which is then always read.
+-- allocations that have one; NULL when none has (the block is then
+-- always read).
 ALTER TABLE alloc_blk ADD COLUMN min_ts INTEGER;
 ALTER TABLE alloc_blk ADD COLUMN max_ts INTEGER;
 
@@ -24,23 +24,24 @@ ALTER TABLE alloc_blk ADD COLUMN max_ts INTEGER;
 -- live allocations, pages' page allocations) without unpacking it.
 ALTER TABLE alloc_blk ADD COLUMN kinds INTEGER;
 
--- slice_block held the same ranges for the blocks of an indexed source
--- (block k: alloc ids alloc_lo + 1024 k on, as alloc_blk's).
+-- The blocks written before: their allocations' times, read through
+-- alloc's virtual table (block k of a source: alloc ids alloc_lo +
+-- 1024 k on).
 UPDATE alloc_blk SET (min_ts, max_ts) = (
-	SELECT k.min_ts, k.max_ts
-	FROM source s JOIN slice_block k ON k.source_id = s.id
+	SELECT min(a.ts), max(a.ts)
+	FROM source s, alloc a
 	WHERE s.id = alloc_blk.source_id
-	  AND k.blk = (alloc_blk.id - s.alloc_lo) / 1024
-	  AND k.min_ts <= k.max_ts);
+	  AND a.id BETWEEN s.alloc_lo + (alloc_blk.id - s.alloc_lo) / 1024
+			   * 1024 AND alloc_blk.id);
 
-DROP TABLE slice_meta;
-DROP TABLE slice_block;
-DROP TABLE slice_bucket;
-DROP TABLE slice_key;
-DROP TABLE slice_pid;
-DROP TABLE slice_bucket_comm;
-DROP TABLE slice_pp;
-DROP TABLE slice_stack;
-DROP TABLE slice_ptr;
-DROP TABLE slice_bucket_pid;
-DROP TABLE slice_pp_pid;
+DROP TABLE IF EXISTS slice_meta;
+DROP TABLE IF EXISTS slice_block;
+DROP TABLE IF EXISTS slice_bucket;
+DROP TABLE IF EXISTS slice_key;
+DROP TABLE IF EXISTS slice_pid;
+DROP TABLE IF EXISTS slice_bucket_comm;
+DROP TABLE IF EXISTS slice_pp;
+DROP TABLE IF EXISTS slice_stack;
+DROP TABLE IF EXISTS slice_ptr;
+DROP TABLE IF EXISTS slice_bucket_pid;
+DROP TABLE IF EXISTS slice_pp_pid;

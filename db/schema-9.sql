@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: MIT
--- memdb database schema, version 9: the forward migration from version 8
--- (db/schema-8.sql).  A new database runs every migration, in order.
+-- memdb database schema, version 9: the forward migration from version
+-- 8 (db/migrations.h).  A new database runs every migration, in order.
 --
 -- The page allocations (type 2) of each source, found without reading
 -- every alloc row: pages and pages --by caller read the rows through

@@ -40,25 +40,18 @@ static size_t nrefs;
 
 /*
  * @db as memdb before version 12 wrote it: the slicing index's tables
- * (schema 11's), slice_block's block time ranges made from the alloc
- * rows, and no zone map nor kinds in alloc_blk.
+ * (slice_col was gone at 11), and no zone map nor kinds in alloc_blk.
  */
 static void db_as_schema11(const char *db)
 {
-	char *tables = schema_of_version(11, "tbl_name LIKE 'slice\\_%' "
-					 "ESCAPE '\\'");
-	char *sql = strf("%s; INSERT INTO slice_block (source_id, blk, "
-			 "min_ts, max_ts) SELECT s.id, (a.id - s.alloc_lo) / "
-			 "1024, min(a.ts), max(a.ts) FROM source s JOIN alloc "
-			 "a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi GROUP "
-			 "BY 1, 2; ALTER TABLE alloc_blk DROP COLUMN min_ts; "
+	char *sql = strf("%s; DROP TABLE slice_col; "
+			 "ALTER TABLE alloc_blk DROP COLUMN min_ts; "
 			 "ALTER TABLE alloc_blk DROP COLUMN max_ts; "
 			 "ALTER TABLE alloc_blk DROP COLUMN kinds; "
-			 "PRAGMA user_version = 11", tables);
+			 "PRAGMA user_version = 11", slicing_tables_sql);
 
 	db_as_schema12(db);
 	db_exec(db, sql);
-	free(tables);
 	free(sql);
 }
 
@@ -813,7 +806,7 @@ static int same_opt_runs(size_t o)
 /*
  * A database of schema 11, with the slicing index it kept then, migrated
  * by an ingest of another trace: the slicing tables are gone, its blocks'
- * zone maps come from slice_block, and its first source's rows equal
+ * zone maps are those an ingest now writes, and its first source's rows equal
  * those of the same trace ingested now (which test_scan_windows() holds
  * against slice_count.py) with every window and filter.
  */

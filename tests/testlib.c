@@ -522,21 +522,32 @@ void db_as_schema12(const char *db)
 	free(sql);
 }
 
+const char slicing_tables_sql[] =
+	"CREATE TABLE slice_meta (source_id); "
+	"CREATE TABLE slice_block (source_id); "
+	"CREATE TABLE slice_bucket (source_id); "
+	"CREATE TABLE slice_key (source_id); "
+	"CREATE TABLE slice_pid (source_id); "
+	"CREATE TABLE slice_bucket_comm (source_id); "
+	"CREATE TABLE slice_pp (source_id); "
+	"CREATE TABLE slice_stack (source_id); "
+	"CREATE TABLE slice_ptr (source_id); "
+	"CREATE TABLE slice_bucket_pid (source_id); "
+	"CREATE TABLE slice_pp_pid (source_id); "
+	"CREATE TABLE slice_col (source_id)";
+
 void db_as_schema10(const char *db)
 {
-	/* the schema-10 alloc table and its indexes, and the slicing
-	 * index's tables (empty), from the migrations */
-	char *tables = schema_of_version(10, "tbl_name = 'alloc' OR "
-					 "tbl_name LIKE 'slice\\_%' "
-					 "ESCAPE '\\'");
+	/* the schema-10 alloc table and its indexes, from the migrations */
+	char *table = schema_of_version(10, "tbl_name = 'alloc'");
 	char *sql = strf("CREATE TEMP TABLE rows10 AS SELECT * FROM alloc; "
-			 "DROP TABLE alloc; DROP TABLE alloc_blk; %s; "
+			 "DROP TABLE alloc; DROP TABLE alloc_blk; %s; %s; "
 			 "INSERT INTO alloc SELECT * FROM temp.rows10; "
 			 "DROP TABLE temp.rows10; PRAGMA user_version = 10",
-			 tables);
+			 table, slicing_tables_sql);
 
 	db_as_schema12(db);
 	db_exec(db, sql);
-	free(tables);
+	free(table);
 	free(sql);
 }

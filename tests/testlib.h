@@ -103,8 +103,13 @@ void db_as_schema12(const char *db);
 
 /* Turn database @db of the current schema into one of schema 10, the
  * last whose alloc was a table of rows: the same rows, as rows, and the
- * slicing index's tables of then, empty (db/schema-12.sql drops them). */
+ * slicing index's tables of then, empty (slicing_tables_sql). */
 void db_as_schema10(const char *db);
+
+/* The tables of the slicing index, which versions 5 to 8 made and
+ * versions 11 (slice_col) and 12 drop (db/migrations.h): only their
+ * names matter. */
+extern const char slicing_tables_sql[];
 
 /* The SQL (";"-joined) of what schema @version's migrations make where
  * @where holds over sqlite_master (e.g. "tbl_name = 'alloc'"); failing
