@@ -67,6 +67,31 @@ int mdb_db_error(struct mdb_db *db, struct mdb_error *e, const char *what)
 	return nomem ? -MDB_E_NOMEM : -MDB_E_DB;
 }
 
+int mdb_sql_prepare_id(struct mdb_db *db, const char *sql, int64_t id,
+		       const char *text, sqlite3_stmt **st, const char *what,
+		       struct mdb_error *e)
+{
+	if (sqlite3_prepare_v2(db->h, sql, -1, st, NULL))
+		return mdb_db_error(db, e, what);
+	sqlite3_bind_int64(*st, 1, id);
+	if (text)
+		sqlite3_bind_text(*st, 2, text, -1, SQLITE_STATIC);
+	return 0;
+}
+
+int mdb_sql_exec_id(struct mdb_db *db, const char *sql, int64_t id,
+		    const char *text, const char *what, struct mdb_error *e)
+{
+	sqlite3_stmt *st;
+	int rc = mdb_sql_prepare_id(db, sql, id, text, &st, what, e);
+
+	if (rc)
+		return rc;
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : mdb_db_error(db, e, what);
+}
+
 static int busy_wait(void *ctx, int n);
 
 int mdb_db_exec(struct mdb_db *db, const char *sql, struct mdb_error *e)

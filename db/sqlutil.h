@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Private to db/: binding values the way every loader stores them, and
- * the statements of one source id several of db/ run. */
+ * the statements of one source id several of db/ run (db.c). */
 #ifndef MDB_SQLUTIL_H
 #define MDB_SQLUTIL_H
 
@@ -35,15 +35,6 @@ static inline void bind_text_or_null(sqlite3_stmt *st, int col,
 	else
 		sqlite3_bind_null(st, col);
 }
-
-/*
- * "@head (?1, ?, ... ?), (?1, ?, ...), ...": the text of a multi-row
- * INSERT of @nrows rows of @ncols bound columns each after ?1 (the source
- * id), so that row k's columns are parameters 2 + k * @ncols ..
- * 1 + (k + 1) * @ncols; malloc'ed, its length in *@len (may be NULL);
- * NULL on ENOMEM.
- */
-char *mdb_sql_rows(const char *head, int nrows, int ncols, int *len);
 
 /*
  * @sql prepared into *@st, its ?1 bound to @id and, when @text is not

@@ -164,15 +164,41 @@ struct multi_writer {
 	unsigned null[MULTI_ROWS];      /* bit c: column c is NULL */
 };
 
-/* "INSERT INTO @table (source_id, @cols) VALUES (?1, ...)..." for
- * @rows rows of @ncols columns; NULL on ENOMEM. */
+/*
+ * "INSERT INTO @table (source_id, @cols) VALUES (?1, ?, ...), ..." for
+ * @rows rows of @ncols columns after ?1 (the source id), so that row k's
+ * columns are parameters 2 + k * @ncols .. 1 + (k + 1) * @ncols; NULL on
+ * ENOMEM.  The columns are written "?", not "?N": SQLite numbers a "?"
+ * one past the largest number so far, which gives the same numbers, and
+ * it keeps only "?N" parameters in a list that each further "?N" is
+ * looked up in at prepare time, which grows with the square of their
+ * number.
+ */
 static char *multi_sql(const char *table, const char *cols, int ncols,
 		       int rows)
 {
 	char *head = sqlite3_mprintf("INSERT INTO %s (source_id, %s) VALUES ",
 				     table, cols);
-	char *s = head ? mdb_sql_rows(head, rows, ncols, NULL) : NULL;
+	size_t cap, n;
+	char *s;
 
+	if (!head)
+		return NULL;
+	cap = strlen(head) + 1 + (size_t)rows * ((size_t)ncols + 2) * 3;
+	s = malloc(cap);
+	if (s) {
+		n = (size_t)snprintf(s, cap, "%s", head);
+		for (int k = 0; k < rows; k++) {
+			n += (size_t)snprintf(s + n, cap - n, "%s(?1",
+					      k ? ", " : "");
+			for (int c = 0; c < ncols; c++) {
+				memcpy(s + n, ", ?", 3);
+				n += 3;
+			}
+			s[n++] = ')';
+			s[n] = '\0';
+		}
+	}
 	sqlite3_free(head);
 	return s;
 }
