@@ -14,7 +14,7 @@
 #include "../common/error.h"
 #include "../ingest/ingest.h"
 
-#define MDB_SCHEMA_VERSION 13
+#define MDB_SCHEMA_VERSION 14
 
 enum {
 	MDB_DB_READONLY = 1 << 0, /* never writes; the file must exist */

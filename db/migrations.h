@@ -20,6 +20,7 @@
 #include "schema11.inc" /* schema11_sql[], from db/schema-11.sql */
 #include "schema12.inc" /* schema12_sql[], from db/schema-12.sql */
 #include "schema13.inc" /* schema13_sql[], from db/schema-13.sql */
+#include "schema14.inc" /* schema14_sql[], from db/schema-14.sql */
 
 /*
  * Version 2: a second free of a freed allocation is a duplicate free (an
@@ -70,6 +71,7 @@ static const char *const mdb_migrations[] = {
 	schema11_sql,
 	schema12_sql,
 	schema13_sql,
+	schema14_sql,
 };
 
 #define MDB_NMIGRATIONS \

@@ -200,11 +200,26 @@ static int col_len(const uint8_t *h, size_t rows, size_t *len)
 	return 0;
 }
 
+static void load_u(const uint8_t *q, size_t rows, unsigned w, uint64_t *u);
+static size_t put_bits(uint8_t *q, const uint64_t *u, size_t rows,
+		       unsigned bits);
+
+/* The bits that hold every one of the @rows values @u. */
+static unsigned bits_of(const uint64_t *u, size_t rows)
+{
+	uint64_t any = 0;
+
+	for (size_t r = 0; r < rows; r++)
+		any |= u[r];
+	return any ? 64 - (unsigned)__builtin_clzll(any) : 0;
+}
+
 size_t mdb_pc_pack(struct mdb_pc_block *b, uint8_t *out)
 {
-	ZSTD_CCtx *z = cctx(b);       /* NULL: every column raw */
+	ZSTD_CCtx *z = cctx(b);       /* NULL: no column zstd */
 	uint8_t *tab = out + MDB_PC_HEAD + 9 * MDB_PC_NCOLS;
 	size_t at = MDB_PC_HEAD + 14 * MDB_PC_NCOLS, from = 9 * MDB_PC_NCOLS;
+	uint64_t u[MDB_PC_ROWS];
 
 	pack_body(b, b->body);
 	out[0] = MDB_PC_VERSION;
@@ -213,19 +228,37 @@ size_t mdb_pc_pack(struct mdb_pc_block *b, uint8_t *out)
 	out[4] = MDB_PC_COLS;
 	memcpy(out + MDB_PC_HEAD, b->body, 9 * MDB_PC_NCOLS);
 	for (int c = 0; c < MDB_PC_NCOLS; c++) {
-		size_t len = 0, k = (size_t)-1;
+		const uint8_t *h = b->body + 9 * c;
+		size_t len = 0, plain, k = (size_t)-1;
+		unsigned bits = 0;
 
-		(void)col_len(b->body + 9 * c, b->rows, &len);
-		/* zstd where it saves MDB_PC_GAIN of a column (with the
-		 * frame's checksum: a damaged column is an error, not other
-		 * values), else raw: decompressing costs more than reading
-		 * the few bytes it saves */
+		(void)col_len(h, b->rows, &len);
+		plain = len;
+		/* the values in as many bits as the largest needs, where
+		 * that is shorter than whole bytes */
+		if ((h[0] & 0x0f) && h[0] != (0x40 | 8)) {
+			load_u(b->body + from, b->rows, h[0] & 0x0f, u);
+			bits = bits_of(u, b->rows);
+			if (bits <= MDB_PC_MAX_BITS &&
+			    1 + (b->rows * bits + 7) / 8 < len)
+				plain = 1 + (b->rows * bits + 7) / 8;
+			else
+				bits = 0;
+		}
+		/* zstd where it saves MDB_PC_GAIN of that (with the frame's
+		 * checksum: a damaged column is an error, not other
+		 * values): decompressing costs more than reading the few
+		 * bytes it saves */
 		if (z && len >= 64)
 			k = ZSTD_compress2(z, out + at,
-					   len - len * MDB_PC_GAIN / 100,
+					   plain - plain * MDB_PC_GAIN / 100,
 					   b->body + from, len);
 		if (k != (size_t)-1 && !ZSTD_isError(k)) {
 			tab[5 * c] = MDB_PC_ZSTD;
+		} else if (bits) {
+			tab[5 * c] = MDB_PC_BITS;
+			out[at] = (uint8_t)bits;
+			k = 1 + put_bits(out + at + 1, u, b->rows, bits);
 		} else {
 			tab[5 * c] = MDB_PC_RAW;
 			memcpy(out + at, b->body + from, len);
@@ -281,13 +314,57 @@ static void load_u(const uint8_t *q, size_t rows, unsigned w, uint64_t *u)
 	}
 }
 
-/* Column values from @q, @w bytes each, into @v and @nul. */
-static void unpack_col(const uint8_t *q, size_t rows, unsigned w, int nulls,
+/* @rows unsigned values of @bits bits each (1 to 56), packed from bit 0
+ * of byte 0 of @q on, into @u: (@rows * @bits + 7) / 8 bytes are read. */
+static void load_bits(const uint8_t *q, size_t rows, unsigned bits,
+		      uint64_t *u)
+{
+	size_t len = (rows * bits + 7) / 8;
+	uint64_t mask = ((uint64_t)1 << bits) - 1;
+
+	for (size_t r = 0; r < rows; r++) {
+		size_t bit = r * bits, i = bit / 8;
+		uint64_t w;
+
+		if (i + 8 <= len) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			memcpy(&w, q + i, 8);
+#else
+			w = get_le(q + i, 8);
+#endif
+		} else {
+			w = 0;
+			for (size_t k = 0; i + k < len; k++)
+				w |= (uint64_t)q[i + k] << (8 * k);
+		}
+		u[r] = (w >> (bit % 8)) & mask;
+	}
+}
+
+/* @rows values @u of @bits bits each into @q, as load_bits() reads
+ * them; the bytes written. */
+static size_t put_bits(uint8_t *q, const uint64_t *u, size_t rows,
+		       unsigned bits)
+{
+	uint64_t acc = 0;
+	unsigned nacc = 0;
+	size_t n = 0;
+
+	for (size_t r = 0; r < rows; r++) {
+		acc |= u[r] << nacc;
+		nacc += bits;
+		for (; nacc >= 8; nacc -= 8, acc >>= 8)
+			q[n++] = (uint8_t)acc;
+	}
+	if (nacc)
+		q[n++] = (uint8_t)acc;
+	return n;
+}
+
+/* Column values from the unsigned @u into @v and @nul. */
+static void finish_col(const uint64_t *u, size_t rows, int nulls,
 		       uint64_t base, int64_t *v, uint8_t *nul)
 {
-	uint64_t u[MDB_PC_ROWS];
-
-	load_u(q, rows, w, u);
 	if (!nulls) {
 		memset(nul, 0, rows);
 		for (size_t r = 0; r < rows; r++)
@@ -298,6 +375,16 @@ static void unpack_col(const uint8_t *q, size_t rows, unsigned w, int nulls,
 		nul[r] = !u[r];
 		v[r] = (int64_t)(base + u[r] - !!u[r]) & -(int64_t)!!u[r];
 	}
+}
+
+/* Column values from @q, @w bytes each, into @v and @nul. */
+static void unpack_col(const uint8_t *q, size_t rows, unsigned w, int nulls,
+		       uint64_t base, int64_t *v, uint8_t *nul)
+{
+	uint64_t u[MDB_PC_ROWS];
+
+	load_u(q, rows, w, u);
+	finish_col(u, rows, nulls, base, v, nul);
 }
 
 /* Column @c of @b from its header @h and its values @q (col_len()'s
@@ -361,6 +448,17 @@ static int unpack_body(const uint8_t *q, size_t n, struct mdb_pc_block *b,
 	return 0;
 }
 
+/* Whether a column of header @h stored as MDB_PC_BITS of @bits bits in
+ * @k bytes (with that first byte) is one the layout has: 1 to
+ * MDB_PC_MAX_BITS bits, no more than its width's, and its length. */
+static int bits_fit(const uint8_t *h, unsigned bits, size_t rows, size_t k)
+{
+	unsigned w = h[0] & 0x0f;
+
+	return h[0] != (0x40 | 8) && bits >= 1 && bits <= MDB_PC_MAX_BITS &&
+	       bits <= 8 * w && k == 1 + (rows * bits + 7) / 8;
+}
+
 /*
  * The columns of @b in @mask from blob @p of @n bytes of codec
  * MDB_PC_COLS: every column's header, codec and length checked, the
@@ -389,7 +487,8 @@ static int unpack_cols(const uint8_t *p, size_t n, struct mdb_pc_block *b,
 			return -1;
 		}
 		*off = (size_t)(t - p);
-		if ((t[0] != MDB_PC_RAW && t[0] != MDB_PC_ZSTD) ||
+		if ((t[0] != MDB_PC_RAW && t[0] != MDB_PC_ZSTD &&
+		     t[0] != MDB_PC_BITS) ||
 		    (t[0] == MDB_PC_RAW && k != len)) {
 			*why = "bad column codec or length";
 			ret = -1;
@@ -401,9 +500,26 @@ static int unpack_cols(const uint8_t *p, size_t n, struct mdb_pc_block *b,
 			ret = -1;
 			break;
 		}
+		if (t[0] == MDB_PC_BITS &&
+		    (!k || !bits_fit(h + 9 * c, p[at], b->rows, k))) {
+			*off = at;
+			*why = "bad bit width of a column";
+			ret = -1;
+			break;
+		}
 		if (mask >> c & 1) {
 			const uint8_t *q = p + at;
 
+			if (t[0] == MDB_PC_BITS) {
+				uint64_t u[MDB_PC_ROWS];
+
+				load_bits(q + 1, b->rows, q[0], u);
+				finish_col(u, b->rows, h[9 * c] & 0x80,
+					   get_le(h + 9 * c + 1, 8), b->v[c],
+					   b->null[c]);
+				at += k;
+				continue;
+			}
 			if (t[0] == MDB_PC_ZSTD) {
 				if (!b->zd && !(b->zd = ZSTD_createDCtx())) {
 					*why = "out of memory";

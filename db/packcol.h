@@ -39,12 +39,18 @@
  * Codec MDB_PC_COLS codes each column on its own, so that a scan reads
  * only the columns it needs: after offset 5,
  *   MDB_PC_NCOLS column headers of 9 bytes, as in the body above;
- *   MDB_PC_NCOLS entries of 5 bytes: u8 MDB_PC_RAW or MDB_PC_ZSTD, u32
- *            the column's stored length;
+ *   MDB_PC_NCOLS entries of 5 bytes: u8 MDB_PC_RAW, MDB_PC_ZSTD or
+ *            MDB_PC_BITS, u32 the column's stored length;
  *   the columns' stored bytes in order: a column's values as in the
  *            body above, as they are (MDB_PC_RAW: the stored length is
- *            theirs) or as one zstd frame with a checksum (MDB_PC_ZSTD,
- *            chosen where it saves MDB_PC_GAIN percent of them).
+ *            theirs), as one zstd frame with a checksum of them
+ *            (MDB_PC_ZSTD), or bit-packed (MDB_PC_BITS, since schema
+ *            14): u8 bits, 1 to MDB_PC_MAX_BITS and at most the width's
+ *            8 bits a byte, then each row's u in that many bits, row 0
+ *            from bit 0 of the first byte on, low bits first, in
+ *            (rows * bits + 7) / 8 bytes.  Bit-packed where that is
+ *            shorter than whole bytes; zstd where it saves MDB_PC_GAIN
+ *            percent of the shorter of the two.
  * The blob ends with the last column's bytes.
  */
 #ifndef MDB_PACKCOL_H
@@ -71,6 +77,8 @@ enum mdb_pc_col {
 #define MDB_PC_RAW 0
 #define MDB_PC_ZSTD 1
 #define MDB_PC_COLS 2
+#define MDB_PC_BITS 3         /* a column of MDB_PC_COLS: bit-packed */
+#define MDB_PC_MAX_BITS 56
 #define MDB_PC_GAIN 30        /* percent zstd must save of a column */
 /* the largest body: every column 8 bytes wide, NULLs as a bitmap */
 #define MDB_PC_MAX_BODY \

@@ -6,7 +6,8 @@
  * each codec (each length short of whole, each header field out of
  * range, a byte more) is refused with the offset of what is wrong,
  * never read past, however few columns are asked for (a damaged zstd
- * column when it is read).
+ * column when it is read); bit-packed columns are read back as the bit
+ * at a time reading of as_raw() gives them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,7 +37,7 @@ static void fill(uint64_t *x, size_t rows, int k)
 {
 	in.rows = rows;
 	for (int c = 0; c < MDB_PC_NCOLS; c++) {
-		int kind = (c + k) % 6;
+		int kind = (c + k) % 7;
 		int64_t base = (int64_t)rnd(x);
 
 		for (size_t r = 0; r < rows; r++) {
@@ -58,6 +59,9 @@ static void fill(uint64_t *x, size_t rows, int k)
 			case 4:         /* 16 and 32 bits, negative too */
 				v = -(int64_t)(rnd(x) & (r & 1 ? 0xffff :
 							   0xffffffff));
+				break;
+			case 6:         /* a few bits: bit-packed */
+				v = base + (int64_t)(rnd(x) & 0x1f);
 				break;
 			default:        /* kernel addresses */
 				v = (int64_t)(0xffff888000000000ULL +
@@ -148,6 +152,11 @@ static void test_widths(void **state)
 	assert_int_equal(in.body[9 * MDB_PC_PID], 0x80);
 	assert_int_equal(in.body[9 * MDB_PC_TS], 0x81);
 	assert_int_equal(in.body[9 * MDB_PC_STATE], 0);
+	/* 1000 to 1003 as 0 to 3: bit-packed, 2 bits a row */
+	assert_int_equal(blob[MDB_PC_HEAD + 9 * MDB_PC_NCOLS + 5 * MDB_PC_PTR],
+			 MDB_PC_BITS);
+	assert_int_equal(blob[MDB_PC_HEAD + 9 * MDB_PC_NCOLS + 5 * MDB_PC_PTR +
+			      1], 2);
 	assert_true(n <= MDB_PC_HEAD + 14 * MDB_PC_NCOLS + 4 * (1 + 4 + 1));
 	assert_int_equal(mdb_pc_unpack(blob, n, &out, &why, &off), 0);
 	assert_same();
@@ -222,14 +231,39 @@ static void refused_cut(const uint8_t *p, size_t n)
 	}
 }
 
+/* A column stored as MDB_PC_BITS (@k bytes at @q: its bits, then its
+ * values) as the @w-byte values of codec MDB_PC_RAW into @out, read a
+ * bit at a time; their length. */
+static size_t bits_as_bytes(const uint8_t *q, size_t k, size_t rows,
+			    unsigned w, uint8_t *to)
+{
+	unsigned bits = q[0];
+
+	assert_true(bits >= 1 && bits <= 8 * w);
+	assert_int_equal(k, 1 + (rows * bits + 7) / 8);
+	for (size_t r = 0; r < rows; r++) {
+		uint64_t u = 0;
+
+		for (unsigned j = 0; j < bits; j++) {
+			size_t bit = r * bits + j;
+
+			u |= (uint64_t)(q[1 + bit / 8] >> (bit % 8) & 1) << j;
+		}
+		for (unsigned i = 0; i < w; i++)
+			to[r * w + i] = (uint8_t)(u >> (8 * i));
+	}
+	return rows * w;
+}
+
 /* Blob @p (@n bytes, codec MDB_PC_COLS) as codec MDB_PC_RAW into @raw:
- * the column headers and every column's values, decompressed where
- * stored so; its length. */
+ * the column headers and every column's values, decompressed or
+ * unpacked from bits where stored so; its length. */
 static size_t as_raw(const uint8_t *p, size_t n, uint8_t *raw)
 {
 	const uint8_t *tab = p + MDB_PC_HEAD + 9 * MDB_PC_NCOLS;
 	size_t at = MDB_PC_HEAD + 14 * MDB_PC_NCOLS;
 	size_t len = MDB_PC_HEAD + 9 * MDB_PC_NCOLS;
+	size_t rows = (size_t)p[2] | (size_t)p[3] << 8;
 
 	assert_int_equal(p[4], MDB_PC_COLS);
 	memcpy(raw, p, len);
@@ -245,6 +279,10 @@ static size_t as_raw(const uint8_t *p, size_t n, uint8_t *raw)
 
 			assert_false(ZSTD_isError(got));
 			len += got;
+		} else if (tab[5 * c] == MDB_PC_BITS) {
+			len += bits_as_bytes(p + at, k, rows,
+					     p[MDB_PC_HEAD + 9 * c] & 0x0f,
+					     raw + len);
 		} else {
 			assert_int_equal(tab[5 * c], MDB_PC_RAW);
 			memcpy(raw + len, p + at, k);
@@ -352,6 +390,43 @@ static void test_damaged(void **state)
 			 0);
 }
 
+/* A bit-packed column: no bits, more than MDB_PC_MAX_BITS or than its
+ * width holds, a length that is not its rows' are refused, however few
+ * columns are asked for. */
+static void test_bits_damaged(void **state)
+{
+	const uint8_t *tab = blob + MDB_PC_HEAD + 9 * MDB_PC_NCOLS;
+	/* 9: more than the column's 1 byte a row */
+	static const uint8_t bad[] = { 0, 9, MDB_PC_MAX_BITS + 1, 64, 255 };
+	size_t n, off, at = MDB_PC_HEAD + 14 * MDB_PC_NCOLS;
+	const char *why;
+	int c;
+
+	(void)state;
+	mdb_pc_block_done(&in);
+	memset(&in, 0, sizeof(in));
+	in.rows = 100;
+	for (size_t r = 0; r < in.rows; r++)
+		in.v[MDB_PC_CPU][r] = (int64_t)(r % 3);   /* 1 byte, 2 bits */
+	n = mdb_pc_pack(&in, blob);
+	for (c = 0; tab[5 * c] != MDB_PC_BITS; c++)
+		at += (size_t)tab[5 * c + 1] | (size_t)tab[5 * c + 2] << 8;
+	assert_int_equal(c, MDB_PC_CPU);
+	assert_int_equal(blob[at], 2);
+	refused_cut(blob, n);
+	for (size_t i = 0; i < sizeof(bad); i++) {
+		blob[at] = bad[i];
+		refused(blob, n, at, "bad bit width of a column");
+	}
+	blob[at] = 2;
+	assert_int_equal(mdb_pc_unpack(blob, n, &out, &why, &off), 0);
+	assert_same();
+	/* 24 bytes, not 1 + 25: the column's last bytes would be the
+	 * next column's */
+	blob[MDB_PC_HEAD + 9 * MDB_PC_NCOLS + 5 * c + 1] ^= 2;
+	refused(blob, n, at, "bad bit width of a column");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_widths),
 		cmocka_unit_test(test_full_span),
 		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_bits_damaged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,13 @@
+-- SPDX-License-Identifier: MIT
+-- memdb database schema, version 14: the forward migration from version
+-- 13 (db/schema-13.sql).  A new database runs every migration, in order.
+--
+-- Bit-packed columns: a column of a block of codec MDB_PC_COLS may be
+-- stored as MDB_PC_BITS (db/packcol.h), each value in as many bits as
+-- the block's largest needs, where that is shorter than whole bytes (the
+-- CPU, the type, the site).  They are read without zstd, where such a
+-- column was mostly a zstd frame before.  The blocks of an older
+-- database stay as they are, and are read as before; a memdb of version
+-- 13 refuses this database by its version instead of reading a column
+-- it does not know.  No table changes.
+SELECT 1 WHERE 0;
