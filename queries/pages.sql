@@ -45,10 +45,12 @@ WHERE s.id BETWEEN :src_lo AND :src_hi AND s.alloc_lo IS NOT NULL
 WITH RECURSIVE ord(n) AS (
 	SELECT 0 UNION ALL SELECT n + 1 FROM ord WHERE n < 10
 ), m AS (
-	SELECT ord.n AS o, a.migratetype AS mt, count(*) AS c
-	FROM temp.pg a CROSS JOIN ord ON a.bytes_alloc = (4096 << ord.n)
-	WHERE a.state <> 3
-	GROUP BY 1, 2
+	-- per size first: a join of every allocation with every order
+	-- costs more than the grouping
+	SELECT ord.n AS o, g.mt, g.c
+	FROM (SELECT bytes_alloc AS b, migratetype AS mt, count(*) AS c
+	      FROM temp.pg WHERE state <> 3 GROUP BY 1, 2) g
+	JOIN ord ON g.b = (4096 << ord.n)
 )
 SELECT ord.n AS "order",
        coalesce((SELECT sum(c) FROM m WHERE o = ord.n AND mt = 0), 0)
