@@ -20,16 +20,18 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
 CC      ?= gcc
 PKG_CONFIG ?= pkg-config
 
-# libkdumpfile is not linked: memdb loads it when it first opens a core
-# dump (ingest/vmcore/dump.c), by the soname of the one built against.
+# libkdumpfile and libcurl are not linked: memdb loads them when it first
+# opens a core dump (ingest/vmcore/dump.c) or talks to ClickHouse
+# (db/clickhouse.c), by the soname of the one built against.
 PKGS := sqlite3 libelf libdw libxxhash jansson libzstd zlib liblzma \
-	libtraceevent libtracecmd libbpf libcurl
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) libkdumpfile 2>/dev/null)
+	libtraceevent libtracecmd libbpf
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) libkdumpfile libcurl \
+	2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -pthread -ldl
-KDUMP_SONAME := $(shell objdump -p "$$($(PKG_CONFIG) --variable=libdir \
-	libkdumpfile 2>/dev/null)/libkdumpfile.so" 2>/dev/null | \
-	sed -n 's/^ *SONAME *//p')
-KDUMP_SONAME := $(or $(KDUMP_SONAME),libkdumpfile.so.10)
+soname_of = $(shell objdump -p "$$($(PKG_CONFIG) --variable=libdir \
+	$(1) 2>/dev/null)/$(1).so" 2>/dev/null | sed -n 's/^ *SONAME *//p')
+KDUMP_SONAME := $(or $(call soname_of,libkdumpfile),libkdumpfile.so.10)
+CURL_SONAME := $(or $(call soname_of,libcurl),libcurl.so.4)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
 WARN   := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
@@ -45,7 +47,8 @@ CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 LDFLAGS += -fsanitize=address,undefined
 endif
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(PKG_CFLAGS) \
-	      -DMDB_KDUMP_SONAME='"$(KDUMP_SONAME)"' -I$(BUILD)/gen -I.
+	      -DMDB_KDUMP_SONAME='"$(KDUMP_SONAME)"' \
+	      -DMDB_CURL_SONAME='"$(CURL_SONAME)"' -I$(BUILD)/gen -I.
 
 LIB_SRCS := $(wildcard common/*.c ingest/*.c ingest/*/*.c analysis/*.c db/*.c report/*.c symbolize/*.c record/*.c)
 CLI_SRCS := $(wildcard cli/*.c)

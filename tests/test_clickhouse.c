@@ -637,6 +637,23 @@ static void test_refusals(void **state)
 	run_free(&r);
 }
 
+/* libcurl is loaded when memdb first talks to ClickHouse: without it,
+ * a refusal that says what to install (no server needed). */
+static void test_no_libcurl(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run(&r, "MEMDB_TEST_CURL_SONAME=libmemdb-none.so.0 '%s' report "
+		"allocinfo --clickhouse 'http://127.0.0.1:1/'", env("MEMDB"));
+	assert_run_status(&r, 1);
+	if (!strstr(r.err, "cannot load libcurl") ||
+	    !strstr(r.err, "libmemdb-none.so.0") ||
+	    !strstr(r.err, "apt-get install libcurl4"))
+		fail_msg("stderr: %s", r.err);
+	run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -646,6 +663,7 @@ int main(void)
 		cmocka_unit_test(test_idempotent),
 		cmocka_unit_test(test_created_and_allocations),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_no_libcurl),
 	};
 
 	return cmocka_run_group_tests_name("clickhouse", tests, setup_all,
