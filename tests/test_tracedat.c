@@ -23,6 +23,8 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "../ingest/trace/tep_kmem.h"
+
 #include "testlib.h"
 
 static char *dir, *fix;
@@ -399,6 +401,27 @@ static char *edited(const char *name, const char *out, const char *edit)
 	return p;
 }
 
+/* @p, a copy of v7.dat.zst edited where memdb should not care: ingested,
+ * with the allocations of the file as it was. */
+static void newline_read(const char *p)
+{
+	char *a = fresh_db(dir, "nl-a.db"), *b = fresh_db(dir, "nl-b.db");
+	const char *q = "SELECT count(*) || ' ' || total(bytes_alloc) || ' ' "
+			"|| total(ptr) FROM alloc";
+	char *x, *y;
+
+	ingest_ok(a, "'%s'", p);
+	ingest_ok(b, "'%s/v7.dat.zst'", fix);
+	x = db_text(a, q);
+	y = db_text(b, q);
+	assert_string_equal(x, y);
+	assert_true(db_int(a, "SELECT count(*) FROM alloc") > 0);
+	free(x);
+	free(y);
+	free(a);
+	free(b);
+}
+
 static void test_corrupt(void **state)
 {
 	char *p;
@@ -443,6 +466,16 @@ static void test_corrupt(void **state)
 		   "b'REC->call_site# ', 1); open(p, 'wb').write(d)\" \"$F\"");
 	refused(p, "event format with a malformed print fmt", "offset=");
 	free(p);
+	/* a newline inside the quoted format is the kernel's own (6.18's
+	 * ext4_getfsmap_mapping ends its format so): read, and the same
+	 * allocations as the file unedited */
+	p = edited("v7.dat.zst", "newline.dat",
+		   "python3 -c \"import sys; p = sys.argv[1]; "
+		   "d = open(p, 'rb').read().replace(b'%s node=%d accounted', "
+		   "b'%s\\nnode=%d accounted', 1); open(p, 'wb').write(d)\" "
+		   "\"$F\"");
+	newline_read(p);
+	free(p);
 	/* cut inside the header, and inside the CPU data */
 	p = edited("v7.dat.zst", "cut-head.dat", "truncate -s 13 \"$F\"");
 	refused(p, "file cut short", "offset=12");
@@ -453,6 +486,44 @@ static void test_corrupt(void **state)
 	p = edited("v7.dat.zst", "cut-data7.dat", "truncate -s 200000 \"$F\"");
 	refused(p, "past the end of the file", "offset=");
 	free(p);
+}
+
+/* A format with field @decl: "name: x / ID: 1 / format: / field". */
+static int decl_ok(const char *decl)
+{
+	char *f = strf("name: x\nID: 1\nformat:\n\tfield:%s;\toffset:8;"
+		       "\tsize:4;\tsigned:0;\n\nprint fmt: \"%%d\", REC->x\n",
+		       decl);
+	int ok = mdb_tep_kmem_fields_ok(f, strlen(f));
+
+	free(f);
+	return ok;
+}
+
+/* Field declarations the checker before libtraceevent passes: as the
+ * kernel writes them (a __data_loc type of two words, 6.18's
+ * dma_sync_sg_for_device), not those libtraceevent 1.7.1 leaks on
+ * (testdata/libtraceevent/README.md). */
+static void test_field_decls(void **state)
+{
+	static const char *const good[] = {
+		"int common_pid", "const void * ptr", "char comm[16]",
+		"char buf[]", "__data_loc char[] name",
+		"__data_loc unsigned int[] lengths", "__rel_loc u64[] addrs",
+	};
+	static const char *const bad[] = {
+		"x[] y[]", "a[2] b", "const [void * ptr", "unsign&d long pfn",
+		"__data_loc char[] name[]", "__data_loc char[] name[4]",
+		"__data_loc unsigned[] int[] x",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		if (!decl_ok(good[i]))
+			fail_msg("refused: %s", good[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (decl_ok(bad[i]))
+			fail_msg("passed: %s", bad[i]);
 }
 
 /* A v7 file declaring zlib: refused by name, before libtracecmd. */
@@ -478,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_kallsyms_kept),
 		cmocka_unit_test(test_stdin),
 		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_field_decls),
 		cmocka_unit_test(test_zlib_refused),
 	};
 

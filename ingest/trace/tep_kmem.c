@@ -290,26 +290,34 @@ static int fmt_span(const char **s, const char *e, const char *set)
 /*
  * A C declaration as the kernel prints it: words and '*' separated by
  * spaces, ending with the name, which may carry "[N]" or "[]"
- * ("const void * ptr", "char comm[16]"); "[]" also after the type of
- * a __data_loc or __rel_loc ("__data_loc char[] name").  libtraceevent
- * 1.7.1 leaks on brackets anywhere else.
+ * ("const void * ptr", "char comm[16]"); or "[]" once after the type of
+ * a __data_loc or __rel_loc, of one word or more ("__data_loc char[]
+ * name", 6.18's "__data_loc unsigned int[] lengths"), the name then
+ * bare.  libtraceevent 1.7.1 leaks on brackets anywhere else.
  */
 static int fmt_decl(const char **s, const char *e)
 {
 	const char *p = *s;
 	int words = 0, last_word = 0, loc = fmt_lit(&p, e, "__data_loc ") ||
 					    fmt_lit(&p, e, "__rel_loc ");
+	int typed = 0;  /* the __data_loc type's "[]" seen */
 
 	while (p < e && *p != ';') {
 		if (fmt_span(&p, e, FMT_WORD)) {
+			int name;
+
 			words++;
 			last_word = 1;
-			if (fmt_lit(&p, e, "[]") ? p < e && *p != ';' &&
-						       (!loc || words != 1) :
-			    fmt_lit(&p, e, "[") &&
-				    (fmt_span(&p, e, FMT_DIGITS),
-				     !fmt_lit(&p, e, "]") || (p < e && *p != ';')))
+			if (fmt_lit(&p, e, "[]")) {
+				name = p >= e || *p == ';';
+				if (name ? typed : !loc || typed++)
+					return 0;
+			} else if (fmt_lit(&p, e, "[") &&
+				   (fmt_span(&p, e, FMT_DIGITS),
+				    !fmt_lit(&p, e, "]") ||
+				    (p < e && *p != ';') || typed)) {
 				return 0;
+			}
 		} else if (*p == '*' || (*p == ' ' && p > *s && p[-1] != ' ')) {
 			last_word = 0;
 			p++;

@@ -248,8 +248,10 @@ static int walk_header_info(struct tdat *t, struct rd *r)
  * The print fmt of an event format, roughly as the kernel writes it: a
  * quoted format, then arguments whose string literals end and whose
  * brackets balance, with none of the characters C expressions never
- * hold.  libtraceevent leaks on some malformed ones; this catches the
- * damage fuzzing produced (a bracket or a stray '#'), not every kind.
+ * hold; the line ends outside the quotes (a format may hold a newline:
+ * ext4_getfsmap_mapping's does).  libtraceevent leaks on some malformed
+ * ones; this catches the damage fuzzing produced (a bracket or a stray
+ * '#'), not every kind.
  */
 static int print_fmt_ok(const char *p, size_t n)
 {
@@ -258,7 +260,7 @@ static int print_fmt_ok(const char *p, size_t n)
 
 	if (!pf)
 		return 1;
-	for (p = pf + 12; p < e && *p && *p != '\n'; p++) {
+	for (p = pf + 12; p < e && *p && (quoted || *p != '\n'); p++) {
 		if (quoted) {
 			if (*p == '\\' && p + 1 < e)
 				p++;
