@@ -18,7 +18,7 @@
  * libcurl is not linked: it is loaded at the first mdb_ch_open(), by
  * the soname memdb was built against (MDB_CURL_SONAME, from the
  * Makefile).  Linked, it and the TLS, LDAP and SSH libraries it brings
- * took 5 of the 8 ms every memdb command spent starting, for the one
+ * would be loaded at every start of every memdb command, for the one
  * command and the fleet reports that talk to ClickHouse.
  */
 static struct {
