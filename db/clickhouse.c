@@ -18,7 +18,7 @@
  * libcurl is not linked: it is loaded at the first mdb_ch_open(), by
  * the soname memdb was built against (MDB_CURL_SONAME, from the
  * Makefile).  Linked, it and the TLS, LDAP and SSH libraries it brings
- * took 5 of the 8 ms every memdb command spent starting, for the one
+ * would be loaded at every start of every memdb command, for the one
  * command and the fleet reports that talk to ClickHouse.
  */
 static struct {
@@ -61,6 +61,7 @@ static int cu_ready(struct mdb_error *e)
 
 	/* the tests name a library that is not there */
 	const char *so = secure_getenv("MEMDB_TEST_CURL_SONAME");
+	const char *fail;
 	int ok;
 
 	pthread_mutex_lock(&cu_lock);
@@ -68,28 +69,34 @@ static int cu_ready(struct mdb_error *e)
 		void *h = dlopen(so && *so ? so : MDB_CURL_SONAME,
 				 RTLD_NOW | RTLD_LOCAL);
 		const char *why = h ? NULL : dlerror();
+		int found = h != NULL;
 
-		for (size_t i = 0; h && i < sizeof(sym) / sizeof(sym[0]); i++)
+		for (size_t i = 0; found && i < sizeof(sym) / sizeof(sym[0]);
+		     i++)
 			if (!(*sym[i].fn = dlsym(h, sym[i].name))) {
 				why = dlerror();
-				dlclose(h);
-				h = NULL;
+				found = 0;
 			}
 		/* curl_global_init() is not thread-safe: memdb calls it
 		 * once, here, under the lock */
-		if (h && cu.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		if (found && cu.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 			why = "curl_global_init failed";
-		if (!h || why) {
+		if (!found || why) {
+			/* copied before dlclose(), which frees the text
+			 * dlerror() gave */
 			cu_fail = strdup(why ? why : "unknown error");
 			memset(&cu, 0, sizeof(cu));
+			if (h && !found)
+				dlclose(h);
 		}
 	}
 	ok = cu.init != NULL;
+	fail = cu_fail;  /* set once, never freed */
 	pthread_mutex_unlock(&cu_lock);
 	if (ok)
 		return 0;
 	mdb_error_set(e, MDB_E_DEPEND, NULL, -1, -1, "dlopen=\"%s\"",
-		      cu_fail ? cu_fail : "out of memory");
+		      fail ? fail : "out of memory");
 	mdb_error_msg(e, "cannot load libcurl (%s), which memdb talks to "
 		      "ClickHouse with", so && *so ? so : MDB_CURL_SONAME);
 	mdb_error_hint(e, "install it: apt-get install libcurl4");

@@ -654,6 +654,24 @@ static void test_no_libcurl(void **state)
 	run_free(&r);
 }
 
+/* A library that is there but is not libcurl: the refusal names the
+ * symbol it lacks, as the loader said it (its message read before the
+ * library is closed again, which frees it). */
+static void test_not_libcurl(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run(&r, "MEMDB_TEST_CURL_SONAME=libz.so.1 '%s' report allocinfo "
+		"--clickhouse 'http://127.0.0.1:1/'", env("MEMDB"));
+	assert_run_status(&r, 1);
+	if (!strstr(r.err, "cannot load libcurl (libz.so.1)") ||
+	    !strstr(r.err, "libz.so.1: undefined symbol: "
+			   "curl_global_init\"\n"))
+		fail_msg("stderr: %s", r.err);
+	run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -664,6 +682,7 @@ int main(void)
 		cmocka_unit_test(test_created_and_allocations),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_no_libcurl),
+		cmocka_unit_test(test_not_libcurl),
 	};
 
 	return cmocka_run_group_tests_name("clickhouse", tests, setup_all,

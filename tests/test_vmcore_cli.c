@@ -122,6 +122,26 @@ static void test_no_libkdumpfile(void **state)
 	free(db);
 }
 
+/* A library that is there but is not libkdumpfile: the refusal names
+ * the symbol it lacks, as the loader said it (its message read before
+ * the library is closed again, which frees it). */
+static void test_not_libkdumpfile(void **state)
+{
+	char *db = path_in(tmp, "notlib.db");
+	struct run r;
+
+	(void)state;
+	run(&r, "MEMDB_TEST_KDUMP_SONAME=libz.so.1 '%s' ingest -d '%s' "
+		"'%s/vmcore/nokaslr.kdump'", env("MEMDB"), db,
+	    env("TESTDATA"));
+	assert_run_status(&r, 1);
+	if (!strstr(r.err, "cannot load libkdumpfile") ||
+	    !strstr(r.err, "libz.so.1: undefined symbol: kdump_new\""))
+		fail_msg("stderr: %s", r.err);
+	run_free(&r);
+	free(db);
+}
+
 static void test_flat_no_end(void **state)
 {
 	(void)state;
@@ -163,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_elf),
 		cmocka_unit_test(test_bad_kdump),
 		cmocka_unit_test(test_no_libkdumpfile),
+		cmocka_unit_test(test_not_libkdumpfile),
 		cmocka_unit_test(test_flat_no_end),
 		cmocka_unit_test(test_flat_bad_size),
 	};

@@ -77,17 +77,21 @@ static void kd_load(void)
 	void *h = dlopen(so && *so ? so : MDB_KDUMP_SONAME,
 			 RTLD_NOW | RTLD_LOCAL);
 	const char *why = h ? NULL : dlerror();
+	int found = h != NULL;
 
-	for (size_t i = 0; h && i < sizeof(sym) / sizeof(sym[0]); i++)
+	for (size_t i = 0; found && i < sizeof(sym) / sizeof(sym[0]); i++)
 		if (!(*sym[i].fn = dlsym(h, sym[i].name))) {
 			why = dlerror();
-			dlclose(h);
-			h = NULL;
+			found = 0;
 		}
-	if (!h) {
+	if (!found) {
+		/* copied before dlclose(), which frees the text dlerror()
+		 * gave */
 		free(kd_fail);
 		kd_fail = strdup(why ? why : "unknown error");
 		memset(&kd, 0, sizeof(kd));
+		if (h)
+			dlclose(h);
 	}
 }
 
