@@ -106,27 +106,29 @@ static void kd_load(void)
 static int kd_ready(const char *name, struct mdb_error *e)
 {
 	const char *why;
-	int code;
+	int code = 0;
 
+	/* under the lock: another thread's retry frees kd_fail */
 	pthread_mutex_lock(&kd_lock);
 	if (!kd.new_ctx)
 		kd_load();
+	if (!kd.new_ctx) {
+		why = kd_fail ? kd_fail : "out of memory";
+		code = !kd_fail || strstr(why, "Cannot allocate memory") ?
+		       MDB_E_NOMEM : MDB_E_DEPEND;
+		mdb_error_set(e, code, name, -1, -1, "dlopen=\"%s\"", why);
+		mdb_error_msg(e, "%scannot load libkdumpfile (%s), which memdb "
+				 "reads core dumps with", code == MDB_E_NOMEM ?
+				 "out of memory: " : "", MDB_KDUMP_SONAME);
+		if (strstr(why, "No such file or directory"))
+			mdb_error_hint(e, "install it: apt-get install "
+					  "libkdumpfile10");
+		else if (strstr(why, "failed to map"))
+			mdb_error_hint(e, "the loader could not map it: out of "
+					  "memory (ulimit -v), or a noexec "
+					  "mount or a security policy");
+	}
 	pthread_mutex_unlock(&kd_lock);
-	if (kd.new_ctx)
-		return 0;
-	why = kd_fail ? kd_fail : "out of memory";
-	code = !kd_fail || strstr(why, "Cannot allocate memory") ?
-	       MDB_E_NOMEM : MDB_E_DEPEND;
-	mdb_error_set(e, code, name, -1, -1, "dlopen=\"%s\"", why);
-	mdb_error_msg(e, "%scannot load libkdumpfile (%s), which memdb reads "
-			 "core dumps with", code == MDB_E_NOMEM ?
-			 "out of memory: " : "", MDB_KDUMP_SONAME);
-	if (strstr(why, "No such file or directory"))
-		mdb_error_hint(e, "install it: apt-get install libkdumpfile10");
-	else if (strstr(why, "failed to map"))
-		mdb_error_hint(e, "the loader could not map it: out of memory "
-				  "(ulimit -v), or a noexec mount or a "
-				  "security policy");
 	return -code;
 }
 
