@@ -29,10 +29,16 @@
 
 static char *dir, *fix;
 
-static const char *const captures[][2] = {
-	{ "v6.dat.zst", "v6.txt.zst" },
-	{ "v7.dat.zst", "v7.txt.zst" },
-	{ "v7-zstd.dat", "v7-zstd.txt.zst" },
+/* each file, its trace-cmd report text, the uname -r it was made on and
+ * the kallsyms lines it carries */
+static const char *const captures[][4] = {
+	{ "v6.dat.zst", "v6.txt.zst", "kernel-release", "kallsyms" },
+	{ "v7.dat.zst", "v7.txt.zst", "kernel-release", "kallsyms" },
+	{ "v7-zstd.dat", "v7-zstd.txt.zst", "kernel-release", "kallsyms" },
+	/* with the formats of ext4 and dma, two of which the format checks
+	 * once refused (tests/fixtures/mk-tracedat-other.sh) */
+	{ "v7-other.dat.zst", "v7-other.txt.zst", "v7-other.kernel-release",
+	  "v7-other.kallsyms" },
 };
 
 static int setup(void **state)
@@ -52,16 +58,23 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void symbolize(const char *db, int with_option)
+/* memdb symbolize of @db with the fixtures' kallsyms file @ks, or with
+ * the file's own when @ks is NULL. */
+static void symbolize_with(const char *db, const char *ks)
 {
 	struct run r;
 
-	if (with_option)
-		run_memdb(&r, db, "symbolize --kallsyms '%s/kallsyms'", fix);
+	if (ks)
+		run_memdb(&r, db, "symbolize --kallsyms '%s/%s'", fix, ks);
 	else
 		run_memdb(&r, db, "symbolize");
 	assert_run_ok_msg(&r, "symbolize");
 	run_free(&r);
+}
+
+static void symbolize(const char *db, int with_option)
+{
+	symbolize_with(db, with_option ? "kallsyms" : NULL);
 }
 
 static void same_reports(const char *a_db, const char *b_db,
@@ -87,19 +100,18 @@ static void same_reports(const char *a_db, const char *b_db,
 /* Each binary and its own trace-cmd report text: the same reports. */
 static void test_same_as_text(void **state)
 {
-	char *release, *rel_path = path_in(fix, "kernel-release");
-
 	(void)state;
-	release = slurp(rel_path, NULL);
-	assert_non_null(release);
-	release[strcspn(release, "\n")] = '\0';
 	for (size_t i = 0; i < sizeof(captures) / sizeof(captures[0]); i++) {
 		char *bin = fresh_db(dir, "bin.db");
 		char *text = fresh_db(dir, "text.db"), *src;
+		char *rel_path = path_in(fix, captures[i][2]);
+		char *release = slurp(rel_path, NULL);
 
+		assert_non_null(release);
+		release[strcspn(release, "\n")] = '\0';
 		ingest_ok(bin, "'%s/%s'", fix, captures[i][0]);
-		ingest_ok(text, "--kallsyms '%s/kallsyms' '%s/%s'", fix, fix,
-			  captures[i][1]);
+		ingest_ok(text, "--kallsyms '%s/%s' '%s/%s'", fix,
+			  captures[i][3], fix, captures[i][1]);
 		src = db_text(bin, "SELECT format, byte_order, abi_version, "
 				   "kernel_release FROM source");
 		/* the version as the file name says, the release as uname */
@@ -110,14 +122,14 @@ static void test_same_as_text(void **state)
 		assert_true(db_int(bin, "SELECT events FROM source") > 1000);
 		assert_int_equal(db_int(bin, "SELECT events FROM source"),
 				 db_int(text, "SELECT events FROM source"));
-		symbolize(bin, 1);
-		symbolize(text, 1);
+		symbolize_with(bin, captures[i][3]);
+		symbolize_with(text, captures[i][3]);
 		same_reports(bin, text, captures[i][0]);
 		free(bin);
 		free(text);
+		free(release);
+		free(rel_path);
 	}
-	free(release);
-	free(rel_path);
 }
 
 /* "KEY,HITS" per task: tests/task_hits.awk over the text @cat prints. */
