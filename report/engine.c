@@ -296,9 +296,15 @@ static int plan(struct mdb_report *r, const char *name,
 		if (v->text && (p[i].where ? !uses(r, "@where") &&
 						!uses(r, "slab_scan") :
 				!uses(r, (v->time && p[i].alt) ? p[i].alt :
-					 p[i].param)))
-			return usage(e, "report '%s' takes no --%s", name,
-				     p[i].opt);
+					 p[i].param))) {
+			/* the variant --by chose, as its header names it */
+			size_t len = strlen(name);
+			const char *shown = mdb_query_annot(r->q, "report",
+							    &len);
+
+			return usage(e, "report '%.*s' takes no --%s",
+				     (int)len, shown ? shown : name, p[i].opt);
+		}
 		if (v->text && (p[i].kind == MDB_RP_DURATION ||
 				p[i].kind == MDB_RP_WINDOW ||
 				(p[i].kind == MDB_RP_POINT && v->time)))

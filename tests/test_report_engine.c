@@ -397,6 +397,20 @@ static void test_plan_refusals(void **state)
 			 -MDB_E_INVAL);
 	assert_string_equal(e.msg, "report 'fragmentation' takes no --from");
 	mdb_report_release(&r);
+	/* a variant that takes no selection says which it is */
+	{
+		struct mdb_report_args a;
+
+		mdb_report_args_init(&a);
+		assert_int_equal(give(&a, "by", "cpu", &e), 0);
+		assert_int_equal(give(&a, "time", "1,2", &e), 0);
+		mdb_error_clear(&e);
+		assert_int_equal(mdb_report_plan(&r, "pingpong", &a, &e),
+				 -MDB_E_INVAL);
+		assert_string_equal(e.msg, "report 'pingpong --by cpu' takes "
+				    "no --time");
+		mdb_report_release(&r);
+	}
 	assert_int_equal(plan(&r, "summary", "buckets", "3", &e),
 			 -MDB_E_INVAL);
 	mdb_report_release(&r);
