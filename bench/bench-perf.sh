@@ -97,5 +97,5 @@ echo "  memdb / perf:   $(ratio "$t_m" "$t_p") best, $(ratio "$(median_of $tm)" 
 # shellcheck disable=SC2086
 echo "  peak memory:    memdb $(median_of $km) KiB, perf $(median_of $kp) KiB (medians; memdb's is the larger of ingest and report)   (target: memdb <= perf)"
 # every report with each option on the database just made
-sh bench/bench-reports.sh "$build" "$dir/bench.db"
+sh bench/reports.sh "$build" "$dir/bench.db"
 [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$dir"

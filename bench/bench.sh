@@ -90,7 +90,9 @@ rss2=$(kib "$dir/ingest2.stat")
 echo "  peak RSS:       $rss2 KiB at $n2 events, same live set: ratio $(ratio "$rss2" "$rss1")   (target within 1.10)"
 rm -rf "$dir/cap2" "$dir/bench2.db"
 
-# extra figures from later stages append below this line
+# extra figures from later stages append below this line: each
+# bench/bench-*.sh takes BUILD_DIR WORK_DIR (a helper that takes other
+# arguments is named otherwise: bench/reports.sh)
 for f in bench/bench-*.sh; do
 	[ -f "$f" ] && sh "$f" "$build" "$dir"
 done

@@ -4,7 +4,7 @@
 # (and the selections together), timed on one database; prints each
 # time and the slowest.  Not a test: it prints numbers.
 #
-#   sh bench/bench-reports.sh BUILD_DIR DATABASE
+#   sh bench/reports.sh BUILD_DIR DATABASE
 #
 # The options' values are the database's own (its busiest task name,
 # task, cache and call site, windows of a tenth, a half and the whole of
@@ -34,6 +34,9 @@ win() {	# win FROM_FRACTION TO_FRACTION: a --time window in seconds
 }
 w10=$(win 0.45 0.55)
 w50=$(win 0.25 0.75)
+# the middle of the capture, as a position and as a time
+mid_seq=$(q "$b" "SELECT (min(seq) + max(seq)) / 2 FROM alloc")
+mid_ts=$(awk -v lo="$lo" -v hi="$hi" 'BEGIN { printf "%.6fs", (lo + hi) / 2e9 }')
 
 echo
 echo "reports: $db, $allocs allocations (comm '$comm', pid $pid, cache '$cache', site $site)"
@@ -66,6 +69,10 @@ for by in site cache type comm pid; do
 done
 one pages --by caller
 one pingpong --by cpu
+one leaks --at "$mid_seq"
+one leaks --at "$mid_ts"
+one leaks --min-age 1ms
+one timeline --buckets 100
 for s in bytes callsite hit pingpong frag live; do
 	one allocs --sort $s
 done
