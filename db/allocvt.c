@@ -134,6 +134,7 @@ struct cursor {
 	int nkeep;
 	int keep_pc[MAXCOLS];
 	int64_t keep_v[MAXCOLS];
+	char keep_op[MAXCOLS];  /* op_letter()'s */
 };
 
 void *mdb_vtab_new(sqlite3 *db, const char *decl, size_t size, int *rc)
@@ -201,45 +202,55 @@ static int vt_disconnect(sqlite3_vtab *vt)
 	return SQLITE_OK;
 }
 
+/* The letter of comparison @op: '=', 'g' >=, 'G' >, 'l' <=, 'L' <,
+ * 'n' IS NULL; 0 for another. */
+static char op_letter(unsigned char op)
+{
+	switch (op) {
+	case SQLITE_INDEX_CONSTRAINT_EQ: return '=';
+	case SQLITE_INDEX_CONSTRAINT_GE: return 'g';
+	case SQLITE_INDEX_CONSTRAINT_GT: return 'G';
+	case SQLITE_INDEX_CONSTRAINT_LE: return 'l';
+	case SQLITE_INDEX_CONSTRAINT_LT: return 'L';
+	case SQLITE_INDEX_CONSTRAINT_ISNULL: return 'n';
+	default: return 0;
+	}
+}
+
 /*
- * The plan: idxStr holds one letter per argument: 's' source_id =,
- * '=' id =, 'g' id >=, 'G' id >, 'l' id <=, 'L' id <, or 0x80 | column
- * for another column's = (rows without that value are passed over in
- * C, not handed to SQLite: leaks' state = 0, pages' type = 2).
+ * The plan: idxStr holds for each constraint 's' source_id =, or the
+ * letter of a comparison of id (op_letter(), not 'n'), or 0x80 | column
+ * then that letter for another column's (rows without such a value are
+ * passed over in C, not handed to SQLite: leaks' state = 0 and
+ * seq <= N, pages' type = 2).  All but IS NULL take an argument.
  */
 static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 {
 	const struct kind *k = ((struct vtab *)vt)->k;
 	char ops[64];
-	int n = 0, eq = 0, range = 0, source = 0;
+	int n = 0, nargs = 0, eq = 0, range = 0, source = 0;
 
-	for (int i = 0; i < info->nConstraint && n < 63; i++) {
+	for (int i = 0; i < info->nConstraint && n < 62; i++) {
 		const struct sqlite3_index_constraint *c = &info->aConstraint[i];
-		char op = 0;
+		char op = c->usable ? op_letter(c->op) : 0;
 
-		if (!c->usable)
-			continue;
-		if (c->iColumn == 1 && c->op == SQLITE_INDEX_CONSTRAINT_EQ) {
-			op = 's';
-			source = 1;
-		} else if (c->iColumn == 0 || c->iColumn == -1) {
-			switch (c->op) {
-			case SQLITE_INDEX_CONSTRAINT_EQ: op = '='; eq = 1; break;
-			case SQLITE_INDEX_CONSTRAINT_GE: op = 'g'; break;
-			case SQLITE_INDEX_CONSTRAINT_GT: op = 'G'; break;
-			case SQLITE_INDEX_CONSTRAINT_LE: op = 'l'; break;
-			case SQLITE_INDEX_CONSTRAINT_LT: op = 'L'; break;
-			default: break;
-			}
-			range += op != 0;
-		} else if (c->iColumn > 1 && c->iColumn < k->ncols &&
-			   c->op == SQLITE_INDEX_CONSTRAINT_EQ) {
-			op = (char)(0x80 | c->iColumn);
-		}
 		if (!op)
 			continue;
-		ops[n++] = op;
-		info->aConstraintUsage[i].argvIndex = n;
+		if (c->iColumn == 1 && op == '=') {
+			ops[n++] = 's';
+			source = 1;
+		} else if ((c->iColumn == 0 || c->iColumn == -1) && op != 'n') {
+			ops[n++] = op;
+			eq |= op == '=';
+			range++;
+		} else if (c->iColumn > 1 && c->iColumn < k->ncols) {
+			ops[n++] = (char)(0x80 | c->iColumn);
+			ops[n++] = op;
+		} else {
+			continue;
+		}
+		if (op != 'n')
+			info->aConstraintUsage[i].argvIndex = ++nargs;
 	}
 	ops[n] = 0;
 	/* idxNum: the packed columns the statement reads (the others are
@@ -274,6 +285,14 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 	return SQLITE_OK;
 }
 
+/* Column @name of the blocks table if it has it, else NULL. */
+static const char *opt_col(struct vtab *v, const char *name)
+{
+	return sqlite3_table_column_metadata(v->db, v->schema, v->k->blocks,
+					     name, NULL, NULL, NULL, NULL,
+					     NULL) == SQLITE_OK ? name : "NULL";
+}
+
 static int vt_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 {
 	struct vtab *v = (struct vtab *)vt;
@@ -287,9 +306,13 @@ static int vt_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 	c->b = sqlite3_malloc(sizeof(*c->b));
 	if (c->b)
 		mdb_pc_block_init(c->b);
-	sql = sqlite3_mprintf("SELECT id, source_id, data, kinds FROM "
-			      "\"%w\".\"%w\" WHERE id >= ?1 ORDER BY id",
-			      v->schema, v->k->blocks);
+	/* a database a migration is still bringing up to date may not
+	 * have the later columns yet: NULL, read as unknown */
+	sql = sqlite3_mprintf("SELECT id, source_id, data, %s, %s, %s, %s, %s "
+			      "FROM \"%w\".\"%w\" WHERE id >= ?1 ORDER BY id",
+			      opt_col(v, "kinds"), opt_col(v, "min_ts"),
+			      opt_col(v, "max_ts"), opt_col(v, "min_seq"),
+			      opt_col(v, "max_seq"), v->schema, v->k->blocks);
 	rc = c->b && sql ? SQLITE_OK : SQLITE_NOMEM;
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(v->db, sql, -1, &c->blocks, NULL);
@@ -330,25 +353,56 @@ static int vt_close(sqlite3_vtab_cursor *cur)
 	return SQLITE_OK;
 }
 
+/* Can no row whose values lie from @lo to @hi (a block's zone map of
+ * times or positions) pass constraint @op @x? */
+static int zone_fails(char op, int64_t x, int64_t lo, int64_t hi)
+{
+	switch (op) {
+	case '=': return x < lo || x > hi;
+	case 'l': return lo > x;
+	case 'L': return lo >= x;
+	case 'g': return hi < x;
+	case 'G': return hi <= x;
+	default: return 0;              /* IS NULL: rows without a time */
+	}
+}
+
+/* Does block @st's zone map in columns @col and @col + 1 (lowest and
+ * highest) rule out constraint @k of @c? */
+static int zone_lacks(const struct cursor *c, int k, sqlite3_stmt *st,
+		      int col)
+{
+	return sqlite3_column_type(st, col) == SQLITE_INTEGER &&
+	       sqlite3_column_type(st, col + 1) == SQLITE_INTEGER &&
+	       zone_fails(c->keep_op[k], c->keep_v[k],
+			  sqlite3_column_int64(st, col),
+			  sqlite3_column_int64(st, col + 1));
+}
+
 /*
  * Can block @st's row be passed over unread: the block lies before the
- * range's end and its kinds (db/schema-12.sql) lack a state or type a
- * constraint asks for?
+ * range's end, and its kinds (db/schema-12.sql) lack a state or type a
+ * constraint asks for, or a zone map (the range of its rows' times that
+ * are known, schema 12, or of their positions, schema 14) lies outside
+ * a constraint on ts or seq?
  */
 static int block_lacks(const struct cursor *c, sqlite3_stmt *st)
 {
-	int64_t kinds;
+	int kinds_known = sqlite3_column_type(st, 3) == SQLITE_INTEGER;
+	int64_t kinds = sqlite3_column_int64(st, 3);
 
-	if (!c->nkeep || sqlite3_column_type(st, 3) != SQLITE_INTEGER ||
-	    sqlite3_column_int64(st, 0) > c->hi)
+	if (!c->nkeep || sqlite3_column_int64(st, 0) > c->hi)
 		return 0;
-	kinds = sqlite3_column_int64(st, 3);
 	for (int k = 0; k < c->nkeep; k++) {
 		int64_t v = c->keep_v[k];
 		int bit = c->keep_pc[k] == MDB_PC_STATE ? 0 :
 			  c->keep_pc[k] == MDB_PC_TYPE ? 8 : -1;
 
-		if (bit >= 0 && v >= 0 && v < 8 && !(kinds >> (bit + v) & 1))
+		if (kinds_known && c->keep_op[k] == '=' && bit >= 0 &&
+		    v >= 0 && v < 8 && !(kinds >> (bit + v) & 1))
+			return 1;
+		if ((c->keep_pc[k] == MDB_PC_TS && zone_lacks(c, k, st, 4)) ||
+		    (c->keep_pc[k] == MDB_PC_SEQ && zone_lacks(c, k, st, 6)))
 			return 1;
 	}
 	return 0;
@@ -401,13 +455,26 @@ static int next_block(struct cursor *c)
 	}
 }
 
-/* Does the current row have every value the constraints ask for? */
+/* Does the current row have every value the constraints ask for?  A
+ * NULL compares to nothing, as in SQL. */
 static int row_kept(const struct cursor *c)
 {
-	for (int k = 0; k < c->nkeep; k++)
-		if (c->b->null[c->keep_pc[k]][c->row] ||
-		    c->b->v[c->keep_pc[k]][c->row] != c->keep_v[k])
+	for (int k = 0; k < c->nkeep; k++) {
+		int null = c->b->null[c->keep_pc[k]][c->row];
+		int64_t v = c->b->v[c->keep_pc[k]][c->row], x = c->keep_v[k];
+		int ok;
+
+		switch (c->keep_op[k]) {
+		case 'n': ok = null; break;
+		case '=': ok = !null && v == x; break;
+		case 'g': ok = !null && v >= x; break;
+		case 'G': ok = !null && v > x; break;
+		case 'l': ok = !null && v <= x; break;
+		default: ok = !null && v < x; break;
+		}
+		if (!ok)
 			return 0;
+	}
 	return 1;
 }
 
@@ -453,26 +520,38 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *ops,
 	c->source = -1;
 	c->eof = 0;
 	c->nkeep = 0;
-	for (int i = 0; i < argc && ops[i]; i++) {
-		int64_t x;
+	for (int i = 0, j = 0; ops[j]; j++) {
+		int col = -1;
+		char op = ops[j];
+		int64_t x = 0;
 
-		/* a NULL, real or text value narrows nothing: SQLite checks
-		 * every constraint again on the rows (omit is not set) */
-		if (sqlite3_value_type(argv[i]) != SQLITE_INTEGER)
-			continue;
-		x = sqlite3_value_int64(argv[i]);
-		if ((unsigned char)ops[i] & 0x80) {
-			int col = (unsigned char)ops[i] & 0x7f;
+		if ((unsigned char)op & 0x80) {
+			col = (unsigned char)op & 0x7f;
+			op = ops[++j];
+			if (!op)
+				break;
+		}
+		if (op != 'n') {
+			sqlite3_value *a = i < argc ? argv[i++] : NULL;
 
+			/* a NULL, real or text value narrows nothing: SQLite
+			 * checks every constraint again on the rows (omit is
+			 * not set) */
+			if (!a || sqlite3_value_type(a) != SQLITE_INTEGER)
+				continue;
+			x = sqlite3_value_int64(a);
+		}
+		if (col >= 0) {
 			if (col < k->ncols && col_of(k, col)->pc >= 0 &&
 			    c->nkeep < MAXCOLS) {
 				c->keep_pc[c->nkeep] = col_of(k, col)->pc;
 				c->cols |= 1u << col_of(k, col)->pc;
+				c->keep_op[c->nkeep] = op;
 				c->keep_v[c->nkeep++] = x;
 			}
 			continue;
 		}
-		switch (ops[i]) {
+		switch (op) {
 		case 's': c->source = x; break;
 		case '=': lo = x > lo ? x : lo; hi = x < hi ? x : hi; break;
 		case 'g': lo = x > lo ? x : lo; break;

@@ -49,14 +49,16 @@ struct mdb_writer {
 };
 
 /* Bind the time range of @b's rows that have a time (its zone map,
- * db/schema-12.sql) to ?4 and ?5, NULL when none has, and the states
- * (bad frees: classes) and types they have to ?6 (kinds). */
+ * db/schema-12.sql) to ?4 and ?5, NULL when none has, the states (bad
+ * frees: classes) and types they have to ?6 (kinds), and their range of
+ * positions to ?7 and ?8 (db/schema-14.sql). */
 static void bind_zone(sqlite3_stmt *st, const struct mdb_pc_block *b)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN, kinds = 0;
+	int64_t slo = INT64_MAX, shi = INT64_MIN;
 
 	for (size_t i = 0; i < b->rows; i++) {
-		int64_t t = b->v[MDB_PC_TS][i];
+		int64_t t = b->v[MDB_PC_TS][i], seq = b->v[MDB_PC_SEQ][i];
 		int64_t state = b->v[MDB_PC_STATE][i];
 		int64_t type = b->v[MDB_PC_TYPE][i];
 
@@ -64,6 +66,10 @@ static void bind_zone(sqlite3_stmt *st, const struct mdb_pc_block *b)
 			kinds |= (int64_t)1 << state;
 		if (type >= 0 && type < 8)
 			kinds |= (int64_t)1 << (8 + type);
+		if (!b->null[MDB_PC_SEQ][i]) {
+			slo = seq < slo ? seq : slo;
+			shi = seq > shi ? seq : shi;
+		}
 		if (b->null[MDB_PC_TS][i])
 			continue;
 		if (t < lo)
@@ -78,6 +84,13 @@ static void bind_zone(sqlite3_stmt *st, const struct mdb_pc_block *b)
 	} else {
 		sqlite3_bind_int64(st, 4, lo);
 		sqlite3_bind_int64(st, 5, hi);
+	}
+	if (slo > shi) {
+		sqlite3_bind_null(st, 7);
+		sqlite3_bind_null(st, 8);
+	} else {
+		sqlite3_bind_int64(st, 7, slo);
+		sqlite3_bind_int64(st, 8, shi);
 	}
 }
 
@@ -180,8 +193,8 @@ static int prepare_blocks(struct mdb_writer *w, struct blocks *k,
 	k->next_id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	sql = sqlite3_mprintf("INSERT INTO %s (id, source_id, data, min_ts, "
-			      "max_ts, kinds) VALUES (?, ?, ?, ?, ?, ?)",
-			      table);
+			      "max_ts, kinds, min_seq, max_seq) VALUES "
+			      "(?, ?, ?, ?, ?, ?, ?, ?)", table);
 	if (!sql)
 		return mdb_error_nomem(e);
 	rc = sqlite3_prepare_v2(w->db->h, sql, -1, &k->ins, NULL);

@@ -42,18 +42,32 @@ WITH src AS (
 	FROM src JOIN alloc a ON a.source_id = src.id AND a.state = 0
 	WHERE :at_seq IS NULL AND :at_ts IS NULL AND a.type < 2 AND @where
 	UNION ALL
-	-- at a position: made at or before it, not ended by then
+	-- at a position: made at or before it, not ended by then (never
+	-- ended, or ended after it: two scans, each of whose conditions
+	-- alloc's virtual table checks in C, where an OR would hand SQLite
+	-- every row made before the position)
 	SELECT a.source_id, a.site_id, a.seq, a.bytes_alloc, NULL
 	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
 	WHERE :at_seq IS NOT NULL AND a.type < 2 AND a.state < 3 AND @where
-	  AND a.seq <= :at_seq AND (a.end_seq IS NULL OR a.end_seq > :at_seq)
+	  AND a.seq <= :at_seq AND a.end_seq IS NULL
 	UNION ALL
-	-- at a time
+	SELECT a.source_id, a.site_id, a.seq, a.bytes_alloc, NULL
+	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
+	WHERE :at_seq IS NOT NULL AND a.type < 2 AND a.state < 3 AND @where
+	  AND a.seq <= :at_seq AND a.end_seq > :at_seq
+	UNION ALL
+	-- at a time, likewise
 	SELECT a.source_id, a.site_id, a.seq, a.bytes_alloc,
 	       src.ref_ts - a.ts
 	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
 	WHERE :at_ts IS NOT NULL AND a.type < 2 AND a.state < 3 AND @where
-	  AND a.ts <= :at_ts AND (a.end_seq IS NULL OR a.end_ts > :at_ts)
+	  AND a.ts <= :at_ts AND a.end_seq IS NULL
+	UNION ALL
+	SELECT a.source_id, a.site_id, a.seq, a.bytes_alloc,
+	       src.ref_ts - a.ts
+	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
+	WHERE :at_ts IS NOT NULL AND a.type < 2 AND a.state < 3 AND @where
+	  AND a.ts <= :at_ts AND a.end_seq IS NOT NULL AND a.end_ts > :at_ts
 )
 SELECT * FROM live WHERE :min_age IS NULL OR age >= :min_age;
 

@@ -556,6 +556,24 @@ static void test_alloc_equal_constraints(void **state)
 		"state = 1.0", "state = 1.5", "state = NULL",
 		"state = 1 AND type = 0", "pid = 1", "stack_id = 1",
 		"ts = (SELECT ts FROM alloc WHERE id = 500)",
+		/* comparisons, and IS NULL, are held in C too */
+		"seq <= 500", "seq < 500", "seq > 500", "seq >= 500",
+		"seq BETWEEN 100 AND 900", "state < 1", "type >= 1",
+		"end_seq > 1000", "end_seq IS NULL", "pid IS NULL",
+		"seq <= 600 AND end_seq IS NULL",
+		"seq <= 600 AND end_seq > 600",
+		"seq <= 600 AND (end_seq IS NULL OR end_seq > 600)",
+		"ts <= (SELECT ts FROM alloc WHERE id = 500)",
+		"ts < (SELECT ts FROM alloc WHERE id = 500)",
+		"ts > (SELECT ts FROM alloc WHERE id = 500)",
+		"ts >= (SELECT ts FROM alloc WHERE id = 500)",
+		"ts BETWEEN (SELECT ts FROM alloc WHERE id = 300) AND "
+		"(SELECT ts FROM alloc WHERE id = 700)", "ts IS NULL",
+		"end_ts > (SELECT ts FROM alloc WHERE id = 500)",
+		"seq < 1.5", "seq > NULL", "seq <= 600.5",
+		"seq > 9223372036854775807", "seq < -9223372036854775808",
+		"bytes_alloc >= 4096 AND bytes_alloc < 8192",
+		"ptr > 0 AND id > 100 AND id <= 700",
 	};
 	char *db = fresh_db(tmp, "eq.db");
 
@@ -580,7 +598,9 @@ static void test_alloc_equal_constraints(void **state)
 	}
 	/* each block's kinds (db/schema-12.sql), by which a block without
 	 * a constraint's state or type is passed over: the bits of its
-	 * rows' states and types (a sum of distinct powers of two) */
+	 * rows' states and types (a sum of distinct powers of two); its
+	 * zone map, by which one outside a constraint on ts is, is held by
+	 * test_slicing against the rows */
 	assert_int_equal(db_int(db, "SELECT count(*) FROM alloc_blk b JOIN "
 				"source s ON s.id = b.source_id WHERE "
 				"b.kinds IS NOT (SELECT CAST(total(DISTINCT "

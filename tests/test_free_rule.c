@@ -295,6 +295,12 @@ static void test_planted_double_free(void **state)
 	free(cap);
 }
 
+/* Every block's zone maps, in order: alloc_blk's, then bad_free_blk's. */
+#define ZONES "SELECT group_concat(z, ' ') FROM (SELECT min_ts || ',' || " \
+	      "max_ts || ',' || min_seq || ',' || max_seq AS z FROM " \
+	      "alloc_blk UNION ALL SELECT min_ts || ',' || max_ts || ',' || " \
+	      "min_seq || ',' || max_seq FROM bad_free_blk)"
+
 /*
  * A schema 1 database (before the suspect class) is migrated by an
  * ingest: the class and its note appear, rows keep their class.
@@ -311,8 +317,7 @@ static void test_migration(void **state)
 	assert_run_ok(&r);
 	run_free(&r);
 	ingest_ok(db, "'%s'", text);
-	now_zones = db_text(db, "SELECT group_concat(min_ts || ',' || "
-				"max_ts, ' ') FROM alloc_blk");
+	now_zones = db_text(db, ZONES);
 	db_as_schema10(db);
 	/* back to schema 1: version 2's classes, version 3's tasks and
 	 * stacks (db/schema-3.sql), version 4's dump tables, versions
@@ -362,9 +367,10 @@ static void test_migration(void **state)
 			 MDB_SCHEMA_VERSION);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM stack"), 0);
 	/* the blocks of the source from before get the zone maps an
-	 * ingest now writes; the slicing tables are gone */
-	zones = db_text(db, "SELECT group_concat(min_ts || ',' || max_ts, "
-			    "' ') FROM alloc_blk");
+	 * ingest now writes (times, schema 12, and positions, schema 14,
+	 * of the allocations and of the bad frees); the slicing tables are
+	 * gone */
+	zones = db_text(db, ZONES);
 	assert_non_null(zones);
 	assert_string_equal(zones, now_zones);
 	free(zones);

@@ -818,8 +818,9 @@ static void test_schema11(void **state)
 		"pingpong",
 	};
 	const size_t no = sizeof(same_opts) / sizeof(same_opts[0]);
-	const char *zones = "SELECT group_concat(min_ts || ',' || max_ts, "
-			    "' ') FROM alloc_blk WHERE source_id = 1";
+	const char *zones = "SELECT group_concat(min_ts || ',' || max_ts || "
+			    "',' || min_seq || ',' || max_seq, ' ') FROM "
+			    "alloc_blk WHERE source_id = 1";
 	char *a, *b;
 
 	(void)state;

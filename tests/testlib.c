@@ -509,12 +509,15 @@ void db_exec(const char *db, const char *sql)
 
 void db_as_schema12(const char *db)
 {
-	/* schema 12's bad_free table of rows, from the migrations */
+	/* schema 12's bad_free table of rows, from the migrations, and its
+	 * alloc_blk without schema 14's position ranges */
 	char *table = schema_of_version(12, "name = 'bad_free'");
 	char *sql = strf("CREATE TEMP TABLE rows12 AS SELECT * FROM "
 			 "bad_free; DROP TABLE bad_free; DROP TABLE "
 			 "bad_free_blk; %s; INSERT INTO bad_free SELECT * "
 			 "FROM temp.rows12; DROP TABLE temp.rows12; "
+			 "ALTER TABLE alloc_blk DROP COLUMN min_seq; "
+			 "ALTER TABLE alloc_blk DROP COLUMN max_seq; "
 			 "PRAGMA user_version = 12", table);
 
 	db_exec(db, sql);

@@ -98,7 +98,8 @@ int64_t db_int(const char *db, const char *sql);
 char *db_counts(const char *db);
 
 /* Turn database @db of the current schema into one of schema 12, the
- * last whose bad_free was a table of rows: the same rows, as rows. */
+ * last whose bad_free was a table of rows: the same rows, as rows, and
+ * alloc_blk without the columns schema 14 added. */
 void db_as_schema12(const char *db);
 
 /* Turn database @db of the current schema into one of schema 10, the
