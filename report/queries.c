@@ -33,49 +33,61 @@ const struct mdb_query *mdb_fleet_all(size_t *n)
 }
 
 /*
- * The reports, built once: each file of queries/ but _shared.sql, its
- * fragment calls expanded from _shared.sql, so that the engine reads
- * (and finds the parameters in) the SQL that runs.  A report that cannot
- * be expanded (no memory, a call _shared.sql does not define) keeps its
- * text, which SQLite then refuses; tests/test_report_engine.c checks
- * that each one is expanded.
+ * The reports: each file of queries/ but _shared.sql, its fragment calls
+ * expanded from _shared.sql, so that the engine reads (and finds the
+ * parameters in) the SQL that runs.  A report is expanded when it is
+ * first found (a command runs one, and its variants), all of them when
+ * all are asked for.  One that cannot be expanded (no memory, a call
+ * _shared.sql does not define) keeps its text, which SQLite then
+ * refuses; tests/test_report_engine.c checks that each one is expanded.
  */
+static struct mdb_query *table;
+static unsigned char *expanded;
+static size_t ntable;
+static const char *shared = "";
+
 static const struct mdb_query *reports(size_t *n)
 {
-	static struct mdb_query *table;
-	static size_t ntable;
 	const size_t nfiles = sizeof(files) / sizeof(files[0]);
-	const char *shared = "";
-	struct mdb_error e;
-	size_t len;
 
-	if (table) {
-		*n = ntable;
-		return table;
-	}
-	for (size_t i = 0; i < nfiles; i++)
-		if (!strcmp(files[i].name, "_shared"))
-			shared = files[i].sql;
-	table = calloc(nfiles, sizeof(*table));
 	if (!table) {
-		*n = nfiles;
-		return files;
-	}
-	for (size_t i = 0; i < nfiles; i++) {
-		struct mdb_query *q = &table[ntable];
-		char *sql;
-
-		if (files[i].name[0] == '_')
-			continue;
-		mdb_error_clear(&e);
-		sql = mdb_sql_expand(files[i].sql, strlen(files[i].sql), shared,
-				     "queries/_shared.sql", &len, &e);
-		q->name = files[i].name;
-		q->sql = sql ? sql : files[i].sql;
-		ntable++;
+		table = calloc(nfiles, sizeof(*table));
+		expanded = calloc(nfiles, 1);
+		if (!table || !expanded) {
+			free(table);
+			free(expanded);
+			table = NULL;
+			expanded = NULL;
+			*n = nfiles;
+			return files;
+		}
+		for (size_t i = 0; i < nfiles; i++) {
+			if (!strcmp(files[i].name, "_shared"))
+				shared = files[i].sql;
+			if (files[i].name[0] != '_')
+				table[ntable++] = files[i];
+		}
 	}
 	*n = ntable;
 	return table;
+}
+
+/* Report @i of the table with its fragment calls expanded. */
+static const struct mdb_query *expand(size_t i)
+{
+	struct mdb_error e;
+	size_t len;
+	char *sql;
+
+	if (expanded && !expanded[i]) {
+		mdb_error_clear(&e);
+		sql = mdb_sql_expand(table[i].sql, strlen(table[i].sql),
+				     shared, "queries/_shared.sql", &len, &e);
+		if (sql)
+			table[i].sql = sql;
+		expanded[i] = 1;
+	}
+	return &table[i];
 }
 
 const struct mdb_query *mdb_query_find(const char *name)
@@ -85,13 +97,17 @@ const struct mdb_query *mdb_query_find(const char *name)
 
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(q[i].name, name))
-			return &q[i];
+			return q == table ? expand(i) : &q[i];
 	return NULL;
 }
 
 const struct mdb_query *mdb_query_all(size_t *n)
 {
-	return reports(n);
+	const struct mdb_query *q = reports(n);
+
+	for (size_t i = 0; q == table && i < *n; i++)
+		expand(i);
+	return q;
 }
 
 const char *mdb_query_annot(const struct mdb_query *q, const char *key,
