@@ -26,8 +26,9 @@
 -- Parameters: :src_lo, :src_hi, :top, :at_seq, :at_ts (ns), :min_age (ns);
 -- @where, @sort.
 -- At the end or at a point: one scan of the source's alloc rows (its
--- id range) into temp.leaks_live, which the rows and the total then
--- read.
+-- id range), summed per site into temp.leaks_live (a site's count,
+-- bytes, oldest and youngest), which the rows name and the total adds
+-- up.
 
 CREATE TEMP TABLE leaks_live AS
 WITH src AS (
@@ -69,15 +70,20 @@ WITH src AS (
 	WHERE :at_ts IS NOT NULL AND a.type < 2 AND a.state < 3 AND @where
 	  AND a.ts <= :at_ts AND a.end_seq IS NOT NULL AND a.end_ts > :at_ts
 )
-SELECT * FROM live WHERE :min_age IS NULL OR age >= :min_age;
+SELECT source_id, site_id, count(*) AS n, total(bytes_alloc) AS b,
+       min(seq) AS oseq, max(seq) AS yseq, max(age) AS oage,
+       min(age) AS yage
+FROM live WHERE :min_age IS NULL OR age >= :min_age
+GROUP BY source_id, site_id;
 
+-- named per site: v_sites' join once a site, not once an allocation
 WITH per_site AS (
-	SELECT v.call_site, v.symbol, v.addr, count(*) AS live,
-	       CAST(total(l.bytes_alloc) AS INTEGER) AS live_bytes, min(l.seq) AS oldest_seq,
-	       max(l.seq) AS youngest_seq, max(l.age) AS oldest_age,
-	       min(l.age) AS youngest_age
-	FROM temp.leaks_live l
-	JOIN v_sites v ON v.source_id = l.source_id AND v.site_id = l.site_id
+	SELECT v.call_site, v.symbol, v.addr, CAST(total(g.n) AS INTEGER) AS live,
+	       CAST(total(g.b) AS INTEGER) AS live_bytes, min(g.oseq) AS oldest_seq,
+	       max(g.yseq) AS youngest_seq, max(g.oage) AS oldest_age,
+	       min(g.yage) AS youngest_age
+	FROM temp.leaks_live g
+	JOIN v_sites v ON v.source_id = g.source_id AND v.site_id = g.site_id
 	GROUP BY v.call_site, v.symbol
 )
 SELECT call_site, symbol, live, live_bytes,
@@ -88,11 +94,11 @@ FROM per_site
 ORDER BY @sort, addr < 0, addr, symbol
 LIMIT :top;
 
-SELECT 'total' AS call_site, NULL AS symbol, count(*) AS live,
-       coalesce(CAST(total(bytes_alloc) AS INTEGER), 0) AS live_bytes,
-       CASE WHEN count(*) THEN 100.0 ELSE 0.0 END AS share_pct,
-       CASE WHEN count(*) THEN CAST(total(bytes_alloc) AS INTEGER) / count(*) ELSE 0 END
+SELECT 'total' AS call_site, NULL AS symbol, CAST(total(n) AS INTEGER) AS live,
+       coalesce(CAST(total(b) AS INTEGER), 0) AS live_bytes,
+       CASE WHEN total(n) THEN 100.0 ELSE 0.0 END AS share_pct,
+       CASE WHEN total(n) THEN CAST(total(b) AS INTEGER) / CAST(total(n) AS INTEGER) ELSE 0 END
            AS avg_bytes,
-       min(seq) AS oldest_seq, max(seq) AS youngest_seq,
-       max(age) / 1e9 AS oldest_age_s, min(age) / 1e9 AS youngest_age_s
+       min(oseq) AS oldest_seq, max(yseq) AS youngest_seq,
+       max(oage) / 1e9 AS oldest_age_s, min(yage) / 1e9 AS youngest_age_s
 FROM temp.leaks_live;
