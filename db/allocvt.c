@@ -10,8 +10,10 @@
  * max(id).
  *
  * Constraints on id (=, <, <=, >, >=) and source_id (=) with integer
- * values choose the blocks read; SQLite still checks every constraint on
- * the rows it gets.
+ * values choose the blocks read; comparisons and IS NULL on the other
+ * columns are checked in C, row by row, and pass over whole blocks by
+ * their kinds and zone maps (times, positions).  SQLite still checks
+ * every constraint on the rows it gets.
  * Rows come in id order.  The tables are read-only: ingest writes blocks
  * (db/writer.c), merge and delete move them by id range like any other
  * ranged table (db/db.c's mdb_source_tables).
@@ -128,9 +130,9 @@ struct cursor {
 	size_t row;             /* the current row of the block */
 	int eof;
 	struct mdb_pc_block *b;
-	/* column = value constraints the rows are held to here (SQLite
-	 * checks them again): packed column, value */
 	uint32_t cols;          /* the packed columns read (idxNum) */
+	/* the other columns' constraints the rows are held to here (SQLite
+	 * checks them again): packed column, value, comparison */
 	int nkeep;
 	int keep_pc[MAXCOLS];
 	int64_t keep_v[MAXCOLS];
@@ -363,7 +365,7 @@ static int zone_fails(char op, int64_t x, int64_t lo, int64_t hi)
 	case 'L': return lo >= x;
 	case 'g': return hi < x;
 	case 'G': return hi <= x;
-	default: return 0;              /* IS NULL: rows without a time */
+	default: return 0;              /* IS NULL: rows without one */
 	}
 }
 

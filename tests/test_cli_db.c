@@ -575,6 +575,16 @@ static void test_alloc_equal_constraints(void **state)
 		"bytes_alloc >= 4096 AND bytes_alloc < 8192",
 		"ptr > 0 AND id > 100 AND id <= 700",
 	};
+	/* on bad_free; after '|', on alloc joined to the sources */
+	static const char *const bad_conds[] = {
+		"class = 1", "class = 2", "class <= 1", "class IS NULL",
+		"prev_seq IS NULL", "prev_seq > 100", "seq > 1000",
+		"seq <= 1000 AND prev_seq IS NULL", "type = 0", "cpu >= 1",
+		"ts > (SELECT ts FROM bad_free WHERE id = 100)",
+		"ts <= (SELECT ts FROM bad_free WHERE id = 100)",
+		"|a.end_seq IS NULL", "|a.seq > 1", "|a.ts IS NULL",
+		"|a.state = 0",
+	};
 	char *db = fresh_db(tmp, "eq.db");
 
 	(void)state;
@@ -591,6 +601,35 @@ static void test_alloc_equal_constraints(void **state)
 
 		if (strcmp(a, b))
 			fail_msg("%s: %s, not %s", conds[i], a, b);
+		free(plain);
+		free(hidden);
+		free(a);
+		free(b);
+	}
+	/* bad_free's table, whose class and earlier free are held in
+	 * state's and end_seq's columns, its zone maps of times and
+	 * positions and its kinds of classes; and the table on the right
+	 * of a LEFT JOIN, where SQLite keeps a WHERE's IS NULL or
+	 * comparison on it away from the table (a row it has no match for
+	 * passes IS NULL) */
+	for (size_t i = 0; i < sizeof(bad_conds) / sizeof(bad_conds[0]);
+	     i++) {
+		const char *bar = strchr(bad_conds[i], '|');
+		const char *sum = bar ? "count(*) || ':' || total(s.id)" :
+				  "count(*) || ':' || coalesce(sum(id * 7 + "
+				  "seq), 0)";
+		const char *from = bar ? "source s LEFT JOIN alloc a ON "
+					 "a.source_id = s.id AND a.seq < 3" :
+					 "bad_free";
+		const char *cond = bar ? bar + 1 : bad_conds[i];
+		char *plain = strf("SELECT %s FROM %s WHERE %s", sum, from,
+				   cond);
+		char *hidden = strf("SELECT %s FROM %s WHERE +%s", sum, from,
+				    cond);
+		char *a = db_text(db, plain), *b = db_text(db, hidden);
+
+		if (strcmp(a, b))
+			fail_msg("%s: %s, not %s", cond, a, b);
 		free(plain);
 		free(hidden);
 		free(a);
