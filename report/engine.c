@@ -25,6 +25,19 @@ static int usage(struct mdb_error *e, const char *fmt, ...)
 	return -MDB_E_INVAL;
 }
 
+/* The report as its header names it ("pingpong --by cpu" for the
+ * variant --by chose), else its name: up to the end of its line. */
+static const char *shown(const struct mdb_report *r)
+{
+	size_t n;
+	const char *s = r->q ? mdb_query_annot(r->q, "report", &n) : NULL;
+
+	return s ? s : r->named->name;
+}
+
+/* shown() as the arguments of a "%.*s" */
+#define SHOWN(r) (int)strcspn(shown(r), "\n"), shown(r)
+
 /* The value of choice @i: given, else the first its header declares. */
 static int choose(struct mdb_report *r, size_t i, struct mdb_error *e)
 {
@@ -36,11 +49,11 @@ static int choose(struct mdb_report *r, size_t i, struct mdb_error *e)
 	if (!list)
 		list = mdb_query_annot(r->named, p->opt, &len);
 	if (!list)
-		return given ? usage(e, "report '%s' takes no --%s",
-				     r->named->name, p->opt) : 0;
+		return given ? usage(e, "report '%.*s' takes no --%s",
+				     SHOWN(r), p->opt) : 0;
 	if (given && !mdb_query_in_list(list, len, given))
-		return usage(e, "report '%s' takes --%s %.*s, not '%s'",
-			     r->named->name, p->opt, (int)len, list, given);
+		return usage(e, "report '%.*s' takes --%s %.*s, not '%s'",
+			     SHOWN(r), p->opt, (int)len, list, given);
 	r->value[i] = given ? strdup(given) :
 			      strndup(list, strcspn(list, "|\n"));
 	if (!r->value[i])
@@ -96,8 +109,8 @@ static int bad_key(const struct mdb_report *r, const char *list, size_t len,
 			 have ? ", " : "", (int)k, p);
 		p += w + 1;
 	}
-	return usage(e, "report '%s' takes --sort KEY[,KEY...], each one "
-		     "of: %s; not '%.*s'", r->named->name, keys, (int)n, key);
+	return usage(e, "report '%.*s' takes --sort KEY[,KEY...], each one "
+		     "of: %s; not '%.*s'", SHOWN(r), keys, (int)n, key);
 }
 
 /* Append "expr DESC" for each comma-separated term of @x to @f. */
@@ -125,8 +138,8 @@ static int choose_sort(struct mdb_report *r, size_t i, struct mdb_error *e)
 
 	list = mdb_query_annot(r->q, "sort", &len);
 	if (!list)
-		return given ? usage(e, "report '%s' takes no --sort",
-				     r->named->name) : 0;
+		return given ? usage(e, "report '%.*s' takes no --sort",
+				     SHOWN(r)) : 0;
 	keys = given;
 	if (given)
 		klen = strlen(given);
@@ -153,7 +166,7 @@ static int choose_sort(struct mdb_report *r, size_t i, struct mdb_error *e)
 	if (fclose(f) && !ret)
 		ret = mdb_error_nomem(e);
 	if (!ret && nkeys > 1 && !mdb_query_uses(r->q, "@sort"))
-		ret = usage(e, "report '%s' sorts by one KEY", r->named->name);
+		ret = usage(e, "report '%.*s' sorts by one KEY", SHOWN(r));
 	return ret;
 }
 
@@ -296,15 +309,9 @@ static int plan(struct mdb_report *r, const char *name,
 		if (v->text && (p[i].where ? !uses(r, "@where") &&
 						!uses(r, "slab_scan") :
 				!uses(r, (v->time && p[i].alt) ? p[i].alt :
-					 p[i].param))) {
-			/* the variant --by chose, as its header names it */
-			size_t len = strlen(name);
-			const char *shown = mdb_query_annot(r->q, "report",
-							    &len);
-
+					 p[i].param)))
 			return usage(e, "report '%.*s' takes no --%s",
-				     (int)len, shown ? shown : name, p[i].opt);
-		}
+				     SHOWN(r), p[i].opt);
 		if (v->text && (p[i].kind == MDB_RP_DURATION ||
 				p[i].kind == MDB_RP_WINDOW ||
 				(p[i].kind == MDB_RP_POINT && v->time)))
@@ -405,8 +412,8 @@ int mdb_report_check(struct mdb_db *db, const struct mdb_report *r,
 	scope = mdb_query_annot(r->q, "scope", &len);
 	if (scope && len == 10 && !strncmp(scope, "one source", len) &&
 	    r->args.src_lo != r->args.src_hi)
-		return usage(e, "report '%s' covers one source: give "
-			     "--source ID", r->named->name);
+		return usage(e, "report '%.*s' covers one source: give "
+			     "--source ID", SHOWN(r));
 	ret = check_needs(db, r, e);
 	if (ret < 0 || r->timed < 0)
 		return ret;
