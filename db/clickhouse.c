@@ -4,7 +4,6 @@
  * of a POST, an INSERT's statement in the URL and its RowBinary rows in
  * the body.  See clickhouse.h; the export is db/export.c.
  */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 
 #include <curl/curl.h>
 
+#include "../common/dl.h"
 #include "clickhouse.h"
 
 /*
@@ -41,10 +41,7 @@ static pthread_mutex_t cu_lock = PTHREAD_MUTEX_INITIALIZER;
 /* libcurl loaded and initialised once; 0, or -MDB_E_DEPEND with @e. */
 static int cu_ready(struct mdb_error *e)
 {
-	static const struct {
-		const char *name;
-		void **fn;
-	} sym[] = {
+	static const struct mdb_dl_sym sym[] = {
 		{ "curl_global_init", (void **)&cu.global_init },
 		{ "curl_easy_init", (void **)&cu.init },
 		{ "curl_easy_cleanup", (void **)&cu.cleanup },
@@ -65,30 +62,13 @@ static int cu_ready(struct mdb_error *e)
 	int ok;
 
 	pthread_mutex_lock(&cu_lock);
-	if (!cu.init && !cu_fail) {
-		void *h = dlopen(so && *so ? so : MDB_CURL_SONAME,
-				 RTLD_NOW | RTLD_LOCAL);
-		const char *why = h ? NULL : dlerror();
-		int found = h != NULL;
-
-		for (size_t i = 0; found && i < sizeof(sym) / sizeof(sym[0]);
-		     i++)
-			if (!(*sym[i].fn = dlsym(h, sym[i].name))) {
-				why = dlerror();
-				found = 0;
-			}
-		/* curl_global_init() is not thread-safe: memdb calls it
-		 * once, here, under the lock */
-		if (found && cu.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-			why = "curl_global_init failed";
-		if (!found || why) {
-			/* copied before dlclose(), which frees the text
-			 * dlerror() gave */
-			cu_fail = strdup(why ? why : "unknown error");
-			memset(&cu, 0, sizeof(cu));
-			if (h && !found)
-				dlclose(h);
-		}
+	if (!cu.init && !cu_fail &&
+	    mdb_dl_load(so && *so ? so : MDB_CURL_SONAME, sym,
+			sizeof(sym) / sizeof(sym[0]), &cu_fail) &&
+	    /* not thread-safe: memdb calls it once, here, under the lock */
+	    cu.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		cu_fail = strdup("curl_global_init failed");
+		cu.init = NULL;
 	}
 	ok = cu.init != NULL;
 	fail = cu_fail;  /* set once, never freed */

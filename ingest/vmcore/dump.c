@@ -12,7 +12,6 @@
  * off by KERNELOFFSET (a System.map of a KASLR boot), else refused.
  * Types come from the kernel's BTF, read out of the dump.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -26,6 +25,7 @@
 
 #include <xxhash.h>
 
+#include "../../common/dl.h"
 #include "../../common/file.h"
 #include "../kallsyms.h"
 #include "vmdump.h"
@@ -58,10 +58,7 @@ static pthread_mutex_t kd_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Load it, or fill kd_fail; tried again at the next dump if it failed. */
 static void kd_load(void)
 {
-	static const struct {
-		const char *name;
-		void **fn;
-	} sym[] = {
+	static const struct mdb_dl_sym sym[] = {
 		{ "kdump_new", (void **)&kd.new_ctx },
 		{ "kdump_free", (void **)&kd.free_ctx },
 		{ "kdump_open_fdset", (void **)&kd.open_fdset },
@@ -74,25 +71,10 @@ static void kd_load(void)
 	};
 	/* the tests name a library that is not there */
 	const char *so = secure_getenv("MEMDB_TEST_KDUMP_SONAME");
-	void *h = dlopen(so && *so ? so : MDB_KDUMP_SONAME,
-			 RTLD_NOW | RTLD_LOCAL);
-	const char *why = h ? NULL : dlerror();
-	int found = h != NULL;
 
-	for (size_t i = 0; found && i < sizeof(sym) / sizeof(sym[0]); i++)
-		if (!(*sym[i].fn = dlsym(h, sym[i].name))) {
-			why = dlerror();
-			found = 0;
-		}
-	if (!found) {
-		/* copied before dlclose(), which frees the text dlerror()
-		 * gave */
-		free(kd_fail);
-		kd_fail = strdup(why ? why : "unknown error");
-		memset(&kd, 0, sizeof(kd));
-		if (h)
-			dlclose(h);
-	}
+	free(kd_fail);
+	mdb_dl_load(so && *so ? so : MDB_KDUMP_SONAME, sym,
+		    sizeof(sym) / sizeof(sym[0]), &kd_fail);
 }
 
 /*
