@@ -125,8 +125,11 @@ static unsigned width_of(uint64_t max)
 	       max <= 0xffffffffu ? 4 : 8;
 }
 
-/* The columns of @b (headers, then values) into @out; their length. */
-static size_t pack_body(const struct mdb_pc_block *b, uint8_t *out)
+/* The columns of @b (headers, then values) into @out; their length.
+ * bits[c]: the bits column c's largest u needs (0 for none or a NULL
+ * bitmap). */
+static size_t pack_body(const struct mdb_pc_block *b, uint8_t *out,
+			unsigned *bits)
 {
 	size_t n = b->rows, at = 9 * MDB_PC_NCOLS;
 
@@ -157,6 +160,7 @@ static size_t pack_body(const struct mdb_pc_block *b, uint8_t *out)
 		 * which overflows only when INT64_MIN and INT64_MAX are both
 		 * in a column with NULLs: then the NULLs are a bitmap before
 		 * the values (flag 0x40), each u plain v - lo */
+		bits[c] = 0;
 		if (nulls && span == UINT64_MAX) {
 			h[0] = 0x40 | 8;
 			put_le(h + 1, (uint64_t)lo, 8);
@@ -171,6 +175,7 @@ static size_t pack_body(const struct mdb_pc_block *b, uint8_t *out)
 		}
 		max = none ? 0 : span + (uint64_t)nulls;
 		w = width_of(max);
+		bits[c] = max ? 64 - (unsigned)__builtin_clzll(max) : 0;
 		h[0] = (uint8_t)(w | (nulls ? 0x80 : 0));
 		put_le(h + 1, (uint64_t)lo, 8);
 		for (size_t r = 0; r < n && w; r++) {
@@ -204,24 +209,15 @@ static void load_u(const uint8_t *q, size_t rows, unsigned w, uint64_t *u);
 static size_t put_bits(uint8_t *q, const uint64_t *u, size_t rows,
 		       unsigned bits);
 
-/* The bits that hold every one of the @rows values @u. */
-static unsigned bits_of(const uint64_t *u, size_t rows)
-{
-	uint64_t any = 0;
-
-	for (size_t r = 0; r < rows; r++)
-		any |= u[r];
-	return any ? 64 - (unsigned)__builtin_clzll(any) : 0;
-}
-
 size_t mdb_pc_pack(struct mdb_pc_block *b, uint8_t *out)
 {
 	ZSTD_CCtx *z = cctx(b);       /* NULL: no column zstd */
 	uint8_t *tab = out + MDB_PC_HEAD + 9 * MDB_PC_NCOLS;
 	size_t at = MDB_PC_HEAD + 14 * MDB_PC_NCOLS, from = 9 * MDB_PC_NCOLS;
 	uint64_t u[MDB_PC_ROWS];
+	unsigned need[MDB_PC_NCOLS];
 
-	pack_body(b, b->body);
+	pack_body(b, b->body, need);
 	out[0] = MDB_PC_VERSION;
 	out[1] = MDB_PC_NCOLS;
 	put_le(out + 2, b->rows, 2);
@@ -236,14 +232,10 @@ size_t mdb_pc_pack(struct mdb_pc_block *b, uint8_t *out)
 		plain = len;
 		/* the values in as many bits as the largest needs, where
 		 * that is shorter than whole bytes */
-		if ((h[0] & 0x0f) && h[0] != (0x40 | 8)) {
-			load_u(b->body + from, b->rows, h[0] & 0x0f, u);
-			bits = bits_of(u, b->rows);
-			if (bits <= MDB_PC_MAX_BITS &&
-			    1 + (b->rows * bits + 7) / 8 < len)
-				plain = 1 + (b->rows * bits + 7) / 8;
-			else
-				bits = 0;
+		if (need[c] && need[c] <= MDB_PC_MAX_BITS &&
+		    1 + (b->rows * need[c] + 7) / 8 < len) {
+			bits = need[c];
+			plain = 1 + (b->rows * bits + 7) / 8;
 		}
 		/* zstd where it saves MDB_PC_GAIN of that (with the frame's
 		 * checksum: a damaged column is an error, not other
@@ -258,6 +250,7 @@ size_t mdb_pc_pack(struct mdb_pc_block *b, uint8_t *out)
 		} else if (bits) {
 			tab[5 * c] = MDB_PC_BITS;
 			out[at] = (uint8_t)bits;
+			load_u(b->body + from, b->rows, h[0] & 0x0f, u);
 			k = 1 + put_bits(out + at + 1, u, b->rows, bits);
 		} else {
 			tab[5 * c] = MDB_PC_RAW;
