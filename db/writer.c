@@ -48,6 +48,19 @@ struct mdb_writer {
 	uint8_t *pc_buf;        /* a packed blob */
 };
 
+/* Bind @lo and @hi to ?@col and ?@col + 1, NULL both when @lo > @hi
+ * (no row had a value). */
+static void bind_range(sqlite3_stmt *st, int col, int64_t lo, int64_t hi)
+{
+	if (lo > hi) {
+		sqlite3_bind_null(st, col);
+		sqlite3_bind_null(st, col + 1);
+	} else {
+		sqlite3_bind_int64(st, col, lo);
+		sqlite3_bind_int64(st, col + 1, hi);
+	}
+}
+
 /* Bind the time range of @b's rows that have a time (its zone map,
  * db/schema-12.sql) to ?4 and ?5, NULL when none has, the states (bad
  * frees: classes) and types they have to ?6 (kinds), and their range of
@@ -70,28 +83,14 @@ static void bind_zone(sqlite3_stmt *st, const struct mdb_pc_block *b)
 			slo = seq < slo ? seq : slo;
 			shi = seq > shi ? seq : shi;
 		}
-		if (b->null[MDB_PC_TS][i])
-			continue;
-		if (t < lo)
-			lo = t;
-		if (t > hi)
-			hi = t;
+		if (!b->null[MDB_PC_TS][i]) {
+			lo = t < lo ? t : lo;
+			hi = t > hi ? t : hi;
+		}
 	}
+	bind_range(st, 4, lo, hi);
 	sqlite3_bind_int64(st, 6, kinds);
-	if (lo > hi) {
-		sqlite3_bind_null(st, 4);
-		sqlite3_bind_null(st, 5);
-	} else {
-		sqlite3_bind_int64(st, 4, lo);
-		sqlite3_bind_int64(st, 5, hi);
-	}
-	if (slo > shi) {
-		sqlite3_bind_null(st, 7);
-		sqlite3_bind_null(st, 8);
-	} else {
-		sqlite3_bind_int64(st, 7, slo);
-		sqlite3_bind_int64(st, 8, shi);
-	}
+	bind_range(st, 7, slo, shi);
 }
 
 /* Write @k's block being filled, if it has rows: its id the last id it
