@@ -543,6 +543,23 @@ static void test_schema12_bad_frees_become_blocks(void **state)
 	free(db);
 }
 
+/* SELECT @sum FROM @from WHERE @cond, the same with the condition's
+ * pushdown into the virtual table defeated (a unary + on its column). */
+static void same_pushed(const char *db, const char *sum, const char *from,
+			const char *cond)
+{
+	char *plain = strf("SELECT %s FROM %s WHERE %s", sum, from, cond);
+	char *hidden = strf("SELECT %s FROM %s WHERE +%s", sum, from, cond);
+	char *a = db_text(db, plain), *b = db_text(db, hidden);
+
+	if (strcmp(a, b))
+		fail_msg("%s: %s, not %s", cond, a, b);
+	free(plain);
+	free(hidden);
+	free(a);
+	free(b);
+}
+
 /*
  * alloc's column = value constraints, which the virtual table holds its
  * rows to in C before SQLite checks them again: the rows are those of
@@ -590,22 +607,9 @@ static void test_alloc_equal_constraints(void **state)
 	(void)state;
 	ingest_ok(db, "'%s/real-tracefs'", env("TESTDATA"));
 	ingest_ok(db, "'%s/slicing/trace.txt'", env("TESTDATA"));
-	for (size_t i = 0; i < sizeof(conds) / sizeof(conds[0]); i++) {
-		char *plain = strf("SELECT count(*) || ':' || "
-				   "coalesce(sum(id * 7 + seq), 0) FROM alloc "
-				   "WHERE %s", conds[i]);
-		char *hidden = strf("SELECT count(*) || ':' || "
-				    "coalesce(sum(id * 7 + seq), 0) FROM "
-				    "alloc WHERE +%s", conds[i]);
-		char *a = db_text(db, plain), *b = db_text(db, hidden);
-
-		if (strcmp(a, b))
-			fail_msg("%s: %s, not %s", conds[i], a, b);
-		free(plain);
-		free(hidden);
-		free(a);
-		free(b);
-	}
+	for (size_t i = 0; i < sizeof(conds) / sizeof(conds[0]); i++)
+		same_pushed(db, "count(*) || ':' || coalesce(sum(id * 7 + "
+			    "seq), 0)", "alloc", conds[i]);
 	/* bad_free's table, whose class and earlier free are held in
 	 * state's and end_seq's columns, its zone maps of times and
 	 * positions and its kinds of classes; and the table on the right
@@ -621,19 +625,8 @@ static void test_alloc_equal_constraints(void **state)
 		const char *from = bar ? "source s LEFT JOIN alloc a ON "
 					 "a.source_id = s.id AND a.seq < 3" :
 					 "bad_free";
-		const char *cond = bar ? bar + 1 : bad_conds[i];
-		char *plain = strf("SELECT %s FROM %s WHERE %s", sum, from,
-				   cond);
-		char *hidden = strf("SELECT %s FROM %s WHERE +%s", sum, from,
-				    cond);
-		char *a = db_text(db, plain), *b = db_text(db, hidden);
 
-		if (strcmp(a, b))
-			fail_msg("%s: %s, not %s", cond, a, b);
-		free(plain);
-		free(hidden);
-		free(a);
-		free(b);
+		same_pushed(db, sum, from, bar ? bar + 1 : bad_conds[i]);
 	}
 	/* each block's kinds (db/schema-12.sql), by which a block without
 	 * a constraint's state or type is passed over: the bits of its
