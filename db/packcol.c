@@ -205,65 +205,6 @@ static int col_len(const uint8_t *h, size_t rows, size_t *len)
 	return 0;
 }
 
-static void load_u(const uint8_t *q, size_t rows, unsigned w, uint64_t *u);
-static size_t put_bits(uint8_t *q, const uint64_t *u, size_t rows,
-		       unsigned bits);
-
-size_t mdb_pc_pack(struct mdb_pc_block *b, uint8_t *out)
-{
-	ZSTD_CCtx *z = cctx(b);       /* NULL: no column zstd */
-	uint8_t *tab = out + MDB_PC_HEAD + 9 * MDB_PC_NCOLS;
-	size_t at = MDB_PC_HEAD + 14 * MDB_PC_NCOLS, from = 9 * MDB_PC_NCOLS;
-	uint64_t u[MDB_PC_ROWS];
-	unsigned need[MDB_PC_NCOLS];
-
-	pack_body(b, b->body, need);
-	out[0] = MDB_PC_VERSION;
-	out[1] = MDB_PC_NCOLS;
-	put_le(out + 2, b->rows, 2);
-	out[4] = MDB_PC_COLS;
-	memcpy(out + MDB_PC_HEAD, b->body, 9 * MDB_PC_NCOLS);
-	for (int c = 0; c < MDB_PC_NCOLS; c++) {
-		const uint8_t *h = b->body + 9 * c;
-		size_t len = 0, plain, k = (size_t)-1;
-		unsigned bits = 0;
-
-		(void)col_len(h, b->rows, &len);
-		plain = len;
-		/* the values in as many bits as the largest needs, where
-		 * that is shorter than whole bytes */
-		if (need[c] && need[c] <= MDB_PC_MAX_BITS &&
-		    1 + (b->rows * need[c] + 7) / 8 < len) {
-			bits = need[c];
-			plain = 1 + (b->rows * bits + 7) / 8;
-		}
-		/* zstd where it saves MDB_PC_GAIN of that (with the frame's
-		 * checksum: a damaged column is an error, not other
-		 * values): decompressing costs more than reading the few
-		 * bytes it saves */
-		if (z && len >= 64)
-			k = ZSTD_compress2(z, out + at,
-					   plain - plain * MDB_PC_GAIN / 100,
-					   b->body + from, len);
-		if (k != (size_t)-1 && !ZSTD_isError(k)) {
-			tab[5 * c] = MDB_PC_ZSTD;
-		} else if (bits) {
-			tab[5 * c] = MDB_PC_BITS;
-			out[at] = (uint8_t)bits;
-			load_u(b->body + from, b->rows, h[0] & 0x0f, u);
-			k = 1 + put_bits(out + at + 1, u, b->rows, bits);
-		} else {
-			tab[5 * c] = MDB_PC_RAW;
-			memcpy(out + at, b->body + from, len);
-			k = len;
-		}
-		put_le(tab + 5 * c + 1, k, 4);
-		at += k;
-		from += len;
-	}
-	return at;
-}
-
 /* @rows unsigned values of @w bytes from @q into @u: a loop per width,
  * plain loads on a little-endian host (the compiler vectorises them). */
 static void load_u(const uint8_t *q, size_t rows, unsigned w, uint64_t *u)
@@ -352,6 +293,61 @@ static size_t put_bits(uint8_t *q, const uint64_t *u, size_t rows,
 	if (nacc)
 		q[n++] = (uint8_t)acc;
 	return n;
+}
+
+size_t mdb_pc_pack(struct mdb_pc_block *b, uint8_t *out)
+{
+	ZSTD_CCtx *z = cctx(b);       /* NULL: no column zstd */
+	uint8_t *tab = out + MDB_PC_HEAD + 9 * MDB_PC_NCOLS;
+	size_t at = MDB_PC_HEAD + 14 * MDB_PC_NCOLS, from = 9 * MDB_PC_NCOLS;
+	uint64_t u[MDB_PC_ROWS];
+	unsigned need[MDB_PC_NCOLS];
+
+	pack_body(b, b->body, need);
+	out[0] = MDB_PC_VERSION;
+	out[1] = MDB_PC_NCOLS;
+	put_le(out + 2, b->rows, 2);
+	out[4] = MDB_PC_COLS;
+	memcpy(out + MDB_PC_HEAD, b->body, 9 * MDB_PC_NCOLS);
+	for (int c = 0; c < MDB_PC_NCOLS; c++) {
+		const uint8_t *h = b->body + 9 * c;
+		size_t len = 0, plain, k = (size_t)-1;
+		unsigned bits = 0;
+
+		(void)col_len(h, b->rows, &len);
+		plain = len;
+		/* the values in as many bits as the largest needs, where
+		 * that is shorter than whole bytes */
+		if (need[c] && need[c] <= MDB_PC_MAX_BITS &&
+		    1 + (b->rows * need[c] + 7) / 8 < len) {
+			bits = need[c];
+			plain = 1 + (b->rows * bits + 7) / 8;
+		}
+		/* zstd where it saves MDB_PC_GAIN of that (with the frame's
+		 * checksum: a damaged column is an error, not other
+		 * values): decompressing costs more than reading the few
+		 * bytes it saves */
+		if (z && len >= 64)
+			k = ZSTD_compress2(z, out + at,
+					   plain - plain * MDB_PC_GAIN / 100,
+					   b->body + from, len);
+		if (k != (size_t)-1 && !ZSTD_isError(k)) {
+			tab[5 * c] = MDB_PC_ZSTD;
+		} else if (bits) {
+			tab[5 * c] = MDB_PC_BITS;
+			out[at] = (uint8_t)bits;
+			load_u(b->body + from, b->rows, h[0] & 0x0f, u);
+			k = 1 + put_bits(out + at + 1, u, b->rows, bits);
+		} else {
+			tab[5 * c] = MDB_PC_RAW;
+			memcpy(out + at, b->body + from, len);
+			k = len;
+		}
+		put_le(tab + 5 * c + 1, k, 4);
+		at += k;
+		from += len;
+	}
+	return at;
 }
 
 /* Column values from the unsigned @u into @v and @nul. */
