@@ -94,16 +94,15 @@ static const struct col bad_tail[] = {
  */
 struct kind {
 	const char *module, *blocks, *lo, *hi, *pack;
-	int nhead, ntail, ncols;
+	int nhead, ncols;
 	const struct col *tail;
 };
 
 static const struct kind tables[] = {
 	{ "memdb_alloc", "alloc_blk", "alloc_lo", "alloc_hi",
-	  "memdb_alloc_pack", MAXCOLS, 0, MAXCOLS, NULL },
+	  "memdb_alloc_pack", MAXCOLS, MAXCOLS, NULL },
 	{ "memdb_bad_free", "bad_free_blk", "bad_lo", "bad_hi",
-	  "memdb_bad_free_pack", 8, NCOLS(bad_tail), 8 + NCOLS(bad_tail),
-	  bad_tail },
+	  "memdb_bad_free_pack", 8, 8 + NCOLS(bad_tail), bad_tail },
 };
 
 /* Column @i of @k's table. */
