@@ -45,3 +45,9 @@ SELECT k1 AS $key, hits, bytes_req, bytes_alloc, avg_alloc, waste,
 FROM temp.slab_rows
 ORDER BY @sort, $tie
 LIMIT :top;
+
+-- X (an int64) in the order of unsigned numbers, as "X < 0, X" orders
+-- it: X with its top bit flipped, without passing int64 on the way
+-- (slab_scan's rk_u and site_u).
+@unsigned(x) = CASE WHEN $x < 0 THEN $x + 9223372036854775807 + 1
+                    ELSE $x - 9223372036854775807 - 1 END;

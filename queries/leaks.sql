@@ -23,58 +23,28 @@
 -- in the window (live at the end of the trace, or at --at: give --at
 -- END for what the window left live at its end).
 --
--- Parameters: :src_lo, :src_hi, :top, :at_seq, :at_ts (ns), :min_age (ns);
--- @where, @sort.
--- At the end or at a point: one scan of the source's alloc rows (its
--- id range), summed per site into temp.leaks_live (a site's count,
--- bytes, oldest and youngest), which the rows name and the total adds
--- up.
+-- Parameters: :src_lo, :src_hi, :top, :at_seq, :at_ts (ns), :min_age (ns),
+-- the options slab_scan takes (:tsel, :t_lo, :t_hi, :given_pid, :pid,
+-- :comm, :cache, :site); @sort.
+-- At the end or at a point: slab_scan's 'leak' grouping (report/scan.c)
+-- keeps the allocations live then, per site, with their number, bytes,
+-- and oldest and youngest positions and times, into temp.leaks_live,
+-- which the rows name and the total adds up.  Ages are ref_ts - ts: the
+-- end of the trace, or --at's time (no age --at a position).
 
 CREATE TEMP TABLE leaks_live AS
 WITH src AS (
-	SELECT id, alloc_lo, alloc_hi,
-	       CASE WHEN :at_ts IS NOT NULL THEN :at_ts
-	            WHEN :at_seq IS NULL THEN last_ts END AS ref_ts
+	SELECT id, CASE WHEN :at_ts IS NOT NULL THEN :at_ts
+	                WHEN :at_seq IS NULL THEN last_ts END AS ref_ts
 	FROM source WHERE id BETWEEN :src_lo AND :src_hi
-), live AS (
-	-- at the end: the rows still live
-	SELECT a.source_id, a.site_id, a.seq, a.bytes_alloc,
-	       src.ref_ts - a.ts AS age
-	FROM src JOIN alloc a ON a.source_id = src.id AND a.state = 0
-	WHERE :at_seq IS NULL AND :at_ts IS NULL AND a.type < 2 AND @where
-	UNION ALL
-	-- at a position: made at or before it, not ended by then (never
-	-- ended, or ended after it: two scans, each of whose conditions
-	-- alloc's virtual table checks in C, where an OR would hand SQLite
-	-- every row made before the position)
-	SELECT a.source_id, a.site_id, a.seq, a.bytes_alloc, NULL
-	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
-	WHERE :at_seq IS NOT NULL AND a.type < 2 AND a.state < 3 AND @where
-	  AND a.seq <= :at_seq AND a.end_seq IS NULL
-	UNION ALL
-	SELECT a.source_id, a.site_id, a.seq, a.bytes_alloc, NULL
-	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
-	WHERE :at_seq IS NOT NULL AND a.type < 2 AND a.state < 3 AND @where
-	  AND a.seq <= :at_seq AND a.end_seq > :at_seq
-	UNION ALL
-	-- at a time, likewise
-	SELECT a.source_id, a.site_id, a.seq, a.bytes_alloc,
-	       src.ref_ts - a.ts
-	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
-	WHERE :at_ts IS NOT NULL AND a.type < 2 AND a.state < 3 AND @where
-	  AND a.ts <= :at_ts AND a.end_seq IS NULL
-	UNION ALL
-	SELECT a.source_id, a.site_id, a.seq, a.bytes_alloc,
-	       src.ref_ts - a.ts
-	FROM src JOIN alloc a ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
-	WHERE :at_ts IS NOT NULL AND a.type < 2 AND a.state < 3 AND @where
-	  AND a.ts <= :at_ts AND a.end_seq IS NOT NULL AND a.end_ts > :at_ts
 )
-SELECT source_id, site_id, count(*) AS n, total(bytes_alloc) AS b,
-       min(seq) AS oseq, max(seq) AS yseq, max(age) AS oage,
-       min(age) AS yage
-FROM live WHERE :min_age IS NULL OR age >= :min_age
-GROUP BY source_id, site_id;
+SELECT src.id AS source_id, a.rk AS site_id, a.hits AS n,
+       a.bytes_alloc AS b, a.min_seq AS oseq, a.max_seq AS yseq,
+       src.ref_ts - a.min_ts AS oage, src.ref_ts - a.max_ts AS yage
+FROM src
+CROSS JOIN slab_scan(src.id, 'leak', :tsel, :t_lo, :t_hi,
+                     CASE WHEN :given_pid THEN :pid END, :comm, :cache,
+                     :site, :at_seq, :at_ts, src.ref_ts, :min_age) a;
 
 -- named per site: v_sites' join once a site, not once an allocation
 WITH per_site AS (

@@ -7,14 +7,15 @@
  * the reports' options do and sums them per group, in C, block by block:
  *
  *   SELECT * FROM slab_scan(source_id, by, tsel, t_lo, t_hi, pid, comm,
- *                           cache, site)
+ *                           cache, site[, at_seq, at_ts, ref_ts, min_age])
  *
  *   by      what names a group: rk, and k2, k3 where two more do:
  *           'ptr' (the address), 'site', 'type', 'cache' (the cache id,
  *           k2 the type, k3 the object size: callsites --by cache),
  *           'comm', 'pid', 'pp' (the site, k2 the CPU, k3 the CPU of
- *           the free: pingpong) or 'stack' (allocations with a stack,
- *           failures left out: stacks)
+ *           the free: pingpong), 'stack' (allocations with a stack,
+ *           failures left out: stacks) or 'leak' (the site, of the
+ *           allocations live at a point: leaks, below)
  *   tsel    1: only allocations made from t_lo to t_hi (ns, both
  *           included); 0: every allocation
  *   t_hi    frees after it are not seen (INT64_MAX: none)
@@ -31,8 +32,25 @@
  * (last_seq) and site_id of the latest allocation: what callsites.sql,
  * allocs.sql, fragmentation.sql, pingpong.sql and stacks.sql show, the
  * figures SQL over the alloc rows gives (tests/test_slicing.c holds them
- * against tests/slice_count.py).  A damaged blob is an error naming its
- * row and byte.  The blocks are summed on both cores (scan_source()).
+ * against tests/slice_count.py).  Then what allocs.sql orders by, as its
+ * SQL computed them: waste and frag_pct (bytes_alloc - bytes_req, and
+ * 100 - 100 * bytes_req / bytes_alloc, of the sums made integers as
+ * CAST makes them), rk_u and site_u (rk, and the address of the latest
+ * allocation's site, in the order of unsigned numbers: as "x < 0, x"
+ * orders them).
+ *
+ * 'leak' keeps the allocations live at a point, as leaks.sql shows
+ * them: at the end (at_seq and at_ts NULL: state 0), at position at_seq
+ * (made at or before it, not failed, not ended by then) or at time at_ts
+ * (likewise by time); with min_age, only those at least that old at
+ * ref_ts (ns).  Its groups' min_seq, max_seq, min_ts and max_ts are the
+ * oldest and youngest of them (NULL for the other groupings).
+ *
+ * An ORDER BY on the visible columns is done here: the groups are put in
+ * a heap and each row taken from it as SQLite asks, so a LIMIT reads
+ * only the rows it shows (allocs: hundreds of thousands of addresses).
+ * A damaged blob is an error naming its row and byte.  The blocks are
+ * summed on both cores (scan_source()).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -42,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/hugemem.h"
 #include "../common/queue.h"
 #include "../common/u64map.h"
 #include "../db/allocvt.h"
@@ -50,15 +69,17 @@
 #include "scan.h"
 
 enum { C_RK, C_K2, C_K3, C_HITS, C_REQ, C_ALLOC, C_FREED, C_PP,
-       C_PP_BYTES, C_LIVE, C_LIVE_BYTES, C_LAST_SEQ, C_SITE, C_NOUT,
+       C_PP_BYTES, C_LIVE, C_LIVE_BYTES, C_LAST_SEQ, C_SITE, C_WASTE,
+       C_FRAG, C_RK_U, C_SITE_U, C_MIN_SEQ, C_MAX_SEQ, C_MIN_TS, C_MAX_TS,
+       C_NOUT,
        /* the arguments, hidden */
        A_SOURCE = C_NOUT, A_BY, A_TSEL, A_TLO, A_THI, A_PID, A_COMM,
-       A_CACHE, A_SITE, C_ALL };
+       A_CACHE, A_SITE, A_AT_SEQ, A_AT_TS, A_REF_TS, A_MIN_AGE, C_ALL };
 
 #define NARGS (C_ALL - C_NOUT)
 
 enum by { BY_PTR, BY_SITE, BY_TYPE, BY_CACHE, BY_COMM, BY_PID, BY_PP,
-	  BY_STACK, BY__COUNT };
+	  BY_STACK, BY_LEAK, BY__COUNT };
 
 struct group {
 	int64_t k1, k2, k3;
@@ -69,6 +90,10 @@ struct group {
 	 * its bit in ovf (and in an exact scan the sum as SQL's total()
 	 * makes it in struct groups' d) */
 	unsigned ovf;
+	/* 'leak': the range of the rows' positions (has bit 0) and times
+	 * (has bit 1) */
+	unsigned has;
+	int64_t min_seq, max_seq, min_ts, max_ts;
 };
 
 #define NSUMS (C_SITE - C_HITS + 1)
@@ -111,12 +136,37 @@ struct part {
 	int nomem;
 };
 
+/* an ORDER BY term: a visible column, descending or not */
+struct term {
+	int col, desc;
+};
+
+/* the sites' addresses of a source, by id (site_u) */
+struct site_addrs {
+	int loaded;
+	size_t n;
+	int64_t *id, *addr;
+	uint8_t *null;          /* the address is NULL */
+};
+
 struct scan_cursor {
 	sqlite3_vtab_cursor base;
 	struct part part[2];    /* the calling thread's, the helper's */
-	size_t at;              /* xNext's group of part[0] */
+	size_t at;              /* rows given so far (xNext) */
+	size_t cur;             /* the group of part[0] of the row */
 	int64_t rowid;
 	int keys;               /* 3: k2 and k3 are the key's, else 1 */
+	int leak;               /* grouping 'leak': the ranges are shown */
+	int64_t source_id;
+	struct site_addrs sites;
+	/* the ORDER BY done here: its terms, and the groups not yet given
+	 * as a heap of indexes into part[0]'s (heap[0] the next row) */
+	struct term *ord;
+	int nord;
+	uint32_t *heap;
+	size_t nheap;
+	struct sval *key;       /* each group's value of the first term */
+	int sites_err;          /* site_u could not be read */
 };
 
 static int scan_connect(sqlite3 *db, void *aux, int argc,
@@ -129,9 +179,12 @@ static int scan_connect(sqlite3 *db, void *aux, int argc,
 	(void)aux, (void)argc, (void)argv, (void)err;
 	v = mdb_vtab_new(db, "CREATE TABLE x(rk, k2, k3, hits, bytes_req, "
 			 "bytes_alloc, freed, pingpong, pp_bytes, live, "
-			 "live_bytes, last_seq, site_id, source_id HIDDEN, "
-			 "by HIDDEN, tsel HIDDEN, t_lo HIDDEN, t_hi HIDDEN, "
-			 "pid HIDDEN, comm HIDDEN, cache HIDDEN, site HIDDEN)",
+			 "live_bytes, last_seq, site_id, waste, frag_pct, "
+			 "rk_u, site_u, min_seq, max_seq, min_ts, max_ts, "
+			 "source_id HIDDEN, by HIDDEN, tsel HIDDEN, "
+			 "t_lo HIDDEN, t_hi HIDDEN, pid HIDDEN, comm HIDDEN, "
+			 "cache HIDDEN, site HIDDEN, at_seq HIDDEN, "
+			 "at_ts HIDDEN, ref_ts HIDDEN, min_age HIDDEN)",
 			 sizeof(*v), &rc);
 	if (!v)
 		return rc;
@@ -176,6 +229,26 @@ static int scan_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 	}
 	info->idxNum = mask;
 	info->estimatedCost = 1e6;
+	/* an ORDER BY of visible columns: done here, said in idxStr as a
+	 * letter per term, the column's ('a' + column; upper case:
+	 * descending) */
+	for (int i = 0; i < info->nOrderBy; i++)
+		if (info->aOrderBy[i].iColumn < 0 ||
+		    info->aOrderBy[i].iColumn >= C_NOUT)
+			return SQLITE_OK;
+	if (info->nOrderBy > 0) {
+		char *o = sqlite3_malloc(info->nOrderBy + 1);
+
+		if (!o)
+			return SQLITE_NOMEM;
+		for (int i = 0; i < info->nOrderBy; i++)
+			o[i] = (char)((info->aOrderBy[i].desc ? 'A' : 'a') +
+				      info->aOrderBy[i].iColumn);
+		o[info->nOrderBy] = 0;
+		info->idxStr = o;
+		info->needToFreeIdxStr = 1;
+		info->orderByConsumed = 1;
+	}
 	return SQLITE_OK;
 }
 
@@ -193,8 +266,8 @@ static int scan_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 
 static void groups_free(struct groups *gr)
 {
-	free(gr->g);
-	free(gr->slot);
+	mdb_huge_free(gr->g, gr->gcap, sizeof(*gr->g));
+	mdb_huge_free(gr->slot, gr->cap, sizeof(*gr->slot));
 	free(gr->d);
 	memset(gr, 0, sizeof(*gr));
 }
@@ -210,14 +283,33 @@ static void cursor_reset(struct scan_cursor *c)
 {
 	part_reset(&c->part[0]);
 	part_reset(&c->part[1]);
-	c->at = 0;
+	c->at = c->cur = 0;
+}
+
+/* cursor_reset(), and forget the sites' addresses and the ORDER BY. */
+static void cursor_clear(struct scan_cursor *c)
+{
+	cursor_reset(c);
+	free(c->sites.id);
+	free(c->sites.addr);
+	free(c->sites.null);
+	memset(&c->sites, 0, sizeof(c->sites));
+	free(c->ord);
+	free(c->heap);
+	free(c->key);
+	c->ord = NULL;
+	c->heap = NULL;
+	c->key = NULL;
+	c->nord = 0;
+	c->nheap = 0;
+	c->sites_err = 0;
 }
 
 static int scan_close(sqlite3_vtab_cursor *cur)
 {
 	struct scan_cursor *c = (struct scan_cursor *)cur;
 
-	cursor_reset(c);
+	cursor_clear(c);
 	for (int t = 0; t < 2; t++) {
 		mdb_pc_block_done(c->part[t].blk);
 		free(c->part[t].blk);
@@ -359,24 +451,26 @@ static uint64_t group_hash(int64_t k1, int64_t k2, int64_t k3, int nulls)
 static int group_room(struct groups *c)
 {
 	if (c->n == c->gcap) {
-		size_t cap = c->gcap ? 2 * c->gcap : 512;
-		struct group *g = realloc(c->g, cap * sizeof(*g));
+		size_t cap = c->gcap;
 
-		if (!g)
+		/* many groups (per address): grown in place, huge pages */
+		if (MDB_HUGE_GROW(c->g, c->n, cap, 512) < 0)
 			return -1;
-		c->g = g;
 		if (c->exact) {
 			double (*d)[NSUMS] = realloc(c->d, cap * sizeof(*d));
 
-			if (!d)
+			if (!d) {
+				/* c->g grew: keep its size known */
+				c->gcap = cap;
 				return -1;
+			}
 			c->d = d;
 		}
 		c->gcap = cap;
 	}
 	if (2 * (c->n + 1) > c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 1024;
-		uint32_t *slot = calloc(cap, sizeof(*slot));
+		uint32_t *slot = mdb_huge_alloc(cap, sizeof(*slot));
 
 		if (!slot)
 			return -1;
@@ -389,7 +483,7 @@ static int group_room(struct groups *c)
 				i = (i + 1) & (cap - 1);
 			slot[i] = (uint32_t)(j + 1);
 		}
-		free(c->slot);
+		mdb_huge_free(c->slot, c->cap, sizeof(*c->slot));
 		c->slot = slot;
 		c->cap = cap;
 	}
@@ -440,7 +534,11 @@ static const int kcol[BY__COUNT][3] = {
 	[BY_PID] = { MDB_PC_PID, -1, -1 },
 	[BY_PP] = { MDB_PC_SITE, MDB_PC_CPU, MDB_PC_FREE_CPU },
 	[BY_STACK] = { MDB_PC_STACK, -1, -1 },
+	[BY_LEAK] = { MDB_PC_SITE, -1, -1 },
 };
+
+/* 'leak': live at the end, at a position or at a time */
+enum at { AT_END, AT_SEQ, AT_TS };
 
 struct sel {
 	enum by by;
@@ -451,7 +549,26 @@ struct sel {
 	struct ids comms, caches, sites;
 	struct synth synth;     /* --cache's made-up name, if it is one */
 	uint32_t cols;          /* the packed columns read (bit c: c) */
+	/* 'leak': the point, and min_age at ref_ts (has_age) */
+	enum at at;
+	int64_t at_v;
+	int has_age, ref_null;
+	int64_t ref_ts, min_age;
 };
+
+/* 'leak' with min_age: a row made at @ts (NULL: @ts_null) is at least
+ * min_age old at ref_ts, as leaks.sql's ref_ts - ts >= min_age says
+ * (SQLite makes a difference past int64 a real: its sign decides) */
+static int old_enough(const struct sel *s, int ts_null, int64_t ts)
+{
+	int64_t age;
+
+	if (ts_null || s->ref_null)
+		return 0;
+	if (__builtin_sub_overflow(s->ref_ts, ts, &age))
+		return s->ref_ts >= 0;
+	return age >= s->min_age;
+}
 
 /*
  * The rows of @b that @s selects: their indexes into @idx, a filter at a
@@ -501,6 +618,23 @@ static size_t select_rows(const struct sel *s, const struct mdb_pc_block *b,
 		     ((nul[MDB_PC_CACHE][r] || !col[MDB_PC_CACHE][r]) &&
 		      synth_match(&s->synth, col[MDB_PC_TYPE][r],
 				  col[MDB_PC_ALLOC][r])));
+	/* leaks.sql: live at the end (state 0), or made at or before the
+	 * point, not failed (state 3), and not ended by then */
+	if (s->by == BY_LEAK && s->at == AT_END)
+		KEEP(!nul[MDB_PC_STATE][r] && col[MDB_PC_STATE][r] == 0);
+	if (s->by == BY_LEAK && s->at == AT_SEQ)
+		KEEP(!nul[MDB_PC_STATE][r] && col[MDB_PC_STATE][r] < 3 &&
+		     !nul[MDB_PC_SEQ][r] && col[MDB_PC_SEQ][r] <= s->at_v &&
+		     (nul[MDB_PC_END_SEQ][r] ||
+		      col[MDB_PC_END_SEQ][r] > s->at_v));
+	if (s->by == BY_LEAK && s->at == AT_TS)
+		KEEP(!nul[MDB_PC_STATE][r] && col[MDB_PC_STATE][r] < 3 &&
+		     !nul[MDB_PC_TS][r] && col[MDB_PC_TS][r] <= s->at_v &&
+		     (nul[MDB_PC_END_SEQ][r] ||
+		      (!nul[MDB_PC_END_TS][r] &&
+		       col[MDB_PC_END_TS][r] > s->at_v)));
+	if (s->by == BY_LEAK && s->has_age)
+		KEEP(old_enough(s, nul[MDB_PC_TS][r], col[MDB_PC_TS][r]));
 #undef KEEP
 	return n;
 }
@@ -521,8 +655,10 @@ static uint32_t sel_cols(const struct sel *s)
 	for (int j = 0; j < 3; j++)
 		if (kcol[s->by][j] >= 0)
 			m |= BIT(kcol[s->by][j]);
-	if (s->tsel)
+	if (s->tsel || s->by == BY_LEAK)
 		m |= BIT(MDB_PC_TS);
+	if (s->by == BY_LEAK)
+		m |= BIT(MDB_PC_END_SEQ);
 	if (s->has_pid)
 		m |= BIT(MDB_PC_PID);
 	if (!s->comms.all)
@@ -545,6 +681,17 @@ static inline void add_bytes(struct groups *c, struct group *g, int i,
 		g->ovf |= 1u << k;
 	if (c->exact)
 		c->d[g - c->g][k] += (double)v;
+}
+
+/* Widen @g's range @lo .. @hi (its bit @bit in has) to @v. */
+static inline void range_add(struct group *g, unsigned bit, int64_t v,
+			     int64_t *lo, int64_t *hi)
+{
+	if (!(g->has & bit) || v < *lo)
+		*lo = v;
+	if (!(g->has & bit) || v > *hi)
+		*hi = v;
+	g->has |= bit;
 }
 
 #define SCAN_AHEAD 8  /* rows between fetching a group and summing it */
@@ -626,6 +773,14 @@ static int scan_block(struct groups *c, const struct sel *s,
 		if (col[MDB_PC_SEQ][r] > g->f[C_LAST_SEQ - C_HITS]) {
 			g->f[C_LAST_SEQ - C_HITS] = col[MDB_PC_SEQ][r];
 			g->f[C_SITE - C_HITS] = col[MDB_PC_SITE][r];
+		}
+		if (s->by == BY_LEAK) {
+			if (!b->null[MDB_PC_SEQ][r])
+				range_add(g, 1, col[MDB_PC_SEQ][r],
+					  &g->min_seq, &g->max_seq);
+			if (!b->null[MDB_PC_TS][r])
+				range_add(g, 2, col[MDB_PC_TS][r],
+					  &g->min_ts, &g->max_ts);
 		}
 	}
 	return SQLITE_OK;
@@ -779,11 +934,12 @@ static int first_cmp(const void *a, const void *b)
 
 /*
  * Fold groups @b into @a, then order @a's by their first row, as one
- * thread makes them.  1 when a sum passes int64 (SQL's total() of the
+ * thread makes them (unless @ordered: an ORDER BY is done).  1 when a sum passes int64 (SQL's total() of the
  * rows in their order is what is shown then: the caller reads them again
  * on one thread), -1 on ENOMEM, else 0.
  */
-static int groups_merge(struct groups *a, const struct groups *b)
+static int groups_merge(struct groups *a, const struct groups *b,
+			int ordered)
 {
 	for (size_t j = 0; j < b->n; j++) {
 		const struct group *y = &b->g[j];
@@ -806,11 +962,20 @@ static int groups_merge(struct groups *a, const struct groups *b)
 			x->f[C_LAST_SEQ - C_HITS] = y->f[C_LAST_SEQ - C_HITS];
 			x->f[C_SITE - C_HITS] = y->f[C_SITE - C_HITS];
 		}
+		if (y->has & 1) {
+			range_add(x, 1, y->min_seq, &x->min_seq, &x->max_seq);
+			range_add(x, 1, y->max_seq, &x->min_seq, &x->max_seq);
+		}
+		if (y->has & 2) {
+			range_add(x, 2, y->min_ts, &x->min_ts, &x->max_ts);
+			range_add(x, 2, y->max_ts, &x->min_ts, &x->max_ts);
+		}
 	}
-	if (b->n)
+	/* an ORDER BY done here orders them anyway */
+	if (b->n && !ordered)
 		qsort(a->g, a->n, sizeof(*a->g), first_cmp);
 	/* the slots index the order before: no group is looked up after */
-	free(a->slot);
+	mdb_huge_free(a->slot, a->cap, sizeof(*a->slot));
 	a->slot = NULL;
 	a->cap = 0;
 	return 0;
@@ -860,6 +1025,11 @@ static int scan_source(struct scan_cursor *c, const struct sel *s,
 		    (sqlite3_column_int64(st, 3) < s->t_lo ||
 		     sqlite3_column_int64(st, 2) > s->t_hi))
 			continue;
+		/* 'leak' at a time: nothing the block holds was made by then */
+		if (s->by == BY_LEAK && s->at == AT_TS &&
+		    sqlite3_column_type(st, 2) != SQLITE_NULL &&
+		    sqlite3_column_int64(st, 2) > s->at_v)
+			continue;
 		row = sqlite3_column_int64(st, 0);
 		blk = sqlite3_column_int64(st, 1);
 		p = sqlite3_column_blob(st, 4);
@@ -891,7 +1061,7 @@ static int scan_source(struct scan_cursor *c, const struct sel *s,
 			       "offset=%lld: %s", (long long)bad->bad_row,
 			       (long long)source_id, (long long)bad->bad_blk,
 			       (long long)bad->bad_off, bad->bad_why);
-	rc = groups_merge(&pt->gr, &c->part[1].gr);
+	rc = groups_merge(&pt->gr, &c->part[1].gr, c->nord > 0);
 	groups_free(&c->part[1].gr);
 	if (rc < 0)
 		return SQLITE_NOMEM;
@@ -905,13 +1075,278 @@ static int scan_source(struct scan_cursor *c, const struct sel *s,
 	return SQLITE_OK;
 }
 
+/* A column's value as SQL sees it: NULL, an integer or a real. */
+struct sval {
+	int type;               /* SQLITE_NULL, SQLITE_INTEGER, SQLITE_FLOAT */
+	int64_t i;
+	double d;
+};
+
+/* A sum of group @k (figure @i, C_HITS .. C_SITE), as a value. */
+static struct sval sum_val(const struct scan_cursor *c, size_t k, int i)
+{
+	const struct groups *gr = &c->part[0].gr;
+	const struct group *g = &gr->g[k];
+
+	if (g->ovf & (1u << (i - C_HITS)))
+		return (struct sval){ SQLITE_FLOAT, 0, gr->d[k][i - C_HITS] };
+	return (struct sval){ SQLITE_INTEGER, g->f[i - C_HITS], 0 };
+}
+
+/* CAST(@v AS INTEGER), as SQLite makes it of an integer or a real. */
+static int64_t cast_int(struct sval v)
+{
+	if (v.type == SQLITE_INTEGER)
+		return v.i;
+	if (v.d <= (double)INT64_MIN)
+		return INT64_MIN;
+	if (v.d >= (double)INT64_MAX)
+		return INT64_MAX;
+	return (int64_t)v.d;
+}
+
+/* @x in the order of unsigned numbers, as an int64 ("x < 0, x"). */
+static int64_t unsigned_order(int64_t x)
+{
+	return (int64_t)((uint64_t)x ^ ((uint64_t)1 << 63));
+}
+
+/* Make room for @n + 1 sites in @sa (capacity *@cap); -1 on ENOMEM. */
+static int sites_room(struct site_addrs *sa, size_t *cap)
+{
+	size_t nc = *cap ? 2 * *cap : 64;
+	int64_t *id, *addr;
+	uint8_t *null;
+
+	if (sa->n < *cap)
+		return 0;
+	id = realloc(sa->id, nc * sizeof(*id));
+	if (id)
+		sa->id = id;
+	addr = id ? realloc(sa->addr, nc * sizeof(*addr)) : NULL;
+	if (addr)
+		sa->addr = addr;
+	null = addr ? realloc(sa->null, nc) : NULL;
+	if (!null)
+		return -1;
+	sa->null = null;
+	*cap = nc;
+	return 0;
+}
+
+/* The sites' addresses of the cursor's source, read once, by id; -1
+ * when they cannot be (the cursor's error is set). */
+static int load_sites(struct scan_cursor *c)
+{
+	struct site_addrs *sa = &c->sites;
+	sqlite3 *db = ((struct scan_vtab *)c->base.pVtab)->db;
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int rc;
+
+	if (sa->loaded)
+		return 0;
+	if (c->sites_err)
+		return -1;
+	rc = sqlite3_prepare_v2(db, "SELECT id, addr FROM site WHERE "
+				"source_id = ?1 ORDER BY id", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, c->source_id);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (sites_room(sa, &cap) < 0) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			sa->id[sa->n] = sqlite3_column_int64(st, 0);
+			sa->null[sa->n] =
+				sqlite3_column_type(st, 1) == SQLITE_NULL;
+			sa->addr[sa->n++] = sqlite3_column_int64(st, 1);
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		c->sites_err = 1;
+		set_err(c, "slab_scan: %s", rc == SQLITE_NOMEM ?
+			"out of memory" : sqlite3_errmsg(db));
+		return -1;
+	}
+	sa->loaded = 1;
+	return 0;
+}
+
+static int sval_cmp(struct sval a, struct sval b);
+
+/* Column @i of group @k, as SQL sees it. */
+static struct sval col_val(struct scan_cursor *c, size_t k, int i)
+{
+	const struct group *g = &c->part[0].gr.g[k];
+	struct sval null = { SQLITE_NULL, 0, 0 };
+	int64_t req, alloc, w;
+
+	switch (i) {
+	case C_RK:
+	case C_K2:
+	case C_K3:
+		/* k2 and k3 NULL unless the grouping has them */
+		if ((g->nulls & (1 << i)) || (i && c->keys == 1))
+			return null;
+		return (struct sval){ SQLITE_INTEGER, i == C_RK ? g->k1 :
+				      i == C_K2 ? g->k2 : g->k3, 0 };
+	case C_WASTE: {
+		/* CAST(bytes_alloc - bytes_req AS INTEGER): an integer
+		 * difference past int64, as a real one, is a real */
+		struct sval x = sum_val(c, k, C_ALLOC), y = sum_val(c, k, C_REQ);
+
+		if (x.type == SQLITE_INTEGER && y.type == SQLITE_INTEGER &&
+		    !__builtin_sub_overflow(x.i, y.i, &w))
+			return (struct sval){ SQLITE_INTEGER, w, 0 };
+		return (struct sval){ SQLITE_INTEGER, cast_int((struct sval){
+			SQLITE_FLOAT, 0,
+			(x.type == SQLITE_INTEGER ? (double)x.i : x.d) -
+			(y.type == SQLITE_INTEGER ? (double)y.i : y.d) }), 0 };
+	}
+	case C_FRAG:
+		/* CASE WHEN bytes_alloc = 0 THEN 0.0 ELSE 100.0 - 100.0 *
+		 * CAST(bytes_req AS INTEGER) / CAST(bytes_alloc AS INTEGER) */
+		if (sval_cmp(sum_val(c, k, C_ALLOC),
+			     (struct sval){ SQLITE_INTEGER, 0, 0 }) == 0)
+			return (struct sval){ SQLITE_FLOAT, 0, 0.0 };
+		req = cast_int(sum_val(c, k, C_REQ));
+		alloc = cast_int(sum_val(c, k, C_ALLOC));
+		return (struct sval){ SQLITE_FLOAT, 0, 100.0 - 100.0 *
+				      (double)req / (double)alloc };
+	case C_RK_U:
+		if (g->nulls & 1)
+			return null;
+		return (struct sval){ SQLITE_INTEGER, unsigned_order(g->k1),
+				      0 };
+	case C_SITE_U: {
+		const struct site_addrs *sa = &c->sites;
+		int64_t id = g->f[C_SITE - C_HITS];
+		size_t lo = 0, hi;
+
+		if (load_sites(c) < 0)
+			return null;
+		hi = sa->n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (sa->id[mid] < id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == sa->n || sa->id[lo] != id || sa->null[lo])
+			return null;
+		return (struct sval){ SQLITE_INTEGER,
+				      unsigned_order(sa->addr[lo]), 0 };
+	}
+	case C_MIN_SEQ:
+	case C_MAX_SEQ:
+		if (!c->leak || !(g->has & 1))
+			return null;
+		return (struct sval){ SQLITE_INTEGER, i == C_MIN_SEQ ?
+				      g->min_seq : g->max_seq, 0 };
+	case C_MIN_TS:
+	case C_MAX_TS:
+		if (!c->leak || !(g->has & 2))
+			return null;
+		return (struct sval){ SQLITE_INTEGER, i == C_MIN_TS ?
+				      g->min_ts : g->max_ts, 0 };
+	default:
+		if (i >= C_HITS && i <= C_SITE)
+			return sum_val(c, k, i);
+		return null;
+	}
+}
+
+/* SQLite's order of two values: NULL first, numbers by value. */
+static int sval_cmp(struct sval a, struct sval b)
+{
+	long double x, y;
+
+	if (a.type == SQLITE_NULL || b.type == SQLITE_NULL)
+		return (b.type == SQLITE_NULL) - (a.type == SQLITE_NULL);
+	if (a.type == SQLITE_INTEGER && b.type == SQLITE_INTEGER)
+		return (a.i > b.i) - (a.i < b.i);
+	/* a long double holds every int64 and double exactly */
+	x = a.type == SQLITE_INTEGER ? (long double)a.i : a.d;
+	y = b.type == SQLITE_INTEGER ? (long double)b.i : b.d;
+	return (x > y) - (x < y);
+}
+
+/* Group @a before group @b in the ORDER BY: < 0. */
+static int ord_cmp(struct scan_cursor *c, uint32_t a, uint32_t b)
+{
+	int r = sval_cmp(c->key[a], c->key[b]);
+
+	if (r)
+		return c->ord[0].desc ? -r : r;
+	for (int t = 1; t < c->nord; t++) {
+		r = sval_cmp(col_val(c, a, c->ord[t].col),
+			     col_val(c, b, c->ord[t].col));
+		if (r)
+			return c->ord[t].desc ? -r : r;
+	}
+	return (a > b) - (a < b);
+}
+
+/* Restore the heap below slot @i. */
+static void heap_down(struct scan_cursor *c, size_t i)
+{
+	uint32_t *h = c->heap;
+
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < c->nheap && ord_cmp(c, h[l], h[m]) < 0)
+			m = l;
+		if (l + 1 < c->nheap && ord_cmp(c, h[l + 1], h[m]) < 0)
+			m = l + 1;
+		if (m == i)
+			return;
+		uint32_t t = h[i];
+
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* Every group into the heap of the ORDER BY; an SQLite code. */
+static int heap_make(struct scan_cursor *c)
+{
+	size_t n = c->part[0].gr.n;
+
+	c->heap = malloc((n ? n : 1) * sizeof(*c->heap));
+	c->key = malloc((n ? n : 1) * sizeof(*c->key));
+	if (!c->heap || !c->key)
+		return SQLITE_NOMEM;
+	for (size_t k = 0; k < n; k++) {
+		c->heap[k] = (uint32_t)k;
+		c->key[k] = col_val(c, k, c->ord[0].col);
+	}
+	c->nheap = n;
+	for (size_t k = n / 2; k-- > 0;)
+		heap_down(c, k);
+	return c->sites_err ? SQLITE_ERROR : SQLITE_OK;
+}
+
 static int scan_next(sqlite3_vtab_cursor *cur)
 {
 	struct scan_cursor *c = (struct scan_cursor *)cur;
 
 	c->at++;
 	c->rowid++;
-	return SQLITE_OK;
+	if (!c->nord) {
+		c->cur = c->at;
+	} else if (c->nheap) {
+		/* the next row: the heap's first */
+		c->cur = c->heap[0];
+		c->heap[0] = c->heap[--c->nheap];
+		heap_down(c, 0);
+	}
+	return c->sites_err ? SQLITE_ERROR : SQLITE_OK;
 }
 
 static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num,
@@ -922,6 +1357,7 @@ static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num,
 	sqlite3_value *a[NARGS] = { NULL };
 	static const char *const bys[BY__COUNT] = {
 		"ptr", "site", "type", "cache", "comm", "pid", "pp", "stack",
+		"leak",
 	};
 	static const char sql_str[] = "SELECT id FROM str WHERE "
 				      "source_id = ?1 AND text = ?2";
@@ -934,9 +1370,22 @@ static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num,
 	int64_t source_id;
 	int k = 0, rc;
 
-	(void)idx_str;
-	cursor_reset(c);
+	cursor_clear(c);
 	memset(&s, 0, sizeof(s));
+	if (idx_str && *idx_str) {
+		c->nord = (int)strlen(idx_str);
+		c->ord = malloc(c->nord * sizeof(*c->ord));
+		if (!c->ord) {
+			c->nord = 0;
+			return SQLITE_NOMEM;
+		}
+		for (int t = 0; t < c->nord; t++) {
+			int up = idx_str[t] >= 'A' && idx_str[t] < 'a';
+
+			c->ord[t].desc = up;
+			c->ord[t].col = idx_str[t] - (up ? 'A' : 'a');
+		}
+	}
 	for (int i = 0; i < NARGS && k < argc; i++)
 		if (idx_num & (1 << i))
 			a[i] = argv[k++];
@@ -957,6 +1406,14 @@ static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num,
 	s.t_hi = INT_ARG(A_THI, INT64_MAX);
 	s.has_pid = GIVEN(A_PID);
 	s.pid = INT_ARG(A_PID, 0);
+	s.at = GIVEN(A_AT_SEQ) ? AT_SEQ : GIVEN(A_AT_TS) ? AT_TS : AT_END;
+	s.at_v = s.at == AT_SEQ ? INT_ARG(A_AT_SEQ, 0) : INT_ARG(A_AT_TS, 0);
+	s.has_age = GIVEN(A_MIN_AGE);
+	s.min_age = INT_ARG(A_MIN_AGE, 0);
+	s.ref_null = !GIVEN(A_REF_TS);
+	s.ref_ts = INT_ARG(A_REF_TS, 0);
+	c->source_id = source_id;
+	c->leak = s.by == BY_LEAK;
 	rc = load_ids(db, sql_str, source_id, ARG(A_COMM), &s.comms);
 	if (rc == SQLITE_OK)
 		rc = load_ids(db, sql_str, source_id, ARG(A_CACHE), &s.caches);
@@ -985,6 +1442,8 @@ static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num,
 	c->keys = s.by == BY_CACHE || s.by == BY_PP ? 3 : 1;
 	s.cols = sel_cols(&s);
 	rc = scan_source(c, &s, source_id, 1);
+	if (rc == SQLITE_OK && c->nord)
+		rc = heap_make(c);
 out:
 	free(s.comms.v);
 	free(s.caches.v);
@@ -1007,30 +1466,16 @@ static int scan_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
 		       int i)
 {
 	struct scan_cursor *c = (struct scan_cursor *)cur;
-	const struct group *g = &c->part[0].gr.g[c->at];
+	struct sval v = col_val(c, c->cur, i);
 
-	switch (i) {
-	case C_RK:
-	case C_K2:
-	case C_K3:
-		/* k2 and k3 NULL unless the grouping has them */
-		if ((g->nulls & (1 << i)) || (i && c->keys == 1))
-			sqlite3_result_null(ctx);
-		else
-			sqlite3_result_int64(ctx, i == C_RK ? g->k1 :
-					     i == C_K2 ? g->k2 : g->k3);
-		break;
-	default:
-		if (i >= C_HITS && i <= C_SITE)
-			if (g->ovf & (1u << (i - C_HITS)))
-				sqlite3_result_double(ctx,
-					c->part[0].gr.d[c->at][i - C_HITS]);
-			else
-				sqlite3_result_int64(ctx, g->f[i - C_HITS]);
-		else
-			sqlite3_result_null(ctx);
-		break;
-	}
+	if (c->sites_err)
+		return SQLITE_ERROR;
+	if (v.type == SQLITE_INTEGER)
+		sqlite3_result_int64(ctx, v.i);
+	else if (v.type == SQLITE_FLOAT)
+		sqlite3_result_double(ctx, v.d);
+	else
+		sqlite3_result_null(ctx);
 	return SQLITE_OK;
 }
 

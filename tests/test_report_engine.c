@@ -268,16 +268,27 @@ static void test_time_window(void **state)
 }
 
 /* Plan @name with "--@opt @val" (@opt NULL: none); the result. */
-static int plan(struct mdb_report *r, const char *name, const char *opt,
-		const char *val, struct mdb_error *e)
+/* Plan report @name with option @opt (or none) and, when @opt2, a
+ * second one. */
+static int plan2(struct mdb_report *r, const char *name, const char *opt,
+		 const char *val, const char *opt2, const char *val2,
+		 struct mdb_error *e)
 {
 	struct mdb_report_args a;
 
 	mdb_report_args_init(&a);
 	if (opt)
 		assert_int_equal(give(&a, opt, val, e), 0);
+	if (opt2)
+		assert_int_equal(give(&a, opt2, val2, e), 0);
 	mdb_error_clear(e);
 	return mdb_report_plan(r, name, &a, e);
+}
+
+static int plan(struct mdb_report *r, const char *name, const char *opt,
+		const char *val, struct mdb_error *e)
+{
+	return plan2(r, name, opt, val, NULL, NULL, e);
 }
 
 static void test_plan(void **state)
@@ -334,7 +345,7 @@ static void test_sort_and_where(void **state)
 	assert_int_equal(r.selected, 0);
 	mdb_report_release(&r);
 	/* a report with @where: the options' conditions, none given */
-	assert_int_equal(plan(&r, "leaks", NULL, NULL, &e), 0);
+	assert_int_equal(plan(&r, "pages", "by", "caller", &e), 0);
 	assert_non_null(strstr(r.sql, "(1)"));
 	assert_int_equal(r.selected, 0);
 	mdb_report_release(&r);
@@ -345,13 +356,14 @@ static void test_sort_and_where(void **state)
 	assert_int_equal(plan(&r, "callsites", "sort", "callsite", &e), 0);
 	assert_string_equal(r.order, "addr < 0 DESC, addr DESC");
 	mdb_report_release(&r);
-	/* callsites takes --pid as slab_scan's argument, leaks as a
-	 * condition of @where */
+	/* callsites takes --pid as slab_scan's argument, pages --by caller
+	 * as a condition of @where */
 	assert_int_equal(plan(&r, "callsites", "pid", "42", &e), 0);
 	assert_int_equal(r.selected, 1);
 	assert_string_equal(r.order, "bytes_alloc DESC");
 	mdb_report_release(&r);
-	assert_int_equal(plan(&r, "leaks", "pid", "42", &e), 0);
+	assert_int_equal(plan2(&r, "pages", "by", "caller", "pid", "42", &e),
+			 0);
 	assert_non_null(strstr(r.sql, "AND (1 AND +a.pid = :pid)"));
 	assert_int_equal(r.selected, 1);
 	mdb_report_release(&r);

@@ -341,6 +341,161 @@ static void test_leaks_slices(void **state)
 	free(d);
 }
 
+/*
+ * allocs --sort KEY: slab_scan orders the addresses itself (an ORDER BY
+ * of its columns, done in C); SQL over the alloc rows, grouped per
+ * address and ordered by SQLite, gives the same addresses in the same
+ * order, for every key, on the generated trace (addresses allocated
+ * again, frees on other CPUs) and on the perf capture.
+ */
+static void test_allocs_orders(void **state)
+{
+	/* the key, and the ORDER BY of the reference */
+	static const char *const keys[][2] = {
+		{ "frag", "frag_pct DESC" },
+		{ "frag,hit,bytes", "frag_pct DESC, hits DESC, alloc DESC" },
+		{ "ptr", "ptr < 0 DESC, ptr DESC" },
+		{ "callsite", "addr < 0 DESC, addr DESC" },
+		{ "bytes", "alloc DESC" },
+		{ "hit", "hits DESC" },
+		{ "pingpong", "pp DESC" },
+		{ "waste", "alloc - req DESC" },
+		{ "bytes_req", "req DESC" },
+		{ "freed", "freed DESC" },
+		{ "live", "live DESC" },
+		{ "hit,callsite", "hits DESC, addr < 0 DESC, addr DESC" },
+	};
+	const char *dbs[] = { gen_db, slab_db };
+
+	(void)state;
+	for (size_t d = 0; d < 2; d++)
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			char *args = strf("allocs --sort %s", keys[i][0]);
+			char *got = memdb_rows(dbs[d], args, "1");
+			char *want = out_of(
+				"'%s' sql -f csv -d '%s' \"WITH g AS ("
+				"SELECT ptr, count(*) AS hits, "
+				"sum(bytes_req) AS req, "
+				"sum(bytes_alloc) AS alloc, "
+				"sum(state = 1) AS freed, sum(state = 1 AND "
+				"free_cpu <> cpu) AS pp, sum(state = 0) AS "
+				"live, CASE WHEN sum(bytes_alloc) = 0 "
+				"THEN 0.0 ELSE 100.0 - 100.0 * "
+				"sum(bytes_req) / sum(bytes_alloc) END AS "
+				"frag_pct, site_id, max(seq) FROM alloc "
+				"WHERE type < 2 GROUP BY ptr) "
+				"SELECT printf('0x%%x', ptr) FROM g "
+				"JOIN site t ON t.source_id = 1 AND "
+				"t.id = g.site_id "
+				"ORDER BY %s, ptr < 0, ptr\" | sed 1d",
+				env("MEMDB"), dbs[d], keys[i][1]);
+
+			assert_true(strlen(want) > 1000);
+			if (strcmp(got, want))
+				fail_msg("%s on %s: not SQL's order", args,
+					 dbs[d]);
+			free(args);
+			free(got);
+			free(want);
+		}
+}
+
+/*
+ * memdb report leaks @opt on @db against SQL over the alloc rows live by
+ * @cond (a condition on row a, with its source s), ages counted from
+ * @ref (SQL; NULL for none): per call site, the number, the bytes, the
+ * oldest and youngest positions, and the ages (the report's seconds to
+ * the microsecond).
+ */
+static void leaks_check(const char *db, const char *opt, const char *cond,
+			const char *ref)
+{
+	char *got = out_of("'%s' report leaks %s --sort callsite --top 0 "
+			   "--format csv -d '%s' | sed '1d;/^total,/d' | "
+			   "cut -d, -f1,3,4,7-10", env("MEMDB"), opt, db);
+	char *want = out_of("'%s' sql -f csv -d '%s' \"SELECT "
+			    "coalesce(t.call_site, ''), count(*), "
+			    "sum(a.bytes_alloc), min(a.seq), max(a.seq), "
+			    "%s - min(a.ts), %s - max(a.ts) "
+			    "FROM alloc a JOIN source s ON s.id = "
+			    "a.source_id JOIN v_sites t ON t.source_id = "
+			    "a.source_id AND t.site_id = a.site_id "
+			    "WHERE a.type < 2 AND %s "
+			    "GROUP BY t.call_site, t.symbol ORDER BY "
+			    "t.addr < 0 DESC, t.addr DESC, t.symbol\" | "
+			    "sed 1d",
+			    env("MEMDB"), db, ref, ref, cond);
+	char *bad;
+	FILE *f;
+	char *gf = path_in(tmp, "leaks-got"), *wf = path_in(tmp, "leaks-want");
+
+	assert_non_null(f = fopen(gf, "w"));
+	fputs(got, f);
+	fclose(f);
+	assert_non_null(f = fopen(wf, "w"));
+	fputs(want, f);
+	fclose(f);
+	/* the same lines, an age in seconds within 0.6 us of SQL's ns */
+	bad = out_of("paste -d, '%s' '%s' | awk -F, 'function off(s, n) { "
+		     "return s == \"\" ? n != \"\" : (n == \"\" || "
+		     "s * 1e9 - n > 600 || n - s * 1e9 > 600) } "
+		     "$1 != $8 || $2 != $9 || $3 != $10 || $4 != $11 || "
+		     "$5 != $12 || off($6, $13) || off($7, $14) "
+		     "{ print NR \": \" $0 }'", gf, wf);
+	if (*bad)
+		fail_msg("leaks %s on %s:\n%s", opt, db, bad);
+	if (!*opt)
+		assert_true(strlen(want) > 50);
+	free(bad);
+	free(got);
+	free(want);
+	free(gf);
+	free(wf);
+}
+
+/*
+ * leaks: slab_scan's 'leak' grouping gives what SQL over the alloc rows
+ * gives, live at the end, at a position, at a time, with --min-age and
+ * with the filters, on the generated trace and the real ftrace text.
+ */
+static void test_leaks_as_rows(void **state)
+{
+	const char *dbs[] = { gen_db, text_db };
+
+	(void)state;
+	for (size_t d = 0; d < 2; d++) {
+		long long mid = db_int(dbs[d], "SELECT (first_ts + last_ts) "
+				       "/ 2 FROM source");
+		long long seq = db_int(dbs[d], "SELECT max(seq) / 3 FROM "
+				       "alloc");
+		char *at_ts = strf("--at %lld.%09llds", mid / 1000000000,
+				   mid % 1000000000);
+		char *ts_cond = strf("a.state < 3 AND a.ts <= %lld AND "
+				     "(a.end_seq IS NULL OR (a.end_seq IS "
+				     "NOT NULL AND a.end_ts > %lld))", mid,
+				     mid);
+		char *ts_ref = strf("%lld", mid);
+		char *at_seq = strf("--at %lld", seq);
+		char *seq_cond = strf("a.state < 3 AND a.seq <= %lld AND "
+				      "(a.end_seq IS NULL OR a.end_seq > "
+				      "%lld)", seq, seq);
+
+		leaks_check(dbs[d], "", "a.state = 0", "s.last_ts");
+		leaks_check(dbs[d], at_seq, seq_cond, "NULL");
+		leaks_check(dbs[d], at_ts, ts_cond, ts_ref);
+		leaks_check(dbs[d], "--min-age 20ms", "a.state = 0 AND "
+			    "s.last_ts - a.ts >= 20000000", "s.last_ts");
+		leaks_check(dbs[d], "--comm bash", "a.state = 0 AND "
+			    "a.comm_id IN (SELECT id FROM str WHERE text = "
+			    "'bash')", "s.last_ts");
+		free(at_ts);
+		free(ts_cond);
+		free(ts_ref);
+		free(at_seq);
+		free(seq_cond);
+	}
+}
+
 /* The filters select rows too: one row per site left, right figures. */
 static void test_filter_rows(void **state)
 {
@@ -979,6 +1134,8 @@ int main(void)
 		cmocka_unit_test(test_filter_rows),
 		cmocka_unit_test(test_pingpong_window),
 		cmocka_unit_test(test_leaks_slices),
+		cmocka_unit_test(test_allocs_orders),
+		cmocka_unit_test(test_leaks_as_rows),
 		cmocka_unit_test(test_pages_sort),
 		cmocka_unit_test(test_open_window_is_whole),
 		cmocka_unit_test(test_sums_past_int64),
