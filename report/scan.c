@@ -1283,8 +1283,19 @@ static int ord_cmp(struct scan_cursor *c, uint32_t a, uint32_t b)
 	if (r)
 		return c->ord[0].desc ? -r : r;
 	for (int t = 1; t < c->nord; t++) {
-		r = sval_cmp(col_val(c, a, c->ord[t].col),
-			     col_val(c, b, c->ord[t].col));
+		int col = c->ord[t].col;
+		const struct group *x = &c->part[0].gr.g[a];
+		const struct group *y = &c->part[0].gr.g[b];
+
+		/* a sum within int64 (the usual case): compared as is */
+		if (col >= C_HITS && col <= C_SITE &&
+		    !((x->ovf | y->ovf) & (1u << (col - C_HITS)))) {
+			int64_t p = x->f[col - C_HITS], q = y->f[col - C_HITS];
+
+			r = (p > q) - (p < q);
+		} else {
+			r = sval_cmp(col_val(c, a, col), col_val(c, b, col));
+		}
 		if (r)
 			return c->ord[t].desc ? -r : r;
 	}
