@@ -154,6 +154,12 @@ $(BUILD)/gen/fleet.inc: $(FLEET_QUERIES) tools/embed.sh
 	@mkdir -p $(@D)
 	sh tools/embed.sh --queries $(FLEET_QUERIES) > $@.tmp && mv $@.tmp $@
 
+# What each report shows, for memdb report NAME --help (cli/cmd_report.c).
+$(BUILD)/obj/cli/cmd_report.o: $(BUILD)/gen/reports_md.inc
+$(BUILD)/gen/reports_md.inc: docs/reports.md tools/embed.sh
+	@mkdir -p $(@D)
+	sh tools/embed.sh reports_md $< > $@.tmp && mv $@.tmp $@
+
 # The flame graph's script, written into each flame graph (cli/picture.c).
 $(BUILD)/gen/flame_js.inc: cli/flame.js tools/embed.sh
 	@mkdir -p $(@D)

@@ -16,6 +16,8 @@
 #include "render.h"
 #include "scope.h"
 
+#include "reports_md.inc" /* reports_md[]: docs/reports.md, generated */
+
 static const char usage_head[] =
 "usage: memdb report list\n"
 "       memdb report NAME [-d DB] [--source ID|all] [--top N]\n"
@@ -251,6 +253,106 @@ static int report_usage(void)
 	for (size_t i = 0; i < n; i++)
 		free((char *)ro[i].help);
 	return cli_help(usage_tail);
+}
+
+/* Does report @q take option @p? (param_help()'s test) */
+static int takes(const struct mdb_query *q, const struct mdb_rparam *p)
+{
+	size_t len;
+
+	if (p->kind == MDB_RP_CHOICE || p->kind == MDB_RP_SORT)
+		return mdb_query_annot(q, p->opt, &len) != NULL;
+	if (p->where)
+		return uses_either(q, "@where", "slab_scan");
+	return uses_either(q, p->param, p->kind == MDB_RP_INT ? p->alt : NULL);
+}
+
+/* The report called @name (a variant "callsites@cache"), or NULL. */
+static const struct mdb_query *query_named(const char *name, size_t len)
+{
+	size_t n;
+	const struct mdb_query *q = mdb_query_all(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (strlen(q[i].name) == len && !strncmp(q[i].name, name, len))
+			return &q[i];
+	return NULL;
+}
+
+/* docs/reports.md's section "## @title": its text after the title line,
+ * its length in *@len; NULL when there is none. */
+static const char *section(const char *title, size_t *len)
+{
+	size_t tl = strlen(title);
+	const char *end;
+
+	for (const char *s = strstr(reports_md, "\n## "); s;
+	     s = strstr(s + 1, "\n## ")) {
+		if (strncmp(s + 4, title, tl) || s[4 + tl] != '\n')
+			continue;
+		s += 5 + tl;
+		end = strstr(s, "\n## ");
+		*len = end ? (size_t)(end - s) + 1 : strlen(s);
+		return s;
+	}
+	return NULL;
+}
+
+/*
+ * memdb report NAME [--by KEY] --help: what the report's rows and columns
+ * are (its section of docs/reports.md) and the options it takes.
+ */
+static int report_help(const char *name, const char *by)
+{
+	size_t n, len;
+	const struct mdb_rparam *p = mdb_report_params(&n);
+	const struct mdb_query *q = query_named(name, strlen(name)), *v = NULL;
+	const char *text;
+	char *title = NULL;
+	int k = 0;
+
+	if (!q || strchr(name, '@'))
+		return cli_usage_error("report", "no report '%s' ('memdb "
+				       "report list' names them)", name);
+	if (by && asprintf(&title, "%s@%s", name, by) >= 0) {
+		v = query_named(title, strlen(title));
+		free(title);
+		title = NULL;
+	}
+	if (v && asprintf(&title, "%s --by %s", name, by) < 0) {
+		cli_errorf("out of memory");
+		return 1;
+	}
+	text = section(title ? title : name, &len);
+	if (!text) {
+		/* test_docs holds a section for every report */
+		cli_errorf("docs/reports.md has no section '%s'",
+			   title ? title : name);
+		free(title);
+		return 1;
+	}
+	while (len && text[len - 1] == '\n')
+		len--;
+	printf("usage: memdb report %s [-d DB] [--source ID|all] [--top N]\n"
+	       "       [--format FMT] [OPTIONS]\n", title ? title : name);
+	fwrite(text, 1, len, stdout);
+	printf("\n\nIts own options:");
+	for (size_t i = 0, col = 16; i < n; i++) {
+		if (!takes(q, &p[i]) && !(v && takes(v, &p[i])))
+			continue;
+		if (col + strlen(p[i].opt) + 4 > 76) {
+			printf("%s\n ", k ? "," : "");
+			col = 1;
+		} else if (k) {
+			putchar(',');
+		}
+		col += printf(" --%s", p[i].opt) + 1;
+		k++;
+	}
+	printf("%s\nEvery report's options, and what each does: 'memdb report "
+	       "--help'.\n", k ? "" : " none");
+	free(title);
+	return 0;
 }
 
 static int report_list(void)
@@ -598,7 +700,7 @@ int cmd_report(int argc, char **argv)
 	struct emit_ctx how = { 0 };
 	struct mdb_report_args a;
 	struct mdb_error e;
-	int c, ret;
+	int c, ret, help = 0;
 
 	mdb_report_args_init(&a);
 	a.top = -1;
@@ -629,7 +731,8 @@ int cmd_report(int argc, char **argv)
 			how.columns = optarg;
 			break;
 		case 'h':
-			return report_usage();
+			help = 1;
+			break;
 		default:
 			if (c >= OPT_PARAM) {
 				if (mdb_report_arg_parse(&a,
@@ -644,6 +747,11 @@ int cmd_report(int argc, char **argv)
 				return ret;
 		}
 	}
+	if (help)
+		return optind < argc && strcmp(argv[optind], "list") ?
+		       report_help(argv[optind],
+				   mdb_report_arg(&a, "by")->text) :
+		       report_usage();
 	if (optind >= argc)
 		return cli_usage_error("report", "which report? "
 				       "('memdb report list' names them)");

@@ -6,16 +6,7 @@
 -- setup: allocinfo
 -- sort: bytes|calls|count
 --
--- As allocinfo, one row per label: the hosts of a fleet side by side.
--- Without --source, each label's latest snapshot (with --label GLOB,
--- of the labels matching it; --from and --to DATEs bound the time it
--- was taken); with --source, every selected snapshot of the label,
--- added up.  Sources without a label are one row with none.
---   sources   snapshots added up (1 for a fleet)
---   taken_at  when the latest of them was taken
---   tags      allocinfo lines
---   flags     as in allocinfo, for any line of the label
--- By bytes (--sort calls: by calls), largest first, ties by label.
+-- The rows and their columns: docs/reports.md, "allocinfo --by label".
 --
 -- Parameters: those of allocinfo, whose set-up statement selects the
 -- sources into temp.rsrc.

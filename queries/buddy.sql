@@ -3,15 +3,7 @@
 -- help: free blocks of the page allocator per node, zone, order and migratetype (a core dump's /proc/buddyinfo and /proc/pagetypeinfo)
 -- source: zones
 --
--- The buddy allocator's free lists of a kernel core dump (memdb ingest
--- VMCORE): one row per node, populated zone, order and migratetype, in
--- the kernel's order (zones DMA, DMA32, Normal, ...; migratetypes by
--- their enum value).  blocks is the length of
--- free_area[order].free_list[migratetype]; pages = blocks << order.
--- Summed over migratetypes, blocks is /proc/buddyinfo's column of that
--- order.  flags is 'incomplete' when a list could not be walked to its
--- end (a warning at ingest named it).  Other sources have no rows.
--- The total row sums every row of the selected sources.
+-- The rows and their columns: docs/reports.md, "buddy".
 --
 -- Parameters (sqlite3: .param set :src_lo 1, ...):
 --   :src_lo, :src_hi   range of source ids to cover

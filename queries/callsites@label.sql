@@ -6,13 +6,7 @@
 -- setup: callsites
 -- sort: bytes=bytes_alloc|hit=hits|pingpong|frag=frag_pct|hits|waste|live=live_bytes|bytes_alloc|bytes_req|frag_pct|freed|live_bytes|avg_alloc
 --
--- As callsites, one row per label: the hosts of a fleet side by side.
--- Without --source, each label's latest trace (with --label GLOB, of
--- the labels matching it; --from and --to DATEs bound the time it was
--- taken); with --source, every selected trace of the label, added up.
--- --time and the filters (--cache, --site, --pid, --comm) count the
--- allocations they select, as in callsites: --site SYMBOL --by label is
--- one call site on each host.  Ties by label.
+-- The rows and their columns: docs/reports.md, "callsites --by label".
 --
 -- Parameters: those of callsites, whose set-up statements select the
 -- sources into temp.rsrc and compute the groups into temp.slab_rows and

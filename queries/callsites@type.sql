@@ -6,11 +6,7 @@
 -- setup: callsites
 -- sort: bytes=bytes_alloc|hit=hits|pingpong|frag=frag_pct|hits|waste|live=live_bytes|bytes_alloc|bytes_req|frag_pct|freed|live_bytes|avg_alloc
 --
--- As callsites, grouped by allocation type.  Slab allocations only, as in
--- every variant; page allocations have their own figures in summary.
---
--- --time and the filters (--cache, --site, --pid, --comm) count the
--- allocations they select, from the alloc rows, as in callsites.
+-- The rows and their columns: docs/reports.md, "callsites --by type".
 --
 -- Parameters: those of callsites, whose set-up statements compute the
 -- groups into temp.slab_rows and their total into temp.slab_total.

@@ -5,16 +5,7 @@
 -- drop: bytes_req hits
 -- sort: waste|callsite=addr < 0,addr|bytes=bytes_alloc|hit=hits|frag=frag_pct|hits|bytes_alloc|bytes_req|frag_pct
 --
--- Slab allocations only (kmalloc and kmem_cache); page allocations have
--- figures of their own.  The figures are perf kmem stat --caller's:
---   hits      ALLOC events (NULL and ZERO_SIZE_PTR results included)
---   waste     bytes_alloc - bytes_req
---   frag_pct  100 - 100 * bytes_req / bytes_alloc  (0 when nothing allocated)
--- Rows sorted by waste (--sort KEY[,KEY...]: perf kmem's keys callsite,
--- bytes, hit, frag, or the columns; --sort frag,hit,bytes is perf kmem
--- --caller's order), ties by address.  --time and the filters (--cache,
--- --site, --pid, --comm) count the allocations they select.  The total row covers every call
--- site of the selected sources, not only the rows shown.
+-- The rows and their columns: docs/reports.md, "fragmentation".
 --
 -- Parameters (sqlite3: .param set :src_lo 1, ...):
 --   :src_lo, :src_hi   range of source ids to cover

@@ -6,15 +6,7 @@
 -- by: site|cpu
 -- sort: pingpong|callsite=addr < 0,addr|bytes|freed|pingpong_pct
 --
--- Slab allocations ended by a FREE on another CPU (perf kmem's
--- ping-pong), per allocation call site: how many, their bytes, their share
--- of the site's frees, and the CPU pair seen most.  --by cpu gives one row
--- per (allocating CPU, freeing CPU) pair instead (pingpong@cpu.sql).
---
--- --sort KEY[,KEY...] orders by pingpong (the default), callsite, bytes,
--- freed or pingpong_pct, largest first, ties by address.  --time and the
--- filters (--cache, --site, --pid, --comm) count the allocations they
--- select: frees up to --time's END.
+-- The rows and their columns: docs/reports.md, "pingpong".
 --
 -- Parameters: :src_lo, :src_hi, :top, :sel, :tsel, :t_lo, :t_hi,
 -- :given_pid, :pid, :comm, :cache, :site; @sort.

@@ -3,8 +3,7 @@
 -- help: allocations freed on another CPU, per (allocating CPU, freeing CPU) pair
 -- source: trace
 --
--- Slab allocations ended by a FREE on another CPU, one row per CPU pair:
--- how many, their bytes, their share of all ping-pong.
+-- The rows and their columns: docs/reports.md, "pingpong --by cpu".
 --
 -- Parameters: :src_lo, :src_hi, :top.  Reads pingpong_stats.
 

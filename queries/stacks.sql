@@ -4,17 +4,7 @@
 -- source: trace
 -- format: folded
 --
--- One line per distinct kernel call stack of the successful slab
--- allocations (kmalloc, kmem_cache_alloc; not failed), root frame first,
--- frames named by function without offsets (as `perf script |
--- stackcollapse-perf.pl`), ';'-separated and ending at the innermost
--- frame, then the bytes allocated (bytes_alloc) under that stack.  Stacks
--- that name the same functions are one line.  Frames not resolved yet
--- (memdb symbolize, or --kallsyms at ingest) show as their address.
--- Captures with callchains only (perf record -g).
---
--- --time and the filters (--cache, --site, --pid, --comm) select the
--- allocations whose stacks are counted.
+-- The rows and their columns: docs/reports.md, "stacks".
 --
 -- Parameters: :src_lo, :src_hi, :tsel, :t_lo, :t_hi, :given_pid, :pid,
 -- :comm, :cache, :site.

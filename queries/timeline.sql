@@ -6,15 +6,7 @@
 -- by: seq|time
 -- scope: one source
 --
--- The trace cut into N buckets (--buckets, default 20) of equal position
--- width, or of equal time with --by time (formats with timestamps): per
--- bucket the allocations made and ended in it, and the live allocations
--- and live bytes at its end.  Slab allocations only; an allocation is live
--- from its ALLOC until the FREE (or the ALLOC of its address, when the free
--- was not traced) that ends it.  Resolution: the timeline table built at
--- ingest has at most 4096 slots, and buckets end on slot boundaries
--- (to_seq says where).  The total row is the whole trace, with the
--- live figures at its end.
+-- The rows and their columns: docs/reports.md, "timeline".
 --
 -- Parameters: :src_lo (one source), :buckets, :by.  Reads timeline.
 

@@ -6,16 +6,7 @@
 -- setup: zones
 -- sort: bytes|used|free|requests|fails|unused_pct|zones
 --
--- As zones, one row per label and allocator (slab caches, UMA zones,
--- malloc types): the hosts of a fleet side by side.  Without --source,
--- each label's latest zone snapshot (with --label GLOB, of the labels
--- matching it; --from and --to DATEs bound the time it was taken); with
--- --source, every selected snapshot of the label, added up.
---   sources     snapshots added up (1 for a fleet)
---   taken_at    when the latest of them was taken
---   zones       rows added up
---   unused_pct  slab caches: 100 x free / (used + free) of the sums
--- By bytes (or --sort KEY), largest first, ties by label and allocator.
+-- The rows and their columns: docs/reports.md, "zones --by label".
 --
 -- Parameters: those of zones, whose set-up statement selects the
 -- sources into temp.rsrc.

@@ -13,7 +13,10 @@
  *     ingest/trace/ and ingest/snapshot/ and every fuzz harness has its
  *     row there;
  *   - no C string literal under cli/ starts an SQL statement (SQL lives
- *     in db/ and report/: docs/design.md, section 2.2).
+ *     in db/ and report/: docs/design.md, section 2.2);
+ *   - every report of queries/ has its section in docs/reports.md (the
+ *     text memdb report NAME --help prints), and every section is a
+ *     report's.
  *
  * The tree is found from TESTS_DIR (its parent); files are scanned by
  * name: C, headers, SQL, shell, awk, Markdown and the Makefile.
@@ -473,6 +476,72 @@ static void test_no_sql_in_cli(void **state)
 	assert_int_equal(g.problems, 0);
 }
 
+/* Every "-- report: TITLE" of queries/ is a "## TITLE" of
+ * docs/reports.md, and the reverse; --help prints the section. */
+static void test_every_report_documented(void **state)
+{
+	char *pat = path_in(g.root, "queries/*.sql");
+	char *md_path = path_in(g.root, "docs/reports.md");
+	char *md = slurp(md_path, NULL);
+	size_t reports = 0, sections = 0;
+	glob_t gl;
+	struct run r;
+
+	(void)state;
+	g.problems = 0;
+	assert_non_null(md);
+	assert_int_equal(glob(pat, 0, NULL, &gl), 0);
+	for (size_t i = 0; i < gl.gl_pathc; i++) {
+		char *sql = slurp(gl.gl_pathv[i], NULL), *t, *want;
+
+		assert_non_null(sql);
+		t = strstr(sql, "\n-- report: ");
+		if (t) {
+			t += strlen("\n-- report: ");
+			want = strf("\n## %.*s\n", (int)strcspn(t, "\n"), t);
+			if (!strstr(md, want))
+				problem("docs/reports.md", 0, "no section "
+					"for %s", gl.gl_pathv[i]);
+			free(want);
+			reports++;
+		}
+		free(sql);
+	}
+	globfree(&gl);
+	for (const char *h = strstr(md, "\n## "); h; h = strstr(h + 1, "\n## ")) {
+		char *title = strf("%.*s", (int)strcspn(h + 4, "\n"), h + 4);
+		char *cmd = strf("grep -lx -- '-- report: %s' '%s'/queries/*.sql",
+				 title, g.root);
+
+		run(&r, "%s", cmd);
+		if (r.status != 0)
+			problem("docs/reports.md", 0, "section '%s' names no "
+				"report", title);
+		run_free(&r);
+		free(cmd);
+		free(title);
+		sections++;
+	}
+	assert_true(reports >= 25);
+	assert_int_equal(sections, reports);
+	assert_int_equal(g.problems, 0);
+	/* the section, and the options the report takes */
+	run(&r, "'%s' report leaks --help", env("MEMDB"));
+	assert_run_ok(&r);
+	assert_non_null(strstr(r.out, "usage: memdb report leaks"));
+	assert_non_null(strstr(r.out, "ZERO_SIZE_PTR are never live"));
+	assert_non_null(strstr(r.out, " --comm, --at,"));
+	assert_non_null(strstr(r.out, " --min-age\n"));
+	run_free(&r);
+	run(&r, "'%s' report callsites --by cache --help", env("MEMDB"));
+	assert_run_ok(&r);
+	assert_non_null(strstr(r.out, "'kmalloc-large'"));
+	run_free(&r);
+	free(md);
+	free(md_path);
+	free(pat);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -480,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_design_paths_exist),
 		cmocka_unit_test(test_every_decoder_tabled),
 		cmocka_unit_test(test_no_sql_in_cli),
+		cmocka_unit_test(test_every_report_documented),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
