@@ -51,3 +51,17 @@ LIMIT :top;
 -- (slab_scan's rk_u and site_u).
 @unsigned(x) = CASE WHEN $x < 0 THEN $x + 9223372036854775807 + 1
                     ELSE $x - 9223372036854775807 - 1 END;
+
+-- The slab allocations of source SRC that slab_scan (report/scan.c) sums
+-- per BY, as the options --time, --pid, --comm, --cache and --site
+-- select them.
+@scan(src, by) = slab_scan($src, $by, :tsel, :t_lo, :t_hi,
+                           CASE WHEN :given_pid THEN :pid END, :comm,
+                           :cache, :site);
+
+-- A sum as an integer (a total row's figure; 0 for no row).
+@isum(x) = coalesce(CAST(total($x) AS INTEGER), 0);
+
+-- perf kmem's fragmentation: 100 - 100 * REQ / ALLOC, 0 when ALLOC is.
+@frag(req, alloc) = CASE WHEN $alloc = 0 THEN 0.0
+                         ELSE 100.0 - 100.0 * $req / $alloc END;

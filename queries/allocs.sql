@@ -8,20 +8,15 @@
 --
 -- The rows and their columns: docs/reports.md, "allocs".
 --
--- Parameters: :src_lo, :src_hi, :top, :tsel (--time given), :t_lo,
--- :t_hi (without --time the whole trace), :given_pid, :pid, :comm,
--- :cache, :site; @sort.
-
--- Per address, summed by slab_scan over each source's blocks
--- (report/scan.c).  One source: slab_scan orders its rows itself (the
--- ORDER BY names only its columns: rk_u and site_u are the address and
--- the call site's in unsigned order), so the LIMIT reads only the rows
--- shown out of hundreds of thousands of addresses.  Several: summed over
--- them here, the latest call site that of the largest position (the row
--- max() picks), ordered by SQL.  Equal rows in the order of their
--- address as an unsigned number, as perf kmem lists them.  Rows whose
--- call site is unknown to the source are left out (never in a sound
--- database).
+-- Parameters: :src_lo, :src_hi, :top, @scan's and @sort.
+-- Per address, summed by slab_scan.  One source: slab_scan orders its
+-- rows itself (the ORDER BY names only its columns; rk_u and site_u are
+-- the address and the call site's in unsigned order), so the LIMIT
+-- reads only the rows shown.  Several: summed here over them, the
+-- latest call site that of the largest position (the row max() picks),
+-- ordered by SQL.  Ties in the order of the address as an unsigned
+-- number, as perf kmem lists them.  Rows whose call site the source
+-- does not know are left out (never in a sound database).
 DROP TABLE IF EXISTS temp.al_src;
 CREATE TEMP TABLE al_src AS
 SELECT id AS sid FROM source
@@ -31,8 +26,7 @@ DROP TABLE IF EXISTS temp.al_top;
 CREATE TEMP TABLE al_top AS
 SELECT rk AS ptr, (SELECT sid FROM temp.al_src) AS source_id, site_id,
        hits, bytes_req, bytes_alloc, waste, frag_pct, freed, pingpong, live
-FROM slab_scan((SELECT sid FROM temp.al_src), 'ptr', :tsel, :t_lo, :t_hi,
-               CASE WHEN :given_pid THEN :pid END, :comm, :cache, :site)
+FROM @scan((SELECT sid FROM temp.al_src), 'ptr')
 WHERE (SELECT count(*) FROM temp.al_src) = 1
   AND EXISTS (SELECT 1 FROM site t WHERE t.source_id =
               (SELECT sid FROM temp.al_src) AND t.id = site_id)
@@ -45,10 +39,7 @@ WITH k AS (
 	       s.sid AS source_id, a.site_id, total(a.bytes_req) AS bytes_req,
 	       total(a.bytes_alloc) AS bytes_alloc, total(a.freed) AS freed,
 	       total(a.pingpong) AS pingpong, total(a.live) AS live
-	FROM temp.al_src s
-	CROSS JOIN slab_scan(s.sid, 'ptr', :tsel, :t_lo, :t_hi,
-	                     CASE WHEN :given_pid THEN :pid END, :comm,
-	                     :cache, :site) a
+	FROM temp.al_src s CROSS JOIN @scan(s.sid, 'ptr') a
 	WHERE (SELECT count(*) FROM temp.al_src) > 1
 	GROUP BY a.rk
 )
@@ -56,9 +47,8 @@ SELECT ptr, source_id, site_id, hits, bytes_req, bytes_alloc, waste,
        frag_pct, freed, pingpong, live
 FROM (
 	SELECT k.*, CAST(k.bytes_alloc - k.bytes_req AS INTEGER) AS waste,
-	       CASE WHEN k.bytes_alloc = 0 THEN 0.0
-	            ELSE 100.0 - 100.0 * CAST(k.bytes_req AS INTEGER) /
-	                 CAST(k.bytes_alloc AS INTEGER) END AS frag_pct,
+	       @frag(CAST(k.bytes_req AS INTEGER),
+	             CAST(k.bytes_alloc AS INTEGER)) AS frag_pct,
 	       @unsigned(k.ptr) AS rk_u, @unsigned(t.addr) AS site_u
 	FROM k JOIN site t ON t.source_id = k.source_id AND t.id = k.site_id
 )
@@ -76,22 +66,15 @@ FROM temp.al_top a
 JOIN v_sites v ON v.source_id = a.source_id AND v.site_id = a.site_id
 ORDER BY a.rowid;
 
--- The total: the same sums, per allocation type (two rows a source)
-SELECT 'total' AS ptr,
-       coalesce(CAST(total(hits) AS INTEGER), 0) AS hits,
-       coalesce(CAST(total(bytes_req) AS INTEGER), 0) AS bytes_req,
-       coalesce(CAST(total(bytes_alloc) AS INTEGER), 0) AS bytes_alloc,
-       CASE WHEN coalesce(total(hits), 0) = 0 THEN 0
-            ELSE CAST(total(bytes_alloc) AS INTEGER) / CAST(total(hits) AS INTEGER) END AS avg_alloc,
-       coalesce(CAST(total(bytes_alloc) - total(bytes_req) AS INTEGER), 0) AS waste,
-       CASE WHEN coalesce(total(bytes_alloc), 0) = 0 THEN 0.0
-            ELSE 100.0 - 100.0 * CAST(total(bytes_req) AS INTEGER) / CAST(total(bytes_alloc) AS INTEGER)
-       END AS frag_pct,
-       coalesce(CAST(total(freed) AS INTEGER), 0) AS freed,
-       coalesce(CAST(total(pingpong) AS INTEGER), 0) AS pingpong,
-       coalesce(CAST(total(live) AS INTEGER), 0) AS live,
-       NULL AS call_site, NULL AS symbol
-FROM temp.al_src s
-CROSS JOIN slab_scan(s.sid, 'type', :tsel, :t_lo, :t_hi,
-                     CASE WHEN :given_pid THEN :pid END, :comm, :cache,
-                     :site) a;
+-- The total: the same sums, of the groups per allocation type.
+SELECT 'total' AS ptr, hits, bytes_req, bytes_alloc,
+       CASE WHEN hits = 0 THEN 0 ELSE bytes_alloc / hits END AS avg_alloc,
+       waste, @frag(bytes_req, bytes_alloc) AS frag_pct, freed, pingpong,
+       live, NULL AS call_site, NULL AS symbol
+FROM (SELECT @isum(hits) AS hits, @isum(bytes_req) AS bytes_req,
+             @isum(bytes_alloc) AS bytes_alloc,
+             coalesce(CAST(total(bytes_alloc) - total(bytes_req)
+                           AS INTEGER), 0) AS waste,
+             @isum(freed) AS freed, @isum(pingpong) AS pingpong,
+             @isum(live) AS live
+      FROM temp.al_src s CROSS JOIN @scan(s.sid, 'type') a);

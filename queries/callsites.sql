@@ -8,30 +8,14 @@
 --
 -- The rows and their columns: docs/reports.md, "callsites".
 --
--- Parameters: :src_lo, :src_hi (source ids), :top (-1 all), :by, :sel (1
--- when an option selects allocations, :tsel when --time does), :t_lo,
--- :t_hi, and the options slab_scan takes: :given_pid, :pid, :comm,
--- :cache, :site.
--- Reads site_stats (per call site figures written at ingest) or
--- cache_stats (--by cache), or with :sel, and for --by comm and pid, the
--- sources' blocks (slab_scan).
---
--- The statements before the rows compute the groups of every --by into
--- temp.slab_rows (k1, k2: the group's key; addr, ord: its tie order) and
--- their total into temp.slab_total; the variants run them first ('--
--- setup: callsites') and only name their columns.
---
--- A fleet (--label GLOB, or --by label, without --source; :fleet): the
--- latest trace of each label matching GLOB, figures added up over them;
--- a call site is then one row per symbol over the hosts (each host's
--- kernel at its own KASLR offset), per address where it has none, its
--- call_site the address where all agree.  --by label: one row per label
--- (callsites@label.sql).  :label, :fleet, :from_time and :to_time as in
--- allocinfo.sql.
-
--- The sources covered, into temp.rsrc: as in allocinfo.sql, of the
--- traces (sources with no tags nor zones).  queries/fleet/callsites.sql
--- picks the same ones.
+-- Parameters: :src_lo, :src_hi, :top, :by, :sel (an option selects
+-- allocations), @scan's; a fleet's (:fleet, :label, :from_time,
+-- :to_time) as in allocinfo.sql.  The statements before the rows put the
+-- groups of every --by into temp.slab_rows (k1, k2: the group's key;
+-- addr, ord: its tie order) and their total into temp.slab_total; the
+-- variants run them first ('-- setup: callsites') and name the columns.
+-- A fleet's call site is one row per symbol over its hosts (each kernel
+-- at its own KASLR offset), per address where it has none.
 DROP TABLE IF EXISTS temp.rsrc;
 CREATE TEMP TABLE rsrc AS
 @rsrc('trace', 1, NOT @has_tags() AND NOT @has_zones());
@@ -42,12 +26,11 @@ CREATE TEMP TABLE slab_rows (k1, k2, addr, ord, hits, bytes_req, bytes_alloc,
 			     avg_alloc, waste, frag_pct, freed, pingpong, live,
 			     live_bytes);
 
--- One row per stats row, or per group of the allocations selected (with
--- :sel, and for comm and pid), keyed by what names its group (rk: the
--- site, type, cache or comm id, or the pid; the cache's type and object
--- size), summed per source and key (p), then named (k).  The selection
--- is summed per group in C by slab_scan over the source's blocks
--- (report/scan.c): the figures SQL over the alloc rows gives.
+-- One row per stats row (site_stats, cache_stats: written at ingest), or
+-- with :sel (and for comm and pid) per group slab_scan sums, keyed by
+-- what names its group (rk: the site, type, cache or comm id, or the
+-- pid; the cache's type and object size), summed per source and key
+-- (p), then named (k).
 INSERT INTO temp.slab_rows
 WITH f AS (
 	SELECT source_id AS sid, CASE :by WHEN 'site' THEN site_id
@@ -67,10 +50,8 @@ WITH f AS (
 	SELECT r.source_id, a.rk, a.k2, a.k3, a.hits, a.bytes_req,
 	       a.bytes_alloc, a.freed, a.pingpong, a.live, a.live_bytes
 	FROM temp.rsrc r
-	CROSS JOIN slab_scan(r.source_id, CASE :by WHEN 'label' THEN 'type'
-	                                       ELSE :by END, :tsel, :t_lo,
-	                     :t_hi, CASE WHEN :given_pid THEN :pid END, :comm,
-	                     :cache, :site) a
+	CROSS JOIN @scan(r.source_id, CASE :by WHEN 'label' THEN 'type'
+	                                      ELSE :by END) a
 	WHERE :sel OR :by IN ('comm', 'pid')
 ), p AS (
 	SELECT sid, rk, ctype, osize, total(hits) AS hits,
@@ -103,37 +84,30 @@ WITH f AS (
 	            THEN min(k1) END AS k1, k2,
 	       CASE WHEN NOT coalesce(:fleet, 0) OR min(addr) = max(addr)
 	            THEN min(addr) END AS addr, min(ord) AS ord,
-	       CAST(total(hits) AS INTEGER) AS hits, CAST(total(bytes_req) AS INTEGER) AS bytes_req,
-	       CAST(total(bytes_alloc) AS INTEGER) AS bytes_alloc, CAST(total(freed) AS INTEGER) AS freed,
-	       CAST(total(pingpong) AS INTEGER) AS pingpong, CAST(total(live) AS INTEGER) AS live,
-	       CAST(total(live_bytes) AS INTEGER) AS live_bytes
+	       @isum(hits) AS hits, @isum(bytes_req) AS bytes_req,
+	       @isum(bytes_alloc) AS bytes_alloc, @isum(freed) AS freed,
+	       @isum(pingpong) AS pingpong, @isum(live) AS live,
+	       @isum(live_bytes) AS live_bytes
 	FROM k
 	GROUP BY CASE WHEN :fleet AND :by = 'site' AND k2 <> '??' THEN NULL
 	              ELSE k1 END, k2
 )
 SELECT k1, k2, addr, ord, hits, bytes_req, bytes_alloc,
        CASE WHEN hits = 0 THEN 0 ELSE bytes_alloc / hits END,
-       bytes_alloc - bytes_req,
-       CASE WHEN bytes_alloc = 0 THEN 0.0
-            ELSE 100.0 - 100.0 * bytes_req / bytes_alloc END,
+       bytes_alloc - bytes_req, @frag(bytes_req, bytes_alloc),
        freed, pingpong, live, live_bytes
 FROM g;
 
 CREATE TEMP TABLE slab_total AS
-SELECT coalesce(CAST(total(hits) AS INTEGER), 0) AS hits,
-       coalesce(CAST(total(bytes_req) AS INTEGER), 0) AS bytes_req,
-       coalesce(CAST(total(bytes_alloc) AS INTEGER), 0) AS bytes_alloc,
-       CASE WHEN coalesce(CAST(total(hits) AS INTEGER), 0) = 0 THEN 0
-            ELSE CAST(total(bytes_alloc) AS INTEGER) / CAST(total(hits) AS INTEGER) END AS avg_alloc,
-       coalesce(CAST(total(bytes_alloc) AS INTEGER) - CAST(total(bytes_req) AS INTEGER), 0) AS waste,
-       CASE WHEN coalesce(CAST(total(bytes_alloc) AS INTEGER), 0) = 0 THEN 0.0
-            ELSE 100.0 - 100.0 * CAST(total(bytes_req) AS INTEGER) / CAST(total(bytes_alloc) AS INTEGER)
-       END AS frag_pct,
-       coalesce(CAST(total(freed) AS INTEGER), 0) AS freed,
-       coalesce(CAST(total(pingpong) AS INTEGER), 0) AS pingpong,
-       coalesce(CAST(total(live) AS INTEGER), 0) AS live,
-       coalesce(CAST(total(live_bytes) AS INTEGER), 0) AS live_bytes
-FROM temp.slab_rows;
+SELECT hits, bytes_req, bytes_alloc,
+       CASE WHEN hits = 0 THEN 0 ELSE bytes_alloc / hits END AS avg_alloc,
+       bytes_alloc - bytes_req AS waste,
+       @frag(bytes_req, bytes_alloc) AS frag_pct, freed, pingpong, live,
+       live_bytes
+FROM (SELECT @isum(hits) AS hits, @isum(bytes_req) AS bytes_req,
+             @isum(bytes_alloc) AS bytes_alloc, @isum(freed) AS freed,
+             @isum(pingpong) AS pingpong, @isum(live) AS live,
+             @isum(live_bytes) AS live_bytes FROM temp.slab_rows);
 
 SELECT k1 AS call_site, k2 AS symbol, hits, bytes_req, bytes_alloc,
        avg_alloc, waste, frag_pct, freed, pingpong, live, live_bytes

@@ -8,9 +8,7 @@
 --
 -- The rows and their columns: docs/reports.md, "callsites --by label".
 --
--- Parameters: those of callsites, whose set-up statements select the
--- sources into temp.rsrc and compute the groups into temp.slab_rows and
--- their total into temp.slab_total.
+-- Parameters: those of callsites, whose statements run first.
 
 @slab_rows_by(label, label);
 

@@ -8,8 +8,7 @@
 --
 -- The rows and their columns: docs/reports.md, "callsites --by type".
 --
--- Parameters: those of callsites, whose set-up statements compute the
--- groups into temp.slab_rows and their total into temp.slab_total.
+-- Parameters: those of callsites, whose statements run first.
 
 @slab_rows_by(type, ord);
 

@@ -10,14 +10,10 @@
 -- The rows and their columns: docs/reports.md, "leaks".
 --
 -- Parameters: :src_lo, :src_hi, :top, :at_seq, :at_ts (ns), :min_age (ns),
--- the options slab_scan takes (:tsel, :t_lo, :t_hi, :given_pid, :pid,
--- :comm, :cache, :site); @sort.
--- At the end or at a point: slab_scan's 'leak' grouping (report/scan.c)
--- keeps the allocations live then, per site, with their number, bytes,
--- and oldest and youngest positions and times, into temp.leaks_live,
--- which the rows name and the total adds up.  Ages are ref_ts - ts: the
--- end of the trace, or --at's time (no age --at a position).
-
+-- @scan's and @sort.  slab_scan's 'leak' grouping keeps the allocations
+-- live at the end or at the point, per site (their number, bytes, oldest
+-- and youngest positions and times), which the rows name and the total
+-- adds up.  Ages are ref_ts - ts: to the end, or to --at's time.
 CREATE TEMP TABLE leaks_live AS
 WITH src AS (
 	SELECT id, CASE WHEN :at_ts IS NOT NULL THEN :at_ts
@@ -51,10 +47,10 @@ ORDER BY @sort, addr < 0, addr, symbol
 LIMIT :top;
 
 SELECT 'total' AS call_site, NULL AS symbol, CAST(total(n) AS INTEGER) AS live,
-       coalesce(CAST(total(b) AS INTEGER), 0) AS live_bytes,
+       @isum(b) AS live_bytes,
        CASE WHEN total(n) THEN 100.0 ELSE 0.0 END AS share_pct,
-       CASE WHEN total(n) THEN CAST(total(b) AS INTEGER) / CAST(total(n) AS INTEGER) ELSE 0 END
-           AS avg_bytes,
+       CASE WHEN total(n) THEN @isum(b) / CAST(total(n) AS INTEGER) ELSE 0
+       END AS avg_bytes,
        min(oseq) AS oldest_seq, max(yseq) AS youngest_seq,
        max(oage) / 1e9 AS oldest_age_s, min(yage) / 1e9 AS youngest_age_s
 FROM temp.leaks_live;

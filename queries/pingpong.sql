@@ -8,26 +8,18 @@
 --
 -- The rows and their columns: docs/reports.md, "pingpong".
 --
--- Parameters: :src_lo, :src_hi, :top, :sel, :tsel, :t_lo, :t_hi,
--- :given_pid, :pid, :comm, :cache, :site; @sort.
--- Reads pingpong_stats and site_stats, or with :sel the sources' blocks
--- (slab_scan).
-
--- With :sel, the selection per site and CPU pair, summed by slab_scan
--- over the source's blocks (report/scan.c): its frees and those on
--- another CPU.
+-- Parameters: :src_lo, :src_hi, :top, :sel, @scan's and @sort.
+-- The allocations freed on another CPU per site and CPU pair (pp_key),
+-- and the frees per site (pf_key): from pingpong_stats and site_stats
+-- (written at ingest), or with :sel the selection summed per site and
+-- CPU pair by slab_scan (pp_col).
 DROP TABLE IF EXISTS temp.pp_col;
 CREATE TEMP TABLE pp_col AS
 SELECT s.id AS sid, a.rk AS site_id, a.k2 AS cpu, a.k3 AS free_cpu,
        a.freed, a.pingpong, a.pp_bytes
-FROM source s
-CROSS JOIN slab_scan(s.id, 'pp', :tsel, :t_lo, :t_hi,
-                     CASE WHEN :given_pid THEN :pid END, :comm, :cache,
-                     :site) a
+FROM source s CROSS JOIN @scan(s.id, 'pp') a
 WHERE :sel AND s.id BETWEEN :src_lo AND :src_hi;
 
--- The allocations freed on another CPU per site and CPU pair, and the
--- frees per site: from pingpong_stats and site_stats, or pp_col.
 DROP TABLE IF EXISTS temp.pp_key;
 CREATE TEMP TABLE pp_key AS
 SELECT sid AS source_id, site_id, cpu, free_cpu, pingpong AS allocations,
@@ -49,15 +41,18 @@ WHERE NOT :sel AND source_id BETWEEN :src_lo AND :src_hi AND type < 2;
 
 WITH pp AS (
 	SELECT v.call_site, v.symbol, v.addr, p.cpu, p.free_cpu,
-	       CAST(total(p.allocations) AS INTEGER) AS n, CAST(total(p.bytes) AS INTEGER) AS bytes
+	       CAST(total(p.allocations) AS INTEGER) AS n,
+	       CAST(total(p.bytes) AS INTEGER) AS bytes
 	FROM temp.pp_key p
 	JOIN v_sites v ON v.source_id = p.source_id AND v.site_id = p.site_id
 	GROUP BY v.call_site, v.symbol, p.cpu, p.free_cpu
 	HAVING n > 0
 ), per_site AS (
-	SELECT call_site, symbol, addr, CAST(total(n) AS INTEGER) AS pingpong, CAST(total(bytes) AS INTEGER) AS bytes
+	SELECT call_site, symbol, addr, CAST(total(n) AS INTEGER) AS pingpong,
+	       CAST(total(bytes) AS INTEGER) AS bytes
 	FROM pp GROUP BY call_site, symbol
 ), top_pair AS (
+	-- the CPU pair seen most (ties: the lowest CPUs)
 	SELECT call_site, symbol, cpu || '->' || free_cpu AS pair,
 	       row_number() OVER (PARTITION BY call_site, symbol
 	                          ORDER BY n DESC, cpu, free_cpu) AS rk
@@ -77,14 +72,9 @@ JOIN top_pair t ON t.call_site IS s.call_site AND t.symbol IS s.symbol
 ORDER BY @sort, s.addr < 0, s.addr, s.symbol
 LIMIT :top;
 
-SELECT 'total' AS call_site, NULL AS symbol,
-       (SELECT coalesce(CAST(total(allocations) AS INTEGER), 0) FROM temp.pp_key)
-           AS pingpong,
-       (SELECT coalesce(CAST(total(bytes) AS INTEGER), 0) FROM temp.pp_key) AS bytes,
-       f.freed,
-       CASE WHEN f.freed THEN 100.0 *
-            (SELECT coalesce(CAST(total(allocations) AS INTEGER), 0) FROM temp.pp_key)
-            / f.freed ELSE 0.0 END AS pingpong_pct,
-       NULL AS top_pair
-FROM (SELECT coalesce(CAST(total(freed) AS INTEGER), 0) AS freed
-      FROM temp.pf_key) f;
+SELECT 'total' AS call_site, NULL AS symbol, p.pingpong, p.bytes, f.freed,
+       CASE WHEN f.freed THEN 100.0 * p.pingpong / f.freed ELSE 0.0 END
+           AS pingpong_pct, NULL AS top_pair
+FROM (SELECT @isum(allocations) AS pingpong, @isum(bytes) AS bytes
+      FROM temp.pp_key) p,
+     (SELECT @isum(freed) AS freed FROM temp.pf_key) f;

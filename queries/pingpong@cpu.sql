@@ -6,9 +6,9 @@
 -- The rows and their columns: docs/reports.md, "pingpong --by cpu".
 --
 -- Parameters: :src_lo, :src_hi, :top.  Reads pingpong_stats.
-
 WITH pp AS (
-	SELECT cpu, free_cpu, CAST(total(allocations) AS INTEGER) AS n, CAST(total(bytes) AS INTEGER) AS bytes
+	SELECT cpu, free_cpu, CAST(total(allocations) AS INTEGER) AS n,
+	       CAST(total(bytes) AS INTEGER) AS bytes
 	FROM pingpong_stats
 	WHERE source_id BETWEEN :src_lo AND :src_hi AND type < 2
 	GROUP BY cpu, free_cpu
@@ -19,9 +19,9 @@ FROM pp
 ORDER BY n DESC, cpu, free_cpu
 LIMIT :top;
 
-SELECT 'total' AS alloc_cpu, NULL AS free_cpu,
-       coalesce(CAST(total(allocations) AS INTEGER), 0) AS pingpong,
-       coalesce(CAST(total(bytes) AS INTEGER), 0) AS bytes,
-       CASE WHEN CAST(total(allocations) AS INTEGER) THEN 100.0 ELSE 0.0 END AS share_pct
+SELECT 'total' AS alloc_cpu, NULL AS free_cpu, @isum(allocations) AS pingpong,
+       @isum(bytes) AS bytes,
+       CASE WHEN CAST(total(allocations) AS INTEGER) THEN 100.0 ELSE 0.0 END
+           AS share_pct
 FROM pingpong_stats
 WHERE source_id BETWEEN :src_lo AND :src_hi AND type < 2;
