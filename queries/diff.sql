@@ -7,10 +7,7 @@
 --
 -- The rows and their columns: docs/reports.md, "diff".
 --
--- Parameters (sqlite3: .param set :from 1, ...):
---   :from, :to   the source ids to compare (A, B)
---   :top         rows to return, -1 for all
---   :show        NULL or 'changed', 'all'
+-- Parameters: :from, :to (the source ids of A and B), :top, :show.
 
 WITH k AS (
 	SELECT k.source_id,
@@ -27,36 +24,14 @@ WITH k AS (
 	JOIN v_sites v ON v.source_id = k.source_id AND v.site_id = k.site_id
 	WHERE k.source_id IN (:from, :to) AND k.type < 2
 ),
-side AS (
-	SELECT source_id, site, total(hits) AS hits,
-	       total(bytes_req) AS bytes_req, total(bytes_alloc) AS bytes_alloc,
-	       total(live_bytes) AS live_bytes
-	FROM k
-	GROUP BY source_id, site
-),
-a AS (SELECT * FROM side WHERE source_id = :from),
-b AS (SELECT * FROM side WHERE source_id = :to),
-s AS (SELECT site FROM a UNION SELECT site FROM b),
 d AS (
-	SELECT s.site, a.site IS NOT NULL AS in_a, b.site IS NOT NULL AS in_b,
-	       CAST(coalesce(a.hits, 0) AS INTEGER) AS hits_a,
-	       CAST(coalesce(b.hits, 0) AS INTEGER) AS hits_b,
-	       CAST(coalesce(a.bytes_req, 0) AS INTEGER) AS req_a,
-	       CAST(coalesce(b.bytes_req, 0) AS INTEGER) AS req_b,
-	       CAST(coalesce(a.bytes_alloc, 0) AS INTEGER) AS bytes_a,
-	       CAST(coalesce(b.bytes_alloc, 0) AS INTEGER) AS bytes_b,
-	       CAST(coalesce(a.live_bytes, 0) AS INTEGER) AS live_bytes_a,
-	       CAST(coalesce(b.live_bytes, 0) AS INTEGER) AS live_bytes_b
-	FROM s
-	LEFT JOIN a ON a.site = s.site
-	LEFT JOIN b ON b.site = s.site
+	SELECT site, max(source_id IS :from) AS in_a,
+	       max(source_id IS :to) AS in_b, @diff_sides()
+	FROM k GROUP BY site
 ),
 f AS (
-	SELECT *,
-	       CASE WHEN NOT in_a THEN NULL WHEN bytes_a = 0 THEN 0.0
-	            ELSE 100.0 - 100.0 * req_a / bytes_a END AS frag_a,
-	       CASE WHEN NOT in_b THEN NULL WHEN bytes_b = 0 THEN 0.0
-	            ELSE 100.0 - 100.0 * req_b / bytes_b END AS frag_b,
+	SELECT *, CASE WHEN in_a THEN @frag_pct(req_a, bytes_a) END AS frag_a,
+	       CASE WHEN in_b THEN @frag_pct(req_b, bytes_b) END AS frag_b,
 	       CASE WHEN NOT in_a THEN 'new' WHEN NOT in_b THEN 'gone'
 	            WHEN hits_a = hits_b AND req_a = req_b
 	                 AND bytes_a = bytes_b
@@ -64,47 +39,20 @@ f AS (
 	            ELSE 'changed' END AS status
 	FROM d
 )
-SELECT site, status, hits_a, hits_b, hits_b - hits_a AS delta_hits,
-       bytes_a, bytes_b, bytes_b - bytes_a AS delta_bytes,
-       frag_a, frag_b, frag_b - frag_a AS delta_frag,
-       live_bytes_a, live_bytes_b,
-       live_bytes_b - live_bytes_a AS delta_live_bytes
+SELECT site, status, @diff_cols()
 FROM f
 WHERE status <> 'same' OR :show = 'all'
 ORDER BY delta_bytes DESC, delta_hits DESC, delta_live_bytes DESC, site
 LIMIT :top;
 
 WITH t AS (
-	SELECT coalesce(CAST(total(CASE WHEN source_id = :from THEN hits END)
-	                     AS INTEGER), 0) AS hits_a,
-	       coalesce(CAST(total(CASE WHEN source_id = :to THEN hits END)
-	                     AS INTEGER), 0) AS hits_b,
-	       CAST(total(CASE WHEN source_id = :from THEN bytes_req END)
-	            AS INTEGER) AS req_a,
-	       CAST(total(CASE WHEN source_id = :to THEN bytes_req END)
-	            AS INTEGER) AS req_b,
-	       CAST(total(CASE WHEN source_id = :from THEN bytes_alloc END)
-	            AS INTEGER) AS bytes_a,
-	       CAST(total(CASE WHEN source_id = :to THEN bytes_alloc END)
-	            AS INTEGER) AS bytes_b,
-	       CAST(total(CASE WHEN source_id = :from THEN live_bytes END)
-	            AS INTEGER) AS live_bytes_a,
-	       CAST(total(CASE WHEN source_id = :to THEN live_bytes END)
-	            AS INTEGER) AS live_bytes_b
-	FROM site_stats
+	SELECT @diff_sides() FROM site_stats
 	WHERE source_id IN (:from, :to) AND type < 2
 ),
 f AS (
-	SELECT *,
-	       CASE WHEN bytes_a = 0 THEN 0.0
-	            ELSE 100.0 - 100.0 * req_a / bytes_a END AS frag_a,
-	       CASE WHEN bytes_b = 0 THEN 0.0
-	            ELSE 100.0 - 100.0 * req_b / bytes_b END AS frag_b
+	SELECT *, @frag_pct(req_a, bytes_a) AS frag_a,
+	       @frag_pct(req_b, bytes_b) AS frag_b
 	FROM t
 )
-SELECT 'total' AS site, NULL AS status, hits_a, hits_b,
-       hits_b - hits_a AS delta_hits, bytes_a, bytes_b,
-       bytes_b - bytes_a AS delta_bytes, frag_a, frag_b,
-       frag_b - frag_a AS delta_frag, live_bytes_a, live_bytes_b,
-       live_bytes_b - live_bytes_a AS delta_live_bytes
+SELECT 'total' AS site, NULL AS status, @diff_cols()
 FROM f;

@@ -7,14 +7,11 @@
 --
 -- The rows and their columns: docs/reports.md, "outliers".
 --
--- Parameters: :fleet (1: each label's latest snapshots; else the
--- sources :src_lo to :src_hi whose label matches :label), :label (a
--- GLOB, NULL for any), :from_time, :to_time (Unix seconds, NULL for no
--- bound), :top.
+-- Parameters: :src_lo, :src_hi, :label, :fleet, :from_time, :to_time (as
+-- in allocinfo.sql), :top.
 
--- The snapshots read, into temp.rsrc (source_id, label, kind 'tags'
--- or 'zones'), as allocinfo.sql and zones.sql pick them, but of the
--- range only those with tags or zones.
+-- The snapshots read, into temp.rsrc (kind 'tags' or 'zones'): as
+-- allocinfo and zones pick them, of the range only those with some.
 DROP TABLE IF EXISTS temp.rsrc;
 CREATE TEMP TABLE rsrc AS
 @rsrc('tags', @has_tags(), @has_tags())
@@ -25,21 +22,18 @@ UNION ALL
 DROP TABLE IF EXISTS temp.outlier_vals;
 CREATE TEMP TABLE outlier_vals AS
 SELECT 'tag' AS kind, t.tag AS name, t.function, t.module, r.label,
-       CAST(total(t.bytes) AS INTEGER) AS bytes
+       @itotal(t.bytes) AS bytes
 FROM temp.rsrc r CROSS JOIN v_tags t ON t.source_id = r.source_id
 WHERE r.kind = 'tags'
 GROUP BY 1, 2, 3, 4, 5
 UNION ALL
-SELECT z.allocator, z.name, NULL, NULL, r.label,
-       CAST(total(z.bytes) AS INTEGER)
+SELECT z.allocator, z.name, NULL, NULL, r.label, @itotal(z.bytes)
 FROM temp.rsrc r CROSS JOIN v_zones z ON z.source_id = r.source_id
 WHERE r.kind = 'zones' AND z.bytes IS NOT NULL
 GROUP BY 1, 2, 5;
 
 -- Each item's percentiles over the hosts (i: the 0-based rank of a
--- host's bytes, n: the hosts).
-DROP TABLE IF EXISTS temp.outlier_pct;
-CREATE TEMP TABLE outlier_pct AS
+-- host's bytes, n: the hosts), and the hosts above its 99th.
 WITH r AS (
 	SELECT *, row_number() OVER w - 1 AS i,
 	       count(*) OVER (PARTITION BY kind, name, function, module) AS n
@@ -57,19 +51,18 @@ WITH r AS (
 	       max(CASE WHEN i = l50 THEN bytes END) AS a50,
 	       max(CASE WHEN i = l50 + 1 THEN bytes END) AS b50
 	FROM l GROUP BY kind, name, function, module
+), p AS (
+	SELECT kind, name, function, module, n,
+	       a99 + (i99 - l99) * (coalesce(b99, a99) - a99) AS p99,
+	       a50 + (i50 - l50) * (coalesce(b50, a50) - a50) AS p50
+	FROM q
 )
-SELECT kind, name, function, module, n,
-       a99 + (i99 - l99) * (coalesce(b99, a99) - a99) AS p99,
-       a50 + (i50 - l50) * (coalesce(b50, a50) - a50) AS p50
-FROM q;
-
 SELECT v.kind, v.name, v.function, v.module, v.label, v.bytes,
        p.p99 AS fleet_p99, p.p50 AS fleet_median, p.n AS hosts,
        v.bytes - p.p99 AS excess
 FROM temp.outlier_vals v
-JOIN temp.outlier_pct p ON p.kind = v.kind AND p.name = v.name
-                       AND p.function IS v.function
-                       AND p.module IS v.module
+JOIN p ON (p.kind, p.name, p.function, p.module) IS
+          (v.kind, v.name, v.function, v.module)
 WHERE v.bytes > p.p99
 ORDER BY excess DESC, v.kind, v.name, v.function, v.module, v.label
 LIMIT :top;
