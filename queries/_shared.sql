@@ -34,11 +34,12 @@ SELECT id, label, kind FROM (
 
 -- Source s has tags (/proc/allocinfo lines), zones (slabinfo, ...).
 @has_tags() = EXISTS (SELECT 1 FROM tag t WHERE t.source_id = s.id);
--- snapshots and diff:
-@isum(x) = CASE WHEN count($x) THEN CAST(total($x) AS INTEGER) END;
-@itotal(x) = CAST(total($x) AS INTEGER);
-@frag_pct(req, alloc) =
-CASE WHEN $alloc = 0 THEN 0.0 ELSE 100.0 - 100.0 * $req / $alloc END;
+@has_zones() = EXISTS (SELECT 1 FROM zone z WHERE z.source_id = s.id);
+
+-- Snapshots and diff.  A sum as an integer, NULL for no value (a row's
+-- figure: NULL where the input has none).
+@nsum(x) = CASE WHEN count($x) THEN CAST(total($x) AS INTEGER) END;
+-- diff: X's sum over source SRC's rows; both traces' sums; the columns.
 @src_total(src, x) =
 CAST(total(CASE WHEN source_id = $src THEN $x END) AS INTEGER);
 @diff_sides() =
@@ -48,6 +49,7 @@ CAST(total(CASE WHEN source_id = $src THEN $x END) AS INTEGER);
 @src_total(:to, bytes_alloc) AS bytes_b,
 @src_total(:from, live_bytes) AS live_bytes_a,
 @src_total(:to, live_bytes) AS live_bytes_b;
+-- growth's columns from the two ends' sums.
 @growth_cols() =
 bytes_from, bytes_to, bytes_to - bytes_from AS bytes_delta,
 count_from, count_to, count_to - count_from AS count_delta;
@@ -56,18 +58,19 @@ hits_a, hits_b, hits_b - hits_a AS delta_hits,
 bytes_a, bytes_b, bytes_b - bytes_a AS delta_bytes,
 frag_a, frag_b, frag_b - frag_a AS delta_frag,
 live_bytes_a, live_bytes_b, live_bytes_b - live_bytes_a AS delta_live_bytes;
+-- allocinfo's flags of a group of tag lines t.
 @tag_flags() =
 nullif(substr(iif(max(NOT t.accurate), ',inaccurate', '') ||
               iif(max(t.approx), ',approx', '') ||
               iif(max(t.bytes < 0 OR t.calls < 0), ',underflow', ''), 2),
        '');
+-- unused % of zones v added up: free over used + free, of slab caches.
 @unused_pct_total() =
 CASE WHEN count(v.unused_pct) = 0 THEN NULL
      WHEN sum(CASE WHEN v.unused_pct IS NOT NULL THEN v.used + v.free END) > 0
          THEN 100.0 * sum(CASE WHEN v.unused_pct IS NOT NULL THEN v.free END) /
               sum(CASE WHEN v.unused_pct IS NOT NULL THEN v.used + v.free END)
      ELSE 0.0 END;
-@has_zones() = EXISTS (SELECT 1 FROM zone z WHERE z.source_id = s.id);
 
 -- The rows of a callsites --by KEY report: the groups callsites' set-up
 -- statements computed into temp.slab_rows (k1 the key), named KEY,

@@ -26,7 +26,7 @@ g AS (
 	       END AS tag,
 	       CASE WHEN p.by IN ('tag', 'function') THEN t.function
 	       END AS function,
-	       t.module, @isum(t.bytes) AS bytes, @isum(t.calls) AS calls,
+	       t.module, @nsum(t.bytes) AS bytes, @nsum(t.calls) AS calls,
 	       count(*) AS tags, @tag_flags() AS flags
 	FROM temp.rsrc r CROSS JOIN v_tags t ON t.source_id = r.source_id, p
 	GROUP BY 1, 2, 3
@@ -39,6 +39,6 @@ ORDER BY CASE WHEN p.sort = 'bytes' THEN bytes ELSE calls END DESC,
 LIMIT :top;
 
 SELECT 'total' AS tag, NULL AS function, NULL AS module,
-       @itotal(t.bytes) AS bytes, @itotal(t.calls) AS calls,
+       @isum(t.bytes) AS bytes, @isum(t.calls) AS calls,
        count(*) AS tags, NULL AS flags
 FROM temp.rsrc r CROSS JOIN v_tags t ON t.source_id = r.source_id;

@@ -12,8 +12,8 @@
 
 WITH g AS (
 	SELECT r.label, count(DISTINCT r.source_id) AS sources,
-	       max(s.taken_at) AS taken_at, @isum(t.bytes) AS bytes,
-	       @isum(t.calls) AS calls, count(*) AS tags, @tag_flags() AS flags
+	       max(s.taken_at) AS taken_at, @nsum(t.bytes) AS bytes,
+	       @nsum(t.calls) AS calls, count(*) AS tags, @tag_flags() AS flags
 	FROM temp.rsrc r CROSS JOIN v_tags t ON t.source_id = r.source_id
 	JOIN source s ON s.id = r.source_id
 	GROUP BY r.label
@@ -28,6 +28,6 @@ ORDER BY CASE WHEN coalesce(:sort, 'bytes') = 'bytes' THEN bytes
 LIMIT :top;
 
 SELECT 'total' AS label, count(DISTINCT r.source_id) AS sources,
-       NULL AS taken_at, @itotal(t.bytes) AS bytes,
-       @itotal(t.calls) AS calls, count(*) AS tags, NULL AS flags
+       NULL AS taken_at, @isum(t.bytes) AS bytes,
+       @isum(t.calls) AS calls, count(*) AS tags, NULL AS flags
 FROM temp.rsrc r CROSS JOIN v_tags t ON t.source_id = r.source_id;

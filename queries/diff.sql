@@ -30,8 +30,8 @@ d AS (
 	FROM k GROUP BY site
 ),
 f AS (
-	SELECT *, CASE WHEN in_a THEN @frag_pct(req_a, bytes_a) END AS frag_a,
-	       CASE WHEN in_b THEN @frag_pct(req_b, bytes_b) END AS frag_b,
+	SELECT *, CASE WHEN in_a THEN @frag(req_a, bytes_a) END AS frag_a,
+	       CASE WHEN in_b THEN @frag(req_b, bytes_b) END AS frag_b,
 	       CASE WHEN NOT in_a THEN 'new' WHEN NOT in_b THEN 'gone'
 	            WHEN hits_a = hits_b AND req_a = req_b
 	                 AND bytes_a = bytes_b
@@ -50,8 +50,8 @@ WITH t AS (
 	WHERE source_id IN (:from, :to) AND type < 2
 ),
 f AS (
-	SELECT *, @frag_pct(req_a, bytes_a) AS frag_a,
-	       @frag_pct(req_b, bytes_b) AS frag_b
+	SELECT *, @frag(req_a, bytes_a) AS frag_a,
+	       @frag(req_b, bytes_b) AS frag_b
 	FROM t
 )
 SELECT 'total' AS site, NULL AS status, @diff_cols()

@@ -56,7 +56,7 @@ items AS (
 	       CASE WHEN p.by IN ('tag', 'function') THEN t.function
 	       END AS function,
 	       CASE WHEN p.by <> 'label' THEN t.module END AS module,
-	       0 AS instance, @isum(t.bytes) AS bytes, @isum(t.calls) AS count,
+	       0 AS instance, @nsum(t.bytes) AS bytes, @nsum(t.calls) AS count,
 	       max(NOT t.accurate) AS inaccurate, max(t.approx) AS approx,
 	       max(t.bytes < 0 OR t.calls < 0) AS underflow
 	FROM temp.rsrc r JOIN both_have b ON b.series = r.series AND b.tags
@@ -66,7 +66,7 @@ items AS (
 	SELECT r.role, z.allocator,
 	       CASE WHEN p.by = 'label' THEN r.label ELSE z.name END, NULL,
 	       NULL, CASE WHEN p.by = 'label' THEN 0 ELSE z.instance END,
-	       @isum(z.bytes), @isum(z.used), 0, max(z.approx), 0
+	       @nsum(z.bytes), @nsum(z.used), 0, max(z.approx), 0
 	FROM temp.rsrc r JOIN both_have b ON b.series = r.series AND b.zones
 	CROSS JOIN v_zones z ON z.source_id = r.source_id, p
 	GROUP BY 1, 2, 3, 4, 5, 6
@@ -101,6 +101,6 @@ LIMIT :top;
 
 SELECT 'total' AS name, NULL AS function, NULL AS module, NULL AS kind,
        @growth_cols(), NULL AS flags
-FROM (SELECT @itotal(bytes_from) AS bytes_from, @itotal(bytes_to) AS bytes_to,
-             @itotal(count_from) AS count_from, @itotal(count_to) AS count_to
+FROM (SELECT @isum(bytes_from) AS bytes_from, @isum(bytes_to) AS bytes_to,
+             @isum(count_from) AS count_from, @isum(count_to) AS count_to
       FROM temp.growth_rows);

@@ -22,12 +22,12 @@ UNION ALL
 DROP TABLE IF EXISTS temp.outlier_vals;
 CREATE TEMP TABLE outlier_vals AS
 SELECT 'tag' AS kind, t.tag AS name, t.function, t.module, r.label,
-       @itotal(t.bytes) AS bytes
+       @isum(t.bytes) AS bytes
 FROM temp.rsrc r CROSS JOIN v_tags t ON t.source_id = r.source_id
 WHERE r.kind = 'tags'
 GROUP BY 1, 2, 3, 4, 5
 UNION ALL
-SELECT z.allocator, z.name, NULL, NULL, r.label, @itotal(z.bytes)
+SELECT z.allocator, z.name, NULL, NULL, r.label, @isum(z.bytes)
 FROM temp.rsrc r CROSS JOIN v_zones z ON z.source_id = r.source_id
 WHERE r.kind = 'zones' AND z.bytes IS NOT NULL
 GROUP BY 1, 2, 5;

@@ -28,12 +28,12 @@ WITH v AS (
 	-- a fleet: added up per allocator, name and instance
 	SELECT NULL, min(pos), allocator, name, instance,
 	       CASE WHEN min(size) = max(size) THEN min(size) END,
-	       @isum("limit"), @isum(used), @isum(free), @isum(requests),
-	       @isum(fails), @isum(sleeps), @isum(xdomain), @isum(bytes),
+	       @nsum("limit"), @nsum(used), @nsum(free), @nsum(requests),
+	       @nsum(fails), @nsum(sleeps), @nsum(xdomain), @nsum(bytes),
 	       CASE WHEN count(unused_pct) THEN 0.0 END,
 	       CASE WHEN min(object_size) = max(object_size)
 	            THEN min(object_size) END,
-	       @isum(allocated), @isum(total), @isum(slabs),
+	       @nsum(allocated), @nsum(total), @nsum(slabs),
 	       nullif(iif(max(approx), 'approx', '') ||
 	              iif(max(incomplete), 'incomplete', ''), '')
 	FROM v WHERE :fleet
@@ -61,10 +61,10 @@ LIMIT :top;
 
 -- unused_pct: of the slab caches (unused_pct not NULL), as their rows
 SELECT 'total' AS name, NULL AS pos, NULL AS allocator, NULL AS size,
-       NULL AS "limit", @isum(used) AS used, @isum(free) AS free,
-       @isum(requests) AS requests, @isum(fails) AS fails,
-       @isum(sleeps) AS sleeps, @isum(xdomain) AS xdomain,
-       @isum(bytes) AS bytes, @unused_pct_total() AS unused_pct,
-       NULL AS object_size, @isum(allocated) AS allocated,
-       @isum(total) AS total, @isum(slabs) AS slabs, NULL AS flags
+       NULL AS "limit", @nsum(used) AS used, @nsum(free) AS free,
+       @nsum(requests) AS requests, @nsum(fails) AS fails,
+       @nsum(sleeps) AS sleeps, @nsum(xdomain) AS xdomain,
+       @nsum(bytes) AS bytes, @unused_pct_total() AS unused_pct,
+       NULL AS object_size, @nsum(allocated) AS allocated,
+       @nsum(total) AS total, @nsum(slabs) AS slabs, NULL AS flags
 FROM temp.rsrc r CROSS JOIN v_zones v ON v.source_id = r.source_id;

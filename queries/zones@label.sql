@@ -13,9 +13,9 @@
 WITH g AS (
 	SELECT r.label, v.allocator, count(DISTINCT r.source_id) AS sources,
 	       max(s.taken_at) AS taken_at, count(*) AS zones,
-	       @isum(v.used) AS used, @isum(v.free) AS free,
-	       @isum(v.requests) AS requests, @isum(v.fails) AS fails,
-	       @isum(v.bytes) AS bytes, count(v.unused_pct) AS slab
+	       @nsum(v.used) AS used, @nsum(v.free) AS free,
+	       @nsum(v.requests) AS requests, @nsum(v.fails) AS fails,
+	       @nsum(v.bytes) AS bytes, count(v.unused_pct) AS slab
 	FROM temp.rsrc r CROSS JOIN v_zones v ON v.source_id = r.source_id
 	JOIN source s ON s.id = r.source_id
 	GROUP BY r.label, v.allocator
@@ -38,7 +38,7 @@ LIMIT :top;
 
 SELECT 'total' AS label, NULL AS allocator,
        count(DISTINCT r.source_id) AS sources, NULL AS taken_at,
-       count(*) AS zones, @isum(v.used) AS used, @isum(v.free) AS free,
-       @isum(v.requests) AS requests, @isum(v.fails) AS fails,
-       @isum(v.bytes) AS bytes, @unused_pct_total() AS unused_pct
+       count(*) AS zones, @nsum(v.used) AS used, @nsum(v.free) AS free,
+       @nsum(v.requests) AS requests, @nsum(v.fails) AS fails,
+       @nsum(v.bytes) AS bytes, @unused_pct_total() AS unused_pct
 FROM temp.rsrc r CROSS JOIN v_zones v ON v.source_id = r.source_id;
