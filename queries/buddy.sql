@@ -4,10 +4,6 @@
 -- source: zones
 --
 -- The rows and their columns: docs/reports.md, "buddy".
---
--- Parameters (sqlite3: .param set :src_lo 1, ...):
---   :src_lo, :src_hi   range of source ids to cover
---   :top               rows to return, -1 for all
 
 SELECT b.node, b.zone, b."order", b.migratetype, b.blocks, b.pages,
        CASE WHEN b.incomplete THEN 'incomplete' END AS flags
@@ -24,5 +20,4 @@ LIMIT :top;
 SELECT 'total' AS node, NULL AS zone, NULL AS "order", NULL AS migratetype,
        coalesce(sum(blocks), 0) AS blocks, coalesce(sum(pages), 0) AS pages,
        NULL AS flags
-FROM buddy
-WHERE source_id BETWEEN :src_lo AND :src_hi;
+FROM buddy WHERE source_id BETWEEN :src_lo AND :src_hi;

@@ -5,13 +5,11 @@
 -- drop: first_call_site first_cpu examples allocator first_seq bytes error first_symbol
 --
 -- The rows and their columns: docs/reports.md, "errors".
---
--- Parameters: :src_lo, :src_hi, :top.  Reads anomaly (written at ingest).
 
 WITH an AS (
 	SELECT c.id AS class_id, c.name AS class, a.page,
 	       CASE WHEN a.page = 1 THEN 0 ELSE c.error END AS error,
-	       CAST(total(a.count) AS INTEGER) AS count, CAST(total(a.bytes) AS INTEGER) AS bytes,
+	       @isum(a.count) AS count, @isum(a.bytes) AS bytes,
 	       min(a.first_seq) AS first_seq, c.note
 	FROM anomaly a JOIN anomaly_class c ON c.id = a.class
 	WHERE a.source_id BETWEEN :src_lo AND :src_hi
@@ -32,19 +30,17 @@ WITH an AS (
 	FROM an JOIN firsts f ON f.class = an.class_id AND f.page = an.page
 	                     AND f.rk = 1
 	UNION ALL
-	SELECT 3.5, 'frees_of_non_live', an.page, NULL, CAST(total(an.count) AS INTEGER), NULL,
+	SELECT 3.5, 'frees_of_non_live', an.page, NULL, @isum(an.count), NULL,
 	       min(an.first_seq), NULL, NULL, NULL, NULL,
 	       'unknown_free + duplicate_free + duplicate_free_suspect'
 	FROM an WHERE an.class_id IN (2, 3, 10) GROUP BY an.page
 	UNION ALL
 	SELECT 11, 'lost_events', 0, 1,
 	       sum(coalesce(overruns, 0) + lost_events +
-	           CASE WHEN whole_capture THEN seq_missing ELSE 0 END),
-	       NULL, NULL, NULL, NULL, NULL, NULL,
-	       'overruns, LOST lines, sequence numbers missing: figures are incomplete'
-	FROM source WHERE id BETWEEN :src_lo AND :src_hi
-	HAVING sum(coalesce(overruns, 0) + lost_events +
-	           CASE WHEN whole_capture THEN seq_missing ELSE 0 END) > 0
+	           iif(whole_capture, seq_missing, 0)) AS n,
+	       NULL, NULL, NULL, NULL, NULL, NULL, 'overruns, LOST lines, '
+	       || 'sequence numbers missing: figures are incomplete'
+	FROM source WHERE id BETWEEN :src_lo AND :src_hi HAVING n > 0
 )
 SELECT class, CASE page WHEN 1 THEN 'page' ELSE 'slab' END AS allocator,
        error, count, bytes, first_seq, first_cpu, first_call_site,
@@ -54,9 +50,8 @@ ORDER BY CASE class_id WHEN 10 THEN 3.2 ELSE class_id END, page
 LIMIT :top;
 
 SELECT 'total' AS class, NULL AS allocator, NULL AS error,
-       coalesce(CAST(total(a.count) AS INTEGER), 0) AS count, NULL AS bytes,
-       min(a.first_seq) AS first_seq, NULL AS first_cpu,
-       NULL AS first_call_site, NULL AS first_symbol, NULL AS examples,
-       'occurrences of error classes (slab)' AS note
+       @isum(a.count) AS count, NULL AS bytes, min(a.first_seq) AS first_seq,
+       NULL AS first_cpu, NULL AS first_call_site, NULL AS first_symbol,
+       NULL AS examples, 'occurrences of error classes (slab)' AS note
 FROM anomaly a JOIN anomaly_class c ON c.id = a.class AND c.error = 1
 WHERE a.source_id BETWEEN :src_lo AND :src_hi AND a.page = 0;

@@ -7,32 +7,25 @@
 -- note: caller: the first frame of the callchain outside the page allocator (perf 6.1 shows every caller at one bogus address)
 --
 -- The rows and their columns: docs/reports.md, "pages --by caller".
---
--- Parameters: :src_lo, :src_hi, :top; @where, @sort.  Reads alloc
--- (the source's id range), stack_frame, symbol.
 
--- The page rows summed per integer key first: the joins and the named
--- groups below, and the total, then see a row per key, not per
--- allocation.
+-- The page allocations summed per integer key first, so that the joins,
+-- the groups and the total below see a row per key.
 DROP TABLE IF EXISTS temp.pc_key;
 CREATE TEMP TABLE pc_key AS
 SELECT a.source_id, a.stack_id, a.bytes_alloc, a.migratetype, a.gfp,
        a.gfp_id, count(*) AS hits, total(a.bytes_alloc) AS bytes
-FROM source src CROSS JOIN alloc a
-  ON a.id BETWEEN src.alloc_lo AND src.alloc_hi
-WHERE src.id BETWEEN :src_lo AND :src_hi AND src.alloc_lo IS NOT NULL
-  -- a source without page allocations (site_stats: none of type 2)
-  -- has no block to read
-  AND EXISTS (SELECT 1 FROM site_stats t
-              WHERE t.source_id = src.id AND t.type = 2)
-  AND a.type = 2 AND a.state <> 3 AND @where
+FROM @page_allocs() AND a.state <> 3 AND @where
 GROUP BY a.source_id, a.stack_id, a.bytes_alloc, a.migratetype, a.gfp,
          a.gfp_id;
 
 WITH RECURSIVE ord(n) AS (
 	SELECT 0 UNION ALL SELECT n + 1 FROM ord WHERE n < 20
-), outside AS (
-	SELECT f.source_id, f.stack_id, min(f.pos) AS pos
+), cs AS (
+	-- each stack's first frame outside the page allocator: the caller
+	-- is read from the row of min(f.pos)
+	SELECT f.source_id, f.stack_id, min(f.pos) AS pos,
+	       coalesce(y.func || printf('+0x%x', y.off),
+	                printf('0x%x', f.addr)) AS caller
 	FROM stack_frame f
 	LEFT JOIN symbol y ON y.source_id = f.source_id AND y.addr = f.addr
 	WHERE f.source_id BETWEEN :src_lo AND :src_hi
@@ -43,20 +36,12 @@ WITH RECURSIVE ord(n) AS (
 	           coalesce(y.func, '') GLOB '*folio_alloc*' OR
 	           coalesce(y.func, '') GLOB '*alloc_folio*')
 	GROUP BY f.source_id, f.stack_id
-), cs AS (
-	SELECT o.source_id, o.stack_id,
-	       coalesce(y.func || printf('+0x%x', y.off),
-	                printf('0x%x', f.addr)) AS caller
-	FROM outside o
-	JOIN stack_frame f ON f.source_id = o.source_id
-	                  AND f.stack_id = o.stack_id AND f.pos = o.pos
-	LEFT JOIN symbol y ON y.source_id = f.source_id AND y.addr = f.addr
 ), r AS (
 	SELECT coalesce(cs.caller, '??') AS caller,
-	       CAST(total(k.bytes) AS INTEGER) / 1024 AS total_alloc_kb,
-	       CAST(total(k.bytes) AS INTEGER) AS total_bytes,
+	       @isum(k.bytes) / 1024 AS total_alloc_kb,
+	       @isum(k.bytes) AS total_bytes,
 	       k.migratetype AS mt, k.gfp AS gfp_n,
-	       CAST(total(k.hits) AS INTEGER) AS hits, ord.n AS "order",
+	       @isum(k.hits) AS hits, ord.n AS "order",
 	       coalesce(m.name, k.migratetype) AS migratetype,
 	       coalesce(g.text, printf('0x%x', k.gfp)) AS gfp
 	FROM temp.pc_key k
@@ -71,8 +56,6 @@ FROM r
 ORDER BY @sort, caller, "order", migratetype, gfp
 LIMIT :top;
 
-SELECT 'total' AS caller,
-       CAST(total(bytes) AS INTEGER) / 1024 AS total_alloc_kb,
-       CAST(total(hits) AS INTEGER) AS hits, NULL AS "order",
-       NULL AS migratetype, NULL AS gfp
+SELECT 'total' AS caller, @isum(bytes) / 1024 AS total_alloc_kb,
+       @isum(hits) AS hits, NULL AS "order", NULL AS migratetype, NULL AS gfp
 FROM temp.pc_key;
