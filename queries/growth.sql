@@ -10,23 +10,27 @@
 --
 -- Parameters: :from, :to (the source ids compared), :top, :by, :sort;
 -- :fleet 1: instead, the series of the labels matching :label, taken
--- from :from_time to :to_time (Unix seconds, NULL for no bound).
-
--- The snapshots compared, into temp.rsrc (source_id, label, series,
--- role 'from' or 'to'): :from and :to, or the first and the last of
--- each series of a fleet, as queries/fleet/growth.sql picks them.
+-- from :from_time to :to_time (Unix seconds, NULL for no bound).  The
+-- snapshots compared go into temp.rsrc (source_id, label, series, role
+-- 'from' or 'to'): :from and :to, or the first and the last of each
+-- series by taken_at (ties: by content hash), as queries/fleet/growth.sql
+-- picks them.
 DROP TABLE IF EXISTS temp.rsrc;
 CREATE TEMP TABLE rsrc AS
-SELECT e.column1 AS source_id, s.label, 0 AS series, e.column2 AS role
-FROM (VALUES (:from, 'from'), (:to, 'to')) e
-LEFT JOIN source s ON s.id = e.column1
+SELECT :from AS source_id, (SELECT label FROM source WHERE id = :from)
+           AS label, 0 AS series, 'from' AS role
+WHERE NOT coalesce(:fleet, 0)
+UNION ALL
+SELECT :to, (SELECT label FROM source WHERE id = :to), 0, 'to'
 WHERE NOT coalesce(:fleet, 0)
 UNION ALL
 SELECT id, label, dense_rank() OVER (ORDER BY label, format),
        CASE WHEN k = 1 THEN 'from' ELSE 'to' END
 FROM (
-	SELECT s.id, s.label, s.format, count(*) OVER w AS n,
-	       row_number() OVER (w ORDER BY s.taken_at, s.hash) AS k
+	SELECT s.id, s.label, s.format,
+	       row_number() OVER (PARTITION BY s.label, s.format
+	                          ORDER BY s.taken_at, s.hash) AS k,
+	       count(*) OVER (PARTITION BY s.label, s.format) AS n
 	FROM source s
 	WHERE :fleet AND s.label GLOB coalesce(:label, '*')
 	  AND (@has_tags() OR @has_zones())
@@ -34,7 +38,6 @@ FROM (
 	               :from_time, :from_time IS NULL)
 	  AND coalesce(CAST(strftime('%s', s.taken_at) AS INTEGER) <=
 	               :to_time, :to_time IS NULL)
-	WINDOW w AS (PARTITION BY s.label, s.format)
 )
 WHERE n > 1 AND k IN (1, n);
 
@@ -42,12 +45,18 @@ WHERE n > 1 AND k IN (1, n);
 -- over the series; the rows statement orders them, the total adds them.
 DROP TABLE IF EXISTS temp.growth_rows;
 CREATE TEMP TABLE growth_rows AS
-WITH p AS (SELECT coalesce(:by, 'tag') AS by),
+WITH p AS (
+	SELECT coalesce(:by, 'tag') AS by
+),
 both_have AS (
-	-- a series compares tags if both its ends have tags; zones too
-	SELECT r.series, min(@has_tags()) AS tags, min(@has_zones()) AS zones
-	FROM temp.rsrc r LEFT JOIN source s ON s.id = r.source_id
-	GROUP BY r.series
+	-- tags are compared when both ends of a series have tags, zones
+	-- when both have zones
+	SELECT r.series,
+	       min(EXISTS (SELECT 1 FROM tag t WHERE t.source_id = r.source_id))
+	           AS tags,
+	       min(EXISTS (SELECT 1 FROM zone z WHERE z.source_id =
+	                                              r.source_id)) AS zones
+	FROM temp.rsrc r GROUP BY r.series
 ),
 items AS (
 	SELECT r.role, 'tag' AS kind,
@@ -56,7 +65,8 @@ items AS (
 	       CASE WHEN p.by IN ('tag', 'function') THEN t.function
 	       END AS function,
 	       CASE WHEN p.by <> 'label' THEN t.module END AS module,
-	       0 AS instance, @nsum(t.bytes) AS bytes, @nsum(t.calls) AS count,
+	       0 AS instance,
+	       @nsum(t.bytes) AS bytes, @nsum(t.calls) AS count,
 	       max(NOT t.accurate) AS inaccurate, max(t.approx) AS approx,
 	       max(t.bytes < 0 OR t.calls < 0) AS underflow
 	FROM temp.rsrc r JOIN both_have b ON b.series = r.series AND b.tags
@@ -66,32 +76,49 @@ items AS (
 	SELECT r.role, z.allocator,
 	       CASE WHEN p.by = 'label' THEN r.label ELSE z.name END, NULL,
 	       NULL, CASE WHEN p.by = 'label' THEN 0 ELSE z.instance END,
-	       @nsum(z.bytes), @nsum(z.used), 0, max(z.approx), 0
+	       @nsum(z.bytes), @nsum(z.used),
+	       0, max(z.approx), 0
 	FROM temp.rsrc r JOIN both_have b ON b.series = r.series AND b.zones
 	CROSS JOIN v_zones z ON z.source_id = r.source_id, p
 	GROUP BY 1, 2, 3, 4, 5, 6
 ),
 a AS (SELECT * FROM items WHERE role = 'from'),
-b AS (SELECT * FROM items WHERE role = 'to')
-SELECT k.*,
+b AS (SELECT * FROM items WHERE role = 'to'),
+k AS (
+	SELECT kind, name, function, module, instance FROM a
+	UNION
+	SELECT kind, name, function, module, instance FROM b
+)
+SELECT k.kind, k.name, k.function, k.module, k.instance,
        CASE WHEN a.kind IS NULL THEN 0 ELSE a.bytes END AS bytes_from,
        CASE WHEN b.kind IS NULL THEN 0 ELSE b.bytes END AS bytes_to,
        CASE WHEN a.kind IS NULL THEN 0 ELSE a.count END AS count_from,
        CASE WHEN b.kind IS NULL THEN 0 ELSE b.count END AS count_to,
-       nullif(substr(iif(a.kind IS NULL, ',new', '') ||
-                     iif(b.kind IS NULL, ',gone', '') ||
-                     iif(a.inaccurate OR b.inaccurate, ',inaccurate', '') ||
-                     iif(a.approx OR b.approx, ',approx', '') ||
-                     iif(a.underflow OR b.underflow, ',underflow', ''), 2),
-              '') AS flags
-FROM (SELECT DISTINCT kind, name, function, module, instance FROM items) k
-LEFT JOIN a ON (a.kind, a.name, a.function, a.module, a.instance) IS
-               (k.kind, k.name, k.function, k.module, k.instance)
-LEFT JOIN b ON (b.kind, b.name, b.function, b.module, b.instance) IS
-               (k.kind, k.name, k.function, k.module, k.instance);
+       a.kind IS NULL AS new, b.kind IS NULL AS gone,
+       coalesce(a.inaccurate, 0) OR coalesce(b.inaccurate, 0)
+           AS inaccurate,
+       coalesce(a.approx, 0) OR coalesce(b.approx, 0) AS approx,
+       coalesce(a.underflow, 0) OR coalesce(b.underflow, 0)
+           AS underflow
+FROM k
+LEFT JOIN a ON a.kind = k.kind AND a.name IS k.name
+           AND a.function IS k.function AND a.module IS k.module
+           AND a.instance = k.instance
+LEFT JOIN b ON b.kind = k.kind AND b.name IS k.name
+           AND b.function IS k.function AND b.module IS k.module
+           AND b.instance = k.instance;
 
-SELECT name, function, module, kind, @growth_cols(), flags
-FROM temp.growth_rows, (SELECT coalesce(:sort, 'bytes') AS sort) p
+WITH p AS (
+	SELECT coalesce(:sort, 'bytes') AS sort
+)
+SELECT name, function, module, kind, @growth_cols(),
+       nullif(substr(CASE WHEN new THEN ',new' ELSE '' END ||
+                     CASE WHEN gone THEN ',gone' ELSE '' END ||
+                     CASE WHEN inaccurate THEN ',inaccurate' ELSE '' END ||
+                     CASE WHEN approx THEN ',approx' ELSE '' END ||
+                     CASE WHEN underflow THEN ',underflow' ELSE '' END, 2),
+              '') AS flags
+FROM temp.growth_rows, p
 ORDER BY CASE WHEN p.sort = 'bytes' THEN bytes_delta ELSE count_delta
          END DESC,
          CASE WHEN p.sort = 'bytes' THEN count_delta ELSE bytes_delta
