@@ -1287,10 +1287,15 @@ static int ord_cmp(struct scan_cursor *c, uint32_t a, uint32_t b)
 		const struct group *x = &c->part[0].gr.g[a];
 		const struct group *y = &c->part[0].gr.g[b];
 
-		/* a sum within int64 (the usual case): compared as is */
+		/* a sum within int64 (the usual case): compared as is; the
+		 * key in unsigned order, as such */
 		if (col >= C_HITS && col <= C_SITE &&
 		    !((x->ovf | y->ovf) & (1u << (col - C_HITS)))) {
 			int64_t p = x->f[col - C_HITS], q = y->f[col - C_HITS];
+
+			r = (p > q) - (p < q);
+		} else if (col == C_RK_U && !((x->nulls | y->nulls) & 1)) {
+			uint64_t p = (uint64_t)x->k1, q = (uint64_t)y->k1;
 
 			r = (p > q) - (p < q);
 		} else {
