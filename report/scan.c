@@ -104,9 +104,18 @@ struct ids {            /* a sorted list of ids; all = no filter */
 	int64_t *v;
 };
 
+/*
+ * The connection's slab_scan.  A scan per address also sums its rows per
+ * type, and keeps those sums here with what selected them (tt_key): the
+ * scan per type with the same selection, allocs' total row after its
+ * rows, is then read from them instead of the blocks again.
+ */
 struct scan_vtab {
 	sqlite3_vtab base;
 	sqlite3 *db;
+	char *tt_key;           /* NULL: nothing kept */
+	struct group tt[2];     /* types 0 and 1, as a scan per type makes */
+	size_t ntt;
 };
 
 /* Groups by key: a table with open addressing over an array. */
@@ -128,6 +137,10 @@ struct groups {
  */
 struct part {
 	struct groups gr;
+	/* a scan per address: its rows summed per type too (tt_bad: a
+	 * type neither 0 nor 1, which a damaged block can hold) */
+	struct group tt[2];
+	int tt_bad;
 	struct mdb_pc_block *blk;
 	int bad;                /* a damaged block was met */
 	int64_t bad_row, bad_blk;
@@ -195,6 +208,7 @@ static int scan_connect(sqlite3 *db, void *aux, int argc,
 
 static int scan_disconnect(sqlite3_vtab *vt)
 {
+	sqlite3_free(((struct scan_vtab *)vt)->tt_key);
 	sqlite3_free(vt);
 	return SQLITE_OK;
 }
@@ -277,6 +291,8 @@ static void part_reset(struct part *pt)
 {
 	groups_free(&pt->gr);
 	pt->bad = pt->nomem = 0;
+	memset(pt->tt, 0, sizeof(pt->tt));
+	pt->tt_bad = 0;
 }
 
 static void cursor_reset(struct scan_cursor *c)
@@ -679,8 +695,44 @@ static inline void add_bytes(struct groups *c, struct group *g, int i,
 
 	if (__builtin_add_overflow(g->f[k], v, &g->f[k]))
 		g->ovf |= 1u << k;
-	if (c->exact)
+	if (c && c->exact)
 		c->d[g - c->g][k] += (double)v;
+}
+
+/* Add row @r of block @b, number @blk, to group @g (of @c, whose doubles
+ * it keeps; @c NULL: none): its freed, pingpong and live figures as the
+ * selection's t_hi says.  A group's first row sets what it was made
+ * with (struct group's first). */
+static inline void sum_row(struct groups *c, struct group *g,
+			   const struct sel *s, const struct mdb_pc_block *b,
+			   size_t r)
+{
+	const int64_t (*col)[MDB_PC_ROWS] = b->v;
+	int64_t state = col[MDB_PC_STATE][r];
+	int64_t end = col[MDB_PC_END_TS][r];
+	int64_t alloc = col[MDB_PC_ALLOC][r];
+	int end_null = b->null[MDB_PC_END_TS][r];
+	/* callsites.sql: state = 1 AND coalesce(end_ts <= :t_hi, 1) */
+	int freed = state == 1 && (end_null || end <= s->t_hi);
+	/* state = 0 OR (state IN (1, 2) AND end_ts > :t_hi) */
+	int live = state == 0 ||
+		   ((state == 1 || state == 2) && !end_null && end > s->t_hi);
+	/* free_cpu <> cpu: NULL (not freed) counts nothing */
+	int pp = freed && !b->null[MDB_PC_FREE_CPU][r] &&
+		 col[MDB_PC_FREE_CPU][r] != col[MDB_PC_CPU][r];
+
+	g->f[C_HITS - C_HITS]++;
+	add_bytes(c, g, C_REQ, col[MDB_PC_REQ][r]);
+	add_bytes(c, g, C_ALLOC, alloc);
+	g->f[C_FREED - C_HITS] += freed;
+	g->f[C_PP - C_HITS] += pp;
+	add_bytes(c, g, C_PP_BYTES, pp ? alloc : 0);
+	g->f[C_LIVE - C_HITS] += live;
+	add_bytes(c, g, C_LIVE_BYTES, live ? alloc : 0);
+	if (col[MDB_PC_SEQ][r] > g->f[C_LAST_SEQ - C_HITS]) {
+		g->f[C_LAST_SEQ - C_HITS] = col[MDB_PC_SEQ][r];
+		g->f[C_SITE - C_HITS] = col[MDB_PC_SITE][r];
+	}
 }
 
 /* Widen @g's range @lo .. @hi (its bit @bit in has) to @v. */
@@ -697,9 +749,10 @@ static inline void range_add(struct group *g, unsigned bit, int64_t v,
 #define SCAN_AHEAD 8  /* rows between fetching a group and summing it */
 
 /* Sum the selected slab rows of block @b, number @blk, into groups @c. */
-static int scan_block(struct groups *c, const struct sel *s,
+static int scan_block(struct part *pt, const struct sel *s,
 		      const struct mdb_pc_block *b, int64_t blk)
 {
+	struct groups *c = &pt->gr;
 	const int64_t (*col)[MDB_PC_ROWS] = b->v;
 	uint16_t idx[MDB_PC_ROWS];
 	size_t n = select_rows(s, b, idx);
@@ -732,11 +785,7 @@ static int scan_block(struct groups *c, const struct sel *s,
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t r = idx[i];
-		int64_t state = col[MDB_PC_STATE][r];
-		int64_t end = col[MDB_PC_END_TS][r];
-		int64_t alloc = col[MDB_PC_ALLOC][r];
-		int end_null = b->null[MDB_PC_END_TS][r];
-		int freed, pp, live;
+		int64_t first = blk * MDB_PC_ROWS + (int64_t)r;
 		struct group *g;
 
 		if (i + 2 * SCAN_AHEAD < n)
@@ -750,29 +799,21 @@ static int scan_block(struct groups *c, const struct sel *s,
 				__builtin_prefetch(&c->g[v - 1]);
 		}
 		g = group_get(c, hash[i], key[i][0], key[i][1], key[i][2],
-			      knull[i], blk * MDB_PC_ROWS + (int64_t)r);
+			      knull[i], first);
 		if (!g)
 			return SQLITE_NOMEM;
-		/* callsites.sql: state = 1 AND coalesce(end_ts <= :t_hi, 1) */
-		freed = state == 1 && (end_null || end <= s->t_hi);
-		/* state = 0 OR (state IN (1, 2) AND end_ts > :t_hi) */
-		live = state == 0 ||
-		       ((state == 1 || state == 2) && !end_null &&
-			end > s->t_hi);
-		g->f[C_HITS - C_HITS]++;
-		add_bytes(c, g, C_REQ, col[MDB_PC_REQ][r]);
-		add_bytes(c, g, C_ALLOC, alloc);
-		g->f[C_FREED - C_HITS] += freed;
-		/* free_cpu <> cpu: NULL (not freed) counts nothing */
-		pp = freed && !b->null[MDB_PC_FREE_CPU][r] &&
-		     col[MDB_PC_FREE_CPU][r] != col[MDB_PC_CPU][r];
-		g->f[C_PP - C_HITS] += pp;
-		add_bytes(c, g, C_PP_BYTES, pp ? alloc : 0);
-		g->f[C_LIVE - C_HITS] += live;
-		add_bytes(c, g, C_LIVE_BYTES, live ? alloc : 0);
-		if (col[MDB_PC_SEQ][r] > g->f[C_LAST_SEQ - C_HITS]) {
-			g->f[C_LAST_SEQ - C_HITS] = col[MDB_PC_SEQ][r];
-			g->f[C_SITE - C_HITS] = col[MDB_PC_SITE][r];
+		sum_row(c, g, s, b, r);
+		if (s->by == BY_PTR) {
+			int64_t t = col[MDB_PC_TYPE][r];
+			struct group *tg = &pt->tt[t & 1];
+
+			pt->tt_bad |= t != 0 && t != 1;
+			if (!tg->f[0]) {
+				tg->k1 = t & 1;
+				tg->first = first;
+				tg->f[C_LAST_SEQ - C_HITS] = INT64_MIN;
+			}
+			sum_row(NULL, tg, s, b, r);
 		}
 		if (s->by == BY_LEAK) {
 			if (!b->null[MDB_PC_SEQ][r])
@@ -822,7 +863,7 @@ static void part_block(struct part *pt, const struct sel *s,
 		pt->bad_why = why;
 		return;
 	}
-	if (scan_block(&pt->gr, s, pt->blk, blk) != SQLITE_OK)
+	if (scan_block(pt, s, pt->blk, blk) != SQLITE_OK)
 		pt->nomem = 1;
 }
 
@@ -981,6 +1022,33 @@ static int groups_merge(struct groups *a, const struct groups *b,
 	return 0;
 }
 
+/* Fold part @b's sums per type into @a's (tt_bad: a sum past int64). */
+static void tt_fold(struct part *a, const struct part *b)
+{
+	a->tt_bad |= b->tt_bad;
+	for (int t = 0; t < 2; t++) {
+		struct group *x = &a->tt[t];
+		const struct group *y = &b->tt[t];
+
+		if (!y->f[0])
+			continue;
+		if (!x->f[0]) {
+			*x = *y;
+			continue;
+		}
+		a->tt_bad |= (x->ovf | y->ovf) != 0;
+		for (int k = 0; k < C_LAST_SEQ - C_HITS; k++)
+			a->tt_bad |= __builtin_add_overflow(x->f[k], y->f[k],
+							    &x->f[k]);
+		if (y->f[C_LAST_SEQ - C_HITS] > x->f[C_LAST_SEQ - C_HITS]) {
+			x->f[C_LAST_SEQ - C_HITS] = y->f[C_LAST_SEQ - C_HITS];
+			x->f[C_SITE - C_HITS] = y->f[C_SITE - C_HITS];
+		}
+		if (y->first < x->first)
+			x->first = y->first;
+	}
+}
+
 /* Read the source's blocks (those the window reaches) into the groups,
  * on both cores when @two (else the calling thread reads them all). */
 static int scan_source(struct scan_cursor *c, const struct sel *s,
@@ -1063,6 +1131,7 @@ static int scan_source(struct scan_cursor *c, const struct sel *s,
 			       (long long)bad->bad_off, bad->bad_why);
 	rc = groups_merge(&pt->gr, &c->part[1].gr, c->nord > 0);
 	groups_free(&c->part[1].gr);
+	tt_fold(pt, &c->part[1]);
 	if (rc < 0)
 		return SQLITE_NOMEM;
 	for (size_t k = 0; !pt->gr.exact && !rc && k < pt->gr.n; k++)
@@ -1365,12 +1434,86 @@ static int scan_next(sqlite3_vtab_cursor *cur)
 	return c->sites_err ? SQLITE_ERROR : SQLITE_OK;
 }
 
+/*
+ * What selected a scan's rows, as text: the source, the window and the
+ * options (not the grouping), and the database's data version (another
+ * connection's commit changes it); NULL on ENOMEM.
+ */
+static char *sel_key(sqlite3 *db, sqlite3_value *const *a)
+{
+	static const int args[] = { A_SOURCE, A_TSEL, A_TLO, A_THI, A_PID,
+				    A_COMM, A_CACHE, A_SITE };
+	sqlite3_str *str = sqlite3_str_new(db);
+	unsigned version = 0;
+
+	sqlite3_file_control(db, "main", SQLITE_FCNTL_DATA_VERSION, &version);
+	sqlite3_str_appendf(str, "%u;", version);
+	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+		sqlite3_value *v = a[args[i] - C_NOUT];
+		int type = v ? sqlite3_value_type(v) : SQLITE_NULL;
+
+		if (type == SQLITE_INTEGER)
+			sqlite3_str_appendf(str, "i%lld;",
+					    (long long)sqlite3_value_int64(v));
+		else if (type != SQLITE_NULL)
+			sqlite3_str_appendf(str, "%d:%d:%s;", type,
+					    sqlite3_value_bytes(v),
+					    (const char *)sqlite3_value_text(v));
+		else
+			sqlite3_str_appendall(str, "n;");
+	}
+	return sqlite3_str_finish(str);
+}
+
+/* Keep part @pt's sums per type for a scan per type selected by @key
+ * (taken), when exact; else keep nothing. */
+static void tt_keep(struct scan_vtab *vt, const struct part *pt, char *key)
+{
+	sqlite3_free(vt->tt_key);
+	vt->tt_key = NULL;
+	vt->ntt = 0;
+	if (!key || pt->tt_bad || pt->tt[0].ovf || pt->tt[1].ovf) {
+		sqlite3_free(key);
+		return;
+	}
+	/* in the order of their first rows, as a scan per type has them */
+	for (int t = 0; t < 2; t++)
+		if (pt->tt[t].f[0])
+			vt->tt[vt->ntt++] = pt->tt[t];
+	if (vt->ntt == 2 && vt->tt[1].first < vt->tt[0].first) {
+		struct group g = vt->tt[0];
+
+		vt->tt[0] = vt->tt[1];
+		vt->tt[1] = g;
+	}
+	vt->tt_key = key;
+}
+
+/* The groups of a scan per type selected by @key, when kept: into @c's
+ * part; 1 when so, 0 when not kept, -1 on ENOMEM. */
+static int tt_take(struct scan_vtab *vt, struct scan_cursor *c,
+		   const char *key)
+{
+	struct groups *gr = &c->part[0].gr;
+
+	if (!key || !vt->tt_key || strcmp(key, vt->tt_key))
+		return 0;
+	for (size_t k = 0; k < vt->ntt; k++) {
+		if (group_room(gr) < 0)
+			return -1;
+		gr->g[gr->n++] = vt->tt[k];
+	}
+	return 1;
+}
+
 static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num,
 		       const char *idx_str, int argc, sqlite3_value **argv)
 {
 	struct scan_cursor *c = (struct scan_cursor *)cur;
-	sqlite3 *db = ((struct scan_vtab *)cur->pVtab)->db;
+	struct scan_vtab *vt = (struct scan_vtab *)cur->pVtab;
+	sqlite3 *db = vt->db;
 	sqlite3_value *a[NARGS] = { NULL };
+	char *key = NULL;
 	static const char *const bys[BY__COUNT] = {
 		"ptr", "site", "type", "cache", "comm", "pid", "pp", "stack",
 		"leak",
@@ -1384,7 +1527,7 @@ static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num,
 	struct sel s;
 	const char *by;
 	int64_t source_id;
-	int k = 0, rc;
+	int k = 0, kept, rc;
 
 	cursor_clear(c);
 	memset(&s, 0, sizeof(s));
@@ -1457,10 +1600,21 @@ static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num,
 		}
 	c->keys = s.by == BY_CACHE || s.by == BY_PP ? 3 : 1;
 	s.cols = sel_cols(&s);
-	rc = scan_source(c, &s, source_id, 1);
+	key = s.by == BY_PTR || s.by == BY_TYPE ? sel_key(db, a) : NULL;
+	kept = s.by == BY_TYPE ? tt_take(vt, c, key) : 0;
+	if (kept < 0) {
+		rc = SQLITE_NOMEM;
+		goto out;
+	}
+	rc = kept ? SQLITE_OK : scan_source(c, &s, source_id, 1);
+	if (rc == SQLITE_OK && s.by == BY_PTR) {
+		tt_keep(vt, &c->part[0], key);
+		key = NULL;
+	}
 	if (rc == SQLITE_OK && c->nord)
 		rc = heap_make(c);
 out:
+	sqlite3_free(key);
 	free(s.comms.v);
 	free(s.caches.v);
 	free(s.sites.v);
