@@ -33,7 +33,9 @@ WHERE r.kind = 'zones' AND z.bytes IS NOT NULL
 GROUP BY 1, 2, 5;
 
 -- Each item's percentiles over the hosts (i: the 0-based rank of a
--- host's bytes, n: the hosts), and the hosts above its 99th.
+-- host's bytes, n: the hosts).
+DROP TABLE IF EXISTS temp.outlier_pct;
+CREATE TEMP TABLE outlier_pct AS
 WITH r AS (
 	SELECT *, row_number() OVER w - 1 AS i,
 	       count(*) OVER (PARTITION BY kind, name, function, module) AS n
@@ -51,18 +53,19 @@ WITH r AS (
 	       max(CASE WHEN i = l50 THEN bytes END) AS a50,
 	       max(CASE WHEN i = l50 + 1 THEN bytes END) AS b50
 	FROM l GROUP BY kind, name, function, module
-), p AS (
-	SELECT kind, name, function, module, n,
-	       a99 + (i99 - l99) * (coalesce(b99, a99) - a99) AS p99,
-	       a50 + (i50 - l50) * (coalesce(b50, a50) - a50) AS p50
-	FROM q
 )
+SELECT kind, name, function, module, n,
+       a99 + (i99 - l99) * (coalesce(b99, a99) - a99) AS p99,
+       a50 + (i50 - l50) * (coalesce(b50, a50) - a50) AS p50
+FROM q;
+
 SELECT v.kind, v.name, v.function, v.module, v.label, v.bytes,
        p.p99 AS fleet_p99, p.p50 AS fleet_median, p.n AS hosts,
        v.bytes - p.p99 AS excess
 FROM temp.outlier_vals v
-JOIN p ON (p.kind, p.name, p.function, p.module) IS
-          (v.kind, v.name, v.function, v.module)
+JOIN temp.outlier_pct p ON p.kind = v.kind AND p.name = v.name
+                       AND p.function IS v.function
+                       AND p.module IS v.module
 WHERE v.bytes > p.p99
 ORDER BY excess DESC, v.kind, v.name, v.function, v.module, v.label
 LIMIT :top;
