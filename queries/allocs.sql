@@ -66,7 +66,8 @@ FROM temp.al_top a
 JOIN v_sites v ON v.source_id = a.source_id AND v.site_id = a.site_id
 ORDER BY a.rowid;
 
--- The total: the same sums, of the groups per allocation type.
+-- The total: the same sums, as one group ('all': slab_scan keeps it
+-- from the scan per address above).
 SELECT 'total' AS ptr, hits, bytes_req, bytes_alloc,
        CASE WHEN hits = 0 THEN 0 ELSE bytes_alloc / hits END AS avg_alloc,
        waste, @frag(bytes_req, bytes_alloc) AS frag_pct, freed, pingpong,
@@ -77,4 +78,4 @@ FROM (SELECT @isum(hits) AS hits, @isum(bytes_req) AS bytes_req,
                            AS INTEGER), 0) AS waste,
              @isum(freed) AS freed, @isum(pingpong) AS pingpong,
              @isum(live) AS live
-      FROM temp.al_src s CROSS JOIN @scan(s.sid, 'type') a);
+      FROM temp.al_src s CROSS JOIN @scan(s.sid, 'all') a);

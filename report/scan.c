@@ -14,8 +14,9 @@
  *           k2 the type, k3 the object size: callsites --by cache),
  *           'comm', 'pid', 'pp' (the site, k2 the CPU, k3 the CPU of
  *           the free: pingpong), 'stack' (allocations with a stack,
- *           failures left out: stacks) or 'leak' (the site, of the
- *           allocations live at a point: leaks, below)
+ *           failures left out: stacks), 'leak' (the site, of the
+ *           allocations live at a point: leaks, below) or 'all' (one
+ *           group: allocs' total row)
  *   tsel    1: only allocations made from t_lo to t_hi (ns, both
  *           included); 0: every allocation
  *   t_hi    frees after it are not seen (INT64_MAX: none)
@@ -79,7 +80,7 @@ enum { C_RK, C_K2, C_K3, C_HITS, C_REQ, C_ALLOC, C_FREED, C_PP,
 #define NARGS (C_ALL - C_NOUT)
 
 enum by { BY_PTR, BY_SITE, BY_TYPE, BY_CACHE, BY_COMM, BY_PID, BY_PP,
-	  BY_STACK, BY_LEAK, BY__COUNT };
+	  BY_STACK, BY_LEAK, BY_ALL, BY__COUNT };
 
 struct group {
 	int64_t k1, k2, k3;
@@ -105,17 +106,17 @@ struct ids {            /* a sorted list of ids; all = no filter */
 };
 
 /*
- * The connection's slab_scan.  A scan per address also sums its rows per
- * type, and keeps those sums here with what selected them (tt_key): the
- * scan per type with the same selection, allocs' total row after its
- * rows, is then read from them instead of the blocks again.
+ * The connection's slab_scan.  A scan per address leaves the sum of its
+ * groups here with what selected them (all_key): the scan of the same
+ * selection as one group ('all', allocs' total row after its rows)
+ * takes it instead of reading the blocks again.
  */
 struct scan_vtab {
 	sqlite3_vtab base;
 	sqlite3 *db;
-	char *tt_key;           /* NULL: nothing kept */
-	struct group tt[2];     /* types 0 and 1, as a scan per type makes */
-	size_t ntt;
+	char *all_key;          /* NULL: nothing kept */
+	struct group all;       /* the one group of 'all' */
+	int all_rows;           /* it has rows (else no group) */
 };
 
 /* Groups by key: a table with open addressing over an array. */
@@ -137,10 +138,6 @@ struct groups {
  */
 struct part {
 	struct groups gr;
-	/* a scan per address: its rows summed per type too (tt_bad: a
-	 * type neither 0 nor 1, which a damaged block can hold) */
-	struct group tt[2];
-	int tt_bad;
 	struct mdb_pc_block *blk;
 	int bad;                /* a damaged block was met */
 	int64_t bad_row, bad_blk;
@@ -208,7 +205,7 @@ static int scan_connect(sqlite3 *db, void *aux, int argc,
 
 static int scan_disconnect(sqlite3_vtab *vt)
 {
-	sqlite3_free(((struct scan_vtab *)vt)->tt_key);
+	sqlite3_free(((struct scan_vtab *)vt)->all_key);
 	sqlite3_free(vt);
 	return SQLITE_OK;
 }
@@ -291,8 +288,6 @@ static void part_reset(struct part *pt)
 {
 	groups_free(&pt->gr);
 	pt->bad = pt->nomem = 0;
-	memset(pt->tt, 0, sizeof(pt->tt));
-	pt->tt_bad = 0;
 }
 
 static void cursor_reset(struct scan_cursor *c)
@@ -551,6 +546,7 @@ static const int kcol[BY__COUNT][3] = {
 	[BY_PP] = { MDB_PC_SITE, MDB_PC_CPU, MDB_PC_FREE_CPU },
 	[BY_STACK] = { MDB_PC_STACK, -1, -1 },
 	[BY_LEAK] = { MDB_PC_SITE, -1, -1 },
+	[BY_ALL] = { -1, -1, -1 },
 };
 
 /* 'leak': live at the end, at a position or at a time */
@@ -803,18 +799,6 @@ static int scan_block(struct part *pt, const struct sel *s,
 		if (!g)
 			return SQLITE_NOMEM;
 		sum_row(c, g, s, b, r);
-		if (s->by == BY_PTR) {
-			int64_t t = col[MDB_PC_TYPE][r];
-			struct group *tg = &pt->tt[t & 1];
-
-			pt->tt_bad |= t != 0 && t != 1;
-			if (!tg->f[0]) {
-				tg->k1 = t & 1;
-				tg->first = first;
-				tg->f[C_LAST_SEQ - C_HITS] = INT64_MIN;
-			}
-			sum_row(NULL, tg, s, b, r);
-		}
 		if (s->by == BY_LEAK) {
 			if (!b->null[MDB_PC_SEQ][r])
 				range_add(g, 1, col[MDB_PC_SEQ][r],
@@ -1022,33 +1006,6 @@ static int groups_merge(struct groups *a, const struct groups *b,
 	return 0;
 }
 
-/* Fold part @b's sums per type into @a's (tt_bad: a sum past int64). */
-static void tt_fold(struct part *a, const struct part *b)
-{
-	a->tt_bad |= b->tt_bad;
-	for (int t = 0; t < 2; t++) {
-		struct group *x = &a->tt[t];
-		const struct group *y = &b->tt[t];
-
-		if (!y->f[0])
-			continue;
-		if (!x->f[0]) {
-			*x = *y;
-			continue;
-		}
-		a->tt_bad |= (x->ovf | y->ovf) != 0;
-		for (int k = 0; k < C_LAST_SEQ - C_HITS; k++)
-			a->tt_bad |= __builtin_add_overflow(x->f[k], y->f[k],
-							    &x->f[k]);
-		if (y->f[C_LAST_SEQ - C_HITS] > x->f[C_LAST_SEQ - C_HITS]) {
-			x->f[C_LAST_SEQ - C_HITS] = y->f[C_LAST_SEQ - C_HITS];
-			x->f[C_SITE - C_HITS] = y->f[C_SITE - C_HITS];
-		}
-		if (y->first < x->first)
-			x->first = y->first;
-	}
-}
-
 /* Read the source's blocks (those the window reaches) into the groups,
  * on both cores when @two (else the calling thread reads them all). */
 static int scan_source(struct scan_cursor *c, const struct sel *s,
@@ -1131,7 +1088,6 @@ static int scan_source(struct scan_cursor *c, const struct sel *s,
 			       (long long)bad->bad_off, bad->bad_why);
 	rc = groups_merge(&pt->gr, &c->part[1].gr, c->nord > 0);
 	groups_free(&c->part[1].gr);
-	tt_fold(pt, &c->part[1]);
 	if (rc < 0)
 		return SQLITE_NOMEM;
 	for (size_t k = 0; !pt->gr.exact && !rc && k < pt->gr.n; k++)
@@ -1465,43 +1421,51 @@ static char *sel_key(sqlite3 *db, sqlite3_value *const *a)
 	return sqlite3_str_finish(str);
 }
 
-/* Keep part @pt's sums per type for a scan per type selected by @key
- * (taken), when exact; else keep nothing. */
-static void tt_keep(struct scan_vtab *vt, const struct part *pt, char *key)
+/* Keep the sum of @gr's groups for a scan of them all selected by @key
+ * (taken), when exact: no sum past int64; else keep nothing. */
+static void all_keep(struct scan_vtab *vt, const struct groups *gr,
+		     char *key)
 {
-	sqlite3_free(vt->tt_key);
-	vt->tt_key = NULL;
-	vt->ntt = 0;
-	if (!key || pt->tt_bad || pt->tt[0].ovf || pt->tt[1].ovf) {
-		sqlite3_free(key);
-		return;
-	}
-	/* in the order of their first rows, as a scan per type has them */
-	for (int t = 0; t < 2; t++)
-		if (pt->tt[t].f[0])
-			vt->tt[vt->ntt++] = pt->tt[t];
-	if (vt->ntt == 2 && vt->tt[1].first < vt->tt[0].first) {
-		struct group g = vt->tt[0];
+	struct group *a = &vt->all;
+	int ok = key != NULL;
 
-		vt->tt[0] = vt->tt[1];
-		vt->tt[1] = g;
+	sqlite3_free(vt->all_key);
+	vt->all_key = NULL;
+	memset(a, 0, sizeof(*a));
+	a->f[C_LAST_SEQ - C_HITS] = INT64_MIN;
+	vt->all_rows = gr->n > 0;
+	for (size_t k = 0; ok && k < gr->n; k++) {
+		const struct group *g = &gr->g[k];
+
+		ok = !g->ovf;
+		for (int i = 0; ok && i < C_LAST_SEQ - C_HITS; i++)
+			ok = !__builtin_add_overflow(a->f[i], g->f[i], &a->f[i]);
+		if (g->f[C_LAST_SEQ - C_HITS] > a->f[C_LAST_SEQ - C_HITS]) {
+			a->f[C_LAST_SEQ - C_HITS] = g->f[C_LAST_SEQ - C_HITS];
+			a->f[C_SITE - C_HITS] = g->f[C_SITE - C_HITS];
+		}
+		if (!k || g->first < a->first)
+			a->first = g->first;
 	}
-	vt->tt_key = key;
+	if (ok)
+		vt->all_key = key;
+	else
+		sqlite3_free(key);
 }
 
-/* The groups of a scan per type selected by @key, when kept: into @c's
- * part; 1 when so, 0 when not kept, -1 on ENOMEM. */
-static int tt_take(struct scan_vtab *vt, struct scan_cursor *c,
-		   const char *key)
+/* The group of a scan of them all selected by @key, when kept: into
+ * @c's part; 1 when so, 0 when not kept, -1 on ENOMEM. */
+static int all_take(struct scan_vtab *vt, struct scan_cursor *c,
+		    const char *key)
 {
 	struct groups *gr = &c->part[0].gr;
 
-	if (!key || !vt->tt_key || strcmp(key, vt->tt_key))
+	if (!key || !vt->all_key || strcmp(key, vt->all_key))
 		return 0;
-	for (size_t k = 0; k < vt->ntt; k++) {
+	if (vt->all_rows) {
 		if (group_room(gr) < 0)
 			return -1;
-		gr->g[gr->n++] = vt->tt[k];
+		gr->g[gr->n++] = vt->all;
 	}
 	return 1;
 }
@@ -1516,7 +1480,7 @@ static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num,
 	char *key = NULL;
 	static const char *const bys[BY__COUNT] = {
 		"ptr", "site", "type", "cache", "comm", "pid", "pp", "stack",
-		"leak",
+		"leak", "all",
 	};
 	static const char sql_str[] = "SELECT id FROM str WHERE "
 				      "source_id = ?1 AND text = ?2";
@@ -1600,15 +1564,15 @@ static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num,
 		}
 	c->keys = s.by == BY_CACHE || s.by == BY_PP ? 3 : 1;
 	s.cols = sel_cols(&s);
-	key = s.by == BY_PTR || s.by == BY_TYPE ? sel_key(db, a) : NULL;
-	kept = s.by == BY_TYPE ? tt_take(vt, c, key) : 0;
+	key = s.by == BY_PTR || s.by == BY_ALL ? sel_key(db, a) : NULL;
+	kept = s.by == BY_ALL ? all_take(vt, c, key) : 0;
 	if (kept < 0) {
 		rc = SQLITE_NOMEM;
 		goto out;
 	}
 	rc = kept ? SQLITE_OK : scan_source(c, &s, source_id, 1);
 	if (rc == SQLITE_OK && s.by == BY_PTR) {
-		tt_keep(vt, &c->part[0], key);
+		all_keep(vt, &c->part[0].gr, key);
 		key = NULL;
 	}
 	if (rc == SQLITE_OK && c->nord)
