@@ -81,32 +81,23 @@ items AS (
 	FROM temp.rsrc r JOIN both_have b ON b.series = r.series AND b.zones
 	CROSS JOIN v_zones z ON z.source_id = r.source_id, p
 	GROUP BY 1, 2, 3, 4, 5, 6
-),
-a AS (SELECT * FROM items WHERE role = 'from'),
-b AS (SELECT * FROM items WHERE role = 'to'),
-k AS (
-	SELECT kind, name, function, module, instance FROM a
-	UNION
-	SELECT kind, name, function, module, instance FROM b
 )
-SELECT k.kind, k.name, k.function, k.module, k.instance,
-       CASE WHEN a.kind IS NULL THEN 0 ELSE a.bytes END AS bytes_from,
-       CASE WHEN b.kind IS NULL THEN 0 ELSE b.bytes END AS bytes_to,
-       CASE WHEN a.kind IS NULL THEN 0 ELSE a.count END AS count_from,
-       CASE WHEN b.kind IS NULL THEN 0 ELSE b.count END AS count_to,
-       a.kind IS NULL AS new, b.kind IS NULL AS gone,
-       coalesce(a.inaccurate, 0) OR coalesce(b.inaccurate, 0)
-           AS inaccurate,
-       coalesce(a.approx, 0) OR coalesce(b.approx, 0) AS approx,
-       coalesce(a.underflow, 0) OR coalesce(b.underflow, 0)
-           AS underflow
-FROM k
-LEFT JOIN a ON a.kind = k.kind AND a.name IS k.name
-           AND a.function IS k.function AND a.module IS k.module
-           AND a.instance = k.instance
-LEFT JOIN b ON b.kind = k.kind AND b.name IS k.name
-           AND b.function IS k.function AND b.module IS k.module
-           AND b.instance = k.instance;
+SELECT kind, name, function, module, instance,
+       iif(max(role = 'from'), max(iif(role = 'from', bytes, NULL)), 0)
+           AS bytes_from,
+       iif(max(role = 'to'), max(iif(role = 'to', bytes, NULL)), 0)
+           AS bytes_to,
+       iif(max(role = 'from'), max(iif(role = 'from', count, NULL)), 0)
+           AS count_from,
+       iif(max(role = 'to'), max(iif(role = 'to', count, NULL)), 0)
+           AS count_to,
+       NOT max(role = 'from') AS new, NOT max(role = 'to') AS gone,
+       max(inaccurate) AS inaccurate, max(approx) AS approx,
+       max(underflow) AS underflow
+FROM items
+-- the ends side by side: one grouping of both (an item has at most one
+-- row of each end; absent from one, 0 there)
+GROUP BY kind, name, function, module, instance;
 
 WITH p AS (
 	SELECT coalesce(:sort, 'bytes') AS sort
