@@ -1329,6 +1329,16 @@ static int ord_cmp(struct scan_cursor *c, uint32_t a, uint32_t b)
 		if (r)
 			return c->ord[t].desc ? -r : r;
 	}
+	/* equals in the order of their first row: the order the rows
+	 * come in unordered, which SQLite's sort keeps among equals (the
+	 * groups of two threads are not put back in that order) */
+	{
+		int64_t p = c->part[0].gr.g[a].first;
+		int64_t q = c->part[0].gr.g[b].first;
+
+		if (p != q)
+			return (p > q) - (p < q);
+	}
 	return (a > b) - (a < b);
 }
 
