@@ -1403,15 +1403,20 @@ static int scan_next(sqlite3_vtab_cursor *cur)
 /*
  * What selected a scan's rows, as text: the source, the window and the
  * options (not the grouping), and the database's data version (another
- * connection's commit changes it); NULL on ENOMEM.
+ * connection's commit changes it); NULL on ENOMEM or in a transaction.
  */
 static char *sel_key(sqlite3 *db, sqlite3_value *const *a)
 {
 	static const int args[] = { A_SOURCE, A_TSEL, A_TLO, A_THI, A_PID,
 				    A_COMM, A_CACHE, A_SITE };
-	sqlite3_str *str = sqlite3_str_new(db);
+	sqlite3_str *str;
 	unsigned version = 0;
 
+	/* in a transaction the version moves at its commit, not at each
+	 * change the connection makes: nothing kept nor taken */
+	if (!sqlite3_get_autocommit(db))
+		return NULL;
+	str = sqlite3_str_new(db);
 	sqlite3_file_control(db, "main", SQLITE_FCNTL_DATA_VERSION, &version);
 	sqlite3_str_appendf(str, "%u;", version);
 	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
