@@ -91,6 +91,9 @@ struct group {
 	 * its bit in ovf (and in an exact scan the sum as SQL's total()
 	 * makes it in struct groups' d) */
 	unsigned ovf;
+	/* a row added a negative number of bytes to the sum (its bit):
+	 * its sums in another order may pass int64 where these did not */
+	unsigned neg;
 	/* 'leak': the range of the rows' positions (has bit 0) and times
 	 * (has bit 1) */
 	unsigned has;
@@ -691,6 +694,7 @@ static inline void add_bytes(struct groups *c, struct group *g, int i,
 
 	if (__builtin_add_overflow(g->f[k], v, &g->f[k]))
 		g->ovf |= 1u << k;
+	g->neg |= (unsigned)(v < 0) << k;
 	if (c && c->exact)
 		c->d[g - c->g][k] += (double)v;
 }
@@ -979,6 +983,7 @@ static int groups_merge(struct groups *a, const struct groups *b,
 			return 1;
 		if (y->first < x->first)
 			x->first = y->first;
+		x->neg |= y->neg;
 		for (int k = 0; k < C_LAST_SEQ - C_HITS; k++) {
 			if (__builtin_add_overflow(x->f[k], y->f[k], &x->f[k]))
 				return 1;
@@ -1452,7 +1457,9 @@ static void all_keep(struct scan_vtab *vt, const struct groups *gr,
 	for (size_t k = 0; ok && k < gr->n; k++) {
 		const struct group *g = &gr->g[k];
 
-		ok = !g->ovf;
+		/* a negative size: the scan of one group adds the rows in
+		 * another order, whose sums may pass int64 (a double) */
+		ok = !g->ovf && !g->neg;
 		for (int i = 0; ok && i < C_LAST_SEQ - C_HITS; i++)
 			ok = !__builtin_add_overflow(a->f[i], g->f[i], &a->f[i]);
 		if (g->f[C_LAST_SEQ - C_HITS] > a->f[C_LAST_SEQ - C_HITS]) {
