@@ -785,7 +785,9 @@ static int scan_block(struct part *pt, const struct sel *s,
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t r = idx[i];
-		int64_t first = blk * MDB_PC_ROWS + (int64_t)r;
+		/* wrapped, not undefined, for a damaged source's block
+		 * number (only the groups' order depends on it) */
+		int64_t first = (int64_t)((uint64_t)blk * MDB_PC_ROWS + r);
 		struct group *g;
 
 		if (i + 2 * SCAN_AHEAD < n)
