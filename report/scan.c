@@ -91,6 +91,9 @@ struct group {
 	 * its bit in ovf (and in an exact scan the sum as SQL's total()
 	 * makes it in struct groups' d) */
 	unsigned ovf;
+	/* a row added a negative number of bytes to the sum (its bit):
+	 * its sums in another order may pass int64 where these did not */
+	unsigned neg;
 	/* 'leak': the range of the rows' positions (has bit 0) and times
 	 * (has bit 1) */
 	unsigned has;
@@ -691,6 +694,7 @@ static inline void add_bytes(struct groups *c, struct group *g, int i,
 
 	if (__builtin_add_overflow(g->f[k], v, &g->f[k]))
 		g->ovf |= 1u << k;
+	g->neg |= (unsigned)(v < 0) << k;
 	if (c && c->exact)
 		c->d[g - c->g][k] += (double)v;
 }
@@ -781,7 +785,9 @@ static int scan_block(struct part *pt, const struct sel *s,
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t r = idx[i];
-		int64_t first = blk * MDB_PC_ROWS + (int64_t)r;
+		/* wrapped, not undefined, for a damaged source's block
+		 * number (only the groups' order depends on it) */
+		int64_t first = (int64_t)((uint64_t)blk * MDB_PC_ROWS + r);
 		struct group *g;
 
 		if (i + 2 * SCAN_AHEAD < n)
@@ -979,6 +985,7 @@ static int groups_merge(struct groups *a, const struct groups *b,
 			return 1;
 		if (y->first < x->first)
 			x->first = y->first;
+		x->neg |= y->neg;
 		for (int k = 0; k < C_LAST_SEQ - C_HITS; k++) {
 			if (__builtin_add_overflow(x->f[k], y->f[k], &x->f[k]))
 				return 1;
@@ -1329,6 +1336,16 @@ static int ord_cmp(struct scan_cursor *c, uint32_t a, uint32_t b)
 		if (r)
 			return c->ord[t].desc ? -r : r;
 	}
+	/* equals in the order of their first row: the order the rows
+	 * come in unordered, which SQLite's sort keeps among equals (the
+	 * groups of two threads are not put back in that order) */
+	{
+		int64_t p = c->part[0].gr.g[a].first;
+		int64_t q = c->part[0].gr.g[b].first;
+
+		if (p != q)
+			return (p > q) - (p < q);
+	}
 	return (a > b) - (a < b);
 }
 
@@ -1393,15 +1410,20 @@ static int scan_next(sqlite3_vtab_cursor *cur)
 /*
  * What selected a scan's rows, as text: the source, the window and the
  * options (not the grouping), and the database's data version (another
- * connection's commit changes it); NULL on ENOMEM.
+ * connection's commit changes it); NULL on ENOMEM or in a transaction.
  */
 static char *sel_key(sqlite3 *db, sqlite3_value *const *a)
 {
 	static const int args[] = { A_SOURCE, A_TSEL, A_TLO, A_THI, A_PID,
 				    A_COMM, A_CACHE, A_SITE };
-	sqlite3_str *str = sqlite3_str_new(db);
+	sqlite3_str *str;
 	unsigned version = 0;
 
+	/* in a transaction the version moves at its commit, not at each
+	 * change the connection makes: nothing kept nor taken */
+	if (!sqlite3_get_autocommit(db))
+		return NULL;
+	str = sqlite3_str_new(db);
 	sqlite3_file_control(db, "main", SQLITE_FCNTL_DATA_VERSION, &version);
 	sqlite3_str_appendf(str, "%u;", version);
 	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
@@ -1437,7 +1459,9 @@ static void all_keep(struct scan_vtab *vt, const struct groups *gr,
 	for (size_t k = 0; ok && k < gr->n; k++) {
 		const struct group *g = &gr->g[k];
 
-		ok = !g->ovf;
+		/* a negative size: the scan of one group adds the rows in
+		 * another order, whose sums may pass int64 (a double) */
+		ok = !g->ovf && !g->neg;
 		for (int i = 0; ok && i < C_LAST_SEQ - C_HITS; i++)
 			ok = !__builtin_add_overflow(a->f[i], g->f[i], &a->f[i]);
 		if (g->f[C_LAST_SEQ - C_HITS] > a->f[C_LAST_SEQ - C_HITS]) {
