@@ -21,7 +21,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <sqlite3.h>
+
 #include "../db/db.h"
+#include "../report/scan.h"
 #include "testlib.h"
 
 static char *tmp, *kt_db, *slab_db, *hand_db, *text_db, *page_db, *text;
@@ -398,6 +401,103 @@ static void test_allocs_orders(void **state)
 			free(got);
 			free(want);
 		}
+}
+
+/* The rows of @sql on @db, a line each, columns separated by '|'. */
+static char *rows_of(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	int rc;
+
+	assert_non_null(f);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (int c = 0; c < sqlite3_column_count(st); c++)
+			fprintf(f, "%s%s", c ? "|" : "",
+				sqlite3_column_type(st, c) == SQLITE_NULL ?
+				"NULL" : (const char *)sqlite3_column_text(st, c));
+		fputc('\n', f);
+	}
+	if (rc != SQLITE_DONE)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	fclose(f);
+	return out;
+}
+
+/*
+ * An ORDER BY that slab_scan does itself gives SQLite's order: each
+ * visible column, ascending and descending, alone (equals as SQLite's
+ * sort of the unordered rows leaves them) and before the key, for the
+ * groupings by address, site, cache and CPU pair, on the generated
+ * trace (two threads' groups) and the perf capture.  The unary '+'
+ * keeps SQLite from handing the ORDER BY to the table: the reference.
+ */
+static void test_scan_orders(void **state)
+{
+	static const char *const cols[] = {
+		"rk", "k2", "k3", "hits", "bytes_req", "bytes_alloc", "freed",
+		"pingpong", "pp_bytes", "live", "live_bytes", "last_seq",
+		"site_id", "waste", "frag_pct", "rk_u", "site_u",
+	};
+	static const char *const bys[] = { "ptr", "site", "cache", "pp" };
+	const char *dbs[] = { gen_db, slab_db };
+	size_t checked = 0;
+
+	(void)state;
+	for (size_t d = 0; d < 2; d++) {
+		sqlite3 *db;
+
+		assert_int_equal(sqlite3_open_v2(dbs[d], &db,
+						 SQLITE_OPEN_READONLY, NULL),
+				 SQLITE_OK);
+		assert_int_equal(mdb_scan_register(db), SQLITE_OK);
+		for (size_t b = 0; b < sizeof(bys) / sizeof(bys[0]); b++)
+			for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]);
+			     i++)
+				for (int desc = 0; desc < 2; desc++) {
+					const char *dir = desc ? "DESC" : "";
+					char *q = strf("SELECT rk, k2, k3, %s FROM "
+						"slab_scan(1, '%s') ORDER BY "
+						"%s %s", cols[i], bys[b], cols[i],
+						dir);
+					char *r = strf("SELECT rk, k2, k3, %s FROM "
+						"slab_scan(1, '%s') ORDER BY "
+						"+%s %s", cols[i], bys[b], cols[i],
+						dir);
+					char *got = rows_of(db, q);
+					char *want = rows_of(db, r);
+
+					char *pq = strf("EXPLAIN QUERY PLAN %s",
+							q);
+					char *plan = rows_of(db, pq);
+
+					if (strcmp(got, want))
+						fail_msg("%s on %s: not SQLite's "
+							 "order", q, dbs[d]);
+					assert_true(strlen(want) > 10);
+					/* the scan sorted it, not SQLite */
+					assert_null(strstr(plan, "ORDER BY"));
+					free(pq);
+					free(plan);
+					pq = strf("EXPLAIN QUERY PLAN %s", r);
+					plan = rows_of(db, pq);
+					assert_non_null(strstr(plan, "ORDER BY"));
+					free(pq);
+					free(plan);
+					checked++;
+					free(q);
+					free(r);
+					free(got);
+					free(want);
+				}
+		sqlite3_close(db);
+	}
+	assert_int_equal(checked, 2 * 4 * 17 * 2);
 }
 
 /*
@@ -1135,6 +1235,7 @@ int main(void)
 		cmocka_unit_test(test_pingpong_window),
 		cmocka_unit_test(test_leaks_slices),
 		cmocka_unit_test(test_allocs_orders),
+		cmocka_unit_test(test_scan_orders),
 		cmocka_unit_test(test_leaks_as_rows),
 		cmocka_unit_test(test_pages_sort),
 		cmocka_unit_test(test_open_window_is_whole),
