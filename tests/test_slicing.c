@@ -11,7 +11,10 @@
  * against tests/slice_count.py, which pairs the events itself, and on a
  * perf capture with stacks against SQL over its alloc rows; a database of
  * schema 11 (with the slicing index it replaced) is migrated and reads
- * the same figures.
+ * the same figures.  The ORDER BY the scan does itself is held against
+ * SQLite's own sort, allocs' order for every --sort key against SQL over
+ * the alloc rows grouped per address, and leaks (at the end, at a point,
+ * --min-age, --comm) against SQL over the alloc rows.
  */
 #include <stdarg.h>
 #include <stddef.h>
