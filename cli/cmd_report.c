@@ -137,28 +137,40 @@ static int uses_either(const struct mdb_query *q, const char *param,
 	return mdb_query_uses(q, param) || (alt && mdb_query_uses(q, alt));
 }
 
-/* Has a report before @q (in the table @all) the same base name? */
+/* Does report @q take option @p: a choice it declares, a selection
+ * (@where's conditions or slab_scan's arguments, report/engine.c), or
+ * the parameter the option binds? */
+static int takes(const struct mdb_query *q, const struct mdb_rparam *p)
+{
+	size_t len;
+
+	if (p->kind == MDB_RP_CHOICE || p->kind == MDB_RP_SORT)
+		return mdb_query_annot(q, p->opt, &len) != NULL;
+	if (p->where)
+		return uses_either(q, "@where", "slab_scan");
+	return uses_either(q, p->param, p->kind == MDB_RP_INT ? p->alt : NULL);
+}
+
+/* Has a report before @q (in the table @all) the same base name and
+ * option @p? */
 static int seen_base(const struct mdb_query *all, const struct mdb_query *q,
-		     const char *param, const char *alt)
+		     const struct mdb_rparam *p)
 {
 	for (const struct mdb_query *o = all; o < q; o++)
 		if (base_len(o) == base_len(q) &&
-		    !strncmp(o->name, q->name, base_len(q)) &&
-		    uses_either(o, param, alt))
+		    !strncmp(o->name, q->name, base_len(q)) && takes(o, p))
 			return 1;
 	return 0;
 }
 
-/* "leaks, timeline: " for the reports whose SQL uses @param (or
- * @alt). */
-static void print_users(FILE *f, const char *param, const char *alt)
+/* "leaks, timeline: " for the reports that take option @p. */
+static void print_users(FILE *f, const struct mdb_rparam *p)
 {
 	size_t n, k = 0;
 	const struct mdb_query *q = mdb_query_all(&n);
 
 	for (size_t i = 0; i < n; i++)
-		if (uses_either(&q[i], param, alt) &&
-		    !seen_base(q, &q[i], param, alt))
+		if (takes(&q[i], p) && !seen_base(q, &q[i], p))
 			fprintf(f, "%s%.*s", k++ ? ", " : "", (int)base_len(&q[i]),
 				q[i].name);
 	fputs(k ? ": " : "", f);
@@ -220,13 +232,7 @@ static char *param_help(const struct mdb_rparam *p)
 		fprintf(f, "%s; the first listed is the default:", p->help);
 		print_choices(f, p->opt);
 	} else {
-		/* a selection: the reports with @where's conditions or
-		 * slab_scan's arguments (report/engine.c) */
-		if (p->where)
-			print_users(f, "@where", "slab_scan");
-		else
-			print_users(f, p->param,
-				    p->kind == MDB_RP_INT ? p->alt : NULL);
+		print_users(f, p);
 		fputs(p->help, f);
 	}
 	fclose(f);
@@ -253,30 +259,6 @@ static int report_usage(void)
 	for (size_t i = 0; i < n; i++)
 		free((char *)ro[i].help);
 	return cli_help(usage_tail);
-}
-
-/* Does report @q take option @p? (param_help()'s test) */
-static int takes(const struct mdb_query *q, const struct mdb_rparam *p)
-{
-	size_t len;
-
-	if (p->kind == MDB_RP_CHOICE || p->kind == MDB_RP_SORT)
-		return mdb_query_annot(q, p->opt, &len) != NULL;
-	if (p->where)
-		return uses_either(q, "@where", "slab_scan");
-	return uses_either(q, p->param, p->kind == MDB_RP_INT ? p->alt : NULL);
-}
-
-/* The report called @name (a variant "callsites@cache"), or NULL. */
-static const struct mdb_query *query_named(const char *name, size_t len)
-{
-	size_t n;
-	const struct mdb_query *q = mdb_query_all(&n);
-
-	for (size_t i = 0; i < n; i++)
-		if (strlen(q[i].name) == len && !strncmp(q[i].name, name, len))
-			return &q[i];
-	return NULL;
 }
 
 /* docs/reports.md's section "## @title": its text after the title line,
@@ -306,7 +288,7 @@ static int report_help(const char *name, const char *by)
 {
 	size_t n, len;
 	const struct mdb_rparam *p = mdb_report_params(&n);
-	const struct mdb_query *q = query_named(name, strlen(name)), *v = NULL;
+	const struct mdb_query *q = mdb_query_find(name), *v = NULL;
 	const char *text;
 	char *title = NULL;
 	int k = 0;
@@ -315,7 +297,7 @@ static int report_help(const char *name, const char *by)
 		return cli_usage_error("report", "no report '%s' ('memdb "
 				       "report list' names them)", name);
 	if (by && asprintf(&title, "%s@%s", name, by) >= 0) {
-		v = query_named(title, strlen(title));
+		v = mdb_query_find(title);
 		free(title);
 		title = NULL;
 	}

@@ -61,6 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "../common/hugemem.h"
 #include "../common/queue.h"
 #include "../common/u64map.h"
@@ -155,11 +156,15 @@ struct term {
 };
 
 /* the sites' addresses of a source, by id (site_u) */
+struct site_addr {
+	int64_t id, addr;
+	int null;               /* the address is NULL */
+};
+
 struct site_addrs {
 	int loaded;
-	size_t n;
-	int64_t *id, *addr;
-	uint8_t *null;          /* the address is NULL */
+	size_t n, cap;
+	struct site_addr *v;
 };
 
 struct scan_cursor {
@@ -304,9 +309,7 @@ static void cursor_reset(struct scan_cursor *c)
 static void cursor_clear(struct scan_cursor *c)
 {
 	cursor_reset(c);
-	free(c->sites.id);
-	free(c->sites.addr);
-	free(c->sites.null);
+	free(c->sites.v);
 	memset(&c->sites, 0, sizeof(c->sites));
 	free(c->ord);
 	free(c->heap);
@@ -695,14 +698,12 @@ static inline void add_bytes(struct groups *c, struct group *g, int i,
 	if (__builtin_add_overflow(g->f[k], v, &g->f[k]))
 		g->ovf |= 1u << k;
 	g->neg |= (unsigned)(v < 0) << k;
-	if (c && c->exact)
+	if (c->exact)
 		c->d[g - c->g][k] += (double)v;
 }
 
-/* Add row @r of block @b, number @blk, to group @g (of @c, whose doubles
- * it keeps; @c NULL: none): its freed, pingpong and live figures as the
- * selection's t_hi says.  A group's first row sets what it was made
- * with (struct group's first). */
+/* Add row @r of block @b to group @g of @c: its freed, pingpong and live
+ * figures as the selection's t_hi says. */
 static inline void sum_row(struct groups *c, struct group *g,
 			   const struct sel *s, const struct mdb_pc_block *b,
 			   size_t r)
@@ -749,10 +750,9 @@ static inline void range_add(struct group *g, unsigned bit, int64_t v,
 #define SCAN_AHEAD 8  /* rows between fetching a group and summing it */
 
 /* Sum the selected slab rows of block @b, number @blk, into groups @c. */
-static int scan_block(struct part *pt, const struct sel *s,
+static int scan_block(struct groups *c, const struct sel *s,
 		      const struct mdb_pc_block *b, int64_t blk)
 {
-	struct groups *c = &pt->gr;
 	const int64_t (*col)[MDB_PC_ROWS] = b->v;
 	uint16_t idx[MDB_PC_ROWS];
 	size_t n = select_rows(s, b, idx);
@@ -853,7 +853,7 @@ static void part_block(struct part *pt, const struct sel *s,
 		pt->bad_why = why;
 		return;
 	}
-	if (scan_block(pt, s, pt->blk, blk) != SQLITE_OK)
+	if (scan_block(&pt->gr, s, pt->blk, blk) != SQLITE_OK)
 		pt->nomem = 1;
 }
 
@@ -1143,29 +1143,6 @@ static int64_t unsigned_order(int64_t x)
 	return (int64_t)((uint64_t)x ^ ((uint64_t)1 << 63));
 }
 
-/* Make room for @n + 1 sites in @sa (capacity *@cap); -1 on ENOMEM. */
-static int sites_room(struct site_addrs *sa, size_t *cap)
-{
-	size_t nc = *cap ? 2 * *cap : 64;
-	int64_t *id, *addr;
-	uint8_t *null;
-
-	if (sa->n < *cap)
-		return 0;
-	id = realloc(sa->id, nc * sizeof(*id));
-	if (id)
-		sa->id = id;
-	addr = id ? realloc(sa->addr, nc * sizeof(*addr)) : NULL;
-	if (addr)
-		sa->addr = addr;
-	null = addr ? realloc(sa->null, nc) : NULL;
-	if (!null)
-		return -1;
-	sa->null = null;
-	*cap = nc;
-	return 0;
-}
-
 /* The sites' addresses of the cursor's source, read once, by id; -1
  * when they cannot be (the cursor's error is set). */
 static int load_sites(struct scan_cursor *c)
@@ -1173,7 +1150,6 @@ static int load_sites(struct scan_cursor *c)
 	struct site_addrs *sa = &c->sites;
 	sqlite3 *db = ((struct scan_vtab *)c->base.pVtab)->db;
 	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
 	int rc;
 
 	if (sa->loaded)
@@ -1185,14 +1161,14 @@ static int load_sites(struct scan_cursor *c)
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, c->source_id);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			if (sites_room(sa, &cap) < 0) {
+			if (MDB_GROW(sa->v, sa->n, sa->cap, 64)) {
 				rc = SQLITE_NOMEM;
 				break;
 			}
-			sa->id[sa->n] = sqlite3_column_int64(st, 0);
-			sa->null[sa->n] =
-				sqlite3_column_type(st, 1) == SQLITE_NULL;
-			sa->addr[sa->n++] = sqlite3_column_int64(st, 1);
+			sa->v[sa->n++] = (struct site_addr){
+				sqlite3_column_int64(st, 0),
+				sqlite3_column_int64(st, 1),
+				sqlite3_column_type(st, 1) == SQLITE_NULL };
 		}
 	}
 	sqlite3_finalize(st);
@@ -1263,15 +1239,15 @@ static struct sval col_val(struct scan_cursor *c, size_t k, int i)
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 
-			if (sa->id[mid] < id)
+			if (sa->v[mid].id < id)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		if (lo == sa->n || sa->id[lo] != id || sa->null[lo])
+		if (lo == sa->n || sa->v[lo].id != id || sa->v[lo].null)
 			return null;
 		return (struct sval){ SQLITE_INTEGER,
-				      unsigned_order(sa->addr[lo]), 0 };
+				      unsigned_order(sa->v[lo].addr), 0 };
 	}
 	case C_MIN_SEQ:
 	case C_MAX_SEQ:
