@@ -78,6 +78,7 @@ void mdb_pc_block_init(struct mdb_pc_block *b)
 {
 	b->rows = 0;
 	b->zd = b->zc = NULL;
+	memset(b->zskip, 0, sizeof(b->zskip));
 }
 
 void mdb_pc_block_done(struct mdb_pc_block *b)
@@ -326,11 +327,18 @@ size_t mdb_pc_pack(struct mdb_pc_block *b, uint8_t *out)
 		/* zstd where it saves MDB_PC_GAIN of that (with the frame's
 		 * checksum: a damaged column is an error, not other
 		 * values): decompressing costs more than reading the few
-		 * bytes it saves */
-		if (z && len >= 64)
-			k = ZSTD_compress2(z, out + at,
-					   plain - plain * MDB_PC_GAIN / 100,
-					   b->body + from, len);
+		 * bytes it saves.  A column's kind of values holds from
+		 * block to block (times and positions do not compress,
+		 * ids do), so where zstd did not pay it is tried again
+		 * only every MDB_PC_ZRETRY blocks: the trial costs what
+		 * the rest of the packing does. */
+		if (b->zskip[c])
+			b->zskip[c]--;
+		else if (z && len >= 64 &&
+			 ZSTD_isError(k = ZSTD_compress2(z, out + at,
+					plain - plain * MDB_PC_GAIN / 100,
+					b->body + from, len)))
+			b->zskip[c] = MDB_PC_ZRETRY - 1;
 		if (k != (size_t)-1 && !ZSTD_isError(k)) {
 			tab[5 * c] = MDB_PC_ZSTD;
 		} else if (bits) {

@@ -7,7 +7,9 @@
  * range, a byte more) is refused with the offset of what is wrong,
  * never read past, however few columns are asked for (a damaged zstd
  * column when it is read); bit-packed columns are read back as the bit
- * at a time reading of as_raw() gives them.
+ * at a time reading of as_raw() gives them.  Where zstd did not pay on a
+ * column, it is tried on it again MDB_PC_ZRETRY blocks later, not
+ * before, and the blocks between come back the same.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -130,6 +132,46 @@ static void test_round_trip(void **state)
 
 /* Widths as the values need: one value is 0 bytes, a byte's range 1
  * (read in the body pack leaves in the block). */
+/* The codec column @c of blob @p was stored with. */
+static int codec_of(const uint8_t *p, int c)
+{
+	return p[MDB_PC_HEAD + 9 * MDB_PC_NCOLS + 5 * c];
+}
+
+static void test_zstd_retry(void **state)
+{
+	static struct mdb_pc_block b;
+	uint64_t x = 7;
+	const char *why;
+	size_t off, n;
+
+	(void)state;
+	mdb_pc_block_init(&b);
+	for (int k = 0; k <= MDB_PC_ZRETRY + 1; k++) {
+		/* column 0: random 8-byte values in block 0 (zstd cannot
+		 * save 30% of them), a repeated pattern after (it can) */
+		in.rows = MDB_PC_ROWS;
+		for (int c = 0; c < MDB_PC_NCOLS; c++)
+			for (size_t r = 0; r < in.rows; r++) {
+				in.null[c][r] = 0;
+				in.v[c][r] = k == 0 ? (int64_t)rnd(&x) :
+					     (int64_t)(r % 7) << 40 |
+					     (int64_t)(r % 3);
+			}
+		memcpy(b.v, in.v, sizeof(in.v));
+		memcpy(b.null, in.null, sizeof(in.null));
+		b.rows = in.rows;
+		n = mdb_pc_pack(&b, blob);
+		assert_int_equal(mdb_pc_unpack(blob, n, &out, &why, &off), 0);
+		assert_same();
+		if (k < MDB_PC_ZRETRY)
+			assert_int_not_equal(codec_of(blob, 0), MDB_PC_ZSTD);
+		else
+			assert_int_equal(codec_of(blob, 0), MDB_PC_ZSTD);
+	}
+	mdb_pc_block_done(&b);
+}
+
 static void test_widths(void **state)
 {
 	const char *why;
@@ -431,6 +473,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_zstd_retry),
 		cmocka_unit_test(test_widths),
 		cmocka_unit_test(test_full_span),
 		cmocka_unit_test(test_damaged),
