@@ -72,16 +72,6 @@ CASE WHEN count(v.unused_pct) = 0 THEN NULL
               sum(CASE WHEN v.unused_pct IS NOT NULL THEN v.used + v.free END)
      ELSE 0.0 END;
 
--- pages: the page allocations a of the sources covered.
-@page_allocs() =
-source s CROSS JOIN alloc a ON a.id BETWEEN s.alloc_lo AND s.alloc_hi
-WHERE s.id BETWEEN :src_lo AND :src_hi AND s.alloc_lo IS NOT NULL
-  -- site_stats has a row for every site and type seen: a source
-  -- without page allocations has no block to read
-  AND EXISTS (SELECT 1 FROM site_stats t
-              WHERE t.source_id = s.id AND t.type = 2)
-  AND a.type = 2;
-
 -- The rows of a callsites --by KEY report: the groups callsites' set-up
 -- statements computed into temp.slab_rows (k1 the key), named KEY,
 -- ordered by --sort and then by TIE.
@@ -98,9 +88,9 @@ LIMIT :top;
 @unsigned(x) = CASE WHEN $x < 0 THEN $x + 9223372036854775807 + 1
                     ELSE $x - 9223372036854775807 - 1 END;
 
--- The slab allocations of source SRC that slab_scan (report/scan.c) sums
--- per BY, as the options --time, --pid, --comm, --cache and --site
--- select them.
+-- The allocations of source SRC that slab_scan (report/scan.c) sums per
+-- BY, as the options --time, --pid, --comm, --cache and --site select
+-- them (slab allocations; page ones for BY 'page').
 @scan(src, by) = slab_scan($src, $by, :tsel, :t_lo, :t_hi,
                            CASE WHEN :given_pid THEN :pid END, :comm,
                            :cache, :site);

@@ -7,18 +7,19 @@
 --
 -- The rows and their columns: docs/reports.md, "pages".
 
--- The page allocations, read once for both tables below.
+-- The page allocations per size, migratetype and state (slab_scan's
+-- 'page' grouping: k2, k3, k6), read once for both tables below.
 DROP TABLE IF EXISTS temp.pg;
 CREATE TEMP TABLE pg AS
-SELECT a.bytes_alloc, a.migratetype, a.state FROM @page_allocs();
+SELECT a.k2 AS b, a.k3 AS mt, a.k6 AS state, a.hits, a.bytes_alloc
+FROM source s CROSS JOIN slab_scan(s.id, 'page') a
+WHERE s.id BETWEEN :src_lo AND :src_hi;
 
 WITH RECURSIVE ord(n) AS (
 	SELECT 0 UNION ALL SELECT n + 1 FROM ord WHERE n < 10
 ), g AS (
-	-- per size first: a join of every allocation with every order
-	-- costs more than the grouping
-	SELECT bytes_alloc AS b, migratetype AS mt, count(*) AS c
-	FROM temp.pg WHERE state <> 3 GROUP BY 1, 2
+	SELECT b, mt, sum(hits) AS c FROM temp.pg WHERE state <> 3
+	GROUP BY 1, 2
 )
 SELECT ord.n AS "order", @isum(iif(mt = 0, c, 0)) AS unmovable,
        @isum(iif(mt = 1, c, 0)) AS movable,
@@ -30,11 +31,12 @@ GROUP BY ord.n
 ORDER BY ord.n;
 
 WITH a AS (
-	SELECT count(*) AS n, @isum(a.bytes_alloc) AS b,
-	       @isum(a.state = 1) AS fn, @isum(a.state = 3) AS xn,
-	       @isum(iif(a.state = 1, a.bytes_alloc, NULL)) AS fb,
-	       @isum(iif(a.state = 3, a.bytes_alloc, NULL)) AS xb
-	FROM temp.pg a
+	SELECT @isum(hits) AS n, @isum(bytes_alloc) AS b,
+	       @isum(iif(state = 1, hits, 0)) AS fn,
+	       @isum(iif(state = 3, hits, 0)) AS xn,
+	       @isum(iif(state = 1, bytes_alloc, NULL)) AS fb,
+	       @isum(iif(state = 3, bytes_alloc, NULL)) AS xb
+	FROM temp.pg
 ), f AS (
 	SELECT count(*) AS n, @isum(b.bytes) AS b
 	FROM source s JOIN bad_free b ON b.id BETWEEN s.bad_lo AND s.bad_hi

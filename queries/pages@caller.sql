@@ -8,15 +8,18 @@
 --
 -- The rows and their columns: docs/reports.md, "pages --by caller".
 
--- The page allocations summed per integer key first, so that the joins,
--- the groups and the total below see a row per key.
+-- The page allocations the options select, failures left out, summed
+-- per integer key first (slab_scan's 'page' grouping: stack, size,
+-- migratetype, gfp, gfp_id, state), so that the joins, the groups and
+-- the total below see a row per key.
 DROP TABLE IF EXISTS temp.pc_key;
 CREATE TEMP TABLE pc_key AS
-SELECT a.source_id, a.stack_id, a.bytes_alloc, a.migratetype, a.gfp,
-       a.gfp_id, count(*) AS hits, total(a.bytes_alloc) AS bytes
-FROM @page_allocs() AND a.state <> 3 AND @where
-GROUP BY a.source_id, a.stack_id, a.bytes_alloc, a.migratetype, a.gfp,
-         a.gfp_id;
+SELECT s.id AS source_id, a.rk AS stack_id, a.k2 AS bytes_alloc,
+       a.k3 AS migratetype, a.k4 AS gfp, a.k5 AS gfp_id, sum(a.hits) AS hits,
+       total(a.bytes_alloc) AS bytes
+FROM source s CROSS JOIN @scan(s.id, 'page') a
+WHERE s.id BETWEEN :src_lo AND :src_hi AND a.k6 <> 3
+GROUP BY 1, 2, 3, 4, 5, 6;
 
 WITH RECURSIVE ord(n) AS (
 	SELECT 0 UNION ALL SELECT n + 1 FROM ord WHERE n < 20

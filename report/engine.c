@@ -304,10 +304,11 @@ static int plan(struct mdb_report *r, const char *name,
 				     name, p[i].opt, v->time ? "ID|LABEL" :
 				     "DATE (2026-11-22, 2026-11-22T10:00Z, "
 				     "@UNIXSECONDS)", v->text);
-		/* a selection: the conditions of @where, or slab_scan's
-		 * arguments (report/scan.c) */
+		/* a selection: the conditions of @where, or the
+		 * arguments of slab_scan that @scan passes (its :tsel; a
+		 * scan without them selects nothing) */
 		if (v->text && (p[i].where ? !uses(r, "@where") &&
-						!uses(r, "slab_scan") :
+						!uses(r, ":tsel") :
 				!uses(r, (v->time && p[i].alt) ? p[i].alt :
 					 p[i].param)))
 			return usage(e, "report '%.*s' takes no --%s",

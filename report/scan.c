@@ -3,20 +3,23 @@
  * slab_scan: a table-valued function over a source's blocks of packed
  * columns (db/packcol.h, db/schema-11.sql, the zone map of
  * db/schema-12.sql), the one scan of the reports that select
- * allocations.  It selects the slab allocations as
+ * allocations.  It selects the slab allocations (or the page ones) as
  * the reports' options do and sums them per group, in C, block by block:
  *
  *   SELECT * FROM slab_scan(source_id, by, tsel, t_lo, t_hi, pid, comm,
  *                           cache, site[, at_seq, at_ts, ref_ts, min_age])
  *
- *   by      what names a group: rk, and k2, k3 where two more do:
+ *   by      what names a group: rk, and k2 .. k6 where more do:
  *           'ptr' (the address), 'site', 'type', 'cache' (the cache id,
  *           k2 the type, k3 the object size: callsites --by cache),
  *           'comm', 'pid', 'pp' (the site, k2 the CPU, k3 the CPU of
  *           the free: pingpong), 'stack' (allocations with a stack,
  *           failures left out: stacks), 'leak' (the site, of the
- *           allocations live at a point: leaks, below) or 'all' (one
- *           group: allocs' total row)
+ *           allocations live at a point: leaks, below), 'all' (one
+ *           group: allocs' total row) or 'page' (the page allocations,
+ *           not the slab ones: the stack, k2 the size, k3 the
+ *           migratetype, k4 the gfp flags, k5 their text's id, k6 the
+ *           state: pages)
  *   tsel    1: only allocations made from t_lo to t_hi (ns, both
  *           included); 0: every allocation
  *   t_hi    frees after it are not seen (INT64_MAX: none)
@@ -70,7 +73,7 @@
 #include "report.h"
 #include "scan.h"
 
-enum { C_RK, C_K2, C_K3, C_HITS, C_REQ, C_ALLOC, C_FREED, C_PP,
+enum { C_RK, C_K2, C_K3, C_K4, C_K5, C_K6, C_HITS, C_REQ, C_ALLOC, C_FREED, C_PP,
        C_PP_BYTES, C_LIVE, C_LIVE_BYTES, C_LAST_SEQ, C_SITE, C_WASTE,
        C_FRAG, C_RK_U, C_SITE_U, C_MIN_SEQ, C_MAX_SEQ, C_MIN_TS, C_MAX_TS,
        C_NOUT,
@@ -81,12 +84,14 @@ enum { C_RK, C_K2, C_K3, C_HITS, C_REQ, C_ALLOC, C_FREED, C_PP,
 #define NARGS (C_ALL - C_NOUT)
 
 enum by { BY_PTR, BY_SITE, BY_TYPE, BY_CACHE, BY_COMM, BY_PID, BY_PP,
-	  BY_STACK, BY_LEAK, BY_ALL, BY__COUNT };
+	  BY_STACK, BY_LEAK, BY_ALL, BY_PAGE, BY__COUNT };
+
+#define NKEY 6  /* the most columns a key has: rk, k2 .. k6 */
 
 struct group {
-	int64_t k1, k2, k3;
+	int64_t k[NKEY];        /* its key: rk, k2 .. k6 (0 when unused) */
 	int64_t first;          /* its first row: block * 1024 + row */
-	int nulls;              /* bit j set: key j (k1, k2, k3) NULL */
+	int nulls;              /* bit j set: key j NULL */
 	int64_t f[C_SITE - C_HITS + 1]; /* hits .. site_id */
 	/* a sum of bytes past int64 (sizes out of range in the capture):
 	 * its bit in ovf (and in an exact scan the sum as SQL's total()
@@ -130,6 +135,7 @@ struct groups {
 	uint32_t *slot;         /* by key hash, open addressing: g's
 				 * index + 1, 0 empty (small: in cache) */
 	size_t cap;             /* slots, a power of 2 */
+	int nk;                 /* the key's columns (rk, k2 ..) */
 	/* exact: each group's sums also as doubles in row order, SQL's
 	 * total(), d[k] for g[k] (the one-thread scan) */
 	int exact;
@@ -173,7 +179,7 @@ struct scan_cursor {
 	size_t at;              /* rows given so far (xNext) */
 	size_t cur;             /* the group of part[0] of the row */
 	int64_t rowid;
-	int keys;               /* 3: k2 and k3 are the key's, else 1 */
+	int keys;               /* how many of rk, k2 .. k6 the key has */
 	int leak;               /* grouping 'leak': the ranges are shown */
 	int64_t source_id;
 	struct site_addrs sites;
@@ -195,7 +201,8 @@ static int scan_connect(sqlite3 *db, void *aux, int argc,
 	int rc;
 
 	(void)aux, (void)argc, (void)argv, (void)err;
-	v = mdb_vtab_new(db, "CREATE TABLE x(rk, k2, k3, hits, bytes_req, "
+	v = mdb_vtab_new(db, "CREATE TABLE x(rk, k2, k3, k4, k5, k6, hits, "
+			 "bytes_req, "
 			 "bytes_alloc, freed, pingpong, pp_bytes, live, "
 			 "live_bytes, last_seq, site_id, waste, frag_pct, "
 			 "rk_u, site_u, min_seq, max_seq, min_ts, max_ts, "
@@ -458,10 +465,14 @@ static int synth_match(const struct synth *s, int64_t type, int64_t size)
 	}
 }
 
-static uint64_t group_hash(int64_t k1, int64_t k2, int64_t k3, int nulls)
+/* The hash of key @k, its first @nk columns (the others 0). */
+static uint64_t group_hash(const int64_t *k, int nulls, int nk)
 {
-	return u64map_mix((uint64_t)k1 ^ u64map_mix((uint64_t)k2 +
-		((uint64_t)k3 << 3) + (uint64_t)nulls));
+	uint64_t h = (uint64_t)k[1] + ((uint64_t)k[2] << 3) + (uint64_t)nulls;
+
+	for (int j = 3; j < nk; j++)
+		h = u64map_mix(h) + (uint64_t)k[j];
+	return u64map_mix((uint64_t)k[0] ^ u64map_mix(h));
 }
 
 /* Room for one more group: the slots at most half full. */
@@ -493,8 +504,8 @@ static int group_room(struct groups *c)
 			return -1;
 		for (size_t j = 0; j < c->n; j++) {
 			const struct group *o = &c->g[j];
-			size_t i = group_hash(o->k1, o->k2, o->k3,
-					      o->nulls) & (cap - 1);
+			size_t i = group_hash(o->k, o->nulls, c->nk) &
+				   (cap - 1);
 
 			while (slot[i])
 				i = (i + 1) & (cap - 1);
@@ -507,19 +518,19 @@ static int group_room(struct groups *c)
 	return 0;
 }
 
-/* The group of key (k1, k2, k3) of hash @h, made when new (its first
- * row @first); NULL on ENOMEM. */
+/* The group of key @k of hash @h, made when new (its first row @first);
+ * NULL on ENOMEM. */
 static struct group *group_get(struct groups *c, uint64_t h,
-			       int64_t k1, int64_t k2, int64_t k3, int nulls,
-			       int64_t first)
+			       const int64_t *k, int nulls, int64_t first)
 {
 	size_t i = h & (c->cap - 1);
 	struct group *g;
 
 	for (; c->slot[i]; i = (i + 1) & (c->cap - 1)) {
 		g = &c->g[c->slot[i] - 1];
-		if (g->k1 == k1 && g->k2 == k2 && g->k3 == k3 &&
-		    g->nulls == nulls)
+		if (g->k[0] == k[0] && g->nulls == nulls &&
+		    (c->nk < 2 || !memcmp(g->k + 1, k + 1,
+					  (size_t)(c->nk - 1) * sizeof(*k))))
 			return g;
 	}
 	if (c->n >= UINT32_MAX - 1)
@@ -533,26 +544,28 @@ static struct group *group_get(struct groups *c, uint64_t h,
 	}
 	c->slot[i] = (uint32_t)(c->n + 1);
 	g = &c->g[c->n++];
-	*g = (struct group){ .k1 = k1, .k2 = k2, .k3 = k3, .nulls = nulls,
-			     .first = first };
+	*g = (struct group){ .nulls = nulls, .first = first };
+	memcpy(g->k, k, sizeof(g->k));
 	if (c->exact)
 		memset(c->d[c->n - 1], 0, sizeof(c->d[0]));
 	g->f[C_LAST_SEQ - C_HITS] = INT64_MIN;
 	return g;
 }
 
-/* the key's packed columns, by grouping: rk, k2, k3 (-1: none) */
-static const int kcol[BY__COUNT][3] = {
-	[BY_PTR] = { MDB_PC_PTR, -1, -1 },
-	[BY_SITE] = { MDB_PC_SITE, -1, -1 },
-	[BY_TYPE] = { MDB_PC_TYPE, -1, -1 },
-	[BY_CACHE] = { MDB_PC_CACHE, MDB_PC_TYPE, MDB_PC_ALLOC },
-	[BY_COMM] = { MDB_PC_COMM, -1, -1 },
-	[BY_PID] = { MDB_PC_PID, -1, -1 },
-	[BY_PP] = { MDB_PC_SITE, MDB_PC_CPU, MDB_PC_FREE_CPU },
-	[BY_STACK] = { MDB_PC_STACK, -1, -1 },
-	[BY_LEAK] = { MDB_PC_SITE, -1, -1 },
-	[BY_ALL] = { -1, -1, -1 },
+/* the key's packed columns, by grouping: rk, k2 .. k6 (-1: none) */
+static const int kcol[BY__COUNT][NKEY] = {
+	[BY_PTR] = { MDB_PC_PTR, -1, -1, -1, -1, -1 },
+	[BY_SITE] = { MDB_PC_SITE, -1, -1, -1, -1, -1 },
+	[BY_TYPE] = { MDB_PC_TYPE, -1, -1, -1, -1, -1 },
+	[BY_CACHE] = { MDB_PC_CACHE, MDB_PC_TYPE, MDB_PC_ALLOC, -1, -1, -1 },
+	[BY_COMM] = { MDB_PC_COMM, -1, -1, -1, -1, -1 },
+	[BY_PID] = { MDB_PC_PID, -1, -1, -1, -1, -1 },
+	[BY_PP] = { MDB_PC_SITE, MDB_PC_CPU, MDB_PC_FREE_CPU, -1, -1, -1 },
+	[BY_STACK] = { MDB_PC_STACK, -1, -1, -1, -1, -1 },
+	[BY_LEAK] = { MDB_PC_SITE, -1, -1, -1, -1, -1 },
+	[BY_ALL] = { -1, -1, -1, -1, -1, -1 },
+	[BY_PAGE] = { MDB_PC_STACK, MDB_PC_ALLOC, MDB_PC_MIGRATETYPE,
+		      MDB_PC_GFP, MDB_PC_GFP_ID, MDB_PC_STATE },
 };
 
 /* 'leak': live at the end, at a position or at a time */
@@ -567,6 +580,7 @@ struct sel {
 	struct ids comms, caches, sites;
 	struct synth synth;     /* --cache's made-up name, if it is one */
 	uint32_t cols;          /* the packed columns read (bit c: c) */
+	int nk;                 /* the key's columns: kcol's used */
 	/* 'leak': the point, and min_age at ref_ts (has_age) */
 	enum at at;
 	int64_t at_v;
@@ -611,9 +625,17 @@ static size_t select_rows(const struct sel *s, const struct mdb_pc_block *b,
 		n = m_;							\
 	} while (0)
 
-	for (size_t r = 0; r < b->rows; r++) {
-		idx[n] = (uint16_t)r;
-		n += col[MDB_PC_TYPE][r] < 2;   /* slab rows only */
+	/* slab rows only, or page rows only ('page') */
+	if (s->by == BY_PAGE) {
+		for (size_t r = 0; r < b->rows; r++) {
+			idx[n] = (uint16_t)r;
+			n += col[MDB_PC_TYPE][r] == 2;
+		}
+	} else {
+		for (size_t r = 0; r < b->rows; r++) {
+			idx[n] = (uint16_t)r;
+			n += col[MDB_PC_TYPE][r] < 2;
+		}
 	}
 	/* stacks.sql: with a stack, and not failed (state 3) */
 	if (s->by == BY_STACK)
@@ -670,7 +692,7 @@ static uint32_t sel_cols(const struct sel *s)
 		     BIT(MDB_PC_CPU) | BIT(MDB_PC_FREE_CPU) | BIT(MDB_PC_SEQ) |
 		     BIT(MDB_PC_SITE);
 
-	for (int j = 0; j < 3; j++)
+	for (int j = 0; j < NKEY; j++)
 		if (kcol[s->by][j] >= 0)
 			m |= BIT(kcol[s->by][j]);
 	if (s->tsel || s->by == BY_LEAK)
@@ -758,10 +780,11 @@ static int scan_block(struct groups *c, const struct sel *s,
 	size_t n = select_rows(s, b, idx);
 	const int *kc = kcol[s->by];
 
-	int64_t key[MDB_PC_ROWS][3];
+	int64_t key[MDB_PC_ROWS][NKEY];
 	uint64_t hash[MDB_PC_ROWS];
 	uint8_t knull[MDB_PC_ROWS];
 
+	c->nk = s->nk;
 	if (!c->cap && group_room(c) < 0)
 		return SQLITE_NOMEM;
 	/* the rows' keys first: then the slot and the group of a row a
@@ -771,8 +794,10 @@ static int scan_block(struct groups *c, const struct sel *s,
 		size_t r = idx[i];
 		int nulls = 0;
 
-		for (int j = 0; j < 3; j++) {
+		for (int j = 0; j < NKEY; j++) {
 			key[i][j] = 0;
+			if (j >= s->nk)
+				continue;
 			if (kc[j] < 0)
 				continue;
 			if (b->null[kc[j]][r])
@@ -781,7 +806,7 @@ static int scan_block(struct groups *c, const struct sel *s,
 				key[i][j] = col[kc[j]][r];
 		}
 		knull[i] = (uint8_t)nulls;
-		hash[i] = group_hash(key[i][0], key[i][1], key[i][2], nulls);
+		hash[i] = group_hash(key[i], nulls, c->nk);
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t r = idx[i];
@@ -800,8 +825,7 @@ static int scan_block(struct groups *c, const struct sel *s,
 			if (v)
 				__builtin_prefetch(&c->g[v - 1]);
 		}
-		g = group_get(c, hash[i], key[i][0], key[i][1], key[i][2],
-			      knull[i], first);
+		g = group_get(c, hash[i], key[i], knull[i], first);
 		if (!g)
 			return SQLITE_NOMEM;
 		sum_row(c, g, s, b, r);
@@ -972,12 +996,13 @@ static int first_cmp(const void *a, const void *b)
 static int groups_merge(struct groups *a, const struct groups *b,
 			int ordered)
 {
+	if (!a->nk)
+		a->nk = b->nk;
 	for (size_t j = 0; j < b->n; j++) {
 		const struct group *y = &b->g[j];
-		struct group *x = group_get(a, group_hash(y->k1, y->k2, y->k3,
-							  y->nulls),
-					    y->k1, y->k2, y->k3, y->nulls,
-					    y->first);
+		struct group *x = group_get(a, group_hash(y->k, y->nulls,
+							  a->nk),
+					    y->k, y->nulls, y->first);
 
 		if (!x)
 			return -1;
@@ -1032,13 +1057,13 @@ static int scan_source(struct scan_cursor *c, const struct sel *s,
 	h = two ? helper_start(s, &c->part[1]) : NULL;
 	j = h ? &h->jobs[0] : NULL;
 
-	/* the source's blocks, with their time range (the zone map,
-	 * db/schema-12.sql: blocks whose times miss the window are not
-	 * read); block k holds alloc ids alloc_lo + 1024 k on, its id the
-	 * last (db/allocvt.c) */
+	/* the source's blocks, with their time range and kinds (the zone
+	 * map, db/schema-12.sql: blocks whose times miss the window, or
+	 * without a row of the types scanned, are not read); block k holds
+	 * alloc ids alloc_lo + 1024 k on, its id the last (db/allocvt.c) */
 	rc = sqlite3_prepare_v2(vt->db,
 		"SELECT b.id, (b.id - s.alloc_lo) / 1024 AS blk, b.min_ts, "
-		"b.max_ts, b.data FROM source s "
+		"b.max_ts, b.data, b.kinds FROM source s "
 		"CROSS JOIN alloc_blk b ON b.id BETWEEN s.alloc_lo AND s.alloc_hi "
 		"WHERE s.id = ?1", -1, &st, NULL);
 	if (rc != SQLITE_OK) {
@@ -1056,6 +1081,11 @@ static int scan_source(struct scan_cursor *c, const struct sel *s,
 		if (s->tsel && sqlite3_column_type(st, 2) != SQLITE_NULL &&
 		    (sqlite3_column_int64(st, 3) < s->t_lo ||
 		     sqlite3_column_int64(st, 2) > s->t_hi))
+			continue;
+		/* kinds: bit 8 + type (slab types 0 and 1, pages 2) */
+		if (sqlite3_column_type(st, 5) != SQLITE_NULL &&
+		    !(sqlite3_column_int64(st, 5) >>
+		      (s->by == BY_PAGE ? 10 : 8) & (s->by == BY_PAGE ? 1 : 3)))
 			continue;
 		/* 'leak' at a time: nothing the block holds was made by then */
 		if (s->by == BY_LEAK && s->at == AT_TS &&
@@ -1195,11 +1225,13 @@ static struct sval col_val(struct scan_cursor *c, size_t k, int i)
 	case C_RK:
 	case C_K2:
 	case C_K3:
-		/* k2 and k3 NULL unless the grouping has them */
-		if ((g->nulls & (1 << i)) || (i && c->keys == 1))
+	case C_K4:
+	case C_K5:
+	case C_K6:
+		/* k2 .. k6 NULL unless the grouping has them */
+		if ((g->nulls & (1 << i)) || i >= c->keys)
 			return null;
-		return (struct sval){ SQLITE_INTEGER, i == C_RK ? g->k1 :
-				      i == C_K2 ? g->k2 : g->k3, 0 };
+		return (struct sval){ SQLITE_INTEGER, g->k[i], 0 };
 	case C_WASTE: {
 		/* CAST(bytes_alloc - bytes_req AS INTEGER): an integer
 		 * difference past int64, as a real one, is a real */
@@ -1226,7 +1258,7 @@ static struct sval col_val(struct scan_cursor *c, size_t k, int i)
 	case C_RK_U:
 		if (g->nulls & 1)
 			return null;
-		return (struct sval){ SQLITE_INTEGER, unsigned_order(g->k1),
+		return (struct sval){ SQLITE_INTEGER, unsigned_order(g->k[0]),
 				      0 };
 	case C_SITE_U: {
 		const struct site_addrs *sa = &c->sites;
@@ -1303,7 +1335,7 @@ static int ord_cmp(struct scan_cursor *c, uint32_t a, uint32_t b)
 
 			r = (p > q) - (p < q);
 		} else if (col == C_RK_U && !((x->nulls | y->nulls) & 1)) {
-			uint64_t p = (uint64_t)x->k1, q = (uint64_t)y->k1;
+			uint64_t p = (uint64_t)x->k[0], q = (uint64_t)y->k[0];
 
 			r = (p > q) - (p < q);
 		} else {
@@ -1480,7 +1512,7 @@ static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num,
 	char *key = NULL;
 	static const char *const bys[BY__COUNT] = {
 		"ptr", "site", "type", "cache", "comm", "pid", "pp", "stack",
-		"leak", "all",
+		"leak", "all", "page",
 	};
 	static const char sql_str[] = "SELECT id FROM str WHERE "
 				      "source_id = ?1 AND text = ?2";
@@ -1562,7 +1594,9 @@ static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num,
 			}
 			mdb_pc_block_init(c->part[t].blk);
 		}
-	c->keys = s.by == BY_CACHE || s.by == BY_PP ? 3 : 1;
+	c->keys = s.by == BY_PAGE ? 6 : s.by == BY_CACHE || s.by == BY_PP ?
+		  3 : 1;
+	s.nk = c->keys;
 	s.cols = sel_cols(&s);
 	key = s.by == BY_PTR || s.by == BY_ALL ? sel_key(db, a) : NULL;
 	kept = s.by == BY_ALL ? all_take(vt, c, key) : 0;

@@ -344,10 +344,14 @@ static void test_sort_and_where(void **state)
 				      "bytes_alloc DESC, addr < 0"));
 	assert_int_equal(r.selected, 0);
 	mdb_report_release(&r);
-	/* a report with @where: the options' conditions, none given */
+	/* pages --by caller: slab_scan's page grouping, with the options
+	 * as its arguments; pages: without them */
 	assert_int_equal(plan(&r, "pages", "by", "caller", &e), 0);
-	assert_non_null(strstr(r.sql, "(1)"));
+	assert_non_null(strstr(r.sql, "slab_scan(s.id, 'page', :tsel"));
 	assert_int_equal(r.selected, 0);
+	mdb_report_release(&r);
+	assert_int_equal(plan(&r, "pages", NULL, NULL, &e), 0);
+	assert_non_null(strstr(r.sql, "slab_scan(s.id, 'page')"));
 	mdb_report_release(&r);
 	assert_int_equal(plan(&r, "allocs", NULL, NULL, &e), 0);
 	assert_string_equal(r.order, "frag_pct DESC, hits DESC, "
@@ -356,16 +360,18 @@ static void test_sort_and_where(void **state)
 	assert_int_equal(plan(&r, "callsites", "sort", "callsite", &e), 0);
 	assert_string_equal(r.order, "addr < 0 DESC, addr DESC");
 	mdb_report_release(&r);
-	/* callsites takes --pid as slab_scan's argument, pages --by caller
-	 * as a condition of @where */
+	/* callsites and pages --by caller take --pid as slab_scan's
+	 * argument; pages takes none */
 	assert_int_equal(plan(&r, "callsites", "pid", "42", &e), 0);
 	assert_int_equal(r.selected, 1);
 	assert_string_equal(r.order, "bytes_alloc DESC");
 	mdb_report_release(&r);
 	assert_int_equal(plan2(&r, "pages", "by", "caller", "pid", "42", &e),
 			 0);
-	assert_non_null(strstr(r.sql, "AND (1 AND +a.pid = :pid)"));
 	assert_int_equal(r.selected, 1);
+	mdb_report_release(&r);
+	assert_int_equal(plan(&r, "pages", "pid", "42", &e), -MDB_E_INVAL);
+	assert_string_equal(e.msg, "report 'pages' takes no --pid");
 	mdb_report_release(&r);
 	assert_int_equal(plan(&r, "fragmentation", "time", "1,2", &e), 0);
 	assert_int_equal(r.timed, (int)param_index("time"));

@@ -14,7 +14,8 @@
  * the same figures.  The ORDER BY the scan does itself is held against
  * SQLite's own sort, allocs' order for every --sort key against SQL over
  * the alloc rows grouped per address, and leaks (at the end, at a point,
- * --min-age, --comm) against SQL over the alloc rows.
+ * --min-age, --comm) against SQL over the alloc rows, and its grouping of
+ * the page allocations against SQL's.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +27,7 @@
 
 #include <sqlite3.h>
 
+#include "../db/allocvt.h"
 #include "../db/db.h"
 #include "../report/scan.h"
 #include "testlib.h"
@@ -646,6 +648,112 @@ static void test_pages_sort(void **state)
 }
 
 /*
+ * slab_scan's 'page' grouping (pages, pages --by caller) against SQL's
+ * GROUP BY over the alloc rows of the page allocator: per stack, size,
+ * migratetype, gfp flags and text, and state, the allocations and their
+ * bytes, with no selection and with each selection (windows, --pid,
+ * --comm, --cache's made-up names, --site), on the real perf capture
+ * (stacks, gfp numbers), the real ftrace text (gfp text) and the
+ * generated trace (tasks).
+ */
+static void test_page_scan(void **state)
+{
+	const char *dbs[] = { page_db, text_db, gen_db };
+	size_t checked = 0;
+
+	(void)state;
+	for (size_t d = 0; d < 3; d++) {
+		const char *cond = "a.source_id = 1 AND a.type = 2";
+		char *sql[4] = {
+			strf("SELECT min(ts) FROM alloc a WHERE %s", cond),
+			strf("SELECT max(ts) FROM alloc a WHERE %s", cond),
+			strf("SELECT pid FROM alloc a WHERE %s AND pid IS NOT "
+			     "NULL GROUP BY pid ORDER BY count(*) DESC, pid "
+			     "LIMIT 1", cond),
+			strf("SELECT t.addr FROM alloc a JOIN site t ON "
+			     "t.source_id = 1 AND t.id = a.site_id WHERE %s "
+			     "AND t.addr IS NOT NULL GROUP BY t.addr ORDER BY "
+			     "count(*) DESC, t.addr LIMIT 1", cond),
+		};
+		long long lo = db_int(dbs[d], sql[0]);
+		long long hi = db_int(dbs[d], sql[1]);
+		long long pid = db_int(dbs[d], sql[2]);
+		long long site = db_int(dbs[d], sql[3]);
+		long long mid = lo + (hi - lo) / 2;
+		/* slab_scan's selection arguments; the same as SQL */
+		char *sel[][2] = {
+			{ strf("0, NULL, NULL, NULL, NULL, NULL, NULL"),
+			  strf("1") },
+			{ strf("1, %lld, %lld, NULL, NULL, NULL, NULL", lo, mid),
+			  strf("a.ts BETWEEN %lld AND %lld", lo, mid) },
+			{ strf("1, %lld, %lld, NULL, NULL, NULL, NULL", mid,
+			       mid), strf("a.ts = %lld", mid) },
+			{ strf("0, NULL, NULL, %lld, NULL, NULL, NULL", pid),
+			  strf("a.pid = %lld", pid) },
+			{ strf("0, NULL, NULL, NULL, (SELECT s.text FROM str s "
+			       "JOIN alloc a ON a.comm_id = s.id WHERE "
+			       "s.source_id = 1 AND a.type = 2 GROUP BY 1 "
+			       "ORDER BY count(*) DESC LIMIT 1), NULL, NULL"),
+			  strf("a.comm_id = (SELECT s.id FROM str s JOIN alloc "
+			       "a ON a.comm_id = s.id WHERE s.source_id = 1 "
+			       "AND a.type = 2 GROUP BY 1 ORDER BY count(*) "
+			       "DESC LIMIT 1)") },
+			{ strf("0, NULL, NULL, NULL, NULL, 'kmalloc-4096', NULL"),
+			  strf("coalesce(a.cache_id, 0) = 0 AND "
+			       "a.bytes_alloc = 4096") },
+			{ strf("0, NULL, NULL, NULL, NULL, 'kmalloc-large', "
+			       "NULL"),
+			  strf("coalesce(a.cache_id, 0) = 0 AND "
+			       "a.bytes_alloc > 8192") },
+			{ strf("0, NULL, NULL, NULL, NULL, NULL, '0x%llx'", site),
+			  strf("a.site_id IN (SELECT id FROM site WHERE "
+			       "source_id = 1 AND addr = %lld)", site) },
+		};
+		sqlite3 *db;
+
+		for (int k = 0; k < 4; k++)
+			free(sql[k]);
+		assert_int_equal(sqlite3_open_v2(dbs[d], &db,
+						 SQLITE_OPEN_READONLY, NULL),
+				 SQLITE_OK);
+		assert_int_equal(mdb_scan_register(db), SQLITE_OK);
+		assert_int_equal(mdb_allocvt_register(db), SQLITE_OK);
+		for (size_t i = 0; i < sizeof(sel) / sizeof(sel[0]); i++) {
+			char *q = strf("SELECT quote(rk), quote(k2), quote(k3), "
+				"quote(k4), quote(k5), quote(k6), hits, "
+				"bytes_alloc FROM slab_scan(1, 'page', %s) "
+				"ORDER BY 1, 2, 3, 4, 5, 6", sel[i][0]);
+			char *r = strf("SELECT quote(stack_id), "
+				"quote(bytes_alloc), quote(migratetype), "
+				"quote(gfp), quote(gfp_id), quote(state), "
+				"count(*), coalesce(sum(bytes_alloc), 0) FROM "
+				"alloc a WHERE %s AND %s GROUP BY stack_id, "
+				"bytes_alloc, migratetype, gfp, gfp_id, state "
+				"ORDER BY 1, 2, 3, 4, 5, 6", cond, sel[i][1]);
+			char *got = rows_of(db, q), *want = rows_of(db, r);
+
+			if (strcmp(got, want))
+				fail_msg("%s on %s:\n%s\nnot\n%s", q, dbs[d],
+					 got, want);
+			/* every selection selects, but the site where the
+			 * trace printed symbols, and a size none has */
+			if (i == 0)
+				assert_true(strlen(want) > 20);
+			checked += *want != 0;
+			free(q);
+			free(r);
+			free(got);
+			free(want);
+			free(sel[i][0]);
+			free(sel[i][1]);
+		}
+		sqlite3_close(db);
+	}
+	/* most of the 24 select rows */
+	assert_true(checked >= 15);
+}
+
+/*
  * An open window selects every allocation: the figures from the alloc
  * rows equal those the reports read from the tables built at ingest.
  */
@@ -1241,6 +1349,7 @@ int main(void)
 		cmocka_unit_test(test_scan_orders),
 		cmocka_unit_test(test_leaks_as_rows),
 		cmocka_unit_test(test_pages_sort),
+		cmocka_unit_test(test_page_scan),
 		cmocka_unit_test(test_open_window_is_whole),
 		cmocka_unit_test(test_sums_past_int64),
 		cmocka_unit_test(test_site_forms),
