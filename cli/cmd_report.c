@@ -138,16 +138,16 @@ static int uses_either(const struct mdb_query *q, const char *param,
 }
 
 /* Does report @q take option @p: a choice it declares, a selection
- * (@where's conditions or slab_scan's arguments as @scan passes them,
- * report/engine.c), or the parameter the option binds? */
+ * (slab_scan's arguments as @scan passes them, report/engine.c), or
+ * the parameter the option binds? */
 static int takes(const struct mdb_query *q, const struct mdb_rparam *p)
 {
 	size_t len;
 
 	if (p->kind == MDB_RP_CHOICE || p->kind == MDB_RP_SORT)
 		return mdb_query_annot(q, p->opt, &len) != NULL;
-	if (p->where)
-		return uses_either(q, "@where", ":tsel");
+	if (p->sel)
+		return mdb_query_uses(q, ":tsel");
 	return uses_either(q, p->param, p->kind == MDB_RP_INT ? p->alt : NULL);
 }
 

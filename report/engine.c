@@ -192,31 +192,19 @@ static char *expand(const char *sql, const char *tok, const char *with)
 	return out;
 }
 
-/* "(1 AND cond AND ...)" of the options given that have one. */
-static char *where_of(struct mdb_report *r)
+/* :sel and :tsel: a selection given, a window among them. */
+static void selections(struct mdb_report *r)
 {
-	size_t n, len;
+	size_t n;
 	const struct mdb_rparam *p = mdb_report_params(&n);
-	char *w = NULL;
-	FILE *f = open_memstream(&w, &len);
 
-	if (!f)
-		return NULL;
-	fputs("(1", f);
 	for (size_t i = 0; i < n; i++) {
-		if (!p[i].where || !r->args.a[i].text)
+		if (!p[i].sel || !r->args.a[i].text)
 			continue;
-		fprintf(f, " AND %s", p[i].where);
 		r->selected = 1;
 		if (p[i].kind == MDB_RP_WINDOW)
 			r->windowed = 1;
 	}
-	fputs(")", f);
-	if (fclose(f)) {
-		free(w);
-		return NULL;
-	}
-	return w;
 }
 
 /* Does @r run the set-up of its report first (report.h)? */
@@ -234,33 +222,25 @@ static int uses(const struct mdb_report *r, const char *tok)
 	       (shares_setup(r) && mdb_query_uses(r->named, tok));
 }
 
-/* @sql with @sort and @where expanded (@where: the conditions). */
-static char *expand_all(const struct mdb_report *r, const char *sql,
-			const char *where)
+/* @sql with @sort expanded. */
+static char *expand_all(const struct mdb_report *r, const char *sql)
 {
-	char *s1 = expand(sql, "@where", where);
-	char *s2 = s1 ? expand(s1, "@sort", r->order ? r->order : "1") : NULL;
-
-	free(s1);
-	return s2;
+	return expand(sql, "@sort", r->order ? r->order : "1");
 }
 
-/* r->sql: the SQL of what runs, @sort and @where expanded; the same of
+/* r->sql: the SQL of what runs, @sort expanded; the same of
  * r->setup_sql. */
 static int expand_sql(struct mdb_report *r, struct mdb_error *e)
 {
-	char *where;
-
-	where = where_of(r);
-	r->sql = where ? expand_all(r, r->q->sql, where) : NULL;
+	selections(r);
+	r->sql = expand_all(r, r->q->sql);
 	if (r->sql && shares_setup(r)) {
-		r->setup_sql = expand_all(r, r->named->sql, where);
+		r->setup_sql = expand_all(r, r->named->sql);
 		if (!r->setup_sql) {
 			free(r->sql);
 			r->sql = NULL;
 		}
 	}
-	free(where);
 	return r->sql ? 0 : mdb_error_nomem(e);
 }
 
@@ -304,11 +284,10 @@ static int plan(struct mdb_report *r, const char *name,
 				     name, p[i].opt, v->time ? "ID|LABEL" :
 				     "DATE (2026-11-22, 2026-11-22T10:00Z, "
 				     "@UNIXSECONDS)", v->text);
-		/* a selection: the conditions of @where, or the
-		 * arguments of slab_scan that @scan passes (its :tsel; a
-		 * scan without them selects nothing) */
-		if (v->text && (p[i].where ? !uses(r, "@where") &&
-						!uses(r, ":tsel") :
+		/* a selection: the arguments of slab_scan that @scan
+		 * passes (its :tsel; a scan without them selects
+		 * nothing) */
+		if (v->text && (p[i].sel ? !uses(r, ":tsel") :
 				!uses(r, (v->time && p[i].alt) ? p[i].alt :
 					 p[i].param)))
 			return usage(e, "report '%.*s' takes no --%s",
@@ -500,8 +479,8 @@ int mdb_report_param(const struct mdb_report *r, const char *name,
 		int is_param = !strcmp(name, p[i].param);
 		int is_alt = p[i].alt && !strcmp(name, p[i].alt);
 
-		/* :given_OPT: 1 when the option with a .where is given */
-		if (p[i].where && !strncmp(name, given, sizeof(given) - 1) &&
+		/* :given_OPT: 1 when the selection OPT is given */
+		if (p[i].sel && !strncmp(name, given, sizeof(given) - 1) &&
 		    !strcmp(name + sizeof(given) - 1, p[i].opt))
 			return int_value(iv, a[i].text != NULL);
 		if (!is_param && !is_alt)

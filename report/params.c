@@ -31,11 +31,6 @@ static int load_cpu_node(struct mdb_db *db, const char *path,
 	.alt = ":" o "_time", .lo = 1, .hi = INT64_MAX, .labels = 1,          \
 	.takes = "a source id, label or date"
 
-/* An alloc row whose string column @col (an id in str) reads :@o. */
-#define STR_IS(col, o)                                                  \
-	"(+a.source_id, +a." col ") IN (SELECT source_id, id FROM str " \
-	"WHERE text = :" o ")"
-
 static const struct mdb_rparam params[] = {
 	{ TITLED("by"), .arg = "KEY", .kind = MDB_RP_CHOICE, .variants = 1,
 	  .timed = "time", .help = "group the rows by KEY" },
@@ -45,37 +40,29 @@ static const struct mdb_rparam params[] = {
 		  "pingpong, frag; for pages page, callsite, bytes, hit, "
 		  "order, migtype, gfp; the report's column names too)" },
 	{ .opt = "time", .arg = "START,END", .kind = MDB_RP_WINDOW,
-	  .param = ":t_lo", .alt = ":t_hi", .where = "a.ts BETWEEN :t_lo AND "
-	  ":t_hi", .takes = "START,END in seconds as the trace prints them "
-	  "(either may be empty)", .title = " --time %v",
+	  .param = ":t_lo", .alt = ":t_hi", .sel = 1,
+	  .takes = "START,END in seconds as the trace prints them (either "
+		   "may be empty)", .title = " --time %v",
 	  .help = "only allocations made from START to END, both included, "
 		  "in seconds as the trace prints them (perf kmem --time; "
 		  "'1778.25,' or ',1780' leave an end open); frees after END "
 		  "are not seen" },
 	/* a row without a cache id: the cache its type and size name */
-	{ TITLED("cache"), .arg = "NAME", .kind = MDB_RP_TEXT,
-	  .where = "(" STR_IS("cache_id", "cache") " OR "
-		   "(coalesce(a.cache_id, 0) = 0 AND CASE WHEN a.type = 1 "
-		   "THEN 'cache-' || "
-		   "a.bytes_alloc WHEN a.bytes_alloc > 8192 THEN "
-		   "'kmalloc-large' ELSE 'kmalloc-' || a.bytes_alloc END = "
-		   ":cache))",
+	{ TITLED("cache"), .arg = "NAME", .kind = MDB_RP_TEXT, .sel = 1,
 	  .help = "only allocations from the slab cache NAME, as "
 		  "'callsites --by cache' names it" },
 	{ TITLED("site"), .arg = "SYMBOL|ADDRESS", .kind = MDB_RP_TEXT,
-	  .where = "(a.source_id, a.site_id) IN (SELECT source_id, site_id "
-		   "FROM v_sites WHERE " MDB_SITE_MATCH ")",
+	  .sel = 1,
 	  .help = "only allocations made at the call site SYMBOL (a "
 		  "function, or function+0xoff as the reports show it) or "
 		  "ADDRESS (0x...)" },
 	{ TITLED("pid"), .arg = "N", .kind = MDB_RP_INT, .lo = 0,
-	  .hi = INT32_MAX, .takes = "a task id", .where = "+a.pid = :pid",
+	  .hi = INT32_MAX, .takes = "a task id", .sel = 1,
 	  .needs = "pid", .needs_what = "tasks",
 	  .help = "only allocations made by task N (a thread id; captures "
 		  "that name tasks)" },
-	{ TITLED("comm"), .arg = "NAME", .kind = MDB_RP_TEXT,
+	{ TITLED("comm"), .arg = "NAME", .kind = MDB_RP_TEXT, .sel = 1,
 	  .needs = "comm_id", .needs_what = "tasks",
-	  .where = STR_IS("comm_id", "comm"),
 	  .help = "only allocations made by tasks called NAME (captures "
 		  "that name tasks)" },
 	{ TITLED("show"), .arg = "WHICH", .kind = MDB_RP_CHOICE,

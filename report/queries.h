@@ -64,7 +64,7 @@ int mdb_query_in_list(const char *list, size_t len, const char *val);
 int mdb_query_uses(const struct mdb_query *q, const char *param);
 
 /*
- * The first @tok (":by", "@where") in @sql outside comments and quoted
+ * The first @tok (":by", "@sort") in @sql outside comments and quoted
  * strings, as a whole word; NULL when there is none.
  */
 const char *mdb_sql_find(const char *sql, const char *tok);

@@ -87,10 +87,10 @@ struct mdb_rparam {
 	const char *takes;     /* "--OPT takes TAKES, not 'x'" */
 	const char *title;     /* added to the report's title when given;
 				* "%v" stands for the value */
-	const char *where;     /* SQL condition on the alloc row 'a', ANDed
-				* into the report's @where marker when the
-				* option is given; a report takes the option
-				* when its SQL has @where */
+	int sel;               /* a selection of allocations: slab_scan's
+				* argument (report/scan.c, the fragment
+				* @scan passes it); a report takes it when
+				* it passes them (:tsel) */
 	const char *needs;     /* a column of alloc that some row of the
 				* sources must have (not NULL) for the
 				* option to mean anything */
@@ -145,11 +145,11 @@ struct mdb_report {
 	struct mdb_report_args args;
 	char *value[MDB_RP_MAX];       /* MDB_RP_CHOICE, MDB_RP_SORT: given
 					* or default */
-	char *sql;                     /* q's SQL, @sort and @where expanded */
+	char *sql;                     /* q's SQL, @sort expanded */
 	char *setup_sql;               /* a variant with '-- setup:': its
 					* report's SQL, expanded too */
 	char *order;                   /* what @sort becomes */
-	int selected;                  /* an option with .where given: bound
+	int selected;                  /* an option with .sel given: bound
 					* to :sel (1, else 0) */
 	int windowed;                  /* a window (--time) given: :tsel */
 	int timed;                     /* option needing timestamps, or -1 */

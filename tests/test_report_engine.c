@@ -328,8 +328,9 @@ static void test_plan(void **state)
 	mdb_report_release(&r);
 }
 
-/* --sort keys become the ORDER BY of @sort; filters the @where. */
-static void test_sort_and_where(void **state)
+/* --sort keys become the ORDER BY of @sort; filters slab_scan's
+ * arguments. */
+static void test_sort_and_filters(void **state)
 {
 	struct mdb_report r;
 	struct mdb_error e;
@@ -527,7 +528,7 @@ int main(void)
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_plan_refusals),
 		cmocka_unit_test(test_time_window),
-		cmocka_unit_test(test_sort_and_where),
+		cmocka_unit_test(test_sort_and_filters),
 		cmocka_unit_test(test_run_by_hand),
 	};
 
