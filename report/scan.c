@@ -771,6 +771,22 @@ static inline void range_add(struct group *g, unsigned bit, int64_t v,
 
 #define SCAN_AHEAD 8  /* rows between fetching a group and summing it */
 
+/* The key of row @r of block @b into @k's first @nk (of columns @kc; a
+ * NULL or no column: 0); its NULL columns' bits. */
+static inline int row_key(const struct mdb_pc_block *b, const int *kc,
+			  int nk, size_t r, int64_t *k)
+{
+	int nulls = 0;
+
+	for (int j = 0; j < nk; j++) {
+		int null = kc[j] < 0 || b->null[kc[j]][r];
+
+		k[j] = null ? 0 : b->v[kc[j]][r];
+		nulls |= (kc[j] >= 0 && null) << j;
+	}
+	return nulls;
+}
+
 /* Sum the selected slab rows of block @b, number @blk, into groups @c. */
 static int scan_block(struct groups *c, const struct sel *s,
 		      const struct mdb_pc_block *b, int64_t blk)
@@ -780,33 +796,19 @@ static int scan_block(struct groups *c, const struct sel *s,
 	size_t n = select_rows(s, b, idx);
 	const int *kc = kcol[s->by];
 
-	int64_t key[MDB_PC_ROWS][NKEY];
+	int64_t key[NKEY] = { 0 };      /* past the grouping's own: 0 */
 	uint64_t hash[MDB_PC_ROWS];
-	uint8_t knull[MDB_PC_ROWS];
 
 	c->nk = s->nk;
 	if (!c->cap && group_room(c) < 0)
 		return SQLITE_NOMEM;
-	/* the rows' keys first: then the slot and the group of a row a
+	/* the rows' hashes first: then the slot and the group of a row a
 	 * few ahead can be fetched while this one is summed (with many
 	 * groups, as per address, each is a cache miss otherwise) */
 	for (size_t i = 0; i < n; i++) {
-		size_t r = idx[i];
-		int nulls = 0;
+		int nulls = row_key(b, kc, s->nk, idx[i], key);
 
-		for (int j = 0; j < NKEY; j++) {
-			key[i][j] = 0;
-			if (j >= s->nk)
-				continue;
-			if (kc[j] < 0)
-				continue;
-			if (b->null[kc[j]][r])
-				nulls |= 1 << j;
-			else
-				key[i][j] = col[kc[j]][r];
-		}
-		knull[i] = (uint8_t)nulls;
-		hash[i] = group_hash(key[i], nulls, c->nk);
+		hash[i] = group_hash(key, nulls, s->nk);
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t r = idx[i];
@@ -825,7 +827,8 @@ static int scan_block(struct groups *c, const struct sel *s,
 			if (v)
 				__builtin_prefetch(&c->g[v - 1]);
 		}
-		g = group_get(c, hash[i], key[i], knull[i], first);
+		g = group_get(c, hash[i], key,
+			      row_key(b, kc, s->nk, r, key), first);
 		if (!g)
 			return SQLITE_NOMEM;
 		sum_row(c, g, s, b, r);
