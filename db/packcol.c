@@ -79,6 +79,7 @@ void mdb_pc_block_init(struct mdb_pc_block *b)
 	b->rows = 0;
 	b->zd = b->zc = NULL;
 	memset(b->zskip, 0, sizeof(b->zskip));
+	memset(b->zmiss, 0, sizeof(b->zmiss));
 }
 
 void mdb_pc_block_done(struct mdb_pc_block *b)
@@ -330,15 +331,23 @@ size_t mdb_pc_pack(struct mdb_pc_block *b, uint8_t *out)
 		 * bytes it saves.  A column's kind of values holds from
 		 * block to block (times and positions do not compress,
 		 * ids do), so where zstd did not pay it is tried again
-		 * only every MDB_PC_ZRETRY blocks: the trial costs what
-		 * the rest of the packing does. */
-		if (b->zskip[c])
+		 * after 1, 3, 7, then MDB_PC_ZRETRY - 1 blocks, as it
+		 * keeps failing: the trial costs what the rest of the
+		 * packing does. */
+		if (b->zskip[c]) {
 			b->zskip[c]--;
-		else if (z && len >= 64 &&
-			 ZSTD_isError(k = ZSTD_compress2(z, out + at,
-					plain - plain * MDB_PC_GAIN / 100,
-					b->body + from, len)))
-			b->zskip[c] = MDB_PC_ZRETRY - 1;
+		} else if (z && len >= 64) {
+			k = ZSTD_compress2(z, out + at,
+					   plain - plain * MDB_PC_GAIN / 100,
+					   b->body + from, len);
+			if (!ZSTD_isError(k)) {
+				b->zmiss[c] = 0;
+			} else {
+				b->zmiss[c] += b->zmiss[c] < 4;
+				b->zskip[c] = (uint8_t)((2u << (b->zmiss[c] -
+								1)) - 1);
+			}
+		}
 		if (k != (size_t)-1 && !ZSTD_isError(k)) {
 			tab[5 * c] = MDB_PC_ZSTD;
 		} else if (bits) {

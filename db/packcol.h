@@ -80,7 +80,8 @@ enum mdb_pc_col {
 #define MDB_PC_BITS 3         /* a column of MDB_PC_COLS: bit-packed */
 #define MDB_PC_MAX_BITS 56
 #define MDB_PC_GAIN 30        /* percent zstd must save of a column */
-#define MDB_PC_ZRETRY 16      /* blocks between trials where it did not */
+#define MDB_PC_ZRETRY 16      /* at most, blocks between trials where it
+			       * did not */
 /* the largest body: every column 8 bytes wide, NULLs as a bitmap */
 #define MDB_PC_MAX_BODY \
 	((9 + 8 * MDB_PC_ROWS + MDB_PC_ROWS / 8) * MDB_PC_NCOLS)
@@ -92,11 +93,12 @@ enum mdb_pc_col {
  * the zstd contexts its unpacking and packing reuse (made at the first
  * need: zeroed by mdb_pc_block_init(), freed by mdb_pc_block_done());
  * zskip, per column, the packings left before zstd is tried again on a
- * column where it last did not pay. */
+ * column where it last did not pay, and zmiss its trials in a row that
+ * did not. */
 struct mdb_pc_block {
 	size_t rows;
 	void *zd, *zc;
-	uint8_t zskip[MDB_PC_NCOLS];
+	uint8_t zskip[MDB_PC_NCOLS], zmiss[MDB_PC_NCOLS];
 	int64_t v[MDB_PC_NCOLS][MDB_PC_ROWS];
 	uint8_t null[MDB_PC_NCOLS][MDB_PC_ROWS];
 	uint8_t body[MDB_PC_MAX_BODY];
