@@ -137,13 +137,14 @@ $(BUILD)/mkfresh: tools/mkfresh.c db/db.h $(VT_DEPS)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O1 $(PKG_CFLAGS) -I. -o $@ $< \
 		$(VT_SRCS) $(PKG_LIBS)
 
-# The loadable SQLite extension (db/ext/memdb.c): the alloc module for
-# sqlite3 and Python.  Built without the sanitizer flags of SAN=, so that
+# The loadable SQLite extension (db/ext/memdb.c): the alloc module and
+# slab_scan for sqlite3 and Python.  Built without the sanitizer flags of SAN=, so that
 # any SQLite program can load it.
-$(EXT): db/ext/memdb.c $(VT_DEPS)
+EXT_COMMON := common/hugemem.c common/queue.c common/u64map.c
+$(EXT): db/ext/memdb.c $(VT_DEPS) report/scan.c report/scan.h $(EXT_COMMON)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -fPIC -shared $(PKG_CFLAGS) \
-		-I. -o $@ $< db/packcol.c -lzstd
+		-I. -o $@ $< db/packcol.c $(EXT_COMMON) -lzstd -pthread
 
 $(BUILD)/gen/fresh_db.inc: $(BUILD)/mkfresh $(BUILD)/gen/fresh.sql
 	$(BUILD)/mkfresh $(BUILD)/gen/fresh.sql $@.db > $@.tmp && \

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../db/db.h"
+#include "../report/scan.h"
 #include "cli.h"
 #include "opts.h"
 #include "render.h"
@@ -89,6 +90,11 @@ int cmd_sql(int argc, char **argv)
 	mdb_error_clear(&e);
 	if (mdb_db_open(&db, co.db, MDB_DB_READONLY, &e) < 0)
 		goto fail;
+	/* the reports' scan, for exploring as they sum (report/scan.c) */
+	if (mdb_scan_register(db.h) != SQLITE_OK) {
+		sql_error(&db, &e, "cannot open database");
+		goto fail;
+	}
 	out.fmt = co.fmt;
 	while (sql && *sql) {
 		sqlite3_stmt *st = NULL;

@@ -288,8 +288,9 @@ static const char *san(void)
 /*
  * The README's walk: sqlite3 and Python read a memdb database's alloc
  * and bad_free once they load the installed extension, the same rows
- * memdb reads;
- * without it, SQLite says which module is missing.
+ * memdb reads, and slab_scan sums them per site as SQL over the rows
+ * does (in memdb sql too); without it, SQLite says which module is
+ * missing.
  */
 static void load_walk(const char *memdb, const char *dest)
 {
@@ -299,8 +300,10 @@ static void load_walk(const char *memdb, const char *dest)
 			"sum(end_seq), (SELECT count(*) FROM bad_free), "
 			"(SELECT sum(seq) + sum(class) FROM bad_free) "
 			"FROM alloc";
+	const char *scan = "SELECT count(*), sum(hits), sum(bytes_alloc), "
+			   "sum(live) FROM slab_scan(1, 'site')";
 	struct run r;
-	char *want;
+	char *want, *scan_want;
 
 	run(&r, "'%s' ingest -q -d '%s' '%s/real-tracefs'", memdb, db,
 	    env("TESTDATA"));
@@ -313,10 +316,27 @@ static void load_walk(const char *memdb, const char *dest)
 	run_free(&r);
 	assert_has(want, "1107,");
 	assert_has(want, ",259,");
+	/* slab_scan, in memdb sql and the extension: its groups per site
+	 * as SQL over the slab rows counts them */
+	run(&r, "'%s' sql -d '%s' -f csv \"SELECT count(DISTINCT site_id), "
+	    "count(*), sum(bytes_alloc), sum(state = 0) FROM alloc WHERE "
+	    "type < 2\" | tail -1", memdb, db);
+	assert_run_ok(&r);
+	scan_want = r.out;
+	r.out = NULL;
+	run_free(&r);
+	run(&r, "'%s' sql -d '%s' -f csv \"%s\" | tail -1", memdb, db, scan);
+	assert_run_ok(&r);
+	assert_string_equal(r.out, scan_want);
+	run_free(&r);
 	if (have("sqlite3")) {
 		run(&r, "sqlite3 -csv '%s' '.load %s' \"%s\"", db, ext, q);
 		assert_run_ok(&r);
 		assert_string_equal(r.out, want);
+		run_free(&r);
+		run(&r, "sqlite3 -csv '%s' '.load %s' \"%s\"", db, ext, scan);
+		assert_run_ok(&r);
+		assert_string_equal(r.out, scan_want);
 		run_free(&r);
 		run(&r, "sqlite3 '%s' 'SELECT count(*) FROM alloc'", db);
 		assert_int_equal(r.status, 1);
@@ -340,6 +360,7 @@ static void load_walk(const char *memdb, const char *dest)
 	run_free(&r);
 	unlink(db);
 	free(want);
+	free(scan_want);
 	free(ext);
 	free(db);
 }
