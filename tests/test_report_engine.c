@@ -421,13 +421,20 @@ static void test_plan_refusals(void **state)
 		struct mdb_report_args a;
 
 		mdb_report_args_init(&a);
-		assert_int_equal(give(&a, "by", "cpu", &e), 0);
+		assert_int_equal(give(&a, "by", "label", &e), 0);
 		assert_int_equal(give(&a, "time", "1,2", &e), 0);
 		mdb_error_clear(&e);
-		assert_int_equal(mdb_report_plan(&r, "pingpong", &a, &e),
+		assert_int_equal(mdb_report_plan(&r, "zones", &a, &e),
 				 -MDB_E_INVAL);
-		assert_string_equal(e.msg, "report 'pingpong --by cpu' takes "
+		assert_string_equal(e.msg, "report 'zones --by label' takes "
 				    "no --time");
+		mdb_report_release(&r);
+		/* pingpong --by cpu takes them through pingpong's set-up */
+		mdb_report_args_init(&a);
+		assert_int_equal(give(&a, "by", "cpu", &e), 0);
+		assert_int_equal(give(&a, "time", "1,2", &e), 0);
+		assert_int_equal(mdb_report_plan(&r, "pingpong", &a, &e), 0);
+		assert_int_equal(r.selected, 1);
 		mdb_report_release(&r);
 	}
 	assert_int_equal(plan(&r, "summary", "buckets", "3", &e),

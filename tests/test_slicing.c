@@ -328,6 +328,86 @@ static void test_pingpong_window(void **state)
 	free(c);
 }
 
+/* @ns as the seconds --time takes ("S.NNNNNNNNN"; @ns >= 0). */
+static char *secs_of(long long ns)
+{
+	return strf("%lld.%09lld", ns / 1000000000, ns % 1000000000);
+}
+
+/*
+ * pingpong --by cpu with --time and the filters: per CPU pair, the
+ * allocations the options select that a FREE on another CPU ended by
+ * END, and their bytes, as SQL over the alloc rows counts them (on the
+ * generated trace, four CPUs, and the real ftrace text); by hand on the
+ * fixture of testdata/slicing (#2: CPU 0 -> 1, freed at .000009).
+ */
+static void test_pingpong_cpu_slices(void **state)
+{
+	const char *dbs[] = { gen_db, text_db };
+	char *h = memdb_rows(hand_db, "pingpong --by cpu --time ,100.000009",
+			     "1-4");
+	char *h2 = memdb_rows(hand_db, "pingpong --by cpu --time ,100.000008",
+			      "1-4");
+
+	(void)state;
+	assert_string_equal(h, "0,1,1,192\n");
+	assert_string_equal(h2, "");
+	free(h);
+	free(h2);
+	for (size_t d = 0; d < 2; d++) {
+		long long lo = db_int(dbs[d], "SELECT min(ts) FROM alloc "
+					      "WHERE type < 2");
+		long long hi = db_int(dbs[d], "SELECT max(ts) FROM alloc "
+					      "WHERE type < 2");
+		long long mid = lo + (hi - lo) / 2;
+		long long pid = db_int(dbs[d], "SELECT pid FROM alloc WHERE "
+				       "type < 2 AND state = 1 AND free_cpu "
+				       "<> cpu GROUP BY pid ORDER BY count(*) "
+				       "DESC, pid LIMIT 1");
+		char *s_lo = secs_of(lo), *s_mid = secs_of(mid);
+		char *s_hi = secs_of(hi);
+		/* options; the SQL condition on the row that selects alike */
+		char *sel[][2] = {
+			{ strdup(""), strdup("1") },
+			{ strf("--time %s,%s", s_lo, s_mid),
+			  strf("ts BETWEEN %lld AND %lld AND "
+			       "coalesce(end_ts <= %lld, 1)", lo, mid, mid) },
+			{ strf("--time %s,", s_mid),
+			  strf("ts >= %lld", mid) },
+			{ strf("--pid %lld", pid), strf("pid = %lld", pid) },
+			{ strf("--pid %lld --time ,%s", pid, s_mid),
+			  strf("pid = %lld AND ts <= %lld AND "
+			       "coalesce(end_ts <= %lld, 1)", pid, mid, mid) },
+		};
+		size_t rows = 0;
+
+		for (size_t i = 0; i < sizeof(sel) / sizeof(sel[0]); i++) {
+			char *args = strf("pingpong --by cpu %s", sel[i][0]);
+			char *got = memdb_rows(dbs[d], args, "1-4");
+			char *want = out_of("'%s' sql -f csv -d '%s' \"SELECT "
+				"cpu, free_cpu, count(*), sum(bytes_alloc) "
+				"FROM alloc WHERE type < 2 AND state = 1 AND "
+				"free_cpu <> cpu AND %s GROUP BY cpu, free_cpu "
+				"ORDER BY count(*) DESC, cpu, free_cpu\" | "
+				"sed 1d", env("MEMDB"), dbs[d], sel[i][1]);
+
+			if (strcmp(got, want))
+				fail_msg("pingpong --by cpu %s on %s:\n%s\nnot\n%s",
+					 sel[i][0], dbs[d], got, want);
+			rows += strlen(want) > 0;
+			free(args);
+			free(got);
+			free(want);
+			free(sel[i][0]);
+			free(sel[i][1]);
+		}
+		assert_true(rows >= 4);
+		free(s_lo);
+		free(s_mid);
+		free(s_hi);
+	}
+}
+
 /* leaks: the filters keep what they select; --time what the window made. */
 static void test_leaks_slices(void **state)
 {
@@ -1344,6 +1424,7 @@ int main(void)
 		cmocka_unit_test(test_filters_by_hand),
 		cmocka_unit_test(test_filter_rows),
 		cmocka_unit_test(test_pingpong_window),
+		cmocka_unit_test(test_pingpong_cpu_slices),
 		cmocka_unit_test(test_leaks_slices),
 		cmocka_unit_test(test_allocs_orders),
 		cmocka_unit_test(test_scan_orders),
