@@ -73,10 +73,10 @@
 #include "report.h"
 #include "scan.h"
 
-enum { C_RK, C_K2, C_K3, C_K4, C_K5, C_K6, C_HITS, C_REQ, C_ALLOC, C_FREED, C_PP,
-       C_PP_BYTES, C_LIVE, C_LIVE_BYTES, C_LAST_SEQ, C_SITE, C_WASTE,
-       C_FRAG, C_RK_U, C_SITE_U, C_MIN_SEQ, C_MAX_SEQ, C_MIN_TS, C_MAX_TS,
-       C_NOUT,
+enum { C_RK, C_K2, C_K3, C_K4, C_K5, C_K6, C_HITS, C_REQ, C_ALLOC,
+       C_FREED, C_PP, C_PP_BYTES, C_LIVE, C_LIVE_BYTES, C_LAST_SEQ, C_SITE,
+       C_WASTE, C_FRAG, C_RK_U, C_SITE_U, C_MIN_SEQ, C_MAX_SEQ, C_MIN_TS,
+       C_MAX_TS, C_NOUT,
        /* the arguments, hidden */
        A_SOURCE = C_NOUT, A_BY, A_TSEL, A_TLO, A_THI, A_PID, A_COMM,
        A_CACHE, A_SITE, A_AT_SEQ, A_AT_TS, A_REF_TS, A_MIN_AGE, C_ALL };
@@ -202,9 +202,8 @@ static int scan_connect(sqlite3 *db, void *aux, int argc,
 
 	(void)aux, (void)argc, (void)argv, (void)err;
 	v = mdb_vtab_new(db, "CREATE TABLE x(rk, k2, k3, k4, k5, k6, hits, "
-			 "bytes_req, "
-			 "bytes_alloc, freed, pingpong, pp_bytes, live, "
-			 "live_bytes, last_seq, site_id, waste, frag_pct, "
+			 "bytes_req, bytes_alloc, freed, pingpong, pp_bytes, "
+			 "live, live_bytes, last_seq, site_id, waste, frag_pct, "
 			 "rk_u, site_u, min_seq, max_seq, min_ts, max_ts, "
 			 "source_id HIDDEN, by HIDDEN, tsel HIDDEN, "
 			 "t_lo HIDDEN, t_hi HIDDEN, pid HIDDEN, comm HIDDEN, "
@@ -992,9 +991,10 @@ static int first_cmp(const void *a, const void *b)
 
 /*
  * Fold groups @b into @a, then order @a's by their first row, as one
- * thread makes them (unless @ordered: an ORDER BY is done).  1 when a sum passes int64 (SQL's total() of the
- * rows in their order is what is shown then: the caller reads them again
- * on one thread), -1 on ENOMEM, else 0.
+ * thread makes them (unless @ordered: an ORDER BY is done).  1 when a
+ * sum passes int64 (SQL's total() of the rows in their order is what is
+ * shown then: the caller reads them again on one thread), -1 on ENOMEM,
+ * else 0.
  */
 static int groups_merge(struct groups *a, const struct groups *b,
 			int ordered)

@@ -938,12 +938,12 @@ static void test_site_forms(void **state)
 }
 
 /* Window @i of check_windows() with filter @f: the first windows with
- * every filter, the others alone and with --pid.  Under the sanitizers only the first three
- * windows run (2^22 ns from a block's edge, the same cut by 1 ns at both
- * ends, and the open window), alone, with --pid and with --comm and
- * --cache: they take the scan's code at a window's edges, inside it and
- * unbounded, which is what the sanitizers watch; the other figures are
- * the plain build's to check. */
+ * every filter, the others alone and with --pid.  Under the sanitizers
+ * only the first three windows run (2^22 ns from a block's edge, the
+ * same cut by 1 ns at both ends, and the open window), alone, with
+ * --pid and with --comm and --cache: they take the scan's code at a
+ * window's edges, inside it and unbounded, which is what the sanitizers
+ * watch; the other figures are the plain build's to check. */
 static int window_filter(size_t i, size_t f)
 {
 	if (under_sanitizers() && (i >= 3 || (f && f != 2 && f != 5)))
