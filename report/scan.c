@@ -527,9 +527,13 @@ static struct group *group_get(struct groups *c, uint64_t h,
 
 	for (; c->slot[i]; i = (i + 1) & (c->cap - 1)) {
 		g = &c->g[c->slot[i] - 1];
-		if (g->k[0] == k[0] && g->nulls == nulls &&
-		    (c->nk < 2 || !memcmp(g->k + 1, k + 1,
-					  (size_t)(c->nk - 1) * sizeof(*k))))
+		/* the key's columns past the grouping's own are 0 on both
+		 * sides: rk, k2 and k3 compared as they are, more only for
+		 * a longer key */
+		if (g->k[0] == k[0] && g->k[1] == k[1] && g->k[2] == k[2] &&
+		    g->nulls == nulls &&
+		    (c->nk <= 3 || !memcmp(g->k + 3, k + 3,
+					   (size_t)(c->nk - 3) * sizeof(*k))))
 			return g;
 	}
 	if (c->n >= UINT32_MAX - 1)
