@@ -88,11 +88,12 @@ enum by { BY_PTR, BY_SITE, BY_TYPE, BY_CACHE, BY_COMM, BY_PID, BY_PP,
 
 #define NKEY 6  /* the most columns a key has: rk, k2 .. k6 */
 
+/* What a row's sum touches first, in the struct's first two cache
+ * lines (its sums, flags and the key's first three columns): with a
+ * group per address each is a cache miss. */
 struct group {
-	int64_t k[NKEY];        /* its key: rk, k2 .. k6 (0 when unused) */
-	int64_t first;          /* its first row: block * 1024 + row */
-	int nulls;              /* bit j set: key j NULL */
 	int64_t f[C_SITE - C_HITS + 1]; /* hits .. site_id */
+	int nulls;              /* bit j set: key j NULL */
 	/* a sum of bytes past int64 (sizes out of range in the capture):
 	 * its bit in ovf (and in an exact scan the sum as SQL's total()
 	 * makes it in struct groups' d) */
@@ -103,6 +104,8 @@ struct group {
 	/* 'leak': the range of the rows' positions (has bit 0) and times
 	 * (has bit 1) */
 	unsigned has;
+	int64_t k[NKEY];        /* its key: rk, k2 .. k6 (0 when unused) */
+	int64_t first;          /* its first row: block * 1024 + row */
 	int64_t min_seq, max_seq, min_ts, max_ts;
 };
 
