@@ -147,7 +147,7 @@ static int takes(const struct mdb_query *q, const struct mdb_rparam *p)
 	if (p->kind == MDB_RP_CHOICE || p->kind == MDB_RP_SORT)
 		return mdb_query_annot(q, p->opt, &len) != NULL;
 	if (p->sel)
-		return mdb_query_uses(q, ":tsel");
+		return mdb_query_uses(q, MDB_SEL_PARAM);
 	return uses_either(q, p->param, p->kind == MDB_RP_INT ? p->alt : NULL);
 }
 

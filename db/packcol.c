@@ -331,7 +331,7 @@ size_t mdb_pc_pack(struct mdb_pc_block *b, uint8_t *out)
 		 * bytes it saves.  A column's kind of values holds from
 		 * block to block (times and positions do not compress,
 		 * ids do), so where zstd did not pay it is tried again
-		 * after 1, 3, 7, then MDB_PC_ZRETRY - 1 blocks, as it
+		 * after 1, 3, 7, then 15 blocks (MDB_PC_ZMISS), as it
 		 * keeps failing: the trial costs what the rest of the
 		 * packing does. */
 		if (b->zskip[c]) {
@@ -343,9 +343,9 @@ size_t mdb_pc_pack(struct mdb_pc_block *b, uint8_t *out)
 			if (!ZSTD_isError(k)) {
 				b->zmiss[c] = 0;
 			} else {
-				b->zmiss[c] += b->zmiss[c] < 4;
-				b->zskip[c] = (uint8_t)((2u << (b->zmiss[c] -
-								1)) - 1);
+				b->zmiss[c] += b->zmiss[c] < MDB_PC_ZMISS;
+				b->zskip[c] = (uint8_t)((1u << b->zmiss[c]) -
+							1);
 			}
 		}
 		if (k != (size_t)-1 && !ZSTD_isError(k)) {

@@ -80,8 +80,8 @@ enum mdb_pc_col {
 #define MDB_PC_BITS 3         /* a column of MDB_PC_COLS: bit-packed */
 #define MDB_PC_MAX_BITS 56
 #define MDB_PC_GAIN 30        /* percent zstd must save of a column */
-#define MDB_PC_ZRETRY 16      /* at most, blocks between trials where it
-			       * did not */
+#define MDB_PC_ZMISS 4        /* misses in a row counted: the wait before
+			       * the next trial is 2^misses - 1 blocks */
 /* the largest body: every column 8 bytes wide, NULLs as a bitmap */
 #define MDB_PC_MAX_BODY \
 	((9 + 8 * MDB_PC_ROWS + MDB_PC_ROWS / 8) * MDB_PC_NCOLS)

@@ -223,7 +223,7 @@ static int uses(const struct mdb_report *r, const char *tok)
 }
 
 /* @sql with @sort expanded. */
-static char *expand_all(const struct mdb_report *r, const char *sql)
+static char *expand_sort(const struct mdb_report *r, const char *sql)
 {
 	return expand(sql, "@sort", r->order ? r->order : "1");
 }
@@ -232,10 +232,9 @@ static char *expand_all(const struct mdb_report *r, const char *sql)
  * r->setup_sql. */
 static int expand_sql(struct mdb_report *r, struct mdb_error *e)
 {
-	selections(r);
-	r->sql = expand_all(r, r->q->sql);
+	r->sql = expand_sort(r, r->q->sql);
 	if (r->sql && shares_setup(r)) {
-		r->setup_sql = expand_all(r, r->named->sql);
+		r->setup_sql = expand_sort(r, r->named->sql);
 		if (!r->setup_sql) {
 			free(r->sql);
 			r->sql = NULL;
@@ -285,9 +284,8 @@ static int plan(struct mdb_report *r, const char *name,
 				     "DATE (2026-11-22, 2026-11-22T10:00Z, "
 				     "@UNIXSECONDS)", v->text);
 		/* a selection: the arguments of slab_scan that @scan
-		 * passes (its :tsel; a scan without them selects
-		 * nothing) */
-		if (v->text && (p[i].sel ? !uses(r, ":tsel") :
+		 * passes (a scan without them selects nothing) */
+		if (v->text && (p[i].sel ? !uses(r, MDB_SEL_PARAM) :
 				!uses(r, (v->time && p[i].alt) ? p[i].alt :
 					 p[i].param)))
 			return usage(e, "report '%.*s' takes no --%s",
@@ -297,6 +295,7 @@ static int plan(struct mdb_report *r, const char *name,
 				(p[i].kind == MDB_RP_POINT && v->time)))
 			r->timed = (int)i;
 	}
+	selections(r);
 	return expand_sql(r, e);
 }
 
@@ -471,7 +470,7 @@ int mdb_report_param(const struct mdb_report *r, const char *name,
 		return int_value(iv, r->args.top ? r->args.top : -1);
 	if (!strcmp(name, ":sel"))
 		return int_value(iv, r->selected);
-	if (!strcmp(name, ":tsel"))
+	if (!strcmp(name, MDB_SEL_PARAM))
 		return int_value(iv, r->windowed);
 	if (!strcmp(name, ":fleet"))
 		return int_value(iv, r->args.fleet);

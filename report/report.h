@@ -21,11 +21,16 @@
 #include "../db/db.h"
 #include "queries.h"
 
+/* The parameter of the SQL that passes the selections (--time and the
+ * filters) to slab_scan, as queries/_shared.sql's @scan does: a report
+ * takes them when its SQL has it. */
+#define MDB_SEL_PARAM ":tsel"
+
 /*
  * The call sites --site SYMBOL|ADDRESS names, as a condition on v_sites
  * with the option's text bound to :site: the address (0x... or without
  * 0x), the symbol as the reports print it (function+0xoff), or the
- * function alone.  params.c's --site and report/scan.c use it.
+ * function alone.  report/scan.c selects --site's sites with it.
  */
 #define MDB_SITE_MATCH \
 	"call_site = lower(:site) OR call_site = '0x' || lower(:site) OR " \
@@ -90,7 +95,7 @@ struct mdb_rparam {
 	int sel;               /* a selection of allocations: slab_scan's
 				* argument (report/scan.c, the fragment
 				* @scan passes it); a report takes it when
-				* it passes them (:tsel) */
+				* it passes them (MDB_SEL_PARAM) */
 	const char *needs;     /* a column of alloc that some row of the
 				* sources must have (not NULL) for the
 				* option to mean anything */

@@ -574,6 +574,18 @@ static const int kcol[BY__COUNT][NKEY] = {
 		      MDB_PC_GFP, MDB_PC_GFP_ID, MDB_PC_STATE },
 };
 
+/* The columns of grouping @by's key: rk and those after it up to its
+ * last in kcol ('all' has rk alone, always NULL). */
+static int key_len(enum by by)
+{
+	int n = 1;
+
+	for (int j = 1; j < NKEY; j++)
+		if (kcol[by][j] >= 0)
+			n = j + 1;
+	return n;
+}
+
 /* 'leak': live at the end, at a position or at a time */
 enum at { AT_END, AT_SEQ, AT_TS };
 
@@ -631,17 +643,13 @@ static size_t select_rows(const struct sel *s, const struct mdb_pc_block *b,
 		n = m_;							\
 	} while (0)
 
-	/* slab rows only, or page rows only ('page') */
-	if (s->by == BY_PAGE) {
-		for (size_t r = 0; r < b->rows; r++) {
-			idx[n] = (uint16_t)r;
-			n += col[MDB_PC_TYPE][r] == 2;
-		}
-	} else {
-		for (size_t r = 0; r < b->rows; r++) {
-			idx[n] = (uint16_t)r;
-			n += col[MDB_PC_TYPE][r] < 2;
-		}
+	/* slab rows only (type < 2), or page rows only ('page': 2) */
+	const int64_t tlo = s->by == BY_PAGE ? 2 : INT64_MIN;
+	const int64_t thi = s->by == BY_PAGE ? 2 : 1;
+
+	for (size_t r = 0; r < b->rows; r++) {
+		idx[n] = (uint16_t)r;
+		n += col[MDB_PC_TYPE][r] >= tlo && col[MDB_PC_TYPE][r] <= thi;
 	}
 	/* stacks.sql: with a stack, and not failed (state 3) */
 	if (s->by == BY_STACK)
@@ -1059,6 +1067,7 @@ static int scan_source(struct scan_cursor *c, const struct sel *s,
 	struct job *j;
 	sqlite3_stmt *st = NULL;
 	size_t seen = 0;
+	int64_t types;
 	int rc;
 
 	/* one thread keeps the doubles SQL's total() makes, for a sum
@@ -1082,6 +1091,9 @@ static int scan_source(struct scan_cursor *c, const struct sel *s,
 		return set_err(c, "slab_scan: %s", sqlite3_errmsg(vt->db));
 	}
 	sqlite3_bind_int64(st, 1, source_id);
+	/* the blocks' kinds the types scanned set: bit 8 + type (slab
+	 * types 0 and 1, pages 2) */
+	types = s->by == BY_PAGE ? INT64_C(1) << 10 : INT64_C(3) << 8;
 	while (!pt->bad && !pt->nomem &&
 	       (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const uint8_t *p;
@@ -1092,10 +1104,8 @@ static int scan_source(struct scan_cursor *c, const struct sel *s,
 		    (sqlite3_column_int64(st, 3) < s->t_lo ||
 		     sqlite3_column_int64(st, 2) > s->t_hi))
 			continue;
-		/* kinds: bit 8 + type (slab types 0 and 1, pages 2) */
 		if (sqlite3_column_type(st, 5) != SQLITE_NULL &&
-		    !(sqlite3_column_int64(st, 5) >>
-		      (s->by == BY_PAGE ? 10 : 8) & (s->by == BY_PAGE ? 1 : 3)))
+		    !(sqlite3_column_int64(st, 5) & types))
 			continue;
 		/* 'leak' at a time: nothing the block holds was made by then */
 		if (s->by == BY_LEAK && s->at == AT_TS &&
@@ -1293,16 +1303,15 @@ static struct sval col_val(struct scan_cursor *c, size_t k, int i)
 	}
 	case C_MIN_SEQ:
 	case C_MAX_SEQ:
-		if (!c->leak || !(g->has & 1))
-			return null;
-		return (struct sval){ SQLITE_INTEGER, i == C_MIN_SEQ ?
-				      g->min_seq : g->max_seq, 0 };
 	case C_MIN_TS:
-	case C_MAX_TS:
-		if (!c->leak || !(g->has & 2))
+	case C_MAX_TS: {
+		const int64_t v[] = { g->min_seq, g->max_seq, g->min_ts,
+				      g->max_ts };
+
+		if (!c->leak || !(g->has & (i < C_MIN_TS ? 1 : 2)))
 			return null;
-		return (struct sval){ SQLITE_INTEGER, i == C_MIN_TS ?
-				      g->min_ts : g->max_ts, 0 };
+		return (struct sval){ SQLITE_INTEGER, v[i - C_MIN_SEQ], 0 };
+	}
 	default:
 		if (i >= C_HITS && i <= C_SITE)
 			return sum_val(c, k, i);
@@ -1604,9 +1613,7 @@ static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num,
 			}
 			mdb_pc_block_init(c->part[t].blk);
 		}
-	c->keys = s.by == BY_PAGE ? 6 : s.by == BY_CACHE || s.by == BY_PP ?
-		  3 : 1;
-	s.nk = c->keys;
+	s.nk = c->keys = key_len(s.by);
 	s.cols = sel_cols(&s);
 	key = s.by == BY_PTR || s.by == BY_ALL ? sel_key(db, a) : NULL;
 	kept = s.by == BY_ALL ? all_take(vt, c, key) : 0;

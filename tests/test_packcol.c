@@ -8,7 +8,7 @@
  * never read past, however few columns are asked for (a damaged zstd
  * column when it is read); bit-packed columns are read back as the bit
  * at a time reading of as_raw() gives them.  Where zstd did not pay on a
- * column, it is tried on it again after 1, 3, 7, then MDB_PC_ZRETRY - 1
+ * column, it is tried on it again after 1, 3, 7, then 15 (MDB_PC_ZMISS)
  * blocks, not before, and the blocks between come back the same.
  */
 #include <setjmp.h>
@@ -151,7 +151,7 @@ static int first_zstd(int k)
 	int first = -1;
 
 	mdb_pc_block_init(&b);
-	for (int blk = 0; blk < k + 2 * MDB_PC_ZRETRY; blk++) {
+	for (int blk = 0; blk < k + (2 << MDB_PC_ZMISS); blk++) {
 		in.rows = MDB_PC_ROWS;
 		for (int c = 0; c < MDB_PC_NCOLS; c++)
 			for (size_t r = 0; r < in.rows; r++) {

@@ -365,7 +365,6 @@ static void test_pingpong_cpu_slices(void **state)
 				       "<> cpu GROUP BY pid ORDER BY count(*) "
 				       "DESC, pid LIMIT 1");
 		char *s_lo = secs_of(lo), *s_mid = secs_of(mid);
-		char *s_hi = secs_of(hi);
 		/* options; the SQL condition on the row that selects alike */
 		char *sel[][2] = {
 			{ strdup(""), strdup("1") },
@@ -404,7 +403,6 @@ static void test_pingpong_cpu_slices(void **state)
 		assert_true(rows >= 4);
 		free(s_lo);
 		free(s_mid);
-		free(s_hi);
 	}
 }
 
