@@ -111,6 +111,8 @@ struct group {
 
 #define NSUMS (C_SITE - C_HITS + 1)
 
+#define TOP_ROWS 64 /* rows of an ORDER BY picked before a heap of all */
+
 struct ids {            /* a sorted list of ids; all = no filter */
 	int all;
 	size_t n;
@@ -186,12 +188,19 @@ struct scan_cursor {
 	int leak;               /* grouping 'leak': the ranges are shown */
 	int64_t source_id;
 	struct site_addrs sites;
-	/* the ORDER BY done here: its terms, and the groups not yet given
-	 * as a heap of indexes into part[0]'s (heap[0] the next row) */
+	/*
+	 * The ORDER BY done here: its terms; the first TOP_ROWS rows in
+	 * order (top, ntop of them, the next one at itop: with many
+	 * groups); then the groups not yet given as a heap of indexes into
+	 * part[0]'s (heap[0] the next row), made once top is used up.
+	 */
 	struct term *ord;
 	int nord;
+	uint32_t *top;
+	size_t ntop, itop;
 	uint32_t *heap;
 	size_t nheap;
+	int heap_made;
 	struct sval *key;       /* each group's value of the first term */
 	int sites_err;          /* site_u could not be read */
 };
@@ -321,13 +330,17 @@ static void cursor_clear(struct scan_cursor *c)
 	free(c->sites.v);
 	memset(&c->sites, 0, sizeof(c->sites));
 	free(c->ord);
+	free(c->top);
 	free(c->heap);
 	free(c->key);
 	c->ord = NULL;
+	c->top = NULL;
 	c->heap = NULL;
 	c->key = NULL;
 	c->nord = 0;
+	c->ntop = c->itop = 0;
 	c->nheap = 0;
+	c->heap_made = 0;
 	c->sites_err = 0;
 }
 
@@ -1376,17 +1389,26 @@ static int ord_cmp(struct scan_cursor *c, uint32_t a, uint32_t b)
 	return (a > b) - (a < b);
 }
 
-/* Restore the heap below slot @i. */
-static void heap_down(struct scan_cursor *c, size_t i)
+/* Does group @a come before group @b in the ORDER BY (after, @rev)? */
+static inline int before(struct scan_cursor *c, uint32_t a, uint32_t b,
+			 int rev)
 {
-	uint32_t *h = c->heap;
+	int r = ord_cmp(c, a, b);
 
+	return rev ? r > 0 : r < 0;
+}
+
+/* Restore heap @h of @n groups below slot @i: h[0] the first in the
+ * ORDER BY, or with @rev the last. */
+static void heap_down(struct scan_cursor *c, uint32_t *h, size_t n, size_t i,
+		      int rev)
+{
 	for (;;) {
 		size_t l = 2 * i + 1, m = i;
 
-		if (l < c->nheap && ord_cmp(c, h[l], h[m]) < 0)
+		if (l < n && before(c, h[l], h[m], rev))
 			m = l;
-		if (l + 1 < c->nheap && ord_cmp(c, h[l + 1], h[m]) < 0)
+		if (l + 1 < n && before(c, h[l + 1], h[m], rev))
 			m = l + 1;
 		if (m == i)
 			return;
@@ -1398,22 +1420,74 @@ static void heap_down(struct scan_cursor *c, size_t i)
 	}
 }
 
-/* Every group into the heap of the ORDER BY; an SQLite code. */
+/* The groups not in top (every group when top is empty) into the heap
+ * of the ORDER BY; an SQLite code. */
 static int heap_make(struct scan_cursor *c)
 {
 	size_t n = c->part[0].gr.n;
+	uint8_t *in_top = calloc(n ? n : 1, 1);
 
+	c->heap_made = 1;
 	c->heap = malloc((n ? n : 1) * sizeof(*c->heap));
+	if (!c->heap || !in_top) {
+		free(in_top);
+		return SQLITE_NOMEM;
+	}
+	for (size_t j = 0; j < c->ntop; j++)
+		in_top[c->top[j]] = 1;
+	c->nheap = 0;
+	for (size_t k = 0; k < n; k++)
+		if (!in_top[k])
+			c->heap[c->nheap++] = (uint32_t)k;
+	free(in_top);
+	for (size_t k = c->nheap / 2; k-- > 0;)
+		heap_down(c, c->heap, c->nheap, k, 0);
+	return c->sites_err ? SQLITE_ERROR : SQLITE_OK;
+}
+
+/*
+ * The ORDER BY of the groups: the first term's value of each, then, with
+ * many groups, the first TOP_ROWS rows picked in one pass (a heap of the
+ * best so far, its worst at top[0], which each group is held against:
+ * mostly by its first term alone), in order.  The others are put in a
+ * heap only when SQLite asks for more rows than that: a LIMIT, as the
+ * reports' --top, then costs one comparison a group, not a heap of them
+ * all.  An SQLite code.
+ */
+static int order_make(struct scan_cursor *c)
+{
+	size_t n = c->part[0].gr.n, t = 0;
+
 	c->key = malloc((n ? n : 1) * sizeof(*c->key));
-	if (!c->heap || !c->key)
+	if (!c->key)
+		return SQLITE_NOMEM;
+	for (size_t k = 0; k < n; k++)
+		c->key[k] = col_val(c, k, c->ord[0].col);
+	if (n <= 2 * TOP_ROWS)
+		return heap_make(c);
+	c->top = malloc(TOP_ROWS * sizeof(*c->top));
+	if (!c->top)
 		return SQLITE_NOMEM;
 	for (size_t k = 0; k < n; k++) {
-		c->heap[k] = (uint32_t)k;
-		c->key[k] = col_val(c, k, c->ord[0].col);
+		if (t < TOP_ROWS) {
+			c->top[t++] = (uint32_t)k;
+			if (t == TOP_ROWS)
+				for (size_t j = t / 2; j-- > 0;)
+					heap_down(c, c->top, t, j, 1);
+		} else if (before(c, (uint32_t)k, c->top[0], 0)) {
+			c->top[0] = (uint32_t)k;
+			heap_down(c, c->top, t, 0, 1);
+		}
 	}
-	c->nheap = n;
-	for (size_t k = n / 2; k-- > 0;)
-		heap_down(c, k);
+	/* heapsort: the last in the ORDER BY to the end, one at a time */
+	for (size_t m = t; m > 1; m--) {
+		uint32_t x = c->top[0];
+
+		c->top[0] = c->top[m - 1];
+		c->top[m - 1] = x;
+		heap_down(c, c->top, m - 1, 0, 1);
+	}
+	c->ntop = t;
 	return c->sites_err ? SQLITE_ERROR : SQLITE_OK;
 }
 
@@ -1425,11 +1499,18 @@ static int scan_next(sqlite3_vtab_cursor *cur)
 	c->rowid++;
 	if (!c->nord) {
 		c->cur = c->at;
-	} else if (c->nheap) {
-		/* the next row: the heap's first */
-		c->cur = c->heap[0];
-		c->heap[0] = c->heap[--c->nheap];
-		heap_down(c, 0);
+	} else if (c->itop < c->ntop) {
+		c->cur = c->top[c->itop++];
+	} else {
+		if (!c->heap_made && c->at < c->part[0].gr.n &&
+		    heap_make(c) != SQLITE_OK)
+			return c->sites_err ? SQLITE_ERROR : SQLITE_NOMEM;
+		if (c->nheap) {
+			/* the next row: the heap's first */
+			c->cur = c->heap[0];
+			c->heap[0] = c->heap[--c->nheap];
+			heap_down(c, c->heap, c->nheap, 0, 0);
+		}
 	}
 	return c->sites_err ? SQLITE_ERROR : SQLITE_OK;
 }
@@ -1627,7 +1708,7 @@ static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num,
 		key = NULL;
 	}
 	if (rc == SQLITE_OK && c->nord)
-		rc = heap_make(c);
+		rc = order_make(c);
 out:
 	sqlite3_free(key);
 	free(s.comms.v);

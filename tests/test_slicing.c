@@ -519,6 +519,10 @@ static char *rows_of(sqlite3 *db, const char *sql)
  * groupings by address, site, cache and CPU pair, on the generated
  * trace (two threads' groups) and the perf capture.  The unary '+'
  * keeps SQLite from handing the ORDER BY to the table: the reference.
+ * Per address there are hundreds of groups: the scan's first rows are
+ * picked in one pass, the rest come from a heap (report/scan.c,
+ * order_make()), and every row is compared; per site, a few dozen, all
+ * in the heap.
  */
 static void test_scan_orders(void **state)
 {
@@ -539,6 +543,13 @@ static void test_scan_orders(void **state)
 						 SQLITE_OPEN_READONLY, NULL),
 				 SQLITE_OK);
 		assert_int_equal(mdb_scan_register(db), SQLITE_OK);
+		{
+			char *n = rows_of(db, "SELECT count(*) > 500 FROM "
+					      "slab_scan(1, 'ptr')");
+
+			assert_string_equal(n, "1\n");
+			free(n);
+		}
 		for (size_t b = 0; b < sizeof(bys) / sizeof(bys[0]); b++)
 			for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]);
 			     i++)
