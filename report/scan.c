@@ -66,6 +66,7 @@
 
 #include "../common/grow.h"
 #include "../common/hugemem.h"
+#include "../common/prefetch.h"
 #include "../common/queue.h"
 #include "../common/u64map.h"
 #include "../db/allocvt.h"
@@ -1031,9 +1032,26 @@ static int groups_merge(struct groups *a, const struct groups *b,
 		a->nk = b->nk;
 	for (size_t j = 0; j < b->n; j++) {
 		const struct group *y = &b->g[j];
-		struct group *x = group_get(a, group_hash(y->k, y->nulls,
-							  a->nk),
-					    y->k, y->nulls, y->first);
+		struct group *x;
+
+		/* as in scan_block(): the slot, then the group, of a group a
+		 * few ahead fetched while this one is added */
+		if (j + 2 * SCAN_AHEAD < b->n && a->cap) {
+			const struct group *z = &b->g[j + 2 * SCAN_AHEAD];
+
+			mdb_prefetch(&a->slot[group_hash(z->k, z->nulls, a->nk) &
+					      (a->cap - 1)]);
+		}
+		if (j + SCAN_AHEAD < b->n && a->cap) {
+			const struct group *z = &b->g[j + SCAN_AHEAD];
+			uint32_t v = a->slot[group_hash(z->k, z->nulls, a->nk) &
+					     (a->cap - 1)];
+
+			if (v)
+				mdb_prefetch(&a->g[v - 1]);
+		}
+		x = group_get(a, group_hash(y->k, y->nulls, a->nk), y->k,
+			      y->nulls, y->first);
 
 		if (!x)
 			return -1;
