@@ -141,7 +141,8 @@ $(BUILD)/mkfresh: tools/mkfresh.c db/db.h $(VT_DEPS)
 # slab_scan for sqlite3 and Python.  Built without the sanitizer flags of SAN=, so that
 # any SQLite program can load it.
 EXT_COMMON := common/hugemem.c common/queue.c common/u64map.c
-$(EXT): db/ext/memdb.c $(VT_DEPS) report/scan.c report/scan.h $(EXT_COMMON)
+$(EXT): db/ext/memdb.c $(VT_DEPS) report/scan.c report/scan.h $(EXT_COMMON) \
+		common/grow.h common/heap.h common/prefetch.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -fPIC -shared $(PKG_CFLAGS) \
 		-I. -o $@ $< db/packcol.c $(EXT_COMMON) -lzstd -pthread

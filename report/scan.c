@@ -65,6 +65,7 @@
 #include <string.h>
 
 #include "../common/grow.h"
+#include "../common/heap.h"
 #include "../common/hugemem.h"
 #include "../common/prefetch.h"
 #include "../common/queue.h"
@@ -193,7 +194,8 @@ struct scan_cursor {
 	 * The ORDER BY done here: its terms; the first TOP_ROWS rows in
 	 * order (top, ntop of them, the next one at itop: with many
 	 * groups); then the groups not yet given as a heap of indexes into
-	 * part[0]'s (heap[0] the next row), made once top is used up.
+	 * part[0]'s (heap[0] the next row), made once top is used up
+	 * (NULL until then).
 	 */
 	struct term *ord;
 	int nord;
@@ -201,7 +203,6 @@ struct scan_cursor {
 	size_t ntop, itop;
 	uint32_t *heap;
 	size_t nheap;
-	int heap_made;
 	struct sval *key;       /* each group's value of the first term */
 	int sites_err;          /* site_u could not be read */
 };
@@ -341,7 +342,6 @@ static void cursor_clear(struct scan_cursor *c)
 	c->nord = 0;
 	c->ntop = c->itop = 0;
 	c->nheap = 0;
-	c->heap_made = 0;
 	c->sites_err = 0;
 }
 
@@ -1407,36 +1407,24 @@ static int ord_cmp(struct scan_cursor *c, uint32_t a, uint32_t b)
 	return (a > b) - (a < b);
 }
 
-/* Does group @a come before group @b in the ORDER BY (after, @rev)? */
-static inline int before(struct scan_cursor *c, uint32_t a, uint32_t b,
-			 int rev)
+/* Does group *@a come before group *@b in the ORDER BY (ord_first), or
+ * after it (ord_last)?  The heaps' orders (common/heap.h). */
+static inline int ord_first(struct scan_cursor *c, const uint32_t *a,
+			    const uint32_t *b)
 {
-	int r = ord_cmp(c, a, b);
-
-	return rev ? r > 0 : r < 0;
+	return ord_cmp(c, *a, *b) < 0;
 }
 
-/* Restore heap @h of @n groups below slot @i: h[0] the first in the
- * ORDER BY, or with @rev the last. */
-static void heap_down(struct scan_cursor *c, uint32_t *h, size_t n, size_t i,
-		      int rev)
+static inline int ord_last(struct scan_cursor *c, const uint32_t *a,
+			   const uint32_t *b)
 {
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-
-		if (l < n && before(c, h[l], h[m], rev))
-			m = l;
-		if (l + 1 < n && before(c, h[l + 1], h[m], rev))
-			m = l + 1;
-		if (m == i)
-			return;
-		uint32_t t = h[i];
-
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
+	return ord_cmp(c, *a, *b) > 0;
 }
+
+/* heap[0] the next row; top[0], while the first rows are picked, the
+ * last of them */
+MDB_HEAP_SIFT_DOWN(heap_down, uint32_t, struct scan_cursor *, ord_first)
+MDB_HEAP_SIFT_DOWN(top_down, uint32_t, struct scan_cursor *, ord_last)
 
 /* The groups not in top (every group when top is empty) into the heap
  * of the ORDER BY; an SQLite code. */
@@ -1445,9 +1433,10 @@ static int heap_make(struct scan_cursor *c)
 	size_t n = c->part[0].gr.n;
 	uint8_t *in_top = calloc(n ? n : 1, 1);
 
-	c->heap_made = 1;
-	c->heap = malloc((n ? n : 1) * sizeof(*c->heap));
+	c->heap = malloc((n - c->ntop ? n - c->ntop : 1) * sizeof(*c->heap));
 	if (!c->heap || !in_top) {
+		free(c->heap);
+		c->heap = NULL;
 		free(in_top);
 		return SQLITE_NOMEM;
 	}
@@ -1459,7 +1448,7 @@ static int heap_make(struct scan_cursor *c)
 			c->heap[c->nheap++] = (uint32_t)k;
 	free(in_top);
 	for (size_t k = c->nheap / 2; k-- > 0;)
-		heap_down(c, c->heap, c->nheap, k, 0);
+		heap_down(c, c->heap, c->nheap, k);
 	return c->sites_err ? SQLITE_ERROR : SQLITE_OK;
 }
 
@@ -1474,7 +1463,7 @@ static int heap_make(struct scan_cursor *c)
  */
 static int order_make(struct scan_cursor *c)
 {
-	size_t n = c->part[0].gr.n, t = 0;
+	size_t n = c->part[0].gr.n, t = TOP_ROWS;
 
 	c->key = malloc((n ? n : 1) * sizeof(*c->key));
 	if (!c->key)
@@ -1486,24 +1475,22 @@ static int order_make(struct scan_cursor *c)
 	c->top = malloc(TOP_ROWS * sizeof(*c->top));
 	if (!c->top)
 		return SQLITE_NOMEM;
-	for (size_t k = 0; k < n; k++) {
-		if (t < TOP_ROWS) {
-			c->top[t++] = (uint32_t)k;
-			if (t == TOP_ROWS)
-				for (size_t j = t / 2; j-- > 0;)
-					heap_down(c, c->top, t, j, 1);
-		} else if (before(c, (uint32_t)k, c->top[0], 0)) {
+	for (size_t k = 0; k < t; k++)
+		c->top[k] = (uint32_t)k;
+	for (size_t j = t / 2; j-- > 0;)
+		top_down(c, c->top, t, j);
+	for (size_t k = t; k < n; k++)
+		if (ord_cmp(c, (uint32_t)k, c->top[0]) < 0) {
 			c->top[0] = (uint32_t)k;
-			heap_down(c, c->top, t, 0, 1);
+			top_down(c, c->top, t, 0);
 		}
-	}
 	/* heapsort: the last in the ORDER BY to the end, one at a time */
 	for (size_t m = t; m > 1; m--) {
 		uint32_t x = c->top[0];
 
 		c->top[0] = c->top[m - 1];
 		c->top[m - 1] = x;
-		heap_down(c, c->top, m - 1, 0, 1);
+		top_down(c, c->top, m - 1, 0);
 	}
 	c->ntop = t;
 	return c->sites_err ? SQLITE_ERROR : SQLITE_OK;
@@ -1520,14 +1507,14 @@ static int scan_next(sqlite3_vtab_cursor *cur)
 	} else if (c->itop < c->ntop) {
 		c->cur = c->top[c->itop++];
 	} else {
-		if (!c->heap_made && c->at < c->part[0].gr.n &&
+		if (!c->heap && c->at < c->part[0].gr.n &&
 		    heap_make(c) != SQLITE_OK)
 			return c->sites_err ? SQLITE_ERROR : SQLITE_NOMEM;
 		if (c->nheap) {
 			/* the next row: the heap's first */
 			c->cur = c->heap[0];
 			c->heap[0] = c->heap[--c->nheap];
-			heap_down(c, c->heap, c->nheap, 0, 0);
+			heap_down(c, c->heap, c->nheap, 0);
 		}
 	}
 	return c->sites_err ? SQLITE_ERROR : SQLITE_OK;

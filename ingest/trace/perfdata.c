@@ -1560,8 +1560,8 @@ static int pd_sort(struct pd *d)
  * next one were emitted, and are not read again.  Once they are at
  * least half the array, the others move to its start, so the array
  * holds what the rounds have not emitted yet rather than the whole file
- * (its pages were a tenth of the decoder's time, zeroed as they were
- * first touched, and most of its memory).
+ * (every new page of it is zeroed by the kernel as it is first touched,
+ * on the decoding thread, and it was most of the decoder's memory).
  */
 static void pd_compact(struct pd *d)
 {
